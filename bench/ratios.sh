@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Wall-time ratios of svm-train, all in one run on the same data and machine:
+#   1. ppk, isotropic Gaussians N(x, s I) at rho = 1  vs  LIBSVM RBF (-t 2) on x with
+#      gamma = 1/(4s) and C scaled by the kernel's constant (identical solver path);
+#   2. ppk, multinomial Bhattacharyya (rho = 1/2)  vs  LIBSVM linear (-t 0) on sqrt(p);
+#   3. ppk_norm, full-covariance Gaussians: 1 thread vs 2 threads (OMP_NUM_THREADS).
+# Each time is the best of $REPEAT runs. Usage: bench/ratios.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+bin="$build/bin"
+work="$build/bench-ratios"
+REPEAT=${REPEAT:-3}
+mkdir -p "$work"
+cd "$work"
+
+best_time() {  # command... -> best wall time in seconds
+  local best="" t
+  for _ in $(seq "$REPEAT"); do
+    t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>&1; } 2>&1 )
+    best=$(awk -v a="$t" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
+  done
+  echo "$best"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+report() { printf '%-58s %8ss %8ss %8s\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
+
+# 1. Gaussians vs RBF: D = 10, s = 0.5, so gamma = 0.5 and c = (4 pi s)^(-D/2) = (2 pi)^-5.
+python3 "$here/make_points.py" --n 4000 --dim 10 > points.txt
+"$bin/ppk" fit gaussian --var 0.5 points.txt -o points.ppk
+C_scaled=$(awk 'BEGIN { printf "%.17g", 1.0 / (2 * 3.14159265358979323846) ^ -5 }')
+
+# 2. Multinomials vs linear on square roots, unsmoothed so both are equally sparse.
+python3 "$here/../examples/make_documents.py" --seed 2 --n-train 4000 --n-test 1 --train docs.txt --test /dev/null
+"$bin/ppk" fit multinomial --alpha 0 docs.txt -o docs.ppk
+awk '{ n = 0; for (i = 2; i <= NF; i++) { split($i, f, ":"); n += f[2] }
+       printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, f, ":"); printf " %s:%.17g", f[1], sqrt(f[2] / n) } print "" }' \
+  docs.txt > docs.sqrt
+
+# 3. Point sets: 1500 sets of 12 vectors in 6 dimensions, a full-covariance Gaussian each.
+python3 "$here/make_points.py" --n 1500 --dim 6 --group 12 > sets.txt
+"$bin/ppk" fit gaussian --cov full sets.txt -o sets.ppk
+
+threads=${OMP_NUM_THREADS:-1}
+echo "svm-train wall time, best of $REPEAT (OMP_NUM_THREADS=$threads for 1 and 2)"
+printf '%-58s %9s %9s %8s\n' comparison ppk LIBSVM ratio
+export OMP_NUM_THREADS=$threads
+report "Gaussian rho=1 (4000 x D=10) vs RBF" \
+  "$(best_time "$bin/svm-train" -t ppk -g 1 -c "$C_scaled" points.ppk m)" \
+  "$(best_time "$bin/svm-train" -t 2 -g 0.5 -c 1 points.txt m)"
+report "multinomial Bhattacharyya (4000 docs) vs linear on sqrt" \
+  "$(best_time "$bin/svm-train" -t ppk -g 0.5 -c 10 docs.ppk m)" \
+  "$(best_time "$bin/svm-train" -t 0 -c 10 docs.sqrt m)"
+printf '%-58s %9s %9s %8s\n' "" "1 thread" "2 threads" speed-up
+one=$(OMP_NUM_THREADS=1 best_time "$bin/svm-train" -t ppk_norm -g 0.5 -c 10 sets.ppk m)
+two=$(OMP_NUM_THREADS=2 best_time "$bin/svm-train" -t ppk_norm -g 0.5 -c 10 sets.ppk m)
+printf '%-58s %8ss %8ss %8s\n' "ppk_norm full-covariance Gaussians (1500 x D=6)" "$one" "$two" "$(ratio "$one" "$two")"

@@ -1,0 +1,92 @@
+// Reading LIBSVM-format files: data to fit models to, and model rows.
+//
+// Data files (input of `ppk fit`) hold one example per line,
+//     label index:value index:value ...
+// or, in the SVMlight convention, one example per run of consecutive lines that
+// share `label qid:N`:
+//     1 qid:1 1:0.5 2:1.5
+//     1 qid:1 1:0.7 2:1.1     <- the same example: a set of two vectors
+//     2 qid:2 1:3.0
+// A file is grouped when its first data line carries qid:, and then every line
+// must. Indices are integers 1..2147483647 in strictly ascending order within a
+// line; labels and values are finite numbers. Text after '#' is a comment, and
+// lines holding only a comment are skipped (SVMlight); empty lines are errors,
+// as they are for LIBSVM's own readers.
+//
+// Model-row files (input of `ppk gram`, `ppk decode`, svm-train) hold one row per
+// line, `label index:value ...`, with no qid, no comments and no empty lines,
+// since LIBSVM reads them too: row N is line N.
+//
+// Every error is an InputError whose message starts with `FILE:LINE: ` (or
+// `FILE: row N: ` for a row that parses but does not decode to a valid model).
+#pragma once
+
+#include <istream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ppk/model.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk {
+
+// An input file that is not what was expected; the message names the file and line.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One non-zero (or explicitly written) feature of a data vector.
+struct Feature {
+  long coord;    // 0-based coordinate: LIBSVM index - 1
+  double value;  // finite
+};
+// One data vector in LIBSVM's sparse form; coordinates strictly increasing.
+using SparseVector = std::vector<Feature>;
+
+// One example: a single vector (plain file) or the vectors of one qid group.
+struct Example {
+  double label = 0;
+  std::vector<SparseVector> vectors;  // at least one
+  long line = 0;                      // the example's first line in its file
+  bool has_qid = false;
+  long qid = 0;  // the SVMlight query id, when has_qid
+};
+
+struct Dataset {
+  std::string source;  // the file name used in messages ("<stdin>" for standard input)
+  bool grouped = false;
+  std::vector<Example> examples;  // in file order
+  long max_index = 0;             // the largest LIBSVM index present (0 if none)
+
+  // The error "SOURCE:LINE: what" (or "SOURCE:LINE: qid N: what") about one example.
+  InputError error_at(const Example& example, const std::string& what) const;
+};
+
+// Reads a data file. Throws InputError "SOURCE:LINE: ...".
+Dataset read_data(std::istream& in, const std::string& source);
+
+// One model row as read from a file, not yet decoded.
+struct LabeledRow {
+  double label = 0;
+  Row row;
+};
+
+// Reads a model-row file (syntax only: labels, indices, finite values).
+// Throws InputError "SOURCE:LINE: ...".
+std::vector<LabeledRow> read_rows(std::istream& in, const std::string& source);
+
+// The error "SOURCE: row N: what" about a row that parsed (row_number is 1-based).
+InputError row_error(const std::string& source, long row_number, const std::string& what);
+
+// Decodes and validates row `row_number` (1-based) of `source`.
+// Throws InputError "SOURCE: row N: <the ModelError's message>".
+std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source,
+                                          long row_number);
+
+// "label index:value ..." in full precision, without a newline.
+std::string format_row_line(double label, const Row& row);
+
+}  // namespace ppk

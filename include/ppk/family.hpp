@@ -1,0 +1,30 @@
+// The registry of model families. Adding a family is one file in src/ that
+// defines its FamilyInfo, and one line in src/families.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ppk/model.hpp"
+
+namespace ppk {
+
+class RowReader;
+
+struct FamilyInfo {
+  std::string name;  // the JSON "family" tag
+  int code;          // row field 2; unique, never reused
+  // Decodes and validates the family's fields (the reader starts at field 3).
+  std::unique_ptr<Model> (*decode)(RowReader& fields);
+  // Builds the model from its JSON object (field names of design.md); throws ModelError.
+  std::unique_ptr<Model> (*from_json)(const nlohmann::json& object);
+};
+
+const std::vector<const FamilyInfo*>& all_families();
+const FamilyInfo* find_family(int code);
+const FamilyInfo* find_family(const std::string& name);
+
+}  // namespace ppk

@@ -1,0 +1,40 @@
+// The kernel dispatcher: kernels between decoded models, the cosine-normalised
+// kernel, and the compatibility rules between families.
+#pragma once
+
+#include <memory>
+
+#include "ppk/model.hpp"
+
+namespace ppk {
+
+// A model ready for kernel evaluation: decoded once, prepared for the kernel
+// parameters once, its self-kernel log k(p, p) computed once.
+class PreparedModel {
+ public:
+  // Throws KernelDomainError if the self-kernel is not finite and positive.
+  PreparedModel(std::unique_ptr<Model> model, const KernelParams& params);
+  const Model& model() const { return *model_; }
+  const KernelParams& params() const { return params_; }
+  double log_self_kernel() const { return log_self_; }
+
+ private:
+  std::unique_ptr<Model> model_;
+  KernelParams params_;
+  double log_self_;
+};
+
+enum class KernelKind { ppk = 5, ppk_norm = 6 };
+
+// Throws KernelDomainError naming both sample spaces when the pair has no kernel.
+void check_compatible(const Model& a, const Model& b);
+
+// log k_rho(a, b). Requires check_compatible(a, b).
+double log_kernel(const PreparedModel& a, const PreparedModel& b);
+// k_rho(a, b).
+double kernel(const PreparedModel& a, const PreparedModel& b);
+// k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(log k(a,b) - (log k(a,a) + log k(b,b)) / 2).
+double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
+double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
+
+}  // namespace ppk

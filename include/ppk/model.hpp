@@ -1,0 +1,76 @@
+// The generative-model interface behind every kernel family.
+//
+// A Model is one fitted distribution p(x) over a sample space. The probability
+// product kernel (JMLR 2004, eq. 2) between two models of the same family is
+//     k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx,
+// which each family evaluates in closed form (JMLR 2004, section 3).
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ppk {
+
+class RowWriter;
+struct FamilyInfo;
+
+// The kernel's parameters, carried by LIBSVM's existing fields: -g is rho, -d is T.
+struct KernelParams {
+  double rho = 1.0;  // > 0; 1/2 is the Bhattacharyya kernel, 1 the expected-likelihood kernel
+  int length = 0;    // T for sequence models (observations x_0..x_T); 0 = each model's own
+};
+
+// What a model is a distribution over. Two models have a kernel only when their
+// sample spaces agree (the same kind over the same dimension).
+struct SampleSpace {
+  std::string kind;  // e.g. "real vectors", "binary vectors", "categories"
+  long dim = 0;
+  bool operator==(const SampleSpace& other) const { return kind == other.kind && dim == other.dim; }
+  bool operator!=(const SampleSpace& other) const { return !(*this == other); }
+  std::string describe() const { return kind + " of dimension " + std::to_string(dim); }
+};
+
+// A row, a JSON object or an estimate that does not describe a valid model.
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A kernel that is not defined for this pair of models or this rho
+// (different sample spaces, rho outside the family's domain, a divergent integral).
+class KernelDomainError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  virtual const FamilyInfo& family() const = 0;
+  virtual SampleSpace sample_space() const = 0;
+
+  // Precomputes the per-example invariants that depend on the kernel parameters
+  // (a_d^rho, ...). Called once after decoding, before any kernel evaluation.
+  // Throws KernelDomainError when rho is outside the family's domain.
+  virtual void prepare(const KernelParams& params) = 0;
+
+  // log k_rho(*this, other) for `other` of the same family (the dispatcher
+  // guarantees it; see kernel.hpp). Requires prepare() on both with the same params.
+  virtual double log_kernel(const Model& other) const = 0;
+
+  // k_rho(*this, other). Families whose kernel is a plain sum override this to
+  // avoid the log/exp round trip; the default exponentiates log_kernel.
+  virtual double kernel(const Model& other) const { return std::exp(log_kernel(other)); }
+
+  // Writes the family's fields (everything after the family header) to a row.
+  virtual void encode_fields(RowWriter& out) const = 0;
+  // The model as a JSON object with "family" and the field names of design.md.
+  virtual void to_json(nlohmann::json& out) const = 0;
+};
+
+}  // namespace ppk

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job on a fresh Debian 12 machine (as root): installs what is missing,
+# builds LIBSVM (patched) and ppk, and runs the end-to-end demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset default
+cmake --build --preset default
+bash examples/documents-demo.sh build

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the build, the demo and the tests need.
+# Run as root (or with sudo). Safe to run again.
+set -euo pipefail
+packages=(
+  cmake g++ make patch xz-utils python3
+  libeigen3-dev libboost-dev libboost-program-options-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian 12 machine (as root): installs what is
+# missing, builds the release configuration and runs every test, then builds the
+# unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and runs them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset default
+cmake --build --preset default
+ctest --preset default
+cmake --preset sanitize
+cmake --build --preset sanitize --target ppk_unit_tests
+ctest --preset sanitize

@@ -1,0 +1,276 @@
+#include "ppk/data.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+namespace ppk {
+namespace {
+
+// A token quoted for a message, shortened if long.
+std::string quoted(std::string_view token) {
+  constexpr std::size_t kMax = 40;
+  if (token.size() > kMax) return "'" + std::string(token.substr(0, kMax)) + "...'";
+  return "'" + std::string(token) + "'";
+}
+
+// Reads input lines, counting them, and builds "SOURCE:LINE: what" errors.
+class LineReader {
+ public:
+  LineReader(std::istream& in, const std::string& source) : in_(in), source_(source) {}
+
+  // The next line without its terminator (a trailing '\r' of a CRLF file is dropped).
+  bool next(std::string& text) {
+    if (!std::getline(in_, text)) {
+      if (in_.bad()) throw InputError(source_ + ": read error");
+      return false;
+    }
+    ++line_;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    return true;
+  }
+  long line() const { return line_; }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(source_ + ":" + std::to_string(line_) + ": " + what);
+  }
+
+ private:
+  std::istream& in_;
+  const std::string& source_;
+  long line_ = 0;
+};
+
+// Splits a line at spaces and tabs.
+std::vector<std::string_view> split_tokens(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    std::size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+    if (i > start) out.push_back(text.substr(start, i - start));
+  }
+  return out;
+}
+
+enum class NumberStatus { ok, not_a_number, not_finite };
+
+// The whole token as a double (strtod syntax).
+NumberStatus parse_number(std::string_view token, double& out) {
+  if (token.empty()) return NumberStatus::not_a_number;
+  std::string text(token);
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return NumberStatus::not_a_number;
+  if (!std::isfinite(out)) return NumberStatus::not_finite;
+  return NumberStatus::ok;
+}
+
+// The whole token as a decimal integer in [0, max]; false if it is not one.
+bool parse_whole_number(std::string_view token, long max, long& out) {
+  if (token.empty()) return false;
+  long value = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9') return false;
+    int digit = c - '0';
+    if (value > (max - digit) / 10) return false;
+    value = value * 10 + digit;
+  }
+  out = value;
+  return true;
+}
+
+double parse_label(const LineReader& lines, std::string_view token) {
+  double label = 0;
+  switch (parse_number(token, label)) {
+    case NumberStatus::ok:
+      return label;
+    case NumberStatus::not_a_number:
+      lines.fail("label " + quoted(token) + " is not a number; expected 'label index:value ...'");
+    case NumberStatus::not_finite:
+      lines.fail("label " + quoted(token) + " is not finite; expected a finite number");
+  }
+  return label;
+}
+
+// One `index:value` token; `previous` is the line's previous index (0 at the start).
+RowEntry parse_entry(const LineReader& lines, std::string_view token, long previous) {
+  std::size_t colon = token.find(':');
+  if (colon == std::string_view::npos)
+    lines.fail("expected index:value, got " + quoted(token));
+  std::string_view index_text = token.substr(0, colon);
+  std::string_view value_text = token.substr(colon + 1);
+  long index = 0;
+  if (!parse_whole_number(index_text, INT_MAX, index) || index < 1)
+    lines.fail("index " + quoted(index_text) + " in " + quoted(token) +
+               " must be an integer from 1 to " + std::to_string(INT_MAX));
+  if (index <= previous)
+    lines.fail("index " + std::to_string(index) + " follows index " + std::to_string(previous) +
+               "; indices must be strictly ascending");
+  double value = 0;
+  switch (parse_number(value_text, value)) {
+    case NumberStatus::ok:
+      break;
+    case NumberStatus::not_a_number:
+      lines.fail("value " + quoted(value_text) + " of index " + std::to_string(index) +
+                 " is not a number");
+    case NumberStatus::not_finite:
+      lines.fail("value " + quoted(value_text) + " of index " + std::to_string(index) +
+                 " is not finite; expected a finite number");
+  }
+  return RowEntry{static_cast<int>(index), value};
+}
+
+constexpr std::string_view kQidPrefix = "qid:";
+
+bool is_qid(std::string_view token) { return token.substr(0, kQidPrefix.size()) == kQidPrefix; }
+
+}  // namespace
+
+InputError Dataset::error_at(const Example& example, const std::string& what) const {
+  std::string where = source + ":" + std::to_string(example.line) + ": ";
+  if (example.has_qid) where += "qid " + std::to_string(example.qid) + ": ";
+  return InputError(where + what);
+}
+
+namespace {
+
+// One line of a data file: `label [qid:N] index:value ...`.
+struct DataLine {
+  double label = 0;
+  bool has_qid = false;
+  long qid = 0;
+  SparseVector vector;
+  long max_index = 0;  // the line's last (largest) index, 0 if none
+};
+
+DataLine parse_data_line(const LineReader& lines, const std::vector<std::string_view>& tokens) {
+  DataLine line;
+  line.label = parse_label(lines, tokens[0]);
+  std::size_t first_feature = 1;
+  if (tokens.size() > 1 && is_qid(tokens[1])) {
+    std::string_view qid_text = tokens[1].substr(kQidPrefix.size());
+    if (!parse_whole_number(qid_text, LONG_MAX, line.qid))
+      lines.fail("qid " + quoted(qid_text) + " must be a non-negative integer");
+    line.has_qid = true;
+    first_feature = 2;
+  }
+  line.vector.reserve(tokens.size() - first_feature);
+  for (std::size_t t = first_feature; t < tokens.size(); ++t) {
+    if (is_qid(tokens[t])) lines.fail("qid: must directly follow the label");
+    RowEntry entry = parse_entry(lines, tokens[t], line.max_index);
+    line.max_index = entry.index;
+    line.vector.push_back(Feature{entry.index - 1L, entry.value});
+  }
+  return line;
+}
+
+}  // namespace
+
+Dataset read_data(std::istream& in, const std::string& source) {
+  Dataset data;
+  data.source = source;
+  LineReader lines(in, source);
+  long first_data_line = 0;
+  std::map<long, long> first_line_of_qid;  // qid -> the line its example starts at
+  std::string text;
+  while (lines.next(text)) {
+    std::string_view content(text);
+    const std::size_t hash = content.find('#');
+    const bool has_comment = hash != std::string_view::npos;
+    if (has_comment) content = content.substr(0, hash);
+    const std::vector<std::string_view> tokens = split_tokens(content);
+    if (tokens.empty()) {
+      if (has_comment) continue;  // a comment line
+      lines.fail("empty line; expected 'label index:value ...'");
+    }
+    DataLine line = parse_data_line(lines, tokens);
+    data.max_index = std::max(data.max_index, line.max_index);
+
+    // A file is grouped or not as its first data line is.
+    if (first_data_line == 0) {
+      first_data_line = lines.line();
+      data.grouped = line.has_qid;
+    } else if (line.has_qid != data.grouped) {
+      std::string first = "line " + std::to_string(first_data_line) + " (the first data line)";
+      lines.fail((line.has_qid ? "qid: on this line but not on " + first
+                               : "no qid: on this line but " + first + " has one") +
+                 "; either every line carries qid: or none does");
+    }
+
+    // The next line of the current group.
+    if (line.has_qid && !data.examples.empty() && data.examples.back().qid == line.qid) {
+      Example& example = data.examples.back();
+      if (line.label != example.label)
+        lines.fail("label " + std::string(tokens[0]) + " differs from label " +
+                   format_label(example.label) + " of the qid " + std::to_string(line.qid) +
+                   " example that starts at line " + std::to_string(example.line) +
+                   "; the lines of one example must share its label");
+      example.vectors.push_back(std::move(line.vector));
+      continue;
+    }
+    // A new example.
+    if (line.has_qid) {
+      auto [it, inserted] = first_line_of_qid.emplace(line.qid, lines.line());
+      if (!inserted)
+        lines.fail("qid " + std::to_string(line.qid) + " was already used by the example at line " +
+                   std::to_string(it->second) + "; the lines of one example must be consecutive");
+    }
+    Example example;
+    example.label = line.label;
+    example.line = lines.line();
+    example.has_qid = line.has_qid;
+    example.qid = line.qid;
+    example.vectors.push_back(std::move(line.vector));
+    data.examples.push_back(std::move(example));
+  }
+  return data;
+}
+
+std::vector<LabeledRow> read_rows(std::istream& in, const std::string& source) {
+  std::vector<LabeledRow> rows;
+  LineReader lines(in, source);
+  std::string text;
+  while (lines.next(text)) {
+    std::vector<std::string_view> tokens = split_tokens(text);
+    if (tokens.empty()) lines.fail("empty line; expected a model row 'label index:value ...'");
+    LabeledRow row;
+    row.label = parse_label(lines, tokens[0]);
+    row.row.reserve(tokens.size() - 1);
+    long previous = 0;
+    for (std::size_t t = 1; t < tokens.size(); ++t) {
+      if (is_qid(tokens[t])) lines.fail("qid: has no place in a model row");
+      RowEntry entry = parse_entry(lines, tokens[t], previous);
+      previous = entry.index;
+      row.row.push_back(entry);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+InputError row_error(const std::string& source, long row_number, const std::string& what) {
+  return InputError(source + ": row " + std::to_string(row_number) + ": " + what);
+}
+
+std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source,
+                                          long row_number) {
+  try {
+    return decode_row(row.row);
+  } catch (const ModelError& e) {
+    throw row_error(source, row_number, e.what());
+  }
+}
+
+std::string format_row_line(double label, const Row& row) {
+  std::string line = format_label(label);
+  if (!row.empty()) line += " " + format_entries(row);
+  return line;
+}
+
+}  // namespace ppk

@@ -1,0 +1,31 @@
+// The registry of model families (family.hpp): one line per family.
+#include "ppk/family.hpp"
+
+#include "ppk/bernoulli.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/multinomial.hpp"
+
+namespace ppk {
+
+const std::vector<const FamilyInfo*>& all_families() {
+  static const std::vector<const FamilyInfo*> families = {
+      &gaussian_family(),     // code 1
+      &bernoulli_family(),    // code 2
+      &multinomial_family(),  // code 3
+  };
+  return families;
+}
+
+const FamilyInfo* find_family(int code) {
+  for (const FamilyInfo* family : all_families())
+    if (family->code == code) return family;
+  return nullptr;
+}
+
+const FamilyInfo* find_family(const std::string& name) {
+  for (const FamilyInfo* family : all_families())
+    if (family->name == name) return family;
+  return nullptr;
+}
+
+}  // namespace ppk

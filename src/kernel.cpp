@@ -1,0 +1,85 @@
+// The kernel dispatcher (see kernel.hpp).
+//
+// Two models of one family go to the family's own closed form. Pairs of different families
+// are defined only where their sample spaces agree and someone has written the cross-family
+// kernel (a Gaussian against a mixture of Gaussians, ...): such kernels are looked up in
+// find_cross_family_kernel below, which is where they are added.
+#include "ppk/kernel.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "model_fields.hpp"
+#include "ppk/family.hpp"
+#include "ppk/multinomial.hpp"
+
+namespace ppk {
+
+namespace {
+
+using CrossFamilyLogKernel = double (*)(const Model& a, const Model& b);
+
+// log k_rho between models of two different families with the same sample space, or nullptr
+// when that pair has no kernel. None yet: mixtures add their entries here.
+CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& /*a*/, const FamilyInfo& /*b*/) { return nullptr; }
+
+std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
+
+// What the user can change when a model's self-kernel diverges.
+std::string divergence_remedy(const Model& model) {
+  const auto* multinomial = dynamic_cast<const MultinomialModel*>(&model);
+  if (multinomial != nullptr && multinomial->trials().kind == Trials::all)
+    return ": the sum over all trial counts, 1/(1 - decay B), diverges for identical models (B = 1); "
+           "set a decay < 1 (JSON field \"decay\", row index 5)";
+  return ": this model has no finite kernel for these parameters";
+}
+
+}  // namespace
+
+PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& params)
+    : model_(std::move(model)), params_(params) {
+  if (!model_) throw std::invalid_argument("PreparedModel: no model");
+  model_->prepare(params_);
+  log_self_ = model_->log_kernel(*model_);
+  // log k(p, p) finite <=> k(p, p) finite and positive; ppk_norm divides by its square root.
+  if (!std::isfinite(log_self_))
+    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(*model_) + " model at rho = " +
+                            detail::format_number(params_.rho) + " is " +
+                            (std::isnan(log_self_) ? std::string("not a number")
+                                                   : log_self_ > 0 ? std::string("infinite") : std::string("0")) +
+                            divergence_remedy(*model_));
+}
+
+void check_compatible(const Model& a, const Model& b) {
+  const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
+  if (space_a != space_b)
+    throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces");
+  if (&a.family() != &b.family() && find_cross_family_kernel(a.family(), b.family()) == nullptr)
+    throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between " + a.family().name + " and " +
+                            b.family().name + " models");
+}
+
+double log_kernel(const PreparedModel& a, const PreparedModel& b) {
+  const Model &model_a = a.model(), &model_b = b.model();
+  if (&model_a.family() == &model_b.family()) return model_a.log_kernel(model_b);
+  if (const auto cross = find_cross_family_kernel(model_a.family(), model_b.family())) return cross(model_a, model_b);
+  check_compatible(model_a, model_b);  // throws the message that names both sample spaces
+  throw KernelDomainError("no kernel between " + model_a.family().name + " and " + model_b.family().name);
+}
+
+double kernel(const PreparedModel& a, const PreparedModel& b) {
+  const Model &model_a = a.model(), &model_b = b.model();
+  if (&model_a.family() == &model_b.family()) return model_a.kernel(model_b);
+  return std::exp(log_kernel(a, b));
+}
+
+double normalized_kernel(const PreparedModel& a, const PreparedModel& b) {
+  return std::exp(log_kernel(a, b) - 0.5 * (a.log_self_kernel() + b.log_self_kernel()));
+}
+
+double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b) {
+  return kind == KernelKind::ppk_norm ? normalized_kernel(a, b) : kernel(a, b);
+}
+
+}  // namespace ppk

@@ -1,0 +1,106 @@
+// The LIBSVM glue: a plugin module for the patched LIBSVM (libsvm-patch/) that
+// registers the kernel types
+//     5  ppk       k_rho(p, p') = integral of p^rho p'^rho          (JMLR 2004, eq. 2)
+//     6  ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))  (in log space)
+// LIBSVM's own fields carry the parameters: -g is rho, -d is T for sequence models.
+// Each row is decoded into a PreparedModel once (LIBSVM's hook keeps the decoded
+// rows per training run and per loaded model); evaluate() is the hot loop.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "ppk/kernel.hpp"
+#include "ppk/row.hpp"
+#include "svm.h"
+
+namespace {
+
+ppk::KernelParams kernel_params(const svm_parameter* param) {
+  ppk::KernelParams params;
+  params.rho = param->gamma;
+  params.length = param->degree;
+  return params;
+}
+
+const ppk::PreparedModel& prepared(const void* decoded) {
+  return *static_cast<const ppk::PreparedModel*>(decoded);
+}
+
+const char* check_parameter(void*, const svm_parameter* param) {
+  if (!(param->gamma > 0) || !std::isfinite(param->gamma))
+    return "rho (-g) must be a finite number > 0 (0.5 Bhattacharyya, 1 expected likelihood)";
+  if (param->degree < 0) return "T (-d) must be >= 0 (0 = each model's own length)";
+  return nullptr;
+}
+
+void* decode(void*, const svm_node* x, const svm_parameter* param, char* err, size_t err_size) {
+  try {
+    ppk::Row row;
+    for (const svm_node* p = x; p->index != -1; ++p) row.push_back({p->index, p->value});
+    return new ppk::PreparedModel(ppk::decode_row(row), kernel_params(param));
+  } catch (const std::exception& e) {
+    std::snprintf(err, err_size, "%s", e.what());
+    return nullptr;
+  }
+}
+
+int compatible(void*, const void* a, const void* b, char* err, size_t err_size) {
+  try {
+    ppk::check_compatible(prepared(a).model(), prepared(b).model());
+    return 1;
+  } catch (const std::exception& e) {
+    std::snprintf(err, err_size, "%s", e.what());
+    return 0;
+  }
+}
+
+// Decoding and check_compatible validated every row and pair that LIBSVM will
+// combine, so an exception here is a bug: stop rather than train on a wrong value.
+template <ppk::KernelKind kind>
+double evaluate(void*, const void* a, const void* b) noexcept {
+  try {
+    return ppk::evaluate(kind, prepared(a), prepared(b));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
+    std::abort();
+  }
+}
+
+void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
+
+svm_kernel_type make_type(int number, const char* name, const char* help,
+                          double (*evaluate_fn)(void*, const void*, const void*)) {
+  svm_kernel_type type{};
+  type.abi_version = LIBSVM_KERNEL_PLUGIN_ABI;
+  type.number = number;
+  type.name = name;
+  type.help = help;
+  type.default_gamma = 1.0;  // rho = 1: the expected-likelihood kernel
+  type.default_degree = 0;   // T = each model's own length
+  type.context = nullptr;
+  type.check_parameter = check_parameter;
+  type.decode = decode;
+  type.compatible = compatible;
+  type.evaluate = evaluate_fn;
+  type.release = release;
+  return type;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(
+    int (*register_type)(const svm_kernel_type*)) {
+  static const svm_kernel_type types[] = {
+      make_type(static_cast<int>(ppk::KernelKind::ppk), "ppk",
+                "probability product kernel between the models in two rows: "
+                "-g rho (default 1; 0.5 Bhattacharyya), -d T time steps (default 0 = each model's own)",
+                evaluate<ppk::KernelKind::ppk>),
+      make_type(static_cast<int>(ppk::KernelKind::ppk_norm), "ppk_norm",
+                "ppk normalised to k(p,p')/sqrt(k(p,p)k(p',p')): -g rho (default 1), -d T (default 0)",
+                evaluate<ppk::KernelKind::ppk_norm>),
+  };
+  for (const svm_kernel_type& type : types)
+    if (register_type(&type) != 0) return -1;
+  return 0;
+}

@@ -1,0 +1,120 @@
+// Internal to libppk: what the family files share when they validate a model's
+// fields, wherever the fields came from (a row, a JSON object or a C++ caller),
+// and the messages that name the offending field.
+//
+// A model's constructor validates its parameters once and throws FieldError,
+// a ModelError that also records which field and element was wrong. Its message
+// names the field as JSON does (`gaussian field "diag"[2]: ...`); the row decoder
+// catches it and throws the same complaint at the row indices the field occupies
+// (`gaussian field "diag" (index 9): ...`), so each check is written once.
+#pragma once
+
+#include <cmath>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ppk/model.hpp"
+#include "ppk/sparse_probabilities.hpp"
+
+namespace ppk::detail {
+
+// The largest dimension a row or JSON object may declare: a guard against a typo
+// turning into a huge allocation, far above any real model.
+constexpr long kMaxDimension = 100000000;  // 10^8
+
+// The shortest text that reads back as the same double ("-1", "0.1", "nan", "inf").
+std::string format_number(double value);
+
+// `family field "name"` plus the row location: ` (index 7)` or ` (indices 5..9)`.
+std::string row_field_location(const std::string& family, const std::string& field, long first_index,
+                               long count);
+
+class FieldError : public ModelError {
+ public:
+  // element: the offset within the field (-1: the field as a whole); json_path: how JSON
+  // addresses that element ("[2]", "[1][0]" or ""); got: what was found ("" if nothing to show).
+  FieldError(std::string family, std::string field, long element, std::string json_path,
+             std::string expected, std::string got);
+  const std::string& family() const { return family_; }
+  const std::string& field() const { return field_; }
+  long element() const { return element_; }
+  const std::string& expected() const { return expected_; }
+  const std::string& got() const { return got_; }
+
+ private:
+  std::string family_, field_;
+  long element_;
+  std::string expected_, got_;
+};
+
+// A FieldError about element `index` of a vector field, addressed as JSON does ("[index]").
+FieldError element_error(const std::string& family, const std::string& field, long index,
+                         const std::string& expected, double got);
+// A FieldError about a whole field.
+FieldError field_error(const std::string& family, const std::string& field, const std::string& expected,
+                       const std::string& got = "");
+
+// Where one field of a decoded row lies: its first index and how many indices it spans.
+struct RowFieldSpan {
+  const char* field;
+  long first_index;
+  long count;
+};
+
+// The error `error` (raised by a model constructor) restated at the row indices of its
+// field: element e of a field at first index f is index f + e.
+ModelError at_row(const FieldError& error, std::initializer_list<RowFieldSpan> spans);
+
+// Builds a decoded model with `build()`, translating the constructor's FieldError to row indices.
+template <class Build>
+auto build_from_row(std::initializer_list<RowFieldSpan> spans, Build build) -> decltype(build()) {
+  try {
+    return build();
+  } catch (const FieldError& error) {
+    throw at_row(error, spans);
+  }
+}
+
+// Checks shared by several families.
+inline bool is_probability(double p) { return p >= 0.0 && p <= 1.0; }  // false for NaN
+inline bool is_positive_finite(double v) { return v > 0.0 && std::isfinite(v); }
+
+// Validates a sparse probability vector (fields "dim", "base" and "p"): 1 <= D <= 10^8, listed
+// coordinates strictly increasing in [0, D), every probability finite and in [0, 1]. Returns it in
+// canonical form: no listed value equal to the base, and base 0 whenever some p_d is 0 (a row
+// cannot store a listed 0: it reads as the base).
+SparseProbabilities checked_probabilities(const std::string& family, SparseProbabilities p);
+
+// KernelDomainError unless params.rho is a positive finite number.
+void check_rho(const std::string& family, const KernelParams& params);
+
+// Thrown by a family's log_kernel when the dispatcher's guarantees (same family, same sample
+// space, both prepared with the same rho) do not hold: a programming error, not bad input.
+[[noreturn]] void throw_unprepared_pair(const std::string& family);
+
+// Reading a model's JSON object; every error is a ModelError naming the family and field.
+class JsonFields {
+ public:
+  // Rejects members other than "family", "label" and `allowed`.
+  JsonFields(const nlohmann::json& object, std::string family, std::initializer_list<const char*> allowed);
+  bool has(const char* field) const;
+  const nlohmann::json& required(const char* field) const;
+  double real(const char* field) const;
+  std::vector<double> reals(const char* field) const;
+  std::vector<std::vector<double>> matrix(const char* field) const;
+  // `expected` describes the value that was wanted; the message shows what was found.
+  ModelError invalid(const char* field, const std::string& expected) const;
+  // The dense probability vector `field` ("p"), each entry checked to lie in [0, 1], stored sparsely.
+  SparseProbabilities probabilities(const char* field) const;
+
+ private:
+  double number(const char* field, const nlohmann::json& value, const std::string& where) const;
+  const nlohmann::json& object_;
+  std::string family_;
+};
+
+}  // namespace ppk::detail

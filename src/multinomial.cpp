@@ -1,0 +1,232 @@
+// Multinomial models and their kernels (see multinomial.hpp; JMLR 2004 section 3.3).
+//
+// Every kernel here is built from the sum S = sum_d (a_d a'_d)^rho over the D categories:
+//   one event:  k = S                                   (any rho)
+//   s trials:   k = S^s                                 (rho = 1/2, eq. 6, multinomial theorem)
+//   all s:      k = sum_s (lambda S)^s = 1/(1 - lambda S)  (rho = 1/2, geometric series)
+// With a_d = b + (listed deviations), write A_d = a_d^rho = b^rho + u_d (u_d = 0 off the list):
+//   S = D b^rho b'^rho + b^rho U' + b'^rho U + sum over coordinates listed by both of u_d u'_d,
+// U = sum_d u_d, so a pair costs O(listed) however large D is.
+#include "ppk/multinomial.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "model_fields.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk {
+
+using detail::field_error;
+using detail::format_number;
+
+namespace {
+const char* const kFamily = "multinomial";
+constexpr long kMaxTrials = 1000000000;  // 10^9
+constexpr double kSumTolerance = 1e-6;   // how far sum_d a_d may be from 1 (then renormalised)
+// The Bhattacharyya sum B = sum_d sqrt(a_d a'_d) is at most 1 (Cauchy-Schwarz), with equality
+// only for a = a'. Rounding puts the computed B of identical models within a few ulps of 1;
+// the series over all s then diverges.
+constexpr double kIdenticalModels = 1e-12;
+}  // namespace
+
+struct MultinomialModel::Impl {
+  SparseProbabilities a;
+  Trials trials;
+  // Set by prepare():
+  double rho = 0.0;
+  double base_power = 0.0;     // b^rho
+  std::vector<double> excess;  // u_d = a_d^rho - b^rho for the listed coordinates
+  double excess_sum = 0.0;     // U = sum_d u_d
+
+  // S = sum_d (a_d a'_d)^rho (see the top of this file).
+  double power_sum(const Impl& b) const {
+    double sum = static_cast<double>(a.dim) * base_power * b.base_power + base_power * b.excess_sum +
+                 b.base_power * excess_sum;
+    const std::size_t listed_a = a.listed(), listed_b = b.a.listed();
+    for (std::size_t i = 0, j = 0; i < listed_a && j < listed_b;) {
+      const long da = a.index[i], db = b.a.index[j];
+      if (da == db) sum += excess[i++] * b.excess[j++];
+      else if (da < db) ++i;
+      else ++j;
+    }
+    return sum;
+  }
+};
+
+MultinomialModel::MultinomialModel(SparseProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.a = detail::checked_probabilities(kFamily, std::move(a));
+  const double sum = m.a.sum();
+  if (!(std::fabs(sum - 1.0) <= kSumTolerance))
+    throw field_error(kFamily, "p", "probabilities summing to 1 (within 1e-6)", "a sum of " + format_number(sum));
+  m.a.base /= sum;
+  for (double& v : m.a.value) v /= sum;
+  switch (trials.kind) {
+    case Trials::one_event: trials.count = 0; trials.decay = 1.0; break;
+    case Trials::fixed:
+      if (trials.count < 1 || trials.count > kMaxTrials)
+        throw field_error(kFamily, "trials", "a whole number of trials in [1, 10^9]", std::to_string(trials.count));
+      trials.decay = 1.0;
+      break;
+    case Trials::all:
+      if (!(trials.decay > 0.0 && trials.decay <= 1.0))
+        throw field_error(kFamily, "decay", "a number in (0, 1]", format_number(trials.decay));
+      trials.count = 0;
+      break;
+  }
+  m.trials = trials;
+}
+
+MultinomialModel::~MultinomialModel() = default;
+
+const SparseProbabilities& MultinomialModel::probabilities() const { return impl_->a; }
+const Trials& MultinomialModel::trials() const { return impl_->trials; }
+
+const FamilyInfo& MultinomialModel::family() const { return multinomial_family(); }
+
+SampleSpace MultinomialModel::sample_space() const {
+  const Impl& m = *impl_;
+  switch (m.trials.kind) {
+    case Trials::one_event: return {"categories", m.a.dim};
+    case Trials::fixed: return {"counts with " + std::to_string(m.trials.count) + " trials", m.a.dim};
+    case Trials::all: break;
+  }
+  return {"counts", m.a.dim};
+}
+
+void MultinomialModel::prepare(const KernelParams& params) {
+  detail::check_rho(kFamily, params);
+  Impl& m = *impl_;
+  if (m.trials.kind != Trials::one_event && params.rho != 0.5)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the kernel over counts has a closed form only for rho = 1/2, the Bhattacharyya "
+                            "kernel (JMLR 2004 eq. 6); use -g 0.5 (got rho = " + format_number(params.rho) + ")");
+  m.rho = params.rho;
+  m.base_power = std::pow(m.a.base, m.rho);
+  m.excess.resize(m.a.listed());
+  m.excess_sum = 0.0;
+  for (std::size_t i = 0; i < m.a.listed(); ++i) {
+    m.excess[i] = std::pow(m.a.value[i], m.rho) - m.base_power;
+    m.excess_sum += m.excess[i];
+  }
+}
+
+double MultinomialModel::kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  const Impl& b = *static_cast<const MultinomialModel&>(other).impl_;
+  if (a.rho <= 0.0 || a.rho != b.rho || a.a.dim != b.a.dim || a.trials.kind != b.trials.kind ||
+      a.trials.count != b.trials.count)
+    detail::throw_unprepared_pair(kFamily);
+  const double sum = a.power_sum(b);
+  switch (a.trials.kind) {
+    case Trials::one_event: return sum;
+    case Trials::fixed: return std::pow(sum, static_cast<double>(a.trials.count));
+    case Trials::all: break;
+  }
+  // Each model weights the s-trial kernels by its own decay^(s/2), so the pair's ratio is
+  // sqrt(lambda lambda'): k = sum_s (sqrt(lambda lambda') B)^s stays a sum of positive
+  // semidefinite kernels when the decays differ.
+  const double ratio = std::sqrt(a.trials.decay * b.trials.decay) * std::min(sum, 1.0);
+  if (ratio >= 1.0 - kIdenticalModels) return std::numeric_limits<double>::infinity();
+  return 1.0 / (1.0 - ratio);
+}
+
+double MultinomialModel::log_kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  if (a.trials.kind == Trials::fixed) {
+    // log(B^s) = s log B: B^s alone underflows for long documents.
+    const Impl& b = *static_cast<const MultinomialModel&>(other).impl_;
+    if (a.rho <= 0.0 || a.rho != b.rho || a.a.dim != b.a.dim || b.trials.kind != Trials::fixed ||
+        a.trials.count != b.trials.count)
+      detail::throw_unprepared_pair(kFamily);
+    return static_cast<double>(a.trials.count) * std::log(a.power_sum(b));
+  }
+  return std::log(kernel(other));
+}
+
+// Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.
+void MultinomialModel::encode_fields(RowWriter& out) const {
+  const Impl& m = *impl_;
+  out.real(static_cast<double>(m.a.dim));
+  out.real(m.trials.kind == Trials::all ? -1.0 : static_cast<double>(m.trials.count));
+  out.real(m.trials.kind == Trials::all && m.trials.decay != 1.0 ? m.trials.decay : 0.0);
+  out.real(m.a.base);
+  std::vector<std::pair<long, double>> listed;
+  listed.reserve(m.a.listed());
+  for (std::size_t i = 0; i < m.a.listed(); ++i) listed.emplace_back(m.a.index[i], m.a.value[i]);
+  out.sparse(listed, static_cast<std::size_t>(m.a.dim));
+}
+
+void MultinomialModel::to_json(nlohmann::json& out) const {
+  const Impl& m = *impl_;
+  out = nlohmann::json::object();
+  out["family"] = kFamily;
+  out["p"] = m.a.dense();
+  if (m.trials.kind == Trials::fixed) out["trials"] = m.trials.count;
+  if (m.trials.kind == Trials::all) {
+    out["trials"] = "all";
+    if (m.trials.decay != 1.0) out["decay"] = m.trials.decay;
+  }
+}
+
+namespace {
+
+std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
+  SparseProbabilities a;
+  a.dim = fields.integer("dim", 1, detail::kMaxDimension);
+  Trials trials;
+  const long trials_index = fields.next_index();
+  const long count = fields.integer("trials", -1, kMaxTrials);
+  trials.kind = count == 0 ? Trials::one_event : count > 0 ? Trials::fixed : Trials::all;
+  trials.count = std::max(count, 0L);
+  const long decay_index = fields.next_index();
+  const double decay = fields.real("decay");
+  if (trials.kind != Trials::all && decay != 0.0)
+    throw fields.invalid("decay", "0 or nothing (a decay applies only with trials -1, all)", decay);
+  if (trials.kind == Trials::all && decay != 0.0) trials.decay = decay;
+  const long base_index = fields.next_index();
+  a.base = fields.real("base");
+  const long p_first = fields.next_index();
+  for (const auto& [offset, value] : fields.sparse("p", static_cast<std::size_t>(a.dim))) {
+    a.index.push_back(offset);
+    a.value.push_back(value);
+  }
+  return detail::build_from_row(
+      {{"trials", trials_index, 1}, {"decay", decay_index, 1}, {"base", base_index, 1}, {"p", p_first, a.dim}},
+      [&] { return std::make_unique<MultinomialModel>(std::move(a), trials); });
+}
+
+std::unique_ptr<Model> multinomial_from_json(const nlohmann::json& object) {
+  const detail::JsonFields fields(object, kFamily, {"p", "trials", "decay"});
+  Trials trials;
+  if (fields.has("trials")) {
+    const nlohmann::json& value = fields.required("trials");
+    if (value == "all") {
+      trials.kind = Trials::all;
+    } else if (value.is_number() && value.get<double>() >= 1.0 && value.get<double>() <= kMaxTrials &&
+               value.get<double>() == std::floor(value.get<double>())) {
+      trials.kind = Trials::fixed;
+      trials.count = static_cast<long>(value.get<double>());
+    } else {
+      throw fields.invalid("trials", "a whole number of trials in [1, 10^9] or \"all\"");
+    }
+  }
+  if (fields.has("decay")) {
+    if (trials.kind != Trials::all) throw fields.invalid("decay", "no decay (it applies only with \"trials\": \"all\")");
+    trials.decay = fields.real("decay");
+  }
+  return std::make_unique<MultinomialModel>(fields.probabilities("p"), trials);
+}
+
+}  // namespace
+
+const FamilyInfo& multinomial_family() {
+  static const FamilyInfo info{kFamily, 3, &decode_multinomial, &multinomial_from_json};
+  return info;
+}
+
+}  // namespace ppk

@@ -1,0 +1,69 @@
+# Shared by the command-line tests (sourced; not a test itself).
+# Usage in a test: source "$(dirname "$0")/lib.bash" "$@"   (with $1 = the ppk executable)
+set -euo pipefail
+
+PPK=${1:?usage: bash TEST.sh PATH/TO/ppk}
+PPK=$(cd "$(dirname "$PPK")" && pwd)/$(basename "$PPK")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+checks=0
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+pass() { checks=$((checks + 1)); }
+finish() { echo "$(basename "$0"): $checks checks passed"; }
+
+# expect_error STATUS FRAGMENT... -- COMMAND...
+# COMMAND must exit with STATUS, print nothing on standard output, and print every
+# FRAGMENT (fixed strings) on standard error.
+expect_error() {
+  local status=$1
+  shift
+  local fragments=()
+  while [[ $1 != -- ]]; do
+    fragments+=("$1")
+    shift
+  done
+  shift
+  local got=0
+  "$@" >stdout.txt 2>stderr.txt || got=$?
+  [[ $got == "$status" ]] || fail "'$*' exited with $got, expected $status; stderr: $(cat stderr.txt)"
+  [[ ! -s stdout.txt ]] || fail "'$*' wrote to standard output: $(head -c 300 stdout.txt)"
+  local fragment
+  for fragment in "${fragments[@]}"; do
+    grep -qF -- "$fragment" stderr.txt || fail "'$*': stderr lacks '$fragment'; it was: $(cat stderr.txt)"
+  done
+  pass
+}
+
+# expect_no_output FILE: a failed run left neither FILE nor a temporary file beside it.
+expect_no_output() {
+  [[ ! -e $1 ]] || fail "$1 was written by a failed run"
+  if compgen -G "$1.partial-*" >/dev/null; then fail "a temporary file $1.partial-* was left"; fi
+  pass
+}
+
+# field ROW_LINE INDEX: the value at INDEX in the row "label i:v ..." (0 if absent).
+field() {
+  local token
+  for token in ${1#* }; do
+    if [[ ${token%%:*} == "$2" ]]; then
+      echo "${token#*:}"
+      return
+    fi
+  done
+  echo 0
+}
+
+# expect_close ACTUAL EXPECTED_EXPRESSION [TOLERANCE]: |actual - expected| <= tol * max(1, |expected|),
+# with EXPECTED_EXPRESSION an awk expression ("2/3", "1 + sqrt(2)").
+expect_close() {
+  awk -v actual="$1" -v tol="${3:-1e-12}" "BEGIN {
+    expected = ($2); d = actual - expected; if (d < 0) d = -d
+    scale = expected < 0 ? -expected : expected; if (scale < 1) scale = 1
+    exit !(d <= tol * scale) }" || fail "value $1, expected $2"
+  pass
+}

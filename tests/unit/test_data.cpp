@@ -1,0 +1,175 @@
+// Reading LIBSVM data files and model-row files (data.hpp).
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "ppk/data.hpp"
+
+namespace ppk {
+namespace {
+
+using ::testing::HasSubstr;
+
+Dataset read_text(const std::string& text) {
+  std::istringstream in(text);
+  return read_data(in, "train.txt");
+}
+
+std::vector<LabeledRow> read_row_text(const std::string& text) {
+  std::istringstream in(text);
+  return read_rows(in, "rows.txt");
+}
+
+// The message of the InputError that reading `text` throws ("" if none).
+template <class Read>
+std::string error_of(Read read, const std::string& text) {
+  try {
+    read(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string data_error(const std::string& text) { return error_of(read_text, text); }
+std::string row_error_message(const std::string& text) { return error_of(read_row_text, text); }
+
+TEST(DataFile, PlainRowsAreOneVectorPerExample) {
+  const Dataset data = read_text("1 1:0.5 3:-2\n-1 2:4e-1\n+2\n");
+  EXPECT_EQ(data.source, "train.txt");
+  EXPECT_FALSE(data.grouped);
+  ASSERT_EQ(data.examples.size(), 3u);
+  EXPECT_EQ(data.max_index, 3);
+
+  const Example& first = data.examples[0];
+  EXPECT_EQ(first.label, 1);
+  EXPECT_EQ(first.line, 1);
+  ASSERT_EQ(first.vectors.size(), 1u);
+  ASSERT_EQ(first.vectors[0].size(), 2u);
+  EXPECT_EQ(first.vectors[0][0].coord, 0);  // index 1 is coordinate 0
+  EXPECT_EQ(first.vectors[0][0].value, 0.5);
+  EXPECT_EQ(first.vectors[0][1].coord, 2);
+  EXPECT_EQ(first.vectors[0][1].value, -2);
+
+  EXPECT_EQ(data.examples[1].label, -1);
+  EXPECT_EQ(data.examples[1].vectors[0][0].value, 0.4);
+  EXPECT_EQ(data.examples[2].label, 2);
+  EXPECT_TRUE(data.examples[2].vectors[0].empty());  // a label alone is the zero vector
+}
+
+TEST(DataFile, QidGroupsAreOneExampleEach) {
+  const Dataset data = read_text(
+      "1 qid:7 1:1 2:2\n"
+      "1 qid:7 2:3\n"
+      "1 qid:7 1:4\n"
+      "-1 qid:2 1:5\n"
+      "1 qid:3 2:6\n"
+      "1 qid:3 2:7\n");
+  EXPECT_TRUE(data.grouped);
+  ASSERT_EQ(data.examples.size(), 3u);
+  EXPECT_EQ(data.examples[0].qid, 7);
+  EXPECT_EQ(data.examples[0].line, 1);
+  EXPECT_EQ(data.examples[0].vectors.size(), 3u);
+  EXPECT_EQ(data.examples[0].vectors[1][0].coord, 1);
+  EXPECT_EQ(data.examples[0].vectors[1][0].value, 3);
+  EXPECT_EQ(data.examples[1].label, -1);
+  EXPECT_EQ(data.examples[1].line, 4);
+  EXPECT_EQ(data.examples[1].vectors.size(), 1u);
+  EXPECT_EQ(data.examples[2].line, 5);
+  EXPECT_EQ(data.examples[2].vectors.size(), 2u);
+  EXPECT_TRUE(data.examples[2].has_qid);
+}
+
+TEST(DataFile, CommentsTabsAndCrLfAreAccepted) {
+  const Dataset data = read_text("# a comment line\n1\t1:2  2:3 # trailing\r\n   # indented\n0 1:1\r\n");
+  ASSERT_EQ(data.examples.size(), 2u);
+  EXPECT_EQ(data.examples[0].line, 2);
+  EXPECT_EQ(data.examples[0].vectors[0].size(), 2u);
+  EXPECT_EQ(data.examples[1].line, 4);
+}
+
+TEST(DataFile, EmptyInputHasNoExamples) {
+  const Dataset data = read_text("");
+  EXPECT_TRUE(data.examples.empty());
+  EXPECT_EQ(data.max_index, 0);
+}
+
+TEST(DataFile, ErrorsNameFileLineAndWhatWasExpected) {
+  EXPECT_THAT(data_error("1 1:1\nabc 1:1\n"), HasSubstr("train.txt:2: label 'abc' is not a number"));
+  EXPECT_THAT(data_error("nan 1:1\n"), HasSubstr("train.txt:1: label 'nan' is not finite"));
+  EXPECT_THAT(data_error("1 1:1\n2 3\n"), HasSubstr("train.txt:2: expected index:value, got '3'"));
+  EXPECT_THAT(data_error("1 0:1\n"), HasSubstr("train.txt:1: index '0' in '0:1' must be an integer from 1"));
+  EXPECT_THAT(data_error("1 -2:1\n"), HasSubstr("index '-2'"));
+  EXPECT_THAT(data_error("1 x:1\n"), HasSubstr("index 'x'"));
+  EXPECT_THAT(data_error("1 1.5:1\n"), HasSubstr("index '1.5'"));
+  EXPECT_THAT(data_error("1 2147483648:1\n"), HasSubstr("index '2147483648'"));
+  EXPECT_THAT(data_error("1 3:1 2:1\n"),
+              HasSubstr("train.txt:1: index 2 follows index 3; indices must be strictly ascending"));
+  EXPECT_THAT(data_error("1 3:1 3:1\n"), HasSubstr("index 3 follows index 3"));
+  EXPECT_THAT(data_error("1\n1 2:NaN\n"), HasSubstr("train.txt:2: value 'NaN' of index 2 is not finite"));
+  EXPECT_THAT(data_error("1 2:inf\n"), HasSubstr("value 'inf' of index 2 is not finite"));
+  EXPECT_THAT(data_error("1 2:1e999\n"), HasSubstr("value '1e999' of index 2 is not finite"));
+  EXPECT_THAT(data_error("1 2:\n"), HasSubstr("value '' of index 2 is not a number"));
+  EXPECT_THAT(data_error("1 2:1x\n"), HasSubstr("value '1x' of index 2 is not a number"));
+  EXPECT_THAT(data_error("1 1:1\n\n"), HasSubstr("train.txt:2: empty line"));
+}
+
+TEST(DataFile, QidErrors) {
+  EXPECT_THAT(data_error("1 qid:1 1:1\n2 qid:1 1:2\n"),
+              HasSubstr("train.txt:2: label 2 differs from label 1 of the qid 1 example that "
+                        "starts at line 1"));
+  EXPECT_THAT(data_error("1 qid:1 1:1\n1 qid:2 1:1\n1 qid:1 1:1\n"),
+              HasSubstr("train.txt:3: qid 1 was already used by the example at line 1"));
+  EXPECT_THAT(data_error("1 1:1\n1 qid:1 1:1\n"),
+              HasSubstr("train.txt:2: qid: on this line but not on line 1"));
+  EXPECT_THAT(data_error("1 qid:1 1:1\n1 1:1\n"),
+              HasSubstr("train.txt:2: no qid: on this line but line 1"));
+  EXPECT_THAT(data_error("1 qid:x 1:1\n"), HasSubstr("train.txt:1: qid 'x' must be a non-negative integer"));
+  EXPECT_THAT(data_error("1 1:1 qid:1\n"), HasSubstr("qid: must directly follow the label"));
+}
+
+TEST(DataFile, ErrorAtNamesTheExample) {
+  const Dataset grouped = read_text("1 qid:4 1:1\n1 qid:4 1:2\n");
+  EXPECT_EQ(std::string(grouped.error_at(grouped.examples[0], "bad").what()), "train.txt:1: qid 4: bad");
+  const Dataset plain = read_text("1 1:1\n2 1:2\n");
+  EXPECT_EQ(std::string(plain.error_at(plain.examples[1], "bad").what()), "train.txt:2: bad");
+}
+
+TEST(RowFile, ReadsLabelsAndEntries) {
+  const std::vector<LabeledRow> rows = read_row_text("1 1:1 2:3 5:0.25\n-2.5 1:1\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].label, 1);
+  ASSERT_EQ(rows[0].row.size(), 3u);
+  EXPECT_EQ(rows[0].row[2].index, 5);  // model rows keep LIBSVM's 1-based indices
+  EXPECT_EQ(rows[0].row[2].value, 0.25);
+  EXPECT_EQ(rows[1].label, -2.5);
+}
+
+TEST(RowFile, RejectsWhatLibsvmCannotRead) {
+  EXPECT_THAT(row_error_message("1 1:1\n\n"), HasSubstr("rows.txt:2: empty line"));
+  EXPECT_THAT(row_error_message("1 qid:1 1:1\n"), HasSubstr("rows.txt:1: qid: has no place in a model row"));
+  EXPECT_THAT(row_error_message("1 1:1\n1 2:1 1:1\n"), HasSubstr("rows.txt:2: index 1 follows index 2"));
+  EXPECT_THAT(row_error_message("1 1:1 2:nan\n"), HasSubstr("rows.txt:1: value 'nan' of index 2 is not finite"));
+}
+
+TEST(RowFile, DecodeErrorsNameTheRow) {
+  LabeledRow row;
+  row.row = {{1, 99.0}, {2, 1.0}};  // format version 99 does not exist
+  try {
+    decode_labeled_row(row, "rows.txt", 4);
+    FAIL() << "a row with format version 99 decoded";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rows.txt: row 4: "));
+  }
+}
+
+TEST(RowFile, FormatRowLine) {
+  EXPECT_EQ(format_row_line(1, Row{{1, 1.0}, {3, 0.1}}), "1 1:1 3:0.10000000000000001");
+  EXPECT_EQ(format_row_line(-0.5, Row{}), "-0.5");
+}
+
+}  // namespace
+}  // namespace ppk

@@ -1,0 +1,134 @@
+// The kernel hot loop does not allocate (it runs from several threads inside LIBSVM's solver).
+//
+// This file counts heap allocations by interposing malloc, calloc and realloc in the test
+// executable (they forward to glibc's own allocator, so nothing else changes); Eigen and
+// operator new both allocate through malloc. Sanitizers bring their own allocator, so under
+// AddressSanitizer the interposition is compiled out and the test is skipped.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+
+#include <Eigen/Dense>
+
+#include "ppk/bernoulli.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/multinomial.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)
+#define PPK_COUNT_ALLOCATIONS 0
+#else
+#define PPK_COUNT_ALLOCATIONS 1
+#endif
+
+namespace {
+std::atomic<long> g_allocations{0};
+thread_local bool t_counting = false;  // constant-initialised: safe to read inside malloc
+}  // namespace
+
+#if PPK_COUNT_ALLOCATIONS && defined(__GLIBC__)
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* pointer, std::size_t size);
+void __libc_free(void* pointer);
+
+void* malloc(std::size_t size) {
+  if (t_counting) ++g_allocations;
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  if (t_counting) ++g_allocations;
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, std::size_t size) {
+  if (t_counting) ++g_allocations;
+  return __libc_realloc(pointer, size);
+}
+void free(void* pointer) { __libc_free(pointer); }
+}
+#define PPK_ALLOCATIONS_COUNTED 1
+#else
+#define PPK_ALLOCATIONS_COUNTED 0
+#endif
+
+namespace ppk {
+namespace {
+
+KernelParams with_rho(double rho) {
+  KernelParams params;
+  params.rho = rho;
+  return params;
+}
+
+// Allocations made while evaluating every kernel kind on (a, b) `repeats` times, after one warm-up.
+long allocations_while_evaluating(const PreparedModel& a, const PreparedModel& b, int repeats = 20) {
+  double sink = evaluate(KernelKind::ppk_norm, a, b) + log_kernel(a, b);  // warm-up (grows scratch space)
+  const long before = g_allocations.load();
+  t_counting = true;
+  for (int i = 0; i < repeats; ++i)
+    sink += evaluate(KernelKind::ppk, a, b) + evaluate(KernelKind::ppk_norm, a, b) + log_kernel(a, b);
+  t_counting = false;
+  EXPECT_TRUE(std::isfinite(sink) || std::isinf(sink));
+  return g_allocations.load() - before;
+}
+
+TEST(KernelAllocations, TheCounterSeesAllocations) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const long before = g_allocations.load();
+  t_counting = true;
+  Eigen::VectorXd v = Eigen::VectorXd::Random(1000);
+  std::vector<int> w(100);
+  t_counting = false;
+  EXPECT_GE(g_allocations.load() - before, 2) << v.sum() << w.size();
+}
+
+TEST(KernelAllocations, IsotropicDiagonalBernoulliAndMultinomialKernelsDoNotAllocate) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const int dim = 50;
+  const Eigen::VectorXd mu = Eigen::VectorXd::Random(dim), nu = Eigen::VectorXd::Random(dim);
+  const Eigen::VectorXd var = Eigen::VectorXd::Random(dim).array().abs() + 0.1;
+  const PreparedModel iso_a(GaussianModel::isotropic(mu, 0.5), with_rho(0.7));
+  const PreparedModel iso_b(GaussianModel::isotropic(nu, 1.5), with_rho(0.7));
+  const PreparedModel diag_a(GaussianModel::diagonal(mu, var), with_rho(0.7));
+  const PreparedModel diag_b(GaussianModel::diagonal(nu, var.reverse()), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(iso_a, iso_b), 0);
+  EXPECT_EQ(allocations_while_evaluating(iso_a, diag_b), 0);
+  EXPECT_EQ(allocations_while_evaluating(diag_a, iso_b), 0);
+  EXPECT_EQ(allocations_while_evaluating(diag_a, diag_b), 0);
+
+  std::vector<double> g(1000, 0.01), h(1000, 0.02);
+  g[5] = 0.5, g[700] = 0.9, h[5] = 0.3, h[6] = 0.2;
+  const PreparedModel bern_a(std::make_unique<BernoulliModel>(SparseProbabilities::from_dense(g)), with_rho(0.5));
+  const PreparedModel bern_b(std::make_unique<BernoulliModel>(SparseProbabilities::from_dense(h)), with_rho(0.5));
+  EXPECT_EQ(allocations_while_evaluating(bern_a, bern_b), 0);
+
+  std::vector<double> a(1000, 0.0005), b(1000, 0.0005);
+  a[3] = 0.201, a[400] = 0.3, b[3] = 0.1, b[10] = 0.401;  // each sums to 1
+  for (Trials::Kind kind : {Trials::one_event, Trials::fixed, Trials::all}) {
+    Trials trials;
+    trials.kind = kind;
+    trials.count = kind == Trials::fixed ? 30 : 0;
+    trials.decay = kind == Trials::all ? 0.9 : 1.0;
+    const double rho = kind == Trials::one_event ? 0.8 : 0.5;
+    const PreparedModel multi_a(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(a), trials), with_rho(rho));
+    const PreparedModel multi_b(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(b), trials), with_rho(rho));
+    EXPECT_EQ(allocations_while_evaluating(multi_a, multi_b), 0) << "trials kind " << kind;
+  }
+}
+
+TEST(KernelAllocations, FullCovarianceKernelsReuseTheirScratchSpace) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  for (int dim : {3, 20, 100}) {
+    const Eigen::MatrixXd r = Eigen::MatrixXd::Random(dim, dim);
+    const Eigen::MatrixXd cov = r * r.transpose() + Eigen::MatrixXd::Identity(dim, dim);
+    const PreparedModel full(GaussianModel::full(Eigen::VectorXd::Random(dim), cov), with_rho(1.0));
+    const PreparedModel diag(GaussianModel::diagonal(Eigen::VectorXd::Random(dim), cov.diagonal()), with_rho(1.0));
+    EXPECT_EQ(allocations_while_evaluating(full, full), 0) << "D = " << dim;
+    EXPECT_EQ(allocations_while_evaluating(full, diag), 0) << "D = " << dim;
+  }
+}
+
+}  // namespace
+}  // namespace ppk

@@ -1,0 +1,151 @@
+#include "cli.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ppk/data.hpp"
+
+namespace ppk::cli {
+namespace {
+
+bool looks_like_negative_number(const std::string& word) {
+  return word.size() >= 2 && word[0] == '-' &&
+         (std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
+}
+
+// The option named by `word` ("--name" or "-x") if it exists and takes a value.
+bool takes_value(const std::string& word, const po::options_description& options) {
+  std::string name;
+  if (word.rfind("--", 0) == 0 && word.find('=') == std::string::npos)
+    name = word.substr(2);
+  else if (word.size() == 2 && word[0] == '-' && word[1] != '-')
+    name = word;  // Boost looks short options up as "-x"
+  else
+    return false;
+  const po::option_description* option = options.find_nothrow(name, false);
+  return option != nullptr && option->semantic()->max_tokens() > 0;
+}
+
+// Boost reads "-1" as an option name; glue a negative value to its option
+// ("--var=-1", "-g-1") so that it is parsed, and then rejected by the option's own check.
+std::vector<std::string> attach_negative_values(const std::vector<std::string>& args,
+                                                const po::options_description& options) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i + 1 < args.size() && takes_value(args[i], options) &&
+        looks_like_negative_number(args[i + 1])) {
+      out.push_back(args[i] + (args[i].rfind("--", 0) == 0 ? "=" : "") + args[i + 1]);
+      ++i;
+    } else {
+      out.push_back(args[i]);
+    }
+  }
+  return out;
+}
+
+std::string system_error() { return std::strerror(errno); }
+
+}  // namespace
+
+po::variables_map parse_command_line(const std::vector<std::string>& args,
+                                     const po::options_description& options,
+                                     const po::positional_options_description& positional) {
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(attach_negative_values(args, options))
+                  .options(options)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              values);
+    po::notify(values);
+  } catch (const po::too_many_positional_options_error&) {
+    throw UsageError("too many file arguments");
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return values;
+}
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (const std::string& word : args)
+    if (word == "--help" || word == "-h") return true;
+  return false;
+}
+
+InputFile::InputFile(const std::string& path) {
+  if (path == "-") {
+    in_ = &std::cin;
+    name_ = "<stdin>";
+    return;
+  }
+  file_.open(path);
+  if (!file_) throw InputError("cannot open '" + path + "': " + system_error());
+  in_ = &file_;
+  name_ = path;
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path == "-" ? "" : path) {
+  if (path_.empty()) return;
+  std::string pattern = path_ + ".partial-XXXXXX";
+  int fd = mkstemp(pattern.data());
+  if (fd < 0)
+    throw InputError("cannot create a temporary file next to '" + path_ + "': " + system_error());
+  // mkstemp creates the file with mode 0600; give it the mode a new file would have.
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  close(fd);
+  temporary_ = pattern;
+  file_.open(temporary_, std::ios::out | std::ios::trunc | std::ios::binary);
+  if (!file_) {
+    std::remove(temporary_.c_str());
+    throw InputError("cannot write '" + temporary_ + "': " + system_error());
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (!committed_ && !temporary_.empty()) {
+    file_.close();
+    std::remove(temporary_.c_str());
+  }
+}
+
+std::ostream& OutputFile::stream() { return temporary_.empty() ? std::cout : file_; }
+
+void OutputFile::commit() {
+  if (temporary_.empty()) {
+    std::cout.flush();
+    if (!std::cout) throw InputError("cannot write to standard output");
+    committed_ = true;
+    return;
+  }
+  file_.close();
+  if (file_.fail()) throw InputError("cannot write '" + temporary_ + "': " + system_error());
+  if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
+    throw InputError("cannot rename '" + temporary_ + "' to '" + path_ + "': " + system_error());
+  committed_ = true;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  OutputFile output(path);
+  std::ostream& out = output.stream();
+  for (const std::string& line : lines) out << line << '\n';
+  output.commit();
+}
+
+std::string format_double(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+}  // namespace ppk::cli

@@ -1,0 +1,86 @@
+// The `ppk` command line: fit models to data, encode and decode model rows,
+// and compute kernel matrices between them.
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "ppk/row.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: ppk COMMAND [options] [FILES]
+
+Probability product kernels for LIBSVM: each example becomes one LIBSVM row
+that encodes a generative model fitted to it, and svm-train -t ppk|ppk_norm
+trains on the kernel k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx.
+
+Commands:
+  fit gaussian|bernoulli|multinomial INPUT [-o OUTPUT]
+                   fit one model per example of a LIBSVM data file
+  encode [FILE] [-o OUTPUT]   JSON lines -> model rows
+  decode [FILE] [-o OUTPUT]   model rows -> JSON lines
+  gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
+                   the kernel matrix between the rows of A and B (or A and A)
+
+Options:
+  -h [ --help ]    this text; 'ppk COMMAND --help' describes a command
+  --version        the program's version and row format version
+
+Exit status: 0 success, 1 invalid or unreadable input, 2 invalid command line.
+)";
+
+using Command = int (*)(const std::vector<std::string>&);
+
+struct CommandEntry {
+  const char* name;
+  Command run;
+};
+
+constexpr CommandEntry kCommands[] = {
+    {"fit", ppk::cli::run_fit},
+    {"encode", ppk::cli::run_encode},
+    {"decode", ppk::cli::run_decode},
+    {"gram", ppk::cli::run_gram},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << kUsage;
+    return ppk::cli::kExitUsage;
+  }
+  const std::string& first = words[0];
+  if (first == "-h" || first == "--help" || first == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (first == "--version") {
+    std::cout << "ppk " << PPK_VERSION << " (row format " << ppk::kRowFormatVersion << ")\n";
+    return 0;
+  }
+  for (const CommandEntry& command : kCommands) {
+    if (first != command.name) continue;
+    const std::string prefix = std::string("ppk ") + command.name + ": ";
+    try {
+      return command.run(std::vector<std::string>(words.begin() + 1, words.end()));
+    } catch (const ppk::cli::UsageError& e) {
+      std::cerr << prefix << e.what() << "\n"
+                << "Try 'ppk " << command.name << " --help'.\n";
+      return ppk::cli::kExitUsage;
+    } catch (const std::bad_alloc&) {
+      std::cerr << prefix << "out of memory\n";
+      return ppk::cli::kExitData;
+    } catch (const std::exception& e) {
+      std::cerr << prefix << e.what() << "\n";
+      return ppk::cli::kExitData;
+    }
+  }
+  std::cerr << "ppk: unknown command '" << first << "'\n"
+            << "Try 'ppk --help'.\n";
+  return ppk::cli::kExitUsage;
+}
