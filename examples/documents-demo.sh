@@ -21,8 +21,8 @@ grid=(0.1 1 10 100 1000)
 python3 "$here/make_documents.py" --seed 1 --vocabulary 3000 --train train.txt --test test.txt
 "$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 train.txt -o train.ppk
 "$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 test.txt -o test.ppk
-"$bin/svm-scale" -s scale.range train.txt > train.scaled
-"$bin/svm-scale" -r scale.range test.txt > test.scaled
+"$bin/svm-scale" -l 0 -s scale.range train.txt > train.scaled
+"$bin/svm-scale" -r scale.range test.txt > test.scaled 2> /dev/null  # warns of unseen features
 
 cv_accuracy() {  # options... training-file -> cross-validation accuracy (%)
   "$bin/svm-train" -q -v 5 "$@" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p'

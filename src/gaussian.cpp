@@ -37,6 +37,7 @@ const char* const kFamily = "gaussian";
 // D(D+1)/2 row indices; beyond this size a typo would become a huge allocation.
 constexpr long kMaxFullDimension = 5000;
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+const double kLog2 = std::log(2.0);
 
 long lower_triangle_offset(long i, long j) { return i >= j ? i * (i + 1) / 2 + j : j * (j + 1) / 2 + i; }
 
@@ -212,9 +213,12 @@ double GaussianModel::log_kernel(const Model& other) const {
   const double rho = a.rho;
   double pair_terms;  // -1/2 log|S + S'| - rho/2 (mu - mu')' (S + S')^-1 (mu - mu')
   if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic) {
-    // S + S' = (v + v') I: the RBF case, one logarithm.
+    // S + S' = (v + v') I: the RBF case. With equal variances (fitted with a fixed --var),
+    // log|S + S'| = D log 2 + log|S| needs no logarithm per pair.
     const double sum = a.variance + b.variance;
-    pair_terms = -0.5 * (static_cast<double>(a.dim()) * std::log(sum) + rho * (a.mean - b.mean).squaredNorm() / sum);
+    const double dim = static_cast<double>(a.dim());
+    const double log_det_sum = a.variance == b.variance ? dim * kLog2 + a.log_det : dim * std::log(sum);
+    pair_terms = -0.5 * (log_det_sum + rho * (a.mean - b.mean).squaredNorm() / sum);
   } else if (a.form != CovarianceForm::full && b.form != CovarianceForm::full) {
     pair_terms = a.with_variances([&](const auto& var_a) {
       return b.with_variances([&](const auto& var_b) { return diagonal_pair_terms(a.mean, var_a, b.mean, var_b, rho); });

@@ -7,12 +7,12 @@
 #include "ppk/kernel.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "model_fields.hpp"
 #include "ppk/family.hpp"
-#include "ppk/multinomial.hpp"
 
 namespace ppk {
 
@@ -26,19 +26,10 @@ CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& /*a*/, const Fam
 
 std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
 
-// What the user can change when a model's self-kernel diverges.
-std::string divergence_remedy(const Model& model) {
-  const auto* multinomial = dynamic_cast<const MultinomialModel*>(&model);
-  if (multinomial != nullptr && multinomial->trials().kind == Trials::all)
-    return ": the sum over all trial counts, 1/(1 - decay B), diverges for identical models (B = 1); "
-           "set a decay < 1 (JSON field \"decay\", row index 5)";
-  return ": this model has no finite kernel for these parameters";
-}
-
 }  // namespace
 
 PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& params)
-    : model_(std::move(model)), params_(params) {
+    : model_(std::move(model)), family_(model_ ? &model_->family() : nullptr), params_(params) {
   if (!model_) throw std::invalid_argument("PreparedModel: no model");
   model_->prepare(params_);
   log_self_ = model_->log_kernel(*model_);
@@ -47,8 +38,16 @@ PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& p
     throw KernelDomainError("the self-kernel k(p, p) of a " + describe(*model_) + " model at rho = " +
                             detail::format_number(params_.rho) + " is " +
                             (std::isnan(log_self_) ? std::string("not a number")
-                                                   : log_self_ > 0 ? std::string("infinite") : std::string("0")) +
-                            divergence_remedy(*model_));
+                                                   : log_self_ > 0 ? std::string("infinite") : std::string("0")));
+}
+
+void check_finite_kernel_values(KernelKind kind, const PreparedModel& model) {
+  static const double kLogLargestDouble = std::log(std::numeric_limits<double>::max());
+  if (kind == KernelKind::ppk && model.log_self_kernel() > kLogLargestDouble)
+    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(model.model()) + " model at rho = " +
+                            detail::format_number(model.params().rho) + " is exp(" +
+                            detail::format_number(model.log_self_kernel()) +
+                            "), beyond the largest double; use ppk_norm (-t 6), which is computed in log space");
 }
 
 void check_compatible(const Model& a, const Model& b) {
@@ -62,15 +61,14 @@ void check_compatible(const Model& a, const Model& b) {
 
 double log_kernel(const PreparedModel& a, const PreparedModel& b) {
   const Model &model_a = a.model(), &model_b = b.model();
-  if (&model_a.family() == &model_b.family()) return model_a.log_kernel(model_b);
+  if (&a.family() == &b.family()) return model_a.log_kernel(model_b);
   if (const auto cross = find_cross_family_kernel(model_a.family(), model_b.family())) return cross(model_a, model_b);
   check_compatible(model_a, model_b);  // throws the message that names both sample spaces
   throw KernelDomainError("no kernel between " + model_a.family().name + " and " + model_b.family().name);
 }
 
 double kernel(const PreparedModel& a, const PreparedModel& b) {
-  const Model &model_a = a.model(), &model_b = b.model();
-  if (&model_a.family() == &model_b.family()) return model_a.kernel(model_b);
+  if (&a.family() == &b.family()) return a.model().kernel(b.model());
   return std::exp(log_kernel(a, b));
 }
 

@@ -38,20 +38,28 @@ struct MultinomialModel::Impl {
   Trials trials;
   // Set by prepare():
   double rho = 0.0;
-  double base_power = 0.0;     // b^rho
-  std::vector<double> excess;  // u_d = a_d^rho - b^rho for the listed coordinates
-  double excess_sum = 0.0;     // U = sum_d u_d
+  double base_power = 0.0;  // b^rho
+  // u_d = a_d^rho - b^rho for the listed coordinates, each next to its index: the merge
+  // below reads one array per model, as LIBSVM's own sparse dot product does.
+  struct Excess {
+    long index;
+    double value;
+  };
+  std::vector<Excess> excess;
+  double excess_sum = 0.0;  // U = sum_d u_d
 
-  // S = sum_d (a_d a'_d)^rho (see the top of this file).
+  // S = sum_d (a_d a'_d)^rho (see the top of this file). The merge over listed coordinates
+  // advances without branches: both sides step on a tie, the smaller index steps otherwise.
   double power_sum(const Impl& b) const {
     double sum = static_cast<double>(a.dim) * base_power * b.base_power + base_power * b.excess_sum +
                  b.base_power * excess_sum;
-    const std::size_t listed_a = a.listed(), listed_b = b.a.listed();
-    for (std::size_t i = 0, j = 0; i < listed_a && j < listed_b;) {
-      const long da = a.index[i], db = b.a.index[j];
-      if (da == db) sum += excess[i++] * b.excess[j++];
-      else if (da < db) ++i;
-      else ++j;
+    const Excess *i = excess.data(), *const i_end = i + excess.size();
+    const Excess *j = b.excess.data(), *const j_end = j + b.excess.size();
+    while (i < i_end && j < j_end) {
+      const long di = i->index, dj = j->index;
+      sum += di == dj ? i->value * j->value : 0.0;
+      i += di <= dj;
+      j += dj <= di;
     }
     return sum;
   }
@@ -105,13 +113,18 @@ void MultinomialModel::prepare(const KernelParams& params) {
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the kernel over counts has a closed form only for rho = 1/2, the Bhattacharyya "
                             "kernel (JMLR 2004 eq. 6); use -g 0.5 (got rho = " + format_number(params.rho) + ")");
+  if (m.trials.kind == Trials::all && m.trials.decay == 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the sum over all trial counts, 1/(1 - B), diverges for identical models (B = 1), "
+                            "so the self-kernel k(p, p) is infinite; set a decay < 1 "
+                            "(JSON field \"decay\", row index 5) to weight s trials by decay^s");
   m.rho = params.rho;
   m.base_power = std::pow(m.a.base, m.rho);
   m.excess.resize(m.a.listed());
   m.excess_sum = 0.0;
   for (std::size_t i = 0; i < m.a.listed(); ++i) {
-    m.excess[i] = std::pow(m.a.value[i], m.rho) - m.base_power;
-    m.excess_sum += m.excess[i];
+    m.excess[i] = {m.a.index[i], std::pow(m.a.value[i], m.rho) - m.base_power};
+    m.excess_sum += m.excess[i].value;
   }
 }
 

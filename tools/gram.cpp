@@ -35,7 +35,7 @@ struct PreparedFile {
   std::vector<std::unique_ptr<PreparedModel>> models;
 };
 
-PreparedFile prepare_file(const std::string& path, const KernelParams& params) {
+PreparedFile prepare_file(const std::string& path, KernelKind kind, const KernelParams& params) {
   InputFile input(path);
   const std::vector<LabeledRow> rows = read_rows(input.stream(), input.name());
   PreparedFile file;
@@ -45,6 +45,7 @@ PreparedFile prepare_file(const std::string& path, const KernelParams& params) {
     std::unique_ptr<Model> model = decode_labeled_row(rows[i], file.name, i + 1);
     try {
       file.models.push_back(std::make_unique<PreparedModel>(std::move(model), params));
+      check_finite_kernel_values(kind, *file.models.back());
     } catch (const KernelDomainError& e) {
       throw row_error(file.name, i + 1, e.what());
     }
@@ -114,8 +115,8 @@ int run_gram(const std::vector<std::string>& args) {
   if (!against_self && path_a == "-" && path_b == "-")
     throw UsageError("A and B cannot both be standard input");
 
-  const PreparedFile a = prepare_file(path_a, params);
-  const PreparedFile b_file = against_self ? PreparedFile{} : prepare_file(path_b, params);
+  const PreparedFile a = prepare_file(path_a, kind, params);
+  const PreparedFile b_file = against_self ? PreparedFile{} : prepare_file(path_b, kind, params);
   const PreparedFile& b = against_self ? a : b_file;
 
   // Every pair must have a kernel; checking row 1 of each file against all rows

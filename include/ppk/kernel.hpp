@@ -15,16 +15,23 @@ class PreparedModel {
   // Throws KernelDomainError if the self-kernel is not finite and positive.
   PreparedModel(std::unique_ptr<Model> model, const KernelParams& params);
   const Model& model() const { return *model_; }
+  const FamilyInfo& family() const { return *family_; }
   const KernelParams& params() const { return params_; }
   double log_self_kernel() const { return log_self_; }
 
  private:
   std::unique_ptr<Model> model_;
+  const FamilyInfo* family_;  // model_->family(), looked up once: the hot loop compares families
   KernelParams params_;
   double log_self_;
 };
 
 enum class KernelKind { ppk = 5, ppk_norm = 6 };
+
+// Throws KernelDomainError when `kind` is ppk and k(p, p) overflows a double. By
+// Cauchy-Schwarz, k(p, q) <= sqrt(k(p, p) k(q, q)), so every kernel value between
+// models that pass this check is finite (ppk_norm is computed in log space).
+void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
 
 // Throws KernelDomainError naming both sample spaces when the pair has no kernel.
 void check_compatible(const Model& a, const Model& b);

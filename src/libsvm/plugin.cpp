@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 
 #include "ppk/kernel.hpp"
 #include "ppk/row.hpp"
@@ -23,6 +24,9 @@ ppk::KernelParams kernel_params(const svm_parameter* param) {
   return params;
 }
 
+// Each registered type's context points to its kind.
+ppk::KernelKind kernel_kind(const void* context) { return *static_cast<const ppk::KernelKind*>(context); }
+
 const ppk::PreparedModel& prepared(const void* decoded) {
   return *static_cast<const ppk::PreparedModel*>(decoded);
 }
@@ -34,11 +38,13 @@ const char* check_parameter(void*, const svm_parameter* param) {
   return nullptr;
 }
 
-void* decode(void*, const svm_node* x, const svm_parameter* param, char* err, size_t err_size) {
+void* decode(void* context, const svm_node* x, const svm_parameter* param, char* err, size_t err_size) {
   try {
     ppk::Row row;
     for (const svm_node* p = x; p->index != -1; ++p) row.push_back({p->index, p->value});
-    return new ppk::PreparedModel(ppk::decode_row(row), kernel_params(param));
+    auto model = std::make_unique<ppk::PreparedModel>(ppk::decode_row(row), kernel_params(param));
+    ppk::check_finite_kernel_values(kernel_kind(context), *model);
+    return model.release();
   } catch (const std::exception& e) {
     std::snprintf(err, err_size, "%s", e.what());
     return nullptr;
@@ -57,10 +63,9 @@ int compatible(void*, const void* a, const void* b, char* err, size_t err_size) 
 
 // Decoding and check_compatible validated every row and pair that LIBSVM will
 // combine, so an exception here is a bug: stop rather than train on a wrong value.
-template <ppk::KernelKind kind>
-double evaluate(void*, const void* a, const void* b) noexcept {
+double evaluate(void* context, const void* a, const void* b) noexcept {
   try {
-    return ppk::evaluate(kind, prepared(a), prepared(b));
+    return ppk::evaluate(kernel_kind(context), prepared(a), prepared(b));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
     std::abort();
@@ -69,20 +74,19 @@ double evaluate(void*, const void* a, const void* b) noexcept {
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-svm_kernel_type make_type(int number, const char* name, const char* help,
-                          double (*evaluate_fn)(void*, const void*, const void*)) {
+svm_kernel_type make_type(const ppk::KernelKind& kind, const char* name, const char* help) {
   svm_kernel_type type{};
   type.abi_version = LIBSVM_KERNEL_PLUGIN_ABI;
-  type.number = number;
+  type.number = static_cast<int>(kind);
   type.name = name;
   type.help = help;
   type.default_gamma = 1.0;  // rho = 1: the expected-likelihood kernel
   type.default_degree = 0;   // T = each model's own length
-  type.context = nullptr;
+  type.context = const_cast<ppk::KernelKind*>(&kind);
   type.check_parameter = check_parameter;
   type.decode = decode;
   type.compatible = compatible;
-  type.evaluate = evaluate_fn;
+  type.evaluate = evaluate;
   type.release = release;
   return type;
 }
@@ -91,14 +95,13 @@ svm_kernel_type make_type(int number, const char* name, const char* help,
 
 extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(
     int (*register_type)(const svm_kernel_type*)) {
+  static const ppk::KernelKind ppk_kind = ppk::KernelKind::ppk, ppk_norm_kind = ppk::KernelKind::ppk_norm;
   static const svm_kernel_type types[] = {
-      make_type(static_cast<int>(ppk::KernelKind::ppk), "ppk",
+      make_type(ppk_kind, "ppk",
                 "probability product kernel between the models in two rows: "
-                "-g rho (default 1; 0.5 Bhattacharyya), -d T time steps (default 0 = each model's own)",
-                evaluate<ppk::KernelKind::ppk>),
-      make_type(static_cast<int>(ppk::KernelKind::ppk_norm), "ppk_norm",
-                "ppk normalised to k(p,p')/sqrt(k(p,p)k(p',p')): -g rho (default 1), -d T (default 0)",
-                evaluate<ppk::KernelKind::ppk_norm>),
+                "-g rho (default 1; 0.5 Bhattacharyya), -d T time steps (default 0 = each model's own)"),
+      make_type(ppk_norm_kind, "ppk_norm",
+                "ppk normalised to k(p,p')/sqrt(k(p,p)k(p',p')): -g rho (default 1), -d T (default 0)"),
   };
   for (const svm_kernel_type& type : types)
     if (register_type(&type) != 0) return -1;

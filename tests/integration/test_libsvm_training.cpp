@@ -288,6 +288,21 @@ TEST(LibsvmTraining, ModelsOverDifferentSampleSpacesAreRejected) {
   EXPECT_NE(std::string(error).find("dimension 3"), std::string::npos) << error;
 }
 
+// Isotropic Gaussians with variance 1e-3 in D = 40: k(p, p) = (4 pi 1e-3)^(-20) ~ e^87 is
+// fine at rho = 1, but at rho = 8, k(p, p) = (2 rho)^(-D/2) (2 pi s)^((1-2rho)D/2) ~ e^1466 overflows.
+TEST(LibsvmTraining, UnnormalizedKernelsThatOverflowAskForPpkNorm) {
+  Problem data;
+  data.add(1, model_row(*point_model(std::vector<double>(40, 0.0), 1e-3)));
+  data.add(-1, model_row(*point_model(std::vector<double>(40, 1.0), 1e-3)));
+  svm_parameter param = parameters(5, 8.0, 1.0);
+  const char* error = svm_check_parameter(data.get(), &param);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("row 1"), std::string::npos) << error;
+  EXPECT_NE(std::string(error).find("ppk_norm"), std::string::npos) << error;
+  param.kernel_type = 6;
+  EXPECT_EQ(svm_check_parameter(data.get(), &param), nullptr);
+}
+
 TEST(LibsvmTraining, RhoMustBePositive) {
   Problem data;
   data.add(1, model_row(*point_model({0.0, 1.0}, 1.0)));

@@ -87,6 +87,25 @@ TEST(KernelDispatch, AllTrialsWithoutDecayHaveAnInfiniteSelfKernel) {
   EXPECT_NO_THROW(PreparedModel(multinomial({0.2, 0.3, 0.5}, Trials::all, 0, 0.99), with_rho(0.5)));
 }
 
+// Bernoulli at rho = 1/4 with g = 1/2 everywhere: each factor is 2 (1/4)^(1/4) = sqrt(2), so
+// log k(p, p) = (D/2) log 2, which passes log(DBL_MAX) ~ 709.8 for D = 2100 but not D = 2000.
+TEST(KernelDispatch, UnnormalizedKernelBeyondTheLargestDoubleIsRejected) {
+  auto bernoulli = [](long dim) {
+    SparseProbabilities g;
+    g.dim = dim;
+    g.base = 0.5;
+    return std::make_unique<BernoulliModel>(g);
+  };
+  const PreparedModel small(bernoulli(2000), with_rho(0.25)), large(bernoulli(2100), with_rho(0.25));
+  EXPECT_NEAR(small.log_self_kernel(), 1000 * std::log(2.0), 1e-9);
+  EXPECT_NO_THROW(check_finite_kernel_values(KernelKind::ppk, small));
+  EXPECT_TRUE(std::isfinite(evaluate(KernelKind::ppk, small, small)));
+  const std::string message = domain_error([&] { check_finite_kernel_values(KernelKind::ppk, large); });
+  EXPECT_NE(message.find("use ppk_norm"), std::string::npos) << message;
+  EXPECT_NO_THROW(check_finite_kernel_values(KernelKind::ppk_norm, large));
+  EXPECT_DOUBLE_EQ(evaluate(KernelKind::ppk_norm, large, large), 1.0);
+}
+
 TEST(KernelDispatch, NormalizedKernelIsTheCosineOfTheKernel) {
   Eigen::Matrix2d cov;
   cov << 1.0, 0.3, 0.3, 0.5;
