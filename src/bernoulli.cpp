@@ -98,17 +98,10 @@ void BernoulliModel::to_json(nlohmann::json& out) const {
 namespace {
 
 std::unique_ptr<Model> decode_bernoulli(RowReader& fields) {
-  SparseProbabilities g;
-  g.dim = fields.integer("dim", 1, detail::kMaxDimension);
-  const long base_index = fields.next_index();
-  g.base = fields.real("base");
-  const long p_first = fields.next_index();
-  for (const auto& [offset, value] : fields.sparse("p", static_cast<std::size_t>(g.dim))) {
-    g.index.push_back(offset);
-    g.value.push_back(value);
-  }
-  return detail::build_from_row({{"base", base_index, 1}, {"p", p_first, g.dim}},
-                                [&] { return std::make_unique<BernoulliModel>(std::move(g)); });
+  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
+  detail::BasedProbabilitiesInRow g = detail::read_based_probabilities(fields, dim);
+  return detail::build_from_row(
+      {g.base, g.p}, [&] { return std::make_unique<BernoulliModel>(std::move(g.probabilities)); });
 }
 
 std::unique_ptr<Model> bernoulli_from_json(const nlohmann::json& object) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ppk/model.hpp"
+#include "ppk/row.hpp"
 #include "ppk/sparse_probabilities.hpp"
 
 namespace ppk::detail {
@@ -68,6 +69,15 @@ struct RowFieldSpan {
 // The error `error` (raised by a model constructor) restated at the row indices of its
 // field: element e of a field at first index f is index f + e.
 ModelError at_row(const FieldError& error, std::initializer_list<RowFieldSpan> spans);
+
+// A probability vector stored in a row as a "base" scalar followed by the D-long sparse
+// block "p" (absent entries mean the base), with the positions of both for error messages.
+struct BasedProbabilitiesInRow {
+  SparseProbabilities probabilities;
+  RowFieldSpan base;
+  RowFieldSpan p;
+};
+BasedProbabilitiesInRow read_based_probabilities(RowReader& fields, long dim);
 
 // Builds a decoded model with `build()`, translating the constructor's FieldError to row indices.
 template <class Build>

@@ -189,8 +189,7 @@ void MultinomialModel::to_json(nlohmann::json& out) const {
 namespace {
 
 std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
-  SparseProbabilities a;
-  a.dim = fields.integer("dim", 1, detail::kMaxDimension);
+  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
   Trials trials;
   const long trials_index = fields.next_index();
   const long count = fields.integer("trials", -1, kMaxTrials);
@@ -201,16 +200,10 @@ std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
   if (trials.kind != Trials::all && decay != 0.0)
     throw fields.invalid("decay", "0 or nothing (a decay applies only with trials -1, all)", decay);
   if (trials.kind == Trials::all && decay != 0.0) trials.decay = decay;
-  const long base_index = fields.next_index();
-  a.base = fields.real("base");
-  const long p_first = fields.next_index();
-  for (const auto& [offset, value] : fields.sparse("p", static_cast<std::size_t>(a.dim))) {
-    a.index.push_back(offset);
-    a.value.push_back(value);
-  }
-  return detail::build_from_row(
-      {{"trials", trials_index, 1}, {"decay", decay_index, 1}, {"base", base_index, 1}, {"p", p_first, a.dim}},
-      [&] { return std::make_unique<MultinomialModel>(std::move(a), trials); });
+  detail::BasedProbabilitiesInRow a = detail::read_based_probabilities(fields, dim);
+  return detail::build_from_row({{"trials", trials_index, 1}, {"decay", decay_index, 1}, a.base, a.p}, [&] {
+    return std::make_unique<MultinomialModel>(std::move(a.probabilities), trials);
+  });
 }
 
 std::unique_ptr<Model> multinomial_from_json(const nlohmann::json& object) {

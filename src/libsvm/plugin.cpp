@@ -74,7 +74,7 @@ double evaluate(void* context, const void* a, const void* b) noexcept {
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-svm_kernel_type make_type(const ppk::KernelKind& kind, const char* name, const char* help) {
+svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* help) {
   svm_kernel_type type{};
   type.abi_version = LIBSVM_KERNEL_PLUGIN_ABI;
   type.number = static_cast<int>(kind);
@@ -82,7 +82,7 @@ svm_kernel_type make_type(const ppk::KernelKind& kind, const char* name, const c
   type.help = help;
   type.default_gamma = 1.0;  // rho = 1: the expected-likelihood kernel
   type.default_degree = 0;   // T = each model's own length
-  type.context = const_cast<ppk::KernelKind*>(&kind);
+  type.context = &kind;
   type.check_parameter = check_parameter;
   type.decode = decode;
   type.compatible = compatible;
@@ -95,7 +95,7 @@ svm_kernel_type make_type(const ppk::KernelKind& kind, const char* name, const c
 
 extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(
     int (*register_type)(const svm_kernel_type*)) {
-  static const ppk::KernelKind ppk_kind = ppk::KernelKind::ppk, ppk_norm_kind = ppk::KernelKind::ppk_norm;
+  static ppk::KernelKind ppk_kind = ppk::KernelKind::ppk, ppk_norm_kind = ppk::KernelKind::ppk_norm;
   static const svm_kernel_type types[] = {
       make_type(ppk_kind, "ppk",
                 "probability product kernel between the models in two rows: "

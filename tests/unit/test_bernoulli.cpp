@@ -6,17 +6,10 @@
 #include "oracles.hpp"
 #include "ppk/bernoulli.hpp"
 #include "ppk/kernel.hpp"
+#include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
-
-const double kRhos[] = {0.25, 0.5, 1.0, 2.0};
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 PreparedModel prepared(SparseProbabilities g, double rho) {
   return PreparedModel(std::make_unique<BernoulliModel>(std::move(g)), with_rho(rho));

@@ -6,18 +6,12 @@
 #include "oracles.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
+#include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
 
-const double kRhos[] = {0.25, 0.5, 1.0, 2.0};
 const CovarianceForm kForms[] = {CovarianceForm::isotropic, CovarianceForm::diagonal, CovarianceForm::full};
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 double kernel_between(std::unique_ptr<Model> a, std::unique_ptr<Model> b, double rho) {
   const PreparedModel pa(std::move(a), with_rho(rho)), pb(std::move(b), with_rho(rho));

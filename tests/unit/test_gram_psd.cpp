@@ -10,17 +10,12 @@
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
 
 constexpr int kModels = 30;
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 // Checks the Gram matrices of `evaluate(kind)` over `models`, for both kernel kinds.
 void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {

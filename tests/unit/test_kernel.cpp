@@ -11,15 +11,10 @@
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 std::unique_ptr<Model> multinomial(std::vector<double> p, Trials::Kind kind = Trials::one_event, long count = 0,
                                    double decay = 1.0) {

@@ -15,6 +15,7 @@
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "kernel_params.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)
 #define PPK_COUNT_ALLOCATIONS 0
@@ -55,12 +56,6 @@ void free(void* pointer) { __libc_free(pointer); }
 
 namespace ppk {
 namespace {
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 // Allocations made while evaluating every kernel kind on (a, b) `repeats` times, after one warm-up.
 long allocations_while_evaluating(const PreparedModel& a, const PreparedModel& b, int repeats = 20) {

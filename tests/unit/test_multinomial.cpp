@@ -7,17 +7,10 @@
 #include "oracles.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
-
-const double kRhos[] = {0.25, 0.5, 1.0, 2.0};
-
-KernelParams with_rho(double rho) {
-  KernelParams params;
-  params.rho = rho;
-  return params;
-}
 
 Trials fixed_trials(long s) {
   Trials trials;

@@ -1,0 +1,17 @@
+// Kernel parameters shared by the unit tests.
+#pragma once
+
+#include "ppk/model.hpp"
+
+namespace ppk {
+
+// The rho values every closed form is checked at (issue: rho in {0.25, 0.5, 1, 2}).
+inline constexpr double kRhos[] = {0.25, 0.5, 1.0, 2.0};
+
+inline KernelParams with_rho(double rho) {
+  KernelParams params;
+  params.rho = rho;
+  return params;
+}
+
+}  // namespace ppk
