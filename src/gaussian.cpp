@@ -80,6 +80,17 @@ struct GaussianModel::Impl {
     if (form == CovarianceForm::isotropic) return f(Eigen::ArrayXd::Constant(mean.size(), variance));
     return f(variances.array());
   }
+
+  // log k for two isotropic models of one dimension, prepared with one rho. S + S' = (v + v') I:
+  // the RBF case. With equal variances (fitted with a fixed --var), log|S + S'| = D log 2 + log|S|
+  // needs no logarithm per pair.
+  double isotropic_log_kernel(const Impl& b) const {
+    const double sum = variance + b.variance;
+    const double d = static_cast<double>(dim());
+    const double log_det_sum = variance == b.variance ? d * kLog2 + log_det : d * std::log(sum);
+    const double pair_terms = -0.5 * (log_det_sum + rho * (mean - b.mean).squaredNorm() / sum);
+    return log_scale + b.log_scale + pair_terms;
+  }
 };
 
 namespace {
@@ -213,12 +224,7 @@ double GaussianModel::log_kernel(const Model& other) const {
   const double rho = a.rho;
   double pair_terms;  // -1/2 log|S + S'| - rho/2 (mu - mu')' (S + S')^-1 (mu - mu')
   if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic) {
-    // S + S' = (v + v') I: the RBF case. With equal variances (fitted with a fixed --var),
-    // log|S + S'| = D log 2 + log|S| needs no logarithm per pair.
-    const double sum = a.variance + b.variance;
-    const double dim = static_cast<double>(a.dim());
-    const double log_det_sum = a.variance == b.variance ? dim * kLog2 + a.log_det : dim * std::log(sum);
-    pair_terms = -0.5 * (log_det_sum + rho * (a.mean - b.mean).squaredNorm() / sum);
+    return a.isotropic_log_kernel(b);
   } else if (a.form != CovarianceForm::full && b.form != CovarianceForm::full) {
     pair_terms = a.with_variances([&](const auto& var_a) {
       return b.with_variances([&](const auto& var_b) { return diagonal_pair_terms(a.mean, var_a, b.mean, var_b, rho); });
@@ -247,6 +253,28 @@ double GaussianModel::log_kernel(const Model& other) const {
     pair_terms = -0.5 * (log_det_sum + rho * whitened.squaredNorm());
   }
   return a.log_scale + b.log_scale + pair_terms;
+}
+
+const GaussianModel::Impl& GaussianModel::impl_of(const Model& other) {
+  return *static_cast<const GaussianModel&>(other).impl_;
+}
+
+// Isotropic pairs inline (no virtual call per pair), the others through log_kernel.
+void GaussianModel::log_kernel_many(const Model* const* others, std::size_t n, double* out) const {
+  const Impl& a = *impl_;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Impl& b = impl_of(*others[k]);
+    if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic && a.rho > 0.0 && a.rho == b.rho &&
+        a.mean.size() == b.mean.size())
+      out[k] = a.isotropic_log_kernel(b);
+    else
+      out[k] = GaussianModel::log_kernel(*others[k]);
+  }
+}
+
+void GaussianModel::kernel_many(const Model* const* others, std::size_t n, double* out) const {
+  log_kernel_many(others, n, out);
+  for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(out[k]);  // as Model::kernel
 }
 
 // Row fields: D, form, mean, then the covariance (see gaussian.hpp).

@@ -72,12 +72,43 @@ double kernel(const PreparedModel& a, const PreparedModel& b) {
   return std::exp(log_kernel(a, b));
 }
 
-double normalized_kernel(const PreparedModel& a, const PreparedModel& b) {
-  return std::exp(log_kernel(a, b) - 0.5 * (a.log_self_kernel() + b.log_self_kernel()));
+namespace {
+// k(a,b) / sqrt(k(a,a) k(b,b)) from log k(a,b), in log space.
+double normalize(double log_k, const PreparedModel& a, const PreparedModel& b) {
+  return std::exp(log_k - 0.5 * (a.log_self_kernel() + b.log_self_kernel()));
 }
+}  // namespace
+
+double normalized_kernel(const PreparedModel& a, const PreparedModel& b) { return normalize(log_kernel(a, b), a, b); }
 
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b) {
   return kind == KernelKind::ppk_norm ? normalized_kernel(a, b) : kernel(a, b);
+}
+
+void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n,
+                   double* out) {
+  // Runs of b of a's family go to the family's batch kernel, in blocks of the models' addresses
+  // on the stack (no allocation); other pairs go one by one.
+  constexpr std::size_t kBlock = 256;
+  const Model* models[kBlock];
+  std::size_t begin = 0;
+  while (begin < n) {
+    std::size_t m = 0;
+    for (; m < kBlock && begin + m < n && &b[begin + m]->family() == &a.family(); ++m)
+      models[m] = &b[begin + m]->model();
+    double* const block_out = out + begin;
+    if (m == 0) {
+      block_out[0] = evaluate(kind, a, *b[begin]);
+      ++begin;
+    } else if (kind == KernelKind::ppk_norm) {
+      a.model().log_kernel_many(models, m, block_out);
+      for (std::size_t k = 0; k < m; ++k) block_out[k] = normalize(block_out[k], a, *b[begin + k]);
+      begin += m;
+    } else {
+      a.model().kernel_many(models, m, block_out);
+      begin += m;
+    }
+  }
 }
 
 }  // namespace ppk

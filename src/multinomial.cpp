@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,63 @@ struct MultinomialModel::Impl {
     }
     return sum;
   }
+
+  // power_sum(b) for every b in others, the same values bit for bit: this model's excess values
+  // are scattered once into a dense per-thread array (zero elsewhere), so each b costs one pass
+  // over its own listed coordinates; the products are added in the merge's order, and a
+  // coordinate listed by one side only adds a zero product as the merge adds 0.0.
+  void power_sums(const Model* const* others, std::size_t n, double* out) const;
+  // Throws unless b was prepared with the same parameters and the same sample space.
+  void check_pair(const Impl& b) const {
+    if (rho <= 0.0 || rho != b.rho || a.dim != b.a.dim || trials.kind != b.trials.kind || trials.count != b.trials.count)
+      detail::throw_unprepared_pair(kFamily);
+  }
+  // k from S (see the top of this file)
+  double kernel_from_sum(const Impl& b, double sum) const {
+    switch (trials.kind) {
+      case Trials::one_event: return sum;
+      case Trials::fixed: return std::pow(sum, static_cast<double>(trials.count));
+      case Trials::all: break;
+    }
+    // Each model weights the s-trial kernels by its own decay^(s/2), so the pair's ratio is
+    // sqrt(lambda lambda'): k = sum_s (sqrt(lambda lambda') B)^s stays a sum of positive
+    // semidefinite kernels when the decays differ.
+    const double ratio = std::sqrt(trials.decay * b.trials.decay) * std::min(sum, 1.0);
+    if (ratio >= 1.0 - kIdenticalModels) return std::numeric_limits<double>::infinity();
+    return 1.0 / (1.0 - ratio);
+  }
+  // log k from S: log(B^s) = s log B for s trials (B^s alone underflows for long documents)
+  double log_kernel_from_sum(const Impl& b, double sum) const {
+    if (trials.kind == Trials::fixed) return static_cast<double>(trials.count) * std::log(sum);
+    return std::log(kernel_from_sum(b, sum));
+  }
 };
+
+namespace {
+// Beyond this dimension the dense scatter array (8 bytes per category and thread) is not worth
+// its memory: batches fall back to one merge per pair.
+constexpr long kMaxScatterDimension = 1L << 22;
+}  // namespace
+
+void MultinomialModel::Impl::power_sums(const Model* const* others, std::size_t n, double* out) const {
+  if (a.dim > kMaxScatterDimension) {
+    for (std::size_t k = 0; k < n; ++k) out[k] = power_sum(impl_of(*others[k]));
+    return;
+  }
+  // Zero everywhere between calls; grown (zero-filled) only when the dimension grows.
+  thread_local std::vector<double> dense;
+  if (dense.size() < static_cast<std::size_t>(a.dim)) dense.resize(static_cast<std::size_t>(a.dim), 0.0);
+  double* const u = dense.data();
+  for (const Excess& e : excess) u[e.index] = e.value;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Impl& b = impl_of(*others[k]);
+    double sum = static_cast<double>(a.dim) * base_power * b.base_power + base_power * b.excess_sum +
+                 b.base_power * excess_sum;
+    for (const Excess& e : b.excess) sum += u[e.index] * e.value;
+    out[k] = sum;
+  }
+  for (const Excess& e : excess) u[e.index] = 0.0;
+}
 
 MultinomialModel::MultinomialModel(SparseProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
@@ -128,37 +185,34 @@ void MultinomialModel::prepare(const KernelParams& params) {
   }
 }
 
+const MultinomialModel::Impl& MultinomialModel::impl_of(const Model& other) {
+  return *static_cast<const MultinomialModel&>(other).impl_;
+}
+
 double MultinomialModel::kernel(const Model& other) const {
-  const Impl& a = *impl_;
-  const Impl& b = *static_cast<const MultinomialModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.a.dim != b.a.dim || a.trials.kind != b.trials.kind ||
-      a.trials.count != b.trials.count)
-    detail::throw_unprepared_pair(kFamily);
-  const double sum = a.power_sum(b);
-  switch (a.trials.kind) {
-    case Trials::one_event: return sum;
-    case Trials::fixed: return std::pow(sum, static_cast<double>(a.trials.count));
-    case Trials::all: break;
-  }
-  // Each model weights the s-trial kernels by its own decay^(s/2), so the pair's ratio is
-  // sqrt(lambda lambda'): k = sum_s (sqrt(lambda lambda') B)^s stays a sum of positive
-  // semidefinite kernels when the decays differ.
-  const double ratio = std::sqrt(a.trials.decay * b.trials.decay) * std::min(sum, 1.0);
-  if (ratio >= 1.0 - kIdenticalModels) return std::numeric_limits<double>::infinity();
-  return 1.0 / (1.0 - ratio);
+  const Impl &a = *impl_, &b = impl_of(other);
+  a.check_pair(b);
+  return a.kernel_from_sum(b, a.power_sum(b));
 }
 
 double MultinomialModel::log_kernel(const Model& other) const {
+  const Impl &a = *impl_, &b = impl_of(other);
+  a.check_pair(b);
+  return a.log_kernel_from_sum(b, a.power_sum(b));
+}
+
+void MultinomialModel::kernel_many(const Model* const* others, std::size_t n, double* out) const {
   const Impl& a = *impl_;
-  if (a.trials.kind == Trials::fixed) {
-    // log(B^s) = s log B: B^s alone underflows for long documents.
-    const Impl& b = *static_cast<const MultinomialModel&>(other).impl_;
-    if (a.rho <= 0.0 || a.rho != b.rho || a.a.dim != b.a.dim || b.trials.kind != Trials::fixed ||
-        a.trials.count != b.trials.count)
-      detail::throw_unprepared_pair(kFamily);
-    return static_cast<double>(a.trials.count) * std::log(a.power_sum(b));
-  }
-  return std::log(kernel(other));
+  for (std::size_t k = 0; k < n; ++k) a.check_pair(impl_of(*others[k]));
+  a.power_sums(others, n, out);
+  for (std::size_t k = 0; k < n; ++k) out[k] = a.kernel_from_sum(impl_of(*others[k]), out[k]);
+}
+
+void MultinomialModel::log_kernel_many(const Model* const* others, std::size_t n, double* out) const {
+  const Impl& a = *impl_;
+  for (std::size_t k = 0; k < n; ++k) a.check_pair(impl_of(*others[k]));
+  a.power_sums(others, n, out);
+  for (std::size_t k = 0; k < n; ++k) out[k] = a.log_kernel_from_sum(impl_of(*others[k]), out[k]);
 }
 
 // Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.

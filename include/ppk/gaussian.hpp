@@ -13,6 +13,7 @@
 //   full: the lower triangle of Sigma row by row (D(D+1)/2 values: S11, S21, S22, S31, ...).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include <Eigen/Core>
@@ -46,11 +47,14 @@ class GaussianModel : public Model {
   SampleSpace sample_space() const override;
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
+  void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
+  void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
 
  private:
   struct Impl;
+  static const Impl& impl_of(const Model& other);  // other: a Gaussian (the dispatcher checks)
   explicit GaussianModel(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

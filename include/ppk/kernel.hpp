@@ -2,6 +2,7 @@
 // kernel, and the compatibility rules between families.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "ppk/model.hpp"
@@ -43,5 +44,9 @@ double kernel(const PreparedModel& a, const PreparedModel& b);
 // k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(log k(a,b) - (log k(a,a) + log k(b,b)) / 2).
 double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
+// out[k] = evaluate(kind, a, *b[k]) for k < n, the same values bit for bit, with the families'
+// batch kernels (one setup for a per call). Requires check_compatible(a, b[k]) for every k.
+void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n,
+                   double* out);
 
 }  // namespace ppk

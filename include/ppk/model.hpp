@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -66,6 +67,16 @@ class Model {
   // k_rho(*this, other). Families whose kernel is a plain sum override this to
   // avoid the log/exp round trip; the default exponentiates log_kernel.
   virtual double kernel(const Model& other) const { return std::exp(log_kernel(other)); }
+
+  // out[k] = kernel(*others[k]) and out[k] = log_kernel(*others[k]) for k < n, the same values
+  // bit for bit, every others[k] of this family: LIBSVM asks for kernel columns in batches.
+  // Families override these where a batch is cheaper than n pairs; the defaults loop.
+  virtual void kernel_many(const Model* const* others, std::size_t n, double* out) const {
+    for (std::size_t k = 0; k < n; ++k) out[k] = kernel(*others[k]);
+  }
+  virtual void log_kernel_many(const Model* const* others, std::size_t n, double* out) const {
+    for (std::size_t k = 0; k < n; ++k) out[k] = log_kernel(*others[k]);
+  }
 
   // Writes the family's fields (everything after the family header) to a row.
   virtual void encode_fields(RowWriter& out) const = 0;

@@ -15,6 +15,7 @@
 //   7..6+D: a_d for coordinates that differ from the base (absent or 0 means base).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "ppk/family.hpp"
@@ -44,11 +45,15 @@ class MultinomialModel : public Model {
   void prepare(const KernelParams& params) override;  // KernelDomainError: trials need rho = 1/2
   double log_kernel(const Model& other) const override;
   double kernel(const Model& other) const override;
+  // One pass over this model's listed coordinates per call, then O(listed) per other model.
+  void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
+  void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
 
  private:
   struct Impl;
+  static const Impl& impl_of(const Model& other);  // other: a multinomial (the dispatcher checks)
   std::unique_ptr<Impl> impl_;
 };
 

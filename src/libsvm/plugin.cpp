@@ -4,7 +4,9 @@
 //     6  ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))  (in log space)
 // LIBSVM's own fields carry the parameters: -g is rho, -d is T for sequence models.
 // Each row is decoded into a PreparedModel once (LIBSVM's hook keeps the decoded
-// rows per training run and per loaded model); evaluate() is the hot loop.
+// rows per training run and per loaded model); evaluate_many() is the hot loop: LIBSVM hands
+// it parts of kernel columns.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +74,22 @@ double evaluate(void* context, const void* a, const void* b) noexcept {
   }
 }
 
+// A part of a kernel column or the support vectors, in blocks of typed pointers on the stack.
+void evaluate_many(void* context, const void* a, const void* const* b, int n, double* out) noexcept {
+  try {
+    constexpr int kBlock = 256;
+    const ppk::PreparedModel* models[kBlock];
+    for (int begin = 0; begin < n; begin += kBlock) {
+      const int m = std::min(kBlock, n - begin);
+      for (int k = 0; k < m; ++k) models[k] = &prepared(b[begin + k]);
+      ppk::evaluate_many(kernel_kind(context), prepared(a), models, static_cast<std::size_t>(m), out + begin);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
+    std::abort();
+  }
+}
+
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
 svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* help) {
@@ -88,6 +106,7 @@ svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* h
   type.compatible = compatible;
   type.evaluate = evaluate;
   type.release = release;
+  type.evaluate_many = evaluate_many;
   return type;
 }
 

@@ -8,7 +8,7 @@ source "$(dirname "$0")/common.sh"
 (($# == 5)) || fail "usage: $0 SVM_TRAIN SVM_PREDICT DECISION_VALUES TEST_PLUGIN HEART_SCALE"
 svm_train=$1 svm_predict=$2 decision_values=$3 plugin=$4 heart=$5
 export LIBSVM_KERNEL_PLUGINS=$plugin
-unset OMP_NUM_THREADS LIBSVM_TEST_PLUGIN_COUNT_FILE
+unset OMP_NUM_THREADS LIBSVM_TEST_PLUGIN_COUNT_FILE LIBSVM_TEST_PLUGIN_BATCH_FILE
 cp "$heart" heart_scale
 relabel heart_scale >three
 

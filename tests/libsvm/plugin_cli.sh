@@ -8,7 +8,7 @@ source "$(dirname "$0")/common.sh"
 (($# == 6)) || fail "usage: $0 SVM_TRAIN SVM_PREDICT DECISION_VALUES PLUGIN_API_TEST TEST_PLUGIN HEART_SCALE"
 svm_train=$1 svm_predict=$2 decision_values=$3 api_test=$4 plugin=$5 heart=$6
 export LIBSVM_KERNEL_PLUGINS=$plugin
-unset LIBSVM_TEST_PLUGIN_COUNT_FILE
+unset LIBSVM_TEST_PLUGIN_COUNT_FILE LIBSVM_TEST_PLUGIN_BATCH_FILE
 cp "$heart" heart_scale
 relabel heart_scale >three
 l=$(wc -l <heart_scale)
@@ -61,6 +61,25 @@ for s in "-s 1" "-s 2" "-s 3" "-s 4"; do
   cmp d_lin_s d_plug_s || fail "$s: decision values differ from -t 0"
 done
 pass "nu-SVC, one-class, epsilon-SVR, nu-SVR (three classes) equal -t 0"
+
+# LIBSVM asks for kernel values through evaluate_many when the plugin has it (the test plugin
+# drops it with LIBSVM_TEST_PLUGIN_NO_BATCH; libsvm.plugin_cli_no_batch runs this file so)
+batch_values() {
+  rm -f batch
+  LIBSVM_TEST_PLUGIN_BATCH_FILE=$PWD/batch "$@" >/dev/null
+  cat batch
+}
+for run in "$svm_train -q -t 17 heart_scale m_batch" "$svm_train -q -s 3 -t 17 three m_batch" \
+  "$svm_train -q -s 2 -t 17 three m_batch" "$svm_predict heart_scale m_name p_batch"; do
+  # shellcheck disable=SC2086
+  n=$(batch_values $run)
+  if [[ -n ${LIBSVM_TEST_PLUGIN_NO_BATCH:-} ]]; then
+    [[ $n == 0 ]] || fail "$run: $n kernel values through evaluate_many, which the plugin does not have"
+  else
+    ((n > 0)) || fail "$run: no kernel values through evaluate_many"
+  fi
+done
+pass "training (SVC, SVR, one-class) and prediction use evaluate_many if the plugin has it${LIBSVM_TEST_PLUGIN_NO_BATCH:+ (here: it has not)}"
 
 # model files keep every digit of the support vectors (%.17g): with values of 17 significant
 # digits, each SV of the model is literally a row of the training data

@@ -8,7 +8,10 @@
 //  * every decode is counted: test_plugin_decode_count() and, if the environment variable
 //    LIBSVM_TEST_PLUGIN_COUNT_FILE names a file, the count is appended to it at exit;
 //  * LIBSVM_TEST_PLUGIN_SLOW_NS=N makes each evaluation take at least N ns (an expensive kernel),
-//    and LIBSVM_TEST_PLUGIN_THREADS_FILE receives at exit how many threads evaluated kernels.
+//    and LIBSVM_TEST_PLUGIN_THREADS_FILE receives at exit how many threads evaluated kernels;
+//  * evaluate_many is provided (a loop over evaluate), unless LIBSVM_TEST_PLUGIN_NO_BATCH is set,
+//    so that both of LIBSVM's paths are tested; LIBSVM_TEST_PLUGIN_BATCH_FILE receives at exit how
+//    many kernel values were asked for through evaluate_many.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +33,7 @@ struct Row
 
 std::atomic<long> decodes{0};
 std::atomic<long> live{0};	// decoded rows not yet released
+std::atomic<long> batch_values{0};	// kernel values asked for through evaluate_many
 long slow_ns = 0;
 // the threads that evaluated kernels, recorded in slow mode (no thread_local here: LeakSanitizer
 // of GCC 12 crashes on dynamic TLS of dlopen()ed modules in non-main threads)
@@ -106,6 +110,13 @@ double evaluate(void *, const void *a, const void *b)
 	return sum;
 }
 
+void evaluate_many(void *context, const void *a, const void *const *b, int n, double *out)
+{
+	batch_values += n;
+	for(int k = 0; k < n; ++k)
+		out[k] = evaluate(context, a, b[k]);
+}
+
 void release(void *, void *decoded)
 {
 	--live;
@@ -125,6 +136,7 @@ void append(const char *variable, long value)
 void write_counts()
 {
 	append("LIBSVM_TEST_PLUGIN_COUNT_FILE", decodes.load());
+	append("LIBSVM_TEST_PLUGIN_BATCH_FILE", batch_values.load());
 	std::lock_guard<std::mutex> lock(threads_mutex);
 	append("LIBSVM_TEST_PLUGIN_THREADS_FILE", (long)threads.size());
 }
@@ -151,6 +163,7 @@ __attribute__((visibility("default"))) int svm_kernel_plugin_init(int (*register
 	type.compatible = compatible;
 	type.evaluate = evaluate;
 	type.release = release;
+	type.evaluate_many = getenv("LIBSVM_TEST_PLUGIN_NO_BATCH") ? nullptr : evaluate_many;
 	if(const char *slow = getenv("LIBSVM_TEST_PLUGIN_SLOW_NS"))
 		slow_ns = atol(slow);
 	atexit(write_counts);

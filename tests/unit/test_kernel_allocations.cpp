@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -122,6 +124,36 @@ TEST(KernelAllocations, FullCovarianceKernelsReuseTheirScratchSpace) {
     const PreparedModel diag(GaussianModel::diagonal(Eigen::VectorXd::Random(dim), cov.diagonal()), with_rho(1.0));
     EXPECT_EQ(allocations_while_evaluating(full, full), 0) << "D = " << dim;
     EXPECT_EQ(allocations_while_evaluating(full, diag), 0) << "D = " << dim;
+  }
+}
+
+// The batch path (LIBSVM's evaluate_many): the multinomial's dense scatter array is per thread and
+// grown once per dimension; the other families' batches use no scratch space.
+TEST(KernelAllocations, BatchKernelsDoNotAllocateAfterWarmUp) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  std::vector<std::unique_ptr<PreparedModel>> multinomials, gaussians;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<double> p(3000, 0.0002);
+    p[(7 * i) % 3000] = 0.2, p[(31 * i + 5) % 3000] = 0.2;
+    double sum = 0;
+    for (double v : p) sum += v;
+    for (double& v : p) v /= sum;
+    multinomials.push_back(std::make_unique<PreparedModel>(
+        std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), Trials()), with_rho(0.5)));
+    gaussians.push_back(std::make_unique<PreparedModel>(
+        GaussianModel::isotropic(Eigen::VectorXd::Constant(10, 0.1 * i), i % 2 ? 0.5 : 0.7), with_rho(1.0)));
+  }
+  for (const auto* models : {&multinomials, &gaussians}) {
+    std::vector<const PreparedModel*> b;
+    for (const auto& m : *models) b.push_back(m.get());
+    std::vector<double> out(b.size());
+    evaluate_many(KernelKind::ppk, *b[0], b.data(), b.size(), out.data());  // warm-up
+    const long before = g_allocations.load();
+    t_counting = true;
+    for (const PreparedModel* a : b)
+      for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
+    t_counting = false;
+    EXPECT_EQ(g_allocations.load() - before, 0) << (models == &multinomials ? "multinomial" : "gaussian");
   }
 }
 
