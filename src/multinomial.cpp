@@ -201,18 +201,22 @@ double MultinomialModel::log_kernel(const Model& other) const {
   return a.log_kernel_from_sum(b, a.power_sum(b));
 }
 
-void MultinomialModel::kernel_many(const Model* const* others, std::size_t n, double* out) const {
+// The batch kernels: every pair checked first (so a throw leaves nothing half done), the
+// sums S in one scatter pass, then k or log k from each S.
+template <class FromSum>
+void MultinomialModel::batch(const Model* const* others, std::size_t n, double* out, FromSum from_sum) const {
   const Impl& a = *impl_;
   for (std::size_t k = 0; k < n; ++k) a.check_pair(impl_of(*others[k]));
   a.power_sums(others, n, out);
-  for (std::size_t k = 0; k < n; ++k) out[k] = a.kernel_from_sum(impl_of(*others[k]), out[k]);
+  for (std::size_t k = 0; k < n; ++k) out[k] = (a.*from_sum)(impl_of(*others[k]), out[k]);
+}
+
+void MultinomialModel::kernel_many(const Model* const* others, std::size_t n, double* out) const {
+  batch(others, n, out, &Impl::kernel_from_sum);
 }
 
 void MultinomialModel::log_kernel_many(const Model* const* others, std::size_t n, double* out) const {
-  const Impl& a = *impl_;
-  for (std::size_t k = 0; k < n; ++k) a.check_pair(impl_of(*others[k]));
-  a.power_sums(others, n, out);
-  for (std::size_t k = 0; k < n; ++k) out[k] = a.log_kernel_from_sum(impl_of(*others[k]), out[k]);
+  batch(others, n, out, &Impl::log_kernel_from_sum);
 }
 
 // Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.

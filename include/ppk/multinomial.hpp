@@ -54,6 +54,8 @@ class MultinomialModel : public Model {
  private:
   struct Impl;
   static const Impl& impl_of(const Model& other);  // other: a multinomial (the dispatcher checks)
+  template <class FromSum>
+  void batch(const Model* const* others, std::size_t n, double* out, FromSum from_sum) const;
   std::unique_ptr<Impl> impl_;
 };
 
