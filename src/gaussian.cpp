@@ -84,6 +84,8 @@ struct GaussianModel::Impl {
   // log k for two isotropic models of one dimension, prepared with one rho. S + S' = (v + v') I:
   // the RBF case. With equal variances (fitted with a fixed --var), log|S + S'| = D log 2 + log|S|
   // needs no logarithm per pair.
+  // Both prepared for one rho (prepare() sets rho > 0) over one dimension.
+  bool prepared_with(const Impl& b) const { return rho > 0.0 && rho == b.rho && mean.size() == b.mean.size(); }
   double isotropic_log_kernel(const Impl& b) const {
     const double sum = variance + b.variance;
     const double d = static_cast<double>(dim());
@@ -220,7 +222,7 @@ void GaussianModel::prepare(const KernelParams& params) {
 double GaussianModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const GaussianModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.mean.size() != b.mean.size()) detail::throw_unprepared_pair(kFamily);
+  if (!a.prepared_with(b)) detail::throw_unprepared_pair(kFamily);
   const double rho = a.rho;
   double pair_terms;  // -1/2 log|S + S'| - rho/2 (mu - mu')' (S + S')^-1 (mu - mu')
   if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic) {
@@ -264,8 +266,7 @@ void GaussianModel::log_kernel_many(const Model* const* others, std::size_t n, d
   const Impl& a = *impl_;
   for (std::size_t k = 0; k < n; ++k) {
     const Impl& b = impl_of(*others[k]);
-    if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic && a.rho > 0.0 && a.rho == b.rho &&
-        a.mean.size() == b.mean.size())
+    if (a.form == CovarianceForm::isotropic && b.form == CovarianceForm::isotropic && a.prepared_with(b))
       out[k] = a.isotropic_log_kernel(b);
     else
       out[k] = GaussianModel::log_kernel(*others[k]);
