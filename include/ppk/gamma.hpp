@@ -1,0 +1,50 @@
+// Gamma models over positive real vectors, independent per dimension:
+//     p(x) = prod_d x_d^(a_d - 1) exp(-x_d / b_d) / (Gamma(a_d) b_d^a_d),   a_d shape, b_d scale.
+//
+// Kernel (JMLR 2004 section 3; design.md), per dimension:
+//     a+ = rho (a + a' - 2) + 1,   1/b+ = rho (1/b + 1/b'),
+//     k = Gamma(a+) b+^a+ / [Gamma(a) b^a Gamma(a') b'^a']^rho,
+// defined when a+ > 0. The self pair is the worst pair (see exponential_family.hpp): every kernel
+// of a model with shapes a_d exists iff rho (2 a_d - 2) + 1 > 0 for each d, i.e. rho < 1 / (2 (1 - a_d))
+// for shapes below 1. prepare() rejects other rho with that bound.
+// Natural form: theta = (a_d - 1, -1/b_d) for each d, K = sum_d log Gamma(a_d) + a_d log b_d, A = 0.
+//
+// Row fields (family code 6): 3: D (>= 1)   4..3+D: shape a_d > 0   4+D..3+2D: scale b_d > 0.
+// JSON: {"family":"gamma","shape":[..],"scale":[..]}
+#pragma once
+
+#include <vector>
+
+#include "ppk/exponential_family.hpp"
+#include "ppk/family.hpp"
+
+namespace ppk {
+
+class GammaModel : public ExponentialFamilyModel {
+ public:
+  // Throws ModelError (field errors on "shape", "scale") unless 1 <= D <= 10^8, both vectors have
+  // length D, and every entry is finite and > 0.
+  GammaModel(std::vector<double> shapes, std::vector<double> scales);
+  const std::vector<double>& shapes() const;
+  const std::vector<double>& scales() const;
+
+  ~GammaModel() override;
+  const FamilyInfo& family() const override;
+  SampleSpace sample_space() const override;  // "positive real vectors" of dimension D
+  void prepare(const KernelParams& params) override;  // KernelDomainError with the bound on rho
+  double log_kernel(const Model& other) const override;
+  void encode_fields(RowWriter& out) const override;
+  void to_json(nlohmann::json& out) const override;
+
+  double log_partition(const Eigen::VectorXd& theta) const override;
+  bool in_natural_domain(const Eigen::VectorXd& theta) const override;
+  std::optional<MeasureScaling> measure_scaling(double rho) const override;  // eta = 1, c = 1
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+const FamilyInfo& gamma_family();
+
+}  // namespace ppk

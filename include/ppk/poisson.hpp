@@ -1,0 +1,48 @@
+// Poisson models over count vectors, independent per dimension:
+//     p(x) = prod_d rate_d^x_d exp(-rate_d) / x_d!,   x in {0, 1, 2, ...}^D.
+//
+// Kernel, a product over dimensions of (JMLR 2004 section 3; design.md):
+//   rho = 1/2:  exp(-(sqrt(l) - sqrt(l'))^2 / 2)
+//   rho = 1:    exp(-(l + l')) I0(2 sqrt(l l'))
+//   other rho:  exp(-rho (l + l')) sum_x (l l')^(rho x) / (x!)^(2 rho), a series summed to full
+//               double precision with the truncation bound proven in poisson.cpp.
+// Natural form: theta_d = log rate_d, K(theta) = sum_d exp(theta_d), A(x) = -sum_d log x_d!,
+// which scales only at rho = 1/2 (log_kernel_from_log_partition then agrees with the above).
+// A rate of 0 (the point mass at 0) is allowed: its kernels are the limits of the formulas.
+//
+// Row fields (family code 4): 3: D (>= 1)   4..3+D: rate_d >= 0 (absent means 0).
+// JSON: {"family":"poisson","rate":[..]}
+#pragma once
+
+#include <vector>
+
+#include "ppk/exponential_family.hpp"
+#include "ppk/family.hpp"
+
+namespace ppk {
+
+class PoissonModel : public ExponentialFamilyModel {
+ public:
+  // Throws ModelError (a field error on "rate") unless 1 <= D <= 10^8 and every rate is finite and >= 0.
+  explicit PoissonModel(std::vector<double> rates);
+  const std::vector<double>& rates() const;
+
+  ~PoissonModel() override;
+  const FamilyInfo& family() const override;
+  SampleSpace sample_space() const override;  // "count vectors" of dimension D
+  void prepare(const KernelParams& params) override;  // any rho > 0
+  double log_kernel(const Model& other) const override;
+  void encode_fields(RowWriter& out) const override;
+  void to_json(nlohmann::json& out) const override;
+
+  double log_partition(const Eigen::VectorXd& theta) const override;
+  bool in_natural_domain(const Eigen::VectorXd& theta) const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+const FamilyInfo& poisson_family();
+
+}  // namespace ppk
