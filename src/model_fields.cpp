@@ -56,8 +56,7 @@ ModelError at_row(const FieldError& error, std::initializer_list<RowFieldSpan> s
 }
 
 SparseProbabilities checked_probabilities(const std::string& family, SparseProbabilities p) {
-  if (p.dim < 1 || p.dim > kMaxDimension)
-    throw field_error(family, "dim", "a whole number in [1, 100000000]", std::to_string(p.dim));
+  check_dimension(family, p.dim, 1);
   if (p.value.size() != p.index.size())
     throw field_error(family, "p", "as many listed values as listed coordinates",
                       std::to_string(p.value.size()) + " values for " + std::to_string(p.index.size()) + " coordinates");
@@ -81,6 +80,22 @@ SparseProbabilities checked_probabilities(const std::string& family, SparseProba
   p.index.resize(kept);
   p.value.resize(kept);
   return p;
+}
+
+void check_dimension(const std::string& family, long dim, long min_dim) {
+  if (dim < min_dim || dim > kMaxDimension)
+    throw field_error(family, "dim", "a whole number in [" + std::to_string(min_dim) + ", 100000000]",
+                      std::to_string(dim));
+}
+
+void check_positive_entries(const std::string& family, const char* field, const std::vector<double>& values,
+                            bool allow_zero) {
+  for (std::size_t d = 0; d < values.size(); ++d) {
+    const double v = values[d];
+    if (!(allow_zero ? v >= 0.0 && std::isfinite(v) : is_positive_finite(v)))
+      throw element_error(family, field, static_cast<long>(d),
+                          allow_zero ? "a finite number >= 0" : "a finite number > 0", v);
+  }
 }
 
 void check_rho(const std::string& family, const KernelParams& params) {

@@ -99,6 +99,12 @@ inline bool is_positive_finite(double v) { return v > 0.0 && std::isfinite(v); }
 // cannot store a listed 0: it reads as the base).
 SparseProbabilities checked_probabilities(const std::string& family, SparseProbabilities p);
 
+// FieldError on "dim" unless min_dim <= dim <= 10^8.
+void check_dimension(const std::string& family, long dim, long min_dim);
+// FieldError on element d of `field` unless every value is finite and > 0 (>= 0 with allow_zero).
+void check_positive_entries(const std::string& family, const char* field, const std::vector<double>& values,
+                            bool allow_zero = false);
+
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);
 
