@@ -1,11 +1,13 @@
 // ppk fit FAMILY [options] INPUT [-o OUTPUT]: one model row per example.
 #include <cmath>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "ppk/data.hpp"
@@ -15,50 +17,103 @@
 namespace ppk::cli {
 namespace {
 
-constexpr const char* kFitUsage = R"(Usage: ppk fit gaussian|bernoulli|multinomial [options] INPUT [-o OUTPUT]
+constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
+FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
 An example is one line 'label index:value ...', or, when the lines carry qid:
 (the SVMlight convention), the run of consecutive lines sharing 'label qid:N'.
+
+Estimators (--estimator): ml = maximum likelihood; map = the posterior mode
+under the family's conjugate prior (--prior-* options); posterior = the
+posterior predictive, where it stays in the family (bernoulli, multinomial,
+gaussian with --var).
+Shrinkage (--shrink L, COLT 2003): each example's estimate maximises
+  log p(example | theta) + L * sum over the training examples j of log p(x_j | theta),
+i.e. its statistics plus L times those pooled over the training set. Fit the
+training file with --shrink L --save-pooled POOL, and the test file with
+--shrink L --pooled-from POOL, so that both use the same pool.
 )";
 
 constexpr const char* kGaussianHelp = R"(
-gaussian: N(mu, Sigma) by maximum likelihood from the example's vectors x_1..x_n:
-  mu = mean of the x_i;  S = (1/n) sum (x_i - mu)(x_i - mu)';  Sigma = S + R I
-  (full), diag(S) + R I (diag) or (trace(S)/D + R) I (iso). With --var V only mu
-  is fitted and Sigma = V I: one vector x gives N(x, V I), whose kernels are RBF
-  kernels. Without --ridge or --var, an example needs enough vectors for a
-  non-singular ML covariance (2 for iso/diag, D + 1 for full).
+gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
+  scatter sum (x_i - x-bar)(x_i - x-bar)'.
+  ml (default): mu = x-bar; Sigma = S/n + R I (full), diag(S)/n + R I (diag) or
+    (trace(S)/(n D) + R) I (iso). Without --ridge an example needs enough
+    vectors for a non-singular covariance (2 for iso/diag, D + 1 for full).
+  map: prior mu ~ N(M 1, Sigma/K), Sigma ~ inverse-Wishart (full) or scaled
+    inverse-chi^2 (each diagonal variance, or the isotropic one) with N0
+    pseudo-observations of variance S0. With m = (n x-bar + K M)/(n + K) and
+    B = K n/(K + n) (x-bar - M)(x-bar - M)': mu = m and Sigma =
+    (N0 S0 I + S + B)/(N0 + n + D + 2) (full), (N0 S0 + S_dd + B_dd)/(N0 + n + 3)
+    (diag), (N0 S0 + trace(S + B))/(N0 + n D + D + 2) (iso).
+  --var V fixes Sigma = V I and fits only the mean (one vector x gives N(x, V I),
+    whose kernels are RBF kernels): ml mu = x-bar; map mu = m (prior
+    mu ~ N(M 1, V/K I)); posterior N(m, V (1 + 1/(n + K)) I).
 )";
 
 constexpr const char* kBernoulliHelp = R"(
 bernoulli: independent binary features (a non-zero value counts as 1) of the
-  example's n vectors, k_d of which have feature d:
-  g_d = (k_d + A) / (n + 2A), the posterior mean under a Beta(A, A) prior
-  (A = 1: Laplace's rule; A = 0: maximum likelihood). Rows list only the
-  features that occur; the others share the base probability A / (n + 2A).
+  example's n vectors, k_d of which have feature d; prior g_d ~ Beta(A, A):
+  posterior (default): g_d = (k_d + A) / (n + 2A)  (A = 1: Laplace's rule)
+  map: g_d = (k_d + A - 1) / (n + 2A - 2)  (A >= 1);  ml: g_d = k_d / n.
+  Rows list only the features that occur; the others share a base probability.
 )";
 
 constexpr const char* kMultinomialHelp = R"(
-multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d:
-  a_d = (c_d + A) / (N + A D), the posterior mean under a Dirichlet(A) prior
-  (A = 1: Laplace; A = 0: maximum likelihood). Rows list only the words that
-  occur; the others share the base probability A / (N + A D), so a short
-  document over a large vocabulary stays sparse. --trials selects the model:
-  one = a single draw (any rho), S = S draws, all = summed over all draw counts
-  with decay L (both need rho = 1/2: svm-train -g 0.5).
+multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d;
+  prior a ~ Dirichlet(A, .., A):
+  posterior (default): a_d = (c_d + A) / (N + A D), the Dirichlet-multinomial mean
+  map: a_d = (c_d + A - 1) / (N + D (A - 1))  (A >= 1);  ml: a_d = c_d / N.
+  Rows list only the words that occur, so a short document over a large
+  vocabulary stays sparse. --trials selects the model: one = a single draw (any
+  rho), S = S draws, all = summed over all draw counts with decay L (both need
+  rho = 1/2: svm-train -g 0.5).
 )";
+
+constexpr const char* kPoissonHelp = R"(
+poisson: independent Poisson counts per feature (whole numbers >= 0; absent = 0);
+  prior rate_d ~ Gamma(shape A, rate B):
+  ml (default): rate_d = sum_i x_id / n;  map: rate_d = max(0, sum_i x_id + A - 1) / (n + B).
+)";
+
+constexpr const char* kExponentialHelp = R"(
+exponential: independent exponential values per feature (>= 0; absent = 0),
+  scale b_d (the mean); prior on the rate 1/b_d ~ Gamma(shape A, rate B):
+  ml (default): b_d = sum_i x_id / n;  map: b_d = (sum_i x_id + B) / (n + A - 1).
+)";
+
+constexpr const char* kGammaHelp = R"(
+gamma: independent gamma values per feature (> 0, every feature present);
+  ml (default): scale = mean / shape, and the shape solves
+    log(shape) - digamma(shape) = log(mean x) - mean(log x)
+    (needs values that are not all equal).
+  map: the mode in the natural parameters under the conjugate prior worth N0
+    pseudo-observations typical of Gamma(A0, B0): the ML fit of the data plus
+    N0 observations with mean x = A0 B0 and mean log x = digamma(A0) + log B0.
+)";
+
+constexpr const char* kDirichletHelp = R"(
+dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
+  proportions x is the case D = 2, x = (x, 1 - x)).
+  ml (default): the fixed point digamma(alpha_d) - digamma(sum alpha) =
+    mean(log x_d) by Newton's method (needs vectors that are not all equal).
+  map: as for gamma, with N0 pseudo-observations typical of Dirichlet(A0, .., A0):
+    mean log x_d = digamma(A0) - digamma(D A0).
+)";
+
+using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method);
 
 struct FitFamily {
   const char* name;
   const char* help;
-  // Adds the family's options to `options`.
-  void (*add_options)(po::options_description& options);
-  // Reads the family's options and returns its estimator.
-  std::function<std::unique_ptr<Model>(const std::vector<SparseVector>&, long)> (*estimator)(
-      const po::variables_map& values);
+  Method default_method;
+  void (*add_options)(po::options_description& options);  // the family's own options
+  EstimatorFactory make_estimator;
 };
+
+double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
 
 void add_gaussian_options(po::options_description& options) {
   options.add_options()
@@ -67,12 +122,18 @@ void add_gaussian_options(po::options_description& options) {
       ("var", po::value<double>()->value_name("V"),
        "fixed isotropic variance V > 0; only the mean is fitted (no --ridge; --cov iso)")
       ("ridge", po::value<double>()->default_value(0.0)->value_name("R"),
-       "R >= 0 added to the covariance diagonal (0: maximum likelihood)");
+       "R >= 0 added to the covariance diagonal")
+      ("prior-mean", po::value<double>()->default_value(0.0)->value_name("M"), "map/posterior: prior mean M (every coordinate)")
+      ("prior-strength", po::value<double>()->default_value(0.0)->value_name("K"),
+       "map/posterior: K >= 0 pseudo-observations of the mean (0: flat prior on the mean)")
+      ("prior-var", po::value<double>()->default_value(1.0)->value_name("S0"), "map: prior variance S0 > 0")
+      ("prior-count", po::value<double>()->default_value(1.0)->value_name("N0"),
+       "map: N0 > 0 pseudo-observations of the variance");
 }
 
-std::function<std::unique_ptr<Model>(const std::vector<SparseVector>&, long)> gaussian_estimator(
-    const po::variables_map& values) {
+std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method method) {
   GaussianFitOptions options;
+  options.method = method;
   const std::string form = values["cov"].as<std::string>();
   if (form == "iso")
     options.covariance = CovarianceForm::isotropic;
@@ -82,52 +143,35 @@ std::function<std::unique_ptr<Model>(const std::vector<SparseVector>&, long)> ga
     options.covariance = CovarianceForm::full;
   else
     throw UsageError("--cov must be iso, diag or full, got '" + form + "'");
-  options.ridge = values["ridge"].as<double>();
-  if (!(options.ridge >= 0) || !std::isfinite(options.ridge))
-    throw UsageError("--ridge must be a finite number >= 0, got " + format_double(options.ridge));
+  options.ridge = option(values, "ridge");
   if (values.count("var")) {
-    const double variance = values["var"].as<double>();
-    if (!(variance > 0) || !std::isfinite(variance))
-      throw UsageError("--var must be a finite number > 0, got " + format_double(variance));
     if (!values["cov"].defaulted() && options.covariance != CovarianceForm::isotropic)
-      throw UsageError("--var fixes an isotropic covariance; it cannot be combined with --cov " +
-                       form);
-    if (!values["ridge"].defaulted())
-      throw UsageError("--var fixes the covariance; it cannot be combined with --ridge");
+      throw UsageError("--var fixes an isotropic covariance; it cannot be combined with --cov " + form);
+    if (!values["ridge"].defaulted()) throw UsageError("--var fixes the covariance; it cannot be combined with --ridge");
     options.covariance = CovarianceForm::isotropic;
-    options.variance = variance;
+    options.variance = option(values, "var");
   }
-  return [options](const std::vector<SparseVector>& vectors, long dim) {
-    return std::unique_ptr<Model>(fit_gaussian(vectors, dim, options));
-  };
+  options.prior_mean = option(values, "prior-mean");
+  options.prior_strength = option(values, "prior-strength");
+  options.prior_variance = option(values, "prior-var");
+  options.prior_count = option(values, "prior-count");
+  return gaussian_estimator(options);
 }
 
 void add_alpha_option(po::options_description& options, const char* description) {
-  options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"),
-                        description);
-}
-
-double alpha_option(const po::variables_map& values) {
-  const double alpha = values["alpha"].as<double>();
-  if (!(alpha >= 0) || !std::isfinite(alpha))
-    throw UsageError("--alpha must be a finite number >= 0, got " + format_double(alpha));
-  return alpha;
+  options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"), description);
 }
 
 void add_bernoulli_options(po::options_description& options) {
-  add_alpha_option(options, "additive smoothing: g_d = (k_d + A) / (n + 2A)");
+  add_alpha_option(options, "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior)");
 }
 
-std::function<std::unique_ptr<Model>(const std::vector<SparseVector>&, long)> bernoulli_estimator(
-    const po::variables_map& values) {
-  const double alpha = alpha_option(values);
-  return [alpha](const std::vector<SparseVector>& vectors, long dim) {
-    return std::unique_ptr<Model>(fit_bernoulli(vectors, dim, alpha));
-  };
+std::unique_ptr<Estimator> make_bernoulli(const po::variables_map& values, Method method) {
+  return bernoulli_estimator(BernoulliFitOptions{method, option(values, "alpha")});
 }
 
 void add_multinomial_options(po::options_description& options) {
-  add_alpha_option(options, "additive smoothing: a_d = (c_d + A) / (N + A D)");
+  add_alpha_option(options, "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior)");
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -159,7 +203,7 @@ Trials trials_option(const po::variables_map& values) {
   }
   if (values.count("decay")) {
     if (trials.kind != Trials::all) throw UsageError("--decay applies only to --trials all");
-    trials.decay = values["decay"].as<double>();
+    trials.decay = option(values, "decay");
     if (!(trials.decay > 0 && trials.decay <= 1))
       throw UsageError("--decay must be in (0, 1], got " + format_double(trials.decay));
   } else if (trials.kind == Trials::all) {
@@ -170,20 +214,61 @@ Trials trials_option(const po::variables_map& values) {
   return trials;
 }
 
-std::function<std::unique_ptr<Model>(const std::vector<SparseVector>&, long)>
-multinomial_estimator(const po::variables_map& values) {
-  MultinomialFitOptions options;
-  options.alpha = alpha_option(values);
-  options.trials = trials_option(values);
-  return [options](const std::vector<SparseVector>& vectors, long dim) {
-    return std::unique_ptr<Model>(fit_multinomial(vectors, dim, options));
-  };
+std::unique_ptr<Estimator> make_multinomial(const po::variables_map& values, Method method) {
+  return multinomial_estimator(MultinomialFitOptions{method, option(values, "alpha"), trials_option(values)});
+}
+
+// Poisson and exponential: a Gamma(shape A, rate B) prior on the rate.
+void add_gamma_prior_on_rate(po::options_description& options) {
+  options.add_options()
+      ("prior-shape", po::value<double>()->default_value(2.0)->value_name("A"), "map: prior Gamma shape A > 0")
+      ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map: prior Gamma rate B >= 0");
+}
+
+std::unique_ptr<Estimator> make_poisson(const po::variables_map& values, Method method) {
+  return poisson_estimator(PoissonFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
+}
+
+std::unique_ptr<Estimator> make_exponential(const po::variables_map& values, Method method) {
+  return exponential_estimator(
+      ExponentialFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
+}
+
+void add_prior_count(po::options_description& options) {
+  options.add_options()("prior-count", po::value<double>()->default_value(1.0)->value_name("N0"),
+                        "map: the prior is worth N0 > 0 pseudo-observations");
+}
+
+void add_gamma_options(po::options_description& options) {
+  options.add_options()
+      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"), "map: pseudo-observations typical of Gamma(A0, B0)")
+      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map: (see --prior-shape)");
+  add_prior_count(options);
+}
+
+std::unique_ptr<Estimator> make_gamma(const po::variables_map& values, Method method) {
+  return gamma_estimator(GammaFitOptions{method, option(values, "prior-shape"), option(values, "prior-scale"),
+                                         option(values, "prior-count")});
+}
+
+void add_dirichlet_options(po::options_description& options) {
+  options.add_options()("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A0"),
+                        "map: pseudo-observations typical of Dirichlet(A0, .., A0)");
+  add_prior_count(options);
+}
+
+std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Method method) {
+  return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
 }
 
 const FitFamily kFamilies[] = {
-    {"gaussian", kGaussianHelp, add_gaussian_options, gaussian_estimator},
-    {"bernoulli", kBernoulliHelp, add_bernoulli_options, bernoulli_estimator},
-    {"multinomial", kMultinomialHelp, add_multinomial_options, multinomial_estimator},
+    {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian},
+    {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli},
+    {"multinomial", kMultinomialHelp, Method::posterior, add_multinomial_options, make_multinomial},
+    {"poisson", kPoissonHelp, Method::ml, add_gamma_prior_on_rate, make_poisson},
+    {"exponential", kExponentialHelp, Method::ml, add_gamma_prior_on_rate, make_exponential},
+    {"gamma", kGammaHelp, Method::ml, add_gamma_options, make_gamma},
+    {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet},
 };
 
 po::options_description common_options() {
@@ -194,13 +279,15 @@ po::options_description common_options() {
       ("dim", po::value<long>()->value_name("D"),
        "the models' dimension (number of features, vocabulary size); default: the largest "
        "index in INPUT. Give the same D to files fitted separately (train and test)")
+      ("estimator", po::value<std::string>()->value_name("ml|map|posterior"),
+       "the estimate (default: posterior for bernoulli and multinomial, ml otherwise)")
+      ("shrink", po::value<double>()->value_name("L"),
+       "shrink toward the pooled training data with weight L > 0 (COLT 2003)")
+      ("pooled-from", po::value<std::string>()->value_name("POOL"),
+       "with --shrink: the pooled statistics saved from the training file (for test files)")
+      ("save-pooled", po::value<std::string>()->value_name("POOL"),
+       "write the statistics pooled over INPUT (the training file) to POOL")
       ("help,h", "this text");
-  return options;
-}
-
-po::options_description family_options(const FitFamily& family) {
-  po::options_description options = common_options();
-  family.add_options(options);
   return options;
 }
 
@@ -228,11 +315,37 @@ long model_dimension(const Dataset& data, const po::variables_map& values) {
   return dim;
 }
 
+// The statistics pooled over every example of `data` (the training set).
+Statistics pool_examples(const Estimator& estimator, const Dataset& data, long dim) {
+  std::optional<Statistics> pooled;
+  for (const Example& example : data.examples) {
+    try {
+      const Statistics own = estimator.statistics(example.vectors, dim);
+      pooled = pooled ? estimator.pool(*pooled, own, 1.0) : own;
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, e.what());
+    }
+  }
+  if (!pooled) throw InputError(data.source + ": no examples to pool");
+  return *pooled;
+}
+
+Statistics read_pooled(const std::string& path) {
+  InputFile input(path);
+  try {
+    return statistics_from_json(nlohmann::json::parse(input.stream()));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(input.name() + ": not a JSON file of pooled statistics: " + e.what());
+  } catch (const EstimationError& e) {
+    throw InputError(input.name() + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 int run_fit(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    if (args.empty()) throw UsageError("missing the family: gaussian, bernoulli or multinomial");
+    if (args.empty()) throw UsageError("missing the family: gaussian, bernoulli, multinomial, poisson, exponential, gamma or dirichlet");
     print_fit_help(nullptr);
     return 0;
   }
@@ -241,36 +354,70 @@ int run_fit(const std::vector<std::string>& args) {
     if (args[0] == candidate.name) family = &candidate;
   if (family == nullptr)
     throw UsageError("unknown family '" + args[0] +
-                     "'; ppk fit supports gaussian, bernoulli and multinomial");
+                     "'; ppk fit supports gaussian, bernoulli, multinomial, poisson, exponential, gamma and dirichlet");
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
     print_fit_help(family);
     return 0;
   }
 
-  po::options_description options = family_options(*family);
+  po::options_description options = common_options();
+  family->add_options(options);
   options.add_options()("input", po::value<std::string>(), "INPUT");
   po::positional_options_description positional;
   positional.add("input", 1);
   const po::variables_map values = parse_command_line(rest, options, positional);
-  if (!values.count("input"))
-    throw UsageError("missing INPUT (a LIBSVM data file, or '-' for standard input)");
-  const auto estimate = family->estimator(values);
+  if (!values.count("input")) throw UsageError("missing INPUT (a LIBSVM data file, or '-' for standard input)");
+
+  std::unique_ptr<Estimator> estimator;
+  double lambda = 0;
+  try {
+    const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
+                                                    : family->default_method;
+    estimator = family->make_estimator(values, method);
+  } catch (const EstimationError& e) {
+    throw UsageError(e.what());
+  }
+  if (values.count("shrink")) {
+    lambda = values["shrink"].as<double>();
+    if (!(lambda > 0) || !std::isfinite(lambda))
+      throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
+  } else if (values.count("pooled-from")) {
+    throw UsageError("--pooled-from needs --shrink L (the weight of the pooled statistics)");
+  }
+  if (values.count("pooled-from") && values.count("save-pooled"))
+    throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
 
   InputFile input(values["input"].as<std::string>());
   const Dataset data = read_data(input.stream(), input.name());
   const long dim = model_dimension(data, values);
+
+  std::optional<Statistics> pooled;
+  if (values.count("pooled-from")) {
+    pooled = read_pooled(values["pooled-from"].as<std::string>());
+    if (pooled->family != estimator->family() || pooled->dim != dim)
+      throw InputError(values["pooled-from"].as<std::string>() + ": the pooled statistics are of a " + pooled->family +
+                       " over dimension " + std::to_string(pooled->dim) + ", but this fit is a " + estimator->family() +
+                       " over dimension " + std::to_string(dim) + " (give the training file's --dim)");
+  } else if (lambda > 0 || values.count("save-pooled")) {
+    pooled = pool_examples(*estimator, data, dim);
+  }
 
   std::vector<std::string> lines;
   lines.reserve(data.examples.size());
   for (const Example& example : data.examples) {
     std::unique_ptr<Model> model;
     try {
-      model = estimate(example.vectors, dim);
+      model = estimate(*estimator, example.vectors, dim, pooled ? &*pooled : nullptr, lambda);
     } catch (const EstimationError& e) {
       throw data.error_at(example, e.what());
     }
     lines.push_back(format_row_line(example.label, encode_row(*model)));
+  }
+  if (values.count("save-pooled")) {
+    nlohmann::json json;
+    statistics_to_json(*pooled, json);
+    write_lines(values["save-pooled"].as<std::string>(), {json.dump()});
   }
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

@@ -1,71 +1,192 @@
-// Estimators: one generative model from the vectors of one example.
+// Estimators: one generative model from the vectors of one example (JMLR 2004 section 2.2;
+// COLT 2003 section 2.1).
 //
-// The input is the example's vectors in LIBSVM's sparse form (a single vector,
-// or the rows of a qid group) and the dimension D of the sample space, which
-// the caller fixes for the whole data set so that models fitted from separate
-// files agree. Every coordinate must be < D.
+// The input is the example's vectors in LIBSVM's sparse form (a single vector, or the rows of a
+// qid group) and the dimension D of the sample space, which the caller fixes for the whole data
+// set so that models fitted from separate files agree. Every coordinate must be < D.
+//
+// Every estimator works in two steps: the example's sufficient statistics (Statistics: the number
+// of vectors n and sums such as sum_i x_i or sum_i log x_i), then the model from those statistics
+// by one of three methods:
+//   ml         maximum likelihood, theta = argmax log p(chi | theta);
+//   map        the mode of the posterior under the family's conjugate prior;
+//   posterior  the posterior predictive p(x | chi) = integral p(x | theta) p(theta | chi) dtheta,
+//              where it stays in a supported family (Bernoulli, multinomial, Gaussian with a
+//              known variance).
+// Shrinkage (COLT 2003, the equation after (5)) draws every example's estimate toward the whole
+// training set:
+//   theta_i = argmax [ log p(chi_i | theta) + lambda sum_j log p(chi_j | theta) ].
+// For an exponential family the objective depends on the data only through n and sum T(x), so
+// theta_i is the estimate from the example's statistics plus lambda times the statistics pooled
+// over all training examples (pool() below). The pooled statistics are saved with the training
+// models (pooled_to_json) so that test examples are fitted against the same pool.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "ppk/bernoulli.hpp"
+#include <Eigen/Core>
+#include <nlohmann/json_fwd.hpp>
+
 #include "ppk/data.hpp"
 #include "ppk/gaussian.hpp"
+#include "ppk/model.hpp"
 #include "ppk/multinomial.hpp"
 
 namespace ppk {
 
-// The example cannot give a model with these options (too few vectors for the
-// covariance, a singular covariance, counts that are negative...). The message
-// says why and which option would help; it names no file (the caller adds that).
+// The example cannot give a model with these options (too few vectors for the covariance, a
+// singular covariance, counts that are negative...). The message says why and which option would
+// help; it names no file (the caller adds that).
 class EstimationError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// Gaussian N(mu, Sigma) by maximum likelihood from the example's n vectors x_1..x_n:
-//   mu = (1/n) sum_i x_i,   S = (1/n) sum_i (x_i - mu)(x_i - mu)'   (the ML, not the unbiased, S)
-//   full: Sigma = S + ridge I;  diagonal: Sigma = diag(S) + ridge I;
-//   isotropic: Sigma = (trace(S)/D + ridge) I.
-// With `variance` set, only the mean is fitted: Sigma = variance I (a single
-// vector x gives N(x, variance I), whose kernels are RBF kernels in x).
-// Without a ridge the ML covariance must be non-singular: a diagonal or isotropic
-// fit needs n >= 2 and no coordinate (resp. not every coordinate) constant
-// across the vectors; a full fit needs n >= D + 1 and vectors spanning R^D
-// (numerically: smallest eigenvalue of S > D * machine epsilon * largest).
+enum class Method { ml, map, posterior };
+// "ml", "map", "posterior"; parse_method throws EstimationError for anything else.
+const char* method_name(Method method);
+Method parse_method(const std::string& name);
+
+// Sufficient statistics of a set of vectors for one family and dimension.
+struct Statistics {
+  std::string family;
+  long dim = 0;
+  double count = 0;                              // n, the number of vectors (weighted when pooled)
+  std::map<std::string, Eigen::MatrixXd> sums;   // named statistics, vectors as D x 1
+};
+
+// The statistics as JSON ({"family", "dim", "count", "statistics": {name: array}}) and back;
+// from_json throws EstimationError naming what is wrong.
+void statistics_to_json(const Statistics& statistics, nlohmann::json& out);
+Statistics statistics_from_json(const nlohmann::json& object);
+
+class Estimator {
+ public:
+  virtual ~Estimator() = default;
+  virtual std::string family() const = 0;
+  // The statistics of one example's vectors; checks that every coordinate is < dim and every
+  // value lies in the family's sample space (EstimationError otherwise).
+  virtual Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const = 0;
+  // The statistics of the union of a's data and `weight` copies of b's data. The default adds
+  // counts and sums; the Gaussian's centred statistics combine differently.
+  virtual Statistics pool(const Statistics& a, const Statistics& b, double weight) const;
+  // The model from statistics, by the configured method.
+  virtual std::unique_ptr<Model> fit(const Statistics& statistics) const = 0;
+};
+
+// Fits one example: its statistics, shrunk toward `pooled` with weight `lambda` when given.
+std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<SparseVector>& vectors, long dim,
+                                const Statistics* pooled = nullptr, double lambda = 0.0);
+
+// ---------------------------------------------------------------------------------------------
+// Gaussian N(mu, Sigma) from the example's n vectors, x-bar their mean, S = sum_i (x_i - x-bar)(x_i - x-bar)'.
+//   ml:   mu = x-bar; Sigma = S/n + ridge I (full), diag(S)/n + ridge I (diagonal),
+//         (trace(S)/(n D) + ridge) I (isotropic). Without a ridge the ML covariance must be
+//         non-singular: a diagonal or isotropic fit needs n >= 2 and no coordinate (resp. not every
+//         coordinate) constant; a full fit needs n >= D + 1 and vectors spanning R^D (numerically:
+//         smallest eigenvalue > D * machine epsilon * largest).
+//   map:  the conjugate prior mu | Sigma ~ N(m0 1, Sigma / k0) with Sigma ~ inverse-Wishart(nu0,
+//         nu0 s0 I) (full), or each variance (diagonal) or the one variance (isotropic) ~ scaled
+//         inverse-chi^2(nu0, s0). With m = (n x-bar + k0 m0 1)/(n + k0) and
+//         B = k0 n / (k0 + n) (x-bar - m0 1)(x-bar - m0 1)', the joint posterior mode is mu = m and
+//           full       Sigma = (nu0 s0 I + S + B) / (nu0 + n + D + 2)
+//           diagonal   Sigma_dd = (nu0 s0 + S_dd + B_dd) / (nu0 + n + 3)
+//           isotropic  sigma^2 = (nu0 s0 + trace(S + B)) / (nu0 + n D + D + 2),  plus the ridge.
+// With `variance` V set, only the mean is estimated and Sigma = V I (a single vector x gives
+// N(x, V I), whose kernels are RBF kernels in x). Then ml: mu = x-bar; map: mu = m under the
+// prior mu ~ N(m0 1, V / k0 I); posterior: the predictive N(m, V (1 + 1/(n + k0)) I).
 struct GaussianFitOptions {
   CovarianceForm covariance = CovarianceForm::full;
   std::optional<double> variance;  // > 0; then `covariance` must be isotropic and ridge 0
   double ridge = 0.0;              // >= 0, added to the covariance diagonal
+  Method method = Method::ml;
+  double prior_mean = 0.0;      // m0 (every coordinate)
+  double prior_strength = 0.0;  // k0 >= 0: pseudo-observations of the mean (0: a flat prior)
+  double prior_variance = 1.0;  // s0 > 0
+  double prior_count = 1.0;     // nu0 > 0: pseudo-observations of the variance
 };
-std::unique_ptr<GaussianModel> fit_gaussian(const std::vector<SparseVector>& vectors, long dim,
-                                            const GaussianFitOptions& options);
+std::unique_ptr<Estimator> gaussian_estimator(const GaussianFitOptions& options);
 
-// Bernoulli over {0,1}^D from n binary vectors (a non-zero value counts as 1),
-// k_d = the number of vectors with coordinate d set:
-//   g_d = (k_d + alpha) / (n + 2 alpha),
-// the posterior mean of g_d under a Beta(alpha, alpha) prior (alpha = 1: Laplace's
-// rule; alpha = 0: maximum likelihood). Coordinates with k_d = 0 share the row's
-// base probability alpha / (n + 2 alpha), so the model lists only the set coordinates.
-std::unique_ptr<BernoulliModel> fit_bernoulli(const std::vector<SparseVector>& vectors, long dim,
-                                              double alpha);
+// Bernoulli over {0,1}^D from n binary vectors (a non-zero value counts as 1), k_d the number of
+// vectors with coordinate d set, under the conjugate prior g_d ~ Beta(alpha, alpha):
+//   ml:        g_d = k_d / n
+//   map:       g_d = (k_d + alpha - 1) / (n + 2 alpha - 2)       (needs alpha >= 1)
+//   posterior: g_d = (k_d + alpha) / (n + 2 alpha)               (alpha = 1: Laplace's rule)
+// Coordinates with k_d = 0 share the row's base probability, so the model lists only the set ones.
+struct BernoulliFitOptions {
+  Method method = Method::posterior;
+  double alpha = 1.0;  // >= 0
+};
+std::unique_ptr<Estimator> bernoulli_estimator(const BernoulliFitOptions& options);
 
-// Multinomial over D categories from non-negative counts c_d summed over the
-// example's vectors, N = sum_d c_d:
-//   a_d = (c_d + alpha) / (N + alpha D),
-// the posterior mean under a symmetric Dirichlet(alpha) prior (alpha = 1: Laplace;
-// alpha = 0: maximum likelihood, needs N > 0). Coordinates with c_d = 0 share
-// the base probability alpha / (N + alpha D), so the model lists only the
-// coordinates that have counts: a short document over a large vocabulary stays sparse.
-// `trials` is stored in the model and selects its kernel (see multinomial.hpp).
+// Multinomial over D categories from non-negative counts c_d summed over the example's vectors,
+// N = sum_d c_d, under the conjugate prior a ~ Dirichlet(alpha, .., alpha):
+//   ml:        a_d = c_d / N                                      (needs N > 0)
+//   map:       a_d = (c_d + alpha - 1) / (N + D (alpha - 1))      (needs alpha >= 1)
+//   posterior: a_d = (c_d + alpha) / (N + alpha D), the Dirichlet-multinomial predictive mean
+// Coordinates with c_d = 0 share the base probability, so a short document over a large
+// vocabulary stays sparse. `trials` is stored in the model and selects its kernel.
 struct MultinomialFitOptions {
+  Method method = Method::posterior;
   double alpha = 1.0;  // >= 0
   Trials trials;       // one event by default
 };
-std::unique_ptr<MultinomialModel> fit_multinomial(const std::vector<SparseVector>& vectors,
-                                                  long dim, const MultinomialFitOptions& options);
+std::unique_ptr<Estimator> multinomial_estimator(const MultinomialFitOptions& options);
+
+// Poisson rates from counts x_d (whole numbers >= 0; absent = 0), under the conjugate prior
+// rate_d ~ Gamma(shape A, rate B):
+//   ml:   rate_d = sum_i x_id / n
+//   map:  rate_d = max(0, sum_i x_id + A - 1) / (n + B)
+// (the posterior predictive is negative binomial, not a supported family).
+struct PoissonFitOptions {
+  Method method = Method::ml;
+  double prior_shape = 2.0;  // A > 0
+  double prior_rate = 1.0;   // B >= 0
+};
+std::unique_ptr<Estimator> poisson_estimator(const PoissonFitOptions& options);
+
+// Exponential scales b_d (means) from values x_d >= 0, under the conjugate prior on the rate
+// 1/b_d ~ Gamma(shape A, rate B):
+//   ml:   b_d = sum_i x_id / n                                    (needs a positive sum)
+//   map:  b_d = (sum_i x_id + B) / (n + A - 1)                    (the mode of the rate)
+// (the posterior predictive is a Lomax distribution, not a supported family).
+struct ExponentialFitOptions {
+  Method method = Method::ml;
+  double prior_shape = 2.0;  // A > 0
+  double prior_rate = 1.0;   // B >= 0
+};
+std::unique_ptr<Estimator> exponential_estimator(const ExponentialFitOptions& options);
+
+// Gamma shapes a_d and scales b_d from values x_d > 0 (every coordinate present). Sufficient
+// statistics: sum x and sum log x. ml: b = x-bar / a, and a solves
+// log a - digamma(a) = log x-bar - mean(log x) (Newton's method from Minka's starting point; the
+// solution exists when the values are not all equal). map: the mode in the natural parameters
+// under the conjugate prior p(theta) ~ exp(theta . nu0 E[T] - nu0 K(theta)) with E[T] the
+// statistics of Gamma(prior_shape, prior_scale): the ML estimate from the data plus nu0
+// pseudo-observations with sum x = nu0 A0 B0 and sum log x = nu0 (digamma(A0) + log B0).
+struct GammaFitOptions {
+  Method method = Method::ml;
+  double prior_shape = 1.0;  // A0 > 0
+  double prior_scale = 1.0;  // B0 > 0
+  double prior_count = 1.0;  // nu0 > 0
+};
+std::unique_ptr<Estimator> gamma_estimator(const GammaFitOptions& options);
+
+// Dirichlet parameters alpha_d from probability vectors (every x_d > 0, sum 1 within 1e-6).
+// Sufficient statistics: sum log x. ml: the fixed point digamma(alpha_d) = digamma(sum alpha) +
+// mean(log x_d) (Minka 2000), which exists when the vectors are not all equal. map: as for the
+// gamma, nu0 pseudo-observations with the statistics of Dirichlet(A0, .., A0):
+// sum log x_d = nu0 (digamma(A0) - digamma(D A0)).
+struct DirichletFitOptions {
+  Method method = Method::ml;
+  double prior_alpha = 1.0;  // A0 > 0
+  double prior_count = 1.0;  // nu0 > 0
+};
+std::unique_ptr<Estimator> dirichlet_estimator(const DirichletFitOptions& options);
 
 }  // namespace ppk

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ppk/bernoulli.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/row.hpp"
 
@@ -19,6 +20,27 @@ SparseVector sparse(const std::vector<double>& dense) {
   for (std::size_t d = 0; d < dense.size(); ++d)
     if (dense[d] != 0) v.push_back(Feature{static_cast<long>(d), dense[d]});
   return v;
+}
+
+// The estimators of estimate.hpp as typed one-call fits.
+template <class M>
+std::unique_ptr<M> typed(std::unique_ptr<Model> model) {
+  M* const typed_model = dynamic_cast<M*>(model.get());
+  if (typed_model == nullptr) return nullptr;
+  model.release();
+  return std::unique_ptr<M>(typed_model);
+}
+std::unique_ptr<GaussianModel> fit_gaussian(const std::vector<SparseVector>& vectors, long dim,
+                                            const GaussianFitOptions& options) {
+  return typed<GaussianModel>(estimate(*gaussian_estimator(options), vectors, dim));
+}
+// The posterior mean under a Beta(alpha, alpha) prior (alpha = 0: maximum likelihood).
+std::unique_ptr<BernoulliModel> fit_bernoulli(const std::vector<SparseVector>& vectors, long dim, double alpha) {
+  return typed<BernoulliModel>(estimate(*bernoulli_estimator({Method::posterior, alpha}), vectors, dim));
+}
+std::unique_ptr<MultinomialModel> fit_multinomial(const std::vector<SparseVector>& vectors, long dim,
+                                                  const MultinomialFitOptions& options) {
+  return typed<MultinomialModel>(estimate(*multinomial_estimator(options), vectors, dim));
 }
 
 template <class Fit>

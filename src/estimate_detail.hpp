@@ -1,0 +1,64 @@
+// Internal to libppk: what the estimators of estimate.hpp share.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "ppk/data.hpp"
+#include "ppk/estimate.hpp"
+
+namespace ppk::detail {
+
+// "%.6g" of x, for messages.
+std::string short_number(double x);
+// "1 vector", "3 vectors".
+std::string vector_count(double n);
+
+// EstimationError unless the example has vectors, dim >= 1 and every coordinate is < dim.
+void check_example(const std::vector<SparseVector>& vectors, long dim);
+// EstimationError unless `value` is finite and >= minimum (> minimum when strict).
+void check_prior(const char* name, double value, double minimum, bool strict);
+
+// Statistics of `family` over `dim` with n = vectors.size() and no sums yet.
+Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors);
+// The column sum over the vectors of f(coordinate, value) for their listed entries (absent
+// entries contribute 0), as a D x 1 matrix.
+template <class Transform>
+Eigen::MatrixXd sum_over_entries(const std::vector<SparseVector>& vectors, long dim, Transform f) {
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(dim, 1);
+  for (const SparseVector& v : vectors)
+    for (const Feature& entry : v) sum(entry.coord, 0) += f(entry.coord, entry.value);
+  return sum;
+}
+// Every vector's value at every coordinate d < dim (absent entries are 0), passed to check(i, d, value).
+template <class Check>
+void for_each_value(const std::vector<SparseVector>& vectors, long dim, Check check) {
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    std::size_t next = 0;
+    for (long d = 0; d < dim; ++d) {
+      const bool present = next < vectors[i].size() && vectors[i][next].coord == d;
+      check(i, d, present ? vectors[i][next++].value : 0.0);
+    }
+  }
+}
+// "value 2.5 at index 3 (vector 2)" for messages: i and d 0-based, printed 1-based.
+std::string value_at(double value, std::size_t vector, long coord, std::size_t vectors);
+// The named sum, which must exist with the given shape (EstimationError otherwise: a pooled file
+// of another family or dimension).
+const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& name);
+
+// Builds the model; a ModelError from the model's own validation becomes an EstimationError.
+template <class Build>
+auto build_model(Build build) -> decltype(build()) {
+  try {
+    return build();
+  } catch (const ModelError& e) {
+    throw EstimationError(std::string("the estimate is not a valid model: ") + e.what());
+  }
+}
+
+}  // namespace ppk::detail
