@@ -2,6 +2,9 @@
 #include "ppk/family.hpp"
 
 #include "ppk/bernoulli.hpp"
+#include "ppk/dirichlet.hpp"
+#include "ppk/exponential.hpp"
+#include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/multinomial.hpp"
 
@@ -12,6 +15,9 @@ const std::vector<const FamilyInfo*>& all_families() {
       &gaussian_family(),     // code 1
       &bernoulli_family(),    // code 2
       &multinomial_family(),  // code 3
+      &exponential_family(),  // code 5
+      &gamma_family(),  // code 6
+      &dirichlet_family(),  // code 7
   };
   return families;
 }

@@ -2,8 +2,8 @@
 //
 // Two models of one family go to the family's own closed form. Pairs of different families
 // are defined only where their sample spaces agree and someone has written the cross-family
-// kernel (a Gaussian against a mixture of Gaussians, ...): such kernels are looked up in
-// find_cross_family_kernel below, which is where they are added.
+// kernel (an exponential against a gamma model, a Gaussian against a mixture of Gaussians, ...):
+// such kernels are looked up in the table kCrossFamilyKernels below, which is where they are added.
 #include "ppk/kernel.hpp"
 
 #include <cmath>
@@ -12,7 +12,9 @@
 #include <string>
 
 #include "model_fields.hpp"
+#include "ppk/exponential.hpp"
 #include "ppk/family.hpp"
+#include "ppk/gamma.hpp"
 
 namespace ppk {
 
@@ -20,9 +22,33 @@ namespace {
 
 using CrossFamilyLogKernel = double (*)(const Model& a, const Model& b);
 
+// An exponential model of scales b is the gamma model of shapes 1 and scales b (JMLR 2004 section 3),
+// and GammaModel::log_kernel takes it as its other model (gamma.hpp). k is symmetric: one function
+// serves both orders.
+double log_kernel_gamma_exponential(const Model& gamma, const Model& exponential) {
+  return gamma.log_kernel(exponential);
+}
+double log_kernel_exponential_gamma(const Model& exponential, const Model& gamma) {
+  return gamma.log_kernel(exponential);
+}
+
+struct CrossFamilyKernel {
+  const FamilyInfo& (*family_a)();
+  const FamilyInfo& (*family_b)();
+  CrossFamilyLogKernel log_kernel;  // log k_rho(a, b) for a of family_a and b of family_b
+};
+const CrossFamilyKernel kCrossFamilyKernels[] = {
+    {&gamma_family, &exponential_family, &log_kernel_gamma_exponential},
+    {&exponential_family, &gamma_family, &log_kernel_exponential_gamma},
+};
+
 // log k_rho between models of two different families with the same sample space, or nullptr
-// when that pair has no kernel. None yet: mixtures add their entries here.
-CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& /*a*/, const FamilyInfo& /*b*/) { return nullptr; }
+// when that pair has no kernel. Mixtures add their entries to the table above.
+CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyInfo& b) {
+  for (const CrossFamilyKernel& entry : kCrossFamilyKernels)
+    if (&entry.family_a() == &a && &entry.family_b() == &b) return entry.log_kernel;
+  return nullptr;
+}
 
 std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
 
@@ -62,7 +88,11 @@ void check_compatible(const Model& a, const Model& b) {
 double log_kernel(const PreparedModel& a, const PreparedModel& b) {
   const Model &model_a = a.model(), &model_b = b.model();
   if (&a.family() == &b.family()) return model_a.log_kernel(model_b);
-  if (const auto cross = find_cross_family_kernel(model_a.family(), model_b.family())) return cross(model_a, model_b);
+  if (const auto cross = find_cross_family_kernel(model_a.family(), model_b.family())) {
+    if (a.params().rho != b.params().rho)
+      detail::throw_unprepared_pair(model_a.family().name + " vs " + model_b.family().name);
+    return cross(model_a, model_b);
+  }
   check_compatible(model_a, model_b);  // throws the message that names both sample spaces
   throw KernelDomainError("no kernel between " + model_a.family().name + " and " + model_b.family().name);
 }

@@ -21,7 +21,8 @@ namespace ppk {
 
 class DirichletModel : public ExponentialFamilyModel {
  public:
-  // Throws ModelError (a field error on "alpha") unless 2 <= D <= 10^8 and every alpha_d is finite and > 0.
+  // Throws ModelError (a field error on "dim" or "alpha") unless 2 <= D <= 10^8 and every alpha_d is
+  // finite and > 0.
   explicit DirichletModel(std::vector<double> alpha);
   const std::vector<double>& alpha() const;
 

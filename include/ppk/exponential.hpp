@@ -4,6 +4,8 @@
 // Kernel, every rho > 0 (JMLR 2004 section 3; the gamma kernel at shape 1):
 //     k = prod_d 1 / (rho (1/b_d + 1/b'_d) (b_d b'_d)^rho).
 // Natural form: theta_d = -1/b_d, K(theta) = -sum_d log(-theta_d), A = 0 (scales at every rho).
+// An exponential model has a kernel with a gamma model of the same dimension too (kernel.cpp): it is
+// the gamma model of shapes 1.
 //
 // Row fields (family code 5): 3: D (>= 1)   4..3+D: scale b_d > 0.
 // JSON: {"family":"exponential","scale":[..]}
@@ -18,7 +20,8 @@ namespace ppk {
 
 class ExponentialModel : public ExponentialFamilyModel {
  public:
-  // Throws ModelError (a field error on "scale") unless 1 <= D <= 10^8 and every scale is finite and > 0.
+  // Throws ModelError (a field error on "dim" or "scale") unless 1 <= D <= 10^8 and every scale is
+  // finite and > 0.
   explicit ExponentialModel(std::vector<double> scales);
   const std::vector<double>& scales() const;
 

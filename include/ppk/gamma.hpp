@@ -22,8 +22,8 @@ namespace ppk {
 
 class GammaModel : public ExponentialFamilyModel {
  public:
-  // Throws ModelError (field errors on "shape", "scale") unless 1 <= D <= 10^8, both vectors have
-  // length D, and every entry is finite and > 0.
+  // Throws ModelError (field errors on "dim", "shape", "scale") unless 1 <= D <= 10^8 (D = the
+  // number of shapes), both vectors have length D, and every entry is finite and > 0.
   GammaModel(std::vector<double> shapes, std::vector<double> scales);
   const std::vector<double>& shapes() const;
   const std::vector<double>& scales() const;
@@ -32,6 +32,8 @@ class GammaModel : public ExponentialFamilyModel {
   const FamilyInfo& family() const override;
   SampleSpace sample_space() const override;  // "positive real vectors" of dimension D
   void prepare(const KernelParams& params) override;  // KernelDomainError with the bound on rho
+  // `other` is a GammaModel, or an ExponentialModel: the gamma model of shapes 1 and the same scales
+  // (the exponential-gamma kernel of kernel.cpp), taken at this model's rho.
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;

@@ -1,0 +1,131 @@
+// What the exponential, gamma and Dirichlet tests share: quadrature on (0, inf) and (0, 1) for
+// integrands with endpoint singularities, the positive-semidefiniteness check of test_gram_psd.cpp,
+// and the messages of rejected models.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/tanh_sinh.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ppk/json.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk::checks {
+
+// integral over (0, inf) of f(x) dx by exp_sinh quadrature, which samples doubly exponentially close
+// to 0 (an integrable singularity x^(s - 1), s > 0, is fine) and far into the tail.
+inline double integrate_positive_reals(const std::function<double(double)>& f) {
+  // (Not const: Boost 1.74 declares integrate() const but defines some overloads without it.)
+  static boost::math::quadrature::exp_sinh<double> integrator;
+  return integrator.integrate(f, 1e-14);
+}
+
+// integral over (0, 1) of f(x, 1 - x) dx by tanh_sinh quadrature on each half, the right half mirrored
+// (x = 1 - y): both endpoints are approached through an exact small argument, so singularities
+// x^(s - 1) and (1 - x)^(t - 1) are resolved to full precision. f gets x and 1 - x separately.
+inline double integrate_unit_interval(const std::function<double(double, double)>& f, double tolerance = 1e-14) {
+  boost::math::quadrature::tanh_sinh<double> integrator;
+  return integrator.integrate([&](double x) { return f(x, 1.0 - x); }, 0.0, 0.5, tolerance) +
+         integrator.integrate([&](double y) { return f(1.0 - y, y); }, 0.0, 0.5, tolerance);
+}
+
+// |x - y| / |y|.
+inline double relative_error(double x, double y) { return std::fabs(x - y) / std::fabs(y); }
+
+// The Gram matrices of `evaluate(kind)` over `models`, for both kernel kinds, are symmetric and positive
+// semidefinite (smallest eigenvalue >= -1e-9 x largest), as in test_gram_psd.cpp; and k_norm(p, p) = 1.
+inline void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {
+  for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
+    const Eigen::Index n = static_cast<Eigen::Index>(models.size());
+    Eigen::MatrixXd gram(n, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index j = 0; j < n; ++j) gram(i, j) = evaluate(kind, models[i], models[j]);
+    ASSERT_TRUE(gram.allFinite()) << what;
+    EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
+    const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
+    EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff())
+        << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
+  }
+  for (const PreparedModel& model : models) EXPECT_NEAR(normalized_kernel(model, model), 1.0, 1e-12) << what;
+}
+
+// The message of the ModelError that decoding `row` throws ("" if it decodes).
+inline std::string row_error(const Row& row) {
+  try {
+    decode_row(row);
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The message of the ModelError that reading the JSON `text` throws ("" if it is a valid model).
+inline std::string json_error(const std::string& text) {
+  try {
+    model_from_json(nlohmann::json::parse(text));
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The message of the ModelError that `construct` throws ("" if none).
+inline std::string constructor_error(const std::function<void()>& construct) {
+  try {
+    construct();
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The message of the KernelDomainError that preparing `model` at rho throws ("" if none).
+inline std::string domain_error(std::unique_ptr<Model> model, double rho) {
+  try {
+    KernelParams params;
+    params.rho = rho;
+    PreparedModel prepared(std::move(model), params);
+  } catch (const KernelDomainError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// Every part occurs in the message.
+inline ::testing::AssertionResult mentions(const std::string& message, std::initializer_list<const char*> parts) {
+  if (message.empty()) return ::testing::AssertionFailure() << "no error was thrown";
+  for (const char* part : parts)
+    if (message.find(part) == std::string::npos)
+      return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << part << "\"";
+  return ::testing::AssertionSuccess();
+}
+
+// The row entries of a model, encoded and decoded again, are the same bit for bit; so is the model
+// read back from its JSON text.
+inline void expect_round_trips(const Model& model) {
+  const Row row = encode_row(model);
+  const auto decoded = decode_row(row);
+  const Row again = encode_row(*decoded);
+  ASSERT_EQ(again.size(), row.size());
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    EXPECT_EQ(again[i].index, row[i].index);
+    EXPECT_EQ(again[i].value, row[i].value) << "index " << row[i].index;  // == on doubles: bit for bit here
+  }
+  const std::string text = model_to_json(model).dump();
+  const auto reparsed = model_from_json(nlohmann::json::parse(text));
+  EXPECT_EQ(model_to_json(*reparsed).dump(), text);
+  EXPECT_EQ(format_entries(encode_row(*reparsed)), format_entries(row)) << text;
+}
+
+}  // namespace ppk::checks
