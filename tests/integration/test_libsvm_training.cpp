@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/row.hpp"
@@ -300,6 +301,22 @@ TEST(LibsvmTraining, UnnormalizedKernelsThatOverflowAskForPpkNorm) {
   EXPECT_NE(std::string(error).find("row 1"), std::string::npos) << error;
   EXPECT_NE(std::string(error).find("ppk_norm"), std::string::npos) << error;
   param.kernel_type = 6;
+  EXPECT_EQ(svm_check_parameter(data.get(), &param), nullptr);
+}
+
+// A gamma row with shape 0.3 has kernels only for rho < 1 / (2 (1 - 0.3)) = 0.714...: at rho = 2
+// svm_check_parameter names the row, the field and the bound; at rho = 0.5 it trains.
+TEST(LibsvmTraining, RhoOutsideAGammaRowsDomainIsRejectedWithRowFieldAndBound) {
+  Problem data;
+  data.add(1, model_row(ppk::GammaModel({2.0, 1.5}, {1.0, 2.0})));
+  data.add(-1, model_row(ppk::GammaModel({1.0, 0.3}, {0.5, 1.0})));
+  svm_parameter param = parameters(6, 2.0, 1.0);
+  const char* error = svm_check_parameter(data.get(), &param);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("row 2"), std::string::npos) << error;
+  EXPECT_NE(std::string(error).find("\"shape\"[1] = 0.3"), std::string::npos) << error;
+  EXPECT_NE(std::string(error).find("rho < 0.714285714"), std::string::npos) << error;
+  param.gamma = 0.5;
   EXPECT_EQ(svm_check_parameter(data.get(), &param), nullptr);
 }
 
