@@ -4,6 +4,7 @@
 #include "ppk/bernoulli.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/multinomial.hpp"
+#include "ppk/poisson.hpp"
 
 namespace ppk {
 
@@ -12,6 +13,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &gaussian_family(),     // code 1
       &bernoulli_family(),    // code 2
       &multinomial_family(),  // code 3
+      &poisson_family(),      // code 4
   };
   return families;
 }
