@@ -7,6 +7,7 @@
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/multinomial.hpp"
+#include "ppk/poisson.hpp"
 
 namespace ppk {
 
@@ -15,9 +16,10 @@ const std::vector<const FamilyInfo*>& all_families() {
       &gaussian_family(),     // code 1
       &bernoulli_family(),    // code 2
       &multinomial_family(),  // code 3
+      &poisson_family(),      // code 4
       &exponential_family(),  // code 5
-      &gamma_family(),  // code 6
-      &dirichlet_family(),  // code 7
+      &gamma_family(),        // code 6
+      &dirichlet_family(),    // code 7
   };
   return families;
 }

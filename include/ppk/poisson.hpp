@@ -30,7 +30,8 @@ class PoissonModel : public ExponentialFamilyModel {
   ~PoissonModel() override;
   const FamilyInfo& family() const override;
   SampleSpace sample_space() const override;  // "count vectors" of dimension D
-  void prepare(const KernelParams& params) override;  // any rho > 0
+  // Any rho > 0; KernelDomainError for a rate above 10^9 unless rho is 1/2 or 1 (the closed forms).
+  void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;

@@ -32,9 +32,9 @@ compgen -G "kept.ppk.partial-*" >/dev/null && fail "temporary file left next to 
 pass
 
 # --- families ---
-expect_error 2 "unknown family 'poisson'" -- "$PPK" fit poisson nan.txt
-printf '{"family":"bernoulli","p":[0.5]}\n{"family":"poisson","rate":[1]}\n' > family.jsonl
-expect_error 1 'family.jsonl:2: unknown family "poisson"; expected one of: gaussian' -- \
+expect_error 2 "unknown family 'weibull'" -- "$PPK" fit weibull nan.txt
+printf '{"family":"bernoulli","p":[0.5]}\n{"family":"weibull","rate":[1]}\n' > family.jsonl
+expect_error 1 'family.jsonl:2: unknown family "weibull"; expected one of: gaussian' -- \
   "$PPK" encode family.jsonl -o out.ppk
 expect_no_output out.ppk
 printf '{"family":"bernoulli","p":[0.5]\n' > broken.jsonl
