@@ -32,9 +32,9 @@ void check_example(const std::vector<SparseVector>& vectors, long dim) {
                             " is larger than the dimension " + std::to_string(dim) + " (--dim)");
 }
 
-void check_prior(const char* name, double value, double minimum, bool strict) {
+void check_option(const char* name, double value, double minimum, bool strict) {
   if (!std::isfinite(value) || (strict ? !(value > minimum) : !(value >= minimum)))
-    throw EstimationError(std::string("the ") + name + " must be a finite number " + (strict ? "> " : ">= ") +
+    throw EstimationError(std::string(name) + " must be a finite number " + (strict ? "> " : ">= ") +
                           short_number(minimum) + ", got " + short_number(value));
 }
 

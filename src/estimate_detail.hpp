@@ -20,8 +20,8 @@ std::string vector_count(double n);
 
 // EstimationError unless the example has vectors, dim >= 1 and every coordinate is < dim.
 void check_example(const std::vector<SparseVector>& vectors, long dim);
-// EstimationError unless `value` is finite and >= minimum (> minimum when strict).
-void check_prior(const char* name, double value, double minimum, bool strict);
+// EstimationError unless the option `name` ("--alpha") is finite and >= minimum (> minimum when strict).
+void check_option(const char* name, double value, double minimum, bool strict);
 
 // Statistics of `family` over `dim` with n = vectors.size() and no sums yet.
 Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors);

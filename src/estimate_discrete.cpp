@@ -45,7 +45,7 @@ double prior_shift(Method method, double alpha) {
 class BernoulliEstimator : public Estimator {
  public:
   explicit BernoulliEstimator(const BernoulliFitOptions& options) : options_(options) {
-    detail::check_prior("smoothing alpha", options.alpha, 0, false);
+    detail::check_option("--alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
   }
   std::string family() const override { return "bernoulli"; }
@@ -71,7 +71,7 @@ class BernoulliEstimator : public Estimator {
 class MultinomialEstimator : public Estimator {
  public:
   explicit MultinomialEstimator(const MultinomialFitOptions& options) : options_(options) {
-    detail::check_prior("smoothing alpha", options.alpha, 0, false);
+    detail::check_option("--alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
   }
   std::string family() const override { return "multinomial"; }

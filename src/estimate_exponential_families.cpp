@@ -38,8 +38,8 @@ class PoissonEstimator : public Estimator {
  public:
   explicit PoissonEstimator(const PoissonFitOptions& options) : options_(options) {
     reject_posterior(options.method, "Poisson", "negative binomial");
-    detail::check_prior("prior shape A", options.prior_shape, 0, true);
-    detail::check_prior("prior rate B", options.prior_rate, 0, false);
+    detail::check_option("--prior-shape", options.prior_shape, 0, true);
+    detail::check_option("--prior-rate", options.prior_rate, 0, false);
   }
   std::string family() const override { return "poisson"; }
 
@@ -76,8 +76,8 @@ class ExponentialEstimator : public Estimator {
  public:
   explicit ExponentialEstimator(const ExponentialFitOptions& options) : options_(options) {
     reject_posterior(options.method, "exponential", "a Lomax distribution");
-    detail::check_prior("prior shape A", options.prior_shape, 0, true);
-    detail::check_prior("prior rate B", options.prior_rate, 0, false);
+    detail::check_option("--prior-shape", options.prior_shape, 0, true);
+    detail::check_option("--prior-rate", options.prior_rate, 0, false);
   }
   std::string family() const override { return "exponential"; }
 
@@ -145,9 +145,9 @@ class GammaEstimator : public Estimator {
  public:
   explicit GammaEstimator(const GammaFitOptions& options) : options_(options) {
     reject_posterior(options.method, "gamma", "not of closed form");
-    detail::check_prior("prior shape A0", options.prior_shape, 0, true);
-    detail::check_prior("prior scale B0", options.prior_scale, 0, true);
-    detail::check_prior("prior count nu0", options.prior_count, 0, true);
+    detail::check_option("--prior-shape", options.prior_shape, 0, true);
+    detail::check_option("--prior-scale", options.prior_scale, 0, true);
+    detail::check_option("--prior-count", options.prior_count, 0, true);
   }
   std::string family() const override { return "gamma"; }
 
@@ -200,8 +200,8 @@ class DirichletEstimator : public Estimator {
  public:
   explicit DirichletEstimator(const DirichletFitOptions& options) : options_(options) {
     reject_posterior(options.method, "Dirichlet", "not of closed form");
-    detail::check_prior("prior alpha A0", options.prior_alpha, 0, true);
-    detail::check_prior("prior count nu0", options.prior_count, 0, true);
+    detail::check_option("--prior-alpha", options.prior_alpha, 0, true);
+    detail::check_option("--prior-count", options.prior_count, 0, true);
   }
   std::string family() const override { return "dirichlet"; }
 

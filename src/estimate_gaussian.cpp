@@ -41,19 +41,20 @@ Eigen::MatrixXd in_form(const Eigen::MatrixXd& full_or_outer, bool full) {
 class GaussianEstimator : public Estimator {
  public:
   explicit GaussianEstimator(const GaussianFitOptions& options) : options_(options) {
-    detail::check_prior("ridge", options.ridge, 0, false);
+    detail::check_option("--ridge", options.ridge, 0, false);
     if (options.variance) {
-      detail::check_prior("fixed variance", *options.variance, 0, true);
+      detail::check_option("--var", *options.variance, 0, true);
       if (options.covariance != CovarianceForm::isotropic || options.ridge != 0)
         throw EstimationError("a fixed variance is an isotropic covariance with no ridge");
     } else if (options.method == Method::posterior) {
       throw EstimationError("the posterior predictive of a Gaussian with an unknown covariance is a Student t "
                             "distribution, not a supported family; fix the variance (--var V) or use ml or map");
     }
-    detail::check_prior("prior mean", options.prior_mean, -std::numeric_limits<double>::max(), false);
-    detail::check_prior("prior strength k0", options.prior_strength, 0, false);
-    detail::check_prior("prior variance s0", options.prior_variance, 0, true);
-    detail::check_prior("prior count nu0", options.prior_count, 0, true);
+    if (!std::isfinite(options.prior_mean))
+      throw EstimationError("--prior-mean must be a finite number, got " + short_number(options.prior_mean));
+    detail::check_option("--prior-strength", options.prior_strength, 0, false);
+    detail::check_option("--prior-var", options.prior_variance, 0, true);
+    detail::check_option("--prior-count", options.prior_count, 0, true);
   }
 
   std::string family() const override { return kFamily; }

@@ -62,7 +62,7 @@ expect_no_output out.ppk
 printf '1 1:2.5\n' > fractional.txt
 expect_error 1 "fractional.txt:1: value 2.5 at index 1 is not a count" -- "$PPK" fit poisson fractional.txt
 printf '1 qid:4 1:0.5 2:2\n1 qid:4 2:1\n' > zero.txt
-expect_error 1 "zero.txt:1: value 0 at index 1 (vector 2) (absent) is not > 0" -- "$PPK" fit gamma zero.txt
+expect_error 1 "zero.txt:1: qid 4: value 0 at index 1 (vector 2) (absent) is not > 0" -- "$PPK" fit gamma zero.txt
 printf '1 1:0.2 2:0.7\n' > unnormalised.txt
 expect_error 1 "unnormalised.txt:1: the values sum to 0.9" -- "$PPK" fit dirichlet unnormalised.txt
 printf '1 1:0.2 2:0.8\n' > single.txt
