@@ -1,6 +1,5 @@
 // What the exponential, gamma and Dirichlet tests share: quadrature on (0, inf) and (0, 1) for
-// integrands with endpoint singularities, the positive-semidefiniteness check of test_gram_psd.cpp,
-// and the messages of rejected models.
+// integrands with endpoint singularities, and the messages of rejected models.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -42,23 +41,6 @@ inline double integrate_unit_interval(const std::function<double(double, double)
 
 // |x - y| / |y|.
 inline double relative_error(double x, double y) { return std::fabs(x - y) / std::fabs(y); }
-
-// The Gram matrices of `evaluate(kind)` over `models`, for both kernel kinds, are symmetric and positive
-// semidefinite (smallest eigenvalue >= -1e-9 x largest), as in test_gram_psd.cpp; and k_norm(p, p) = 1.
-inline void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {
-  for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
-    const Eigen::Index n = static_cast<Eigen::Index>(models.size());
-    Eigen::MatrixXd gram(n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < n; ++j) gram(i, j) = evaluate(kind, models[i], models[j]);
-    ASSERT_TRUE(gram.allFinite()) << what;
-    EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
-    const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-    EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff())
-        << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
-  }
-  for (const PreparedModel& model : models) EXPECT_NEAR(normalized_kernel(model, model), 1.0, 1e-12) << what;
-}
 
 // The message of the ModelError that decoding `row` throws ("" if it decodes).
 inline std::string row_error(const Row& row) {

@@ -11,6 +11,7 @@
 #include <boost/math/distributions/beta.hpp>
 
 #include "kernel_params.hpp"
+#include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/dirichlet.hpp"
 #include "ppk/kernel.hpp"
@@ -157,7 +158,7 @@ TEST(DirichletKernel, GramMatricesArePositiveSemidefinite) {
   for (double rho : kRhos) {
     std::vector<PreparedModel> models;
     for (int i = 0; i < 30; ++i) models.push_back(prepared({alpha(rng), alpha(rng), alpha(rng)}, rho));
-    checks::expect_positive_semidefinite(models, "dirichlet rho " + std::to_string(rho));
+    expect_positive_semidefinite(models, "dirichlet rho " + std::to_string(rho));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ppk/bernoulli.hpp"
+#include "estimate_helpers.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/row.hpp"
 
@@ -13,14 +14,6 @@ namespace ppk {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A dense vector as a sparse one (zeros omitted, as LIBSVM files omit them).
-SparseVector sparse(const std::vector<double>& dense) {
-  SparseVector v;
-  for (std::size_t d = 0; d < dense.size(); ++d)
-    if (dense[d] != 0) v.push_back(Feature{static_cast<long>(d), dense[d]});
-  return v;
-}
 
 // The estimators of estimate.hpp as typed one-call fits.
 template <class M>
@@ -43,15 +36,6 @@ std::unique_ptr<MultinomialModel> fit_multinomial(const std::vector<SparseVector
   return typed<MultinomialModel>(estimate(*multinomial_estimator(options), vectors, dim));
 }
 
-template <class Fit>
-std::string estimation_error(Fit fit) {
-  try {
-    fit();
-  } catch (const EstimationError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Three points in the plane: (0,0), (2,0), (0,2).
 // mu = (2/3, 2/3); deviations (-2/3,-2/3), (4/3,-2/3), (-2/3,4/3);

@@ -12,6 +12,7 @@
 
 #include "ppk/bernoulli.hpp"
 #include "ppk/dirichlet.hpp"
+#include "estimate_helpers.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/exponential.hpp"
 #include "ppk/gamma.hpp"
@@ -23,28 +24,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-SparseVector sparse(const std::vector<double>& dense) {
-  SparseVector v;
-  for (std::size_t d = 0; d < dense.size(); ++d)
-    if (dense[d] != 0) v.push_back(Feature{static_cast<long>(d), dense[d]});
-  return v;
-}
-
+// The estimate as its family's model class.
 template <class M>
 const M& as(const std::unique_ptr<Model>& model) {
   const M* typed = dynamic_cast<const M*>(model.get());
   if (typed == nullptr) throw std::logic_error("the estimate is not of the expected family");
   return *typed;
-}
-
-template <class Fit>
-std::string estimation_error(Fit fit) {
-  try {
-    fit();
-  } catch (const EstimationError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // ---- Gaussian ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <boost/math/distributions/exponential.hpp>
 
 #include "kernel_params.hpp"
+#include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/exponential.hpp"
 #include "ppk/kernel.hpp"
@@ -96,7 +97,7 @@ TEST(ExponentialKernel, GramMatricesArePositiveSemidefinite) {
   for (double rho : kRhos) {
     std::vector<PreparedModel> models;
     for (int i = 0; i < 30; ++i) models.push_back(prepared({scale(rng), scale(rng), scale(rng)}, rho));
-    checks::expect_positive_semidefinite(models, "exponential rho " + std::to_string(rho));
+    expect_positive_semidefinite(models, "exponential rho " + std::to_string(rho));
   }
 }
 

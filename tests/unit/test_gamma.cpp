@@ -10,6 +10,7 @@
 #include <boost/math/distributions/gamma.hpp>
 
 #include "kernel_params.hpp"
+#include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/exponential.hpp"
 #include "ppk/gamma.hpp"
@@ -171,8 +172,8 @@ TEST(GammaKernel, GramMatricesArePositiveSemidefinite) {
       else
         mixed.push_back(prepared(g, rho));
     }
-    checks::expect_positive_semidefinite(models, "gamma rho " + std::to_string(rho));
-    checks::expect_positive_semidefinite(mixed, "gamma and exponential rho " + std::to_string(rho));
+    expect_positive_semidefinite(models, "gamma rho " + std::to_string(rho));
+    expect_positive_semidefinite(mixed, "gamma and exponential rho " + std::to_string(rho));
   }
 }
 

@@ -10,27 +10,13 @@
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "gram_checks.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {
 namespace {
 
 constexpr int kModels = 30;
-
-// Checks the Gram matrices of `evaluate(kind)` over `models`, for both kernel kinds.
-void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {
-  for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
-    const Eigen::Index n = static_cast<Eigen::Index>(models.size());
-    Eigen::MatrixXd gram(n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < n; ++j) gram(i, j) = evaluate(kind, models[i], models[j]);
-    ASSERT_TRUE(gram.allFinite()) << what;
-    EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
-    const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-    EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff())
-        << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
-  }
-}
 
 TEST(GramMatrix, GaussiansOfEveryFormArePositiveSemidefinite) {
   std::mt19937 rng(11);

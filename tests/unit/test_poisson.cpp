@@ -14,6 +14,7 @@
 #include <boost/math/special_functions/bessel.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "ppk/json.hpp"
 #include "ppk/kernel.hpp"
@@ -186,21 +187,6 @@ TEST(PoissonKernel, PrepareChecksRho) {
   EXPECT_NO_THROW(prepared({1e9}, 0.7));
   EXPECT_NO_THROW(prepared({2e9}, 0.5));
   EXPECT_NO_THROW(prepared({2e9}, 1.0));
-}
-
-// Gram matrices of exact kernels are positive semidefinite (as in test_gram_psd.cpp).
-void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {
-  for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
-    const Eigen::Index n = static_cast<Eigen::Index>(models.size());
-    Eigen::MatrixXd gram(n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < n; ++j) gram(i, j) = evaluate(kind, models[i], models[j]);
-    ASSERT_TRUE(gram.allFinite()) << what;
-    EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
-    const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-    EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff())
-        << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
-  }
 }
 
 TEST(PoissonGramMatrix, RandomModelsArePositiveSemidefinite) {
