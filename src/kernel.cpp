@@ -86,15 +86,18 @@ void check_compatible(const Model& a, const Model& b) {
 }
 
 double log_kernel(const PreparedModel& a, const PreparedModel& b) {
-  const Model &model_a = a.model(), &model_b = b.model();
-  if (&a.family() == &b.family()) return model_a.log_kernel(model_b);
-  if (const auto cross = find_cross_family_kernel(model_a.family(), model_b.family())) {
-    if (a.params().rho != b.params().rho)
-      detail::throw_unprepared_pair(model_a.family().name + " vs " + model_b.family().name);
-    return cross(model_a, model_b);
-  }
-  check_compatible(model_a, model_b);  // throws the message that names both sample spaces
-  throw KernelDomainError("no kernel between " + model_a.family().name + " and " + model_b.family().name);
+  // The hot path: one family pointer comparison on cached pointers.
+  if (&a.family() == &b.family()) return a.model().log_kernel(b.model());
+  if (a.params().rho != b.params().rho)
+    detail::throw_unprepared_pair(a.family().name + " vs " + b.family().name);
+  return log_kernel(a.model(), b.model());
+}
+
+double log_kernel(const Model& a, const Model& b) {
+  if (&a.family() == &b.family()) return a.log_kernel(b);
+  if (const auto cross = find_cross_family_kernel(a.family(), b.family())) return cross(a, b);
+  check_compatible(a, b);  // throws the message that names both sample spaces
+  throw KernelDomainError("no kernel between " + a.family().name + " and " + b.family().name);
 }
 
 double kernel(const PreparedModel& a, const PreparedModel& b) {

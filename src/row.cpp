@@ -44,8 +44,9 @@ double take_value(const RowEntry*& cur, const RowEntry* end, int index, const st
 
 }  // namespace
 
-RowReader::RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name)
-    : cur_(begin), end_(end), family_(family_name) {
+RowReader::RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name,
+                     int first_field_index)
+    : cur_(begin), end_(end), next_index_(first_field_index), family_(family_name) {
   check_indices(begin, end, family_ + " row");
 }
 
@@ -96,6 +97,27 @@ std::vector<std::pair<long, double>> RowReader::sparse(const char* field, std::s
   return entries;
 }
 
+std::unique_ptr<Model> RowReader::model(const char* field) {
+  const int first = next_index_ + 1;  // after the length
+  const long length = integer(field, 1, INT_MAX - first);
+  const int last = first + static_cast<int>(length) - 1;
+  const RowEntry* block_end = cur_;
+  while (block_end != end_ && block_end->index <= last) ++block_end;
+  std::unique_ptr<Model> nested;
+  try {
+    nested = decode_model_at(cur_, block_end, first);
+  } catch (const ModelError& error) {
+    throw ModelError(row_field_location(family_, field, first - 1, static_cast<long>(length) + 1) + ": " +
+                     error.what());
+  }
+  cur_ = block_end;
+  last_field_ = field;
+  last_first_ = first - 1;
+  last_count_ = static_cast<int>(length) + 1;
+  next_index_ = last + 1;
+  return nested;
+}
+
 void RowReader::finish() {
   if (cur_ == end_) return;
   std::string after = last_field_.empty()
@@ -127,6 +149,15 @@ void RowWriter::sparse(const std::vector<std::pair<long, double>>& entries, std:
   next_ += static_cast<int>(count);
 }
 
+void RowWriter::model(const Model& nested) {
+  const Row row = encode_row(nested);  // index 1: version, 2: family code (never 0), 3...: fields
+  const int length = row.back().index - kFamilyIndex + 1;
+  real(length);
+  for (const RowEntry& entry : row)
+    if (entry.index >= kFamilyIndex) row_.push_back({next_ + entry.index - kFamilyIndex, entry.value});
+  next_ += length;
+}
+
 Row encode_row(const Model& model) {
   RowWriter out;
   out.real(model.family().code);  // index kFamilyIndex
@@ -142,15 +173,20 @@ std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end) {
     throw field_complaint("row", "version", kVersionIndex, 1,
                           std::to_string(kRowFormatVersion) + " (the ppk row format version; ppk encode writes model rows)",
                           version);
-  const double code = take_value(cur, end, kFamilyIndex, "row");
+  return decode_model_at(cur, end, kFamilyIndex);
+}
+
+std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index) {
+  const RowEntry* cur = begin;
+  const double code = take_value(cur, end, family_index, "row");
   const FamilyInfo* family = code == std::floor(code) && std::fabs(code) < INT_MAX ? find_family(static_cast<int>(code)) : nullptr;
   if (family == nullptr) {
     std::string codes;
     for (const FamilyInfo* known : all_families())
       codes += (codes.empty() ? "" : ", ") + std::to_string(known->code) + " " + known->name;
-    throw field_complaint("row", "family", kFamilyIndex, 1, "a family code (" + codes + ")", code);
+    throw field_complaint("row", "family", family_index, 1, "a family code (" + codes + ")", code);
   }
-  RowReader fields(cur, end, family->name);
+  RowReader fields(cur, end, family->name, family_index + 1);
   std::unique_ptr<Model> model = family->decode(fields);
   fields.finish();
   return model;

@@ -39,6 +39,9 @@ void check_compatible(const Model& a, const Model& b);
 
 // log k_rho(a, b). Requires check_compatible(a, b).
 double log_kernel(const PreparedModel& a, const PreparedModel& b);
+// The same between two models prepared with the same parameters: what models made of other
+// models (mixture components, HMM emissions) call for their parts.
+double log_kernel(const Model& a, const Model& b);
 // k_rho(a, b).
 double kernel(const PreparedModel& a, const PreparedModel& b);
 // k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(log k(a,b) - (log k(a,a) + log k(b,b)) / 2).

@@ -35,8 +35,10 @@ using Row = std::vector<RowEntry>;
 // the field, its indices and what was expected, as ModelError.
 class RowReader {
  public:
-  // `row` must outlive the reader. Indices must be >= 1 and strictly increasing.
-  RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name);
+  // `row` must outlive the reader. Indices must be >= 1 and strictly increasing. The family's
+  // fields start at `first_field_index` (index 3 of a plain row; later for a nested model).
+  RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name,
+            int first_field_index = kFirstFieldIndex);
 
   int next_index() const { return next_index_; }
   const std::string& family_name() const { return family_; }
@@ -49,6 +51,10 @@ class RowReader {
   std::vector<double> reals(const char* field, std::size_t count);
   // `count` consecutive values, sparse: the (offset in 0..count-1, value) pairs present in the row.
   std::vector<std::pair<long, double>> sparse(const char* field, std::size_t count);
+  // A nested model (a mixture component, an HMM emission), as RowWriter::model writes it: its
+  // length L, then L indices holding the model's own row from its family code on (what a plain
+  // row holds from index 2). Errors name the absolute indices and the enclosing field.
+  std::unique_ptr<Model> model(const char* field);
   // Fails if any entry lies beyond the last field read.
   void finish();
 
@@ -77,6 +83,8 @@ class RowWriter {
   }
   // `count` values of which only `entries` (offset, value) are non-default; offsets increasing.
   void sparse(const std::vector<std::pair<long, double>>& entries, std::size_t count);
+  // A nested model: its length L, then its row from the family code on (see RowReader::model).
+  void model(const Model& nested);
   int next_index() const { return next_; }
   Row take() { return std::move(row_); }
 
@@ -90,6 +98,9 @@ class RowWriter {
 Row encode_row(const Model& model);
 // Row entries -> model (validated). Throws ModelError naming the field.
 std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end);
+// The model whose family code is at `family_index` and whose fields follow it, from the entries
+// [begin, end) (indices >= family_index, strictly increasing). decode_row is this at index 2.
+std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index);
 inline std::unique_ptr<Model> decode_row(const Row& row) {
   return decode_row(row.data(), row.data() + row.size());
 }
