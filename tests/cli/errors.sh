@@ -39,7 +39,7 @@ expect_error 1 'family.jsonl:2: unknown family "weibull"; expected one of: gauss
 expect_no_output out.ppk
 printf '{"family":"bernoulli","p":[0.5]\n' > broken.jsonl
 expect_error 1 "broken.jsonl:1: not valid JSON" -- "$PPK" encode broken.jsonl
-printf '1 1:1 2:9 3:1\n' > family.ppk
+printf '1 1:1 2:99 3:1\n' > family.ppk
 expect_error 1 "family.ppk: row 1: " "family" -- "$PPK" decode family.ppk
 
 # --- invalid models, as JSON (encode) and as rows (decode, gram) ---

@@ -193,7 +193,7 @@ Row gaussian_row_with(int index, double value) {
 TEST(RowErrors, HeaderAndIndices) {
   EXPECT_TRUE(mentions(decode_error({}), {"\"version\" (index 1)", "expected 1", "got 0"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(1, 2)), {"\"version\" (index 1)", "got 2"}));
-  EXPECT_TRUE(mentions(decode_error(gaussian_row_with(2, 9)), {"\"family\" (index 2)", "1 gaussian", "got 9"}));
+  EXPECT_TRUE(mentions(decode_error(gaussian_row_with(2, 99)), {"\"family\" (index 2)", "1 gaussian", "9 hmm", "got 99"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(2, 1.5)), {"\"family\" (index 2)", "got 1.5"}));
   EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 1}, {4, 1}, {3, 2}}), {"strictly increasing", "index 3 after index 4"}));
   EXPECT_TRUE(mentions(decode_error({{0, 1}, {1, 1}, {2, 1}}), {"indices start at 1", "index 0"}));

@@ -1,0 +1,285 @@
+// Hidden Markov models and their kernel (see hmm.hpp).
+//
+// JMLR 2004 section 4.2 (design.md "Mathematics"): the kernel k~ raises the joint of the hidden
+// path s = (s_0..s_T) and the observations X = (x_0..x_T) to the power rho,
+//     k~ = sum_{s, s'} integral over X of [p(s, X) p'(s', X)]^rho dX,
+//     p(s, X) = pi_{s_0} prod_{t=1..T} A_{s_{t-1} s_t} prod_{t=0..T} p_{s_t}(x_t).
+// Given both paths the integral factorises over t into prod_t psi(s_t, s'_t), psi(q, q') the
+// emission kernel k_rho(emission_q, emission'_q'), so the sum over path pairs is a forward
+// recursion over pairs of states:
+//     Phi_0(q, q') = (pi_q pi'_q')^rho,
+//     Phi_t(q, q') = sum_{p, p'} (A_pq A'_p'q')^rho psi(p, p') Phi_{t-1}(p, p'),
+//     k~ = sum_{q, q'} psi(q, q') Phi_T(q, q');
+// as matrices Phi_t = (A^rho)' (psi .* Phi_{t-1}) A'^rho. psi is stored divided by its largest entry
+// and each Phi_t divided by its largest entry; the logs of those factors are summed, so log k~ is
+// exact where k~ itself would underflow (long sequences).
+#include "ppk/hmm.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "model_fields.hpp"
+#include "ppk/json.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk {
+
+namespace {
+
+const char* const kFamily = "hmm";
+constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
+constexpr long kMaxLength = 100000000;      // 10^8
+constexpr double kSumTolerance = 1e-6;      // how far a probability vector may sum from 1 (then renormalised)
+
+std::string whole_numbers(long min, long max) {
+  return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+// Checks that `p` (the field `field`, or its row `row` when row >= 0, whose first element is at
+// offset `first` of the field) is a probability vector and renormalises it to sum 1.
+template <class Vector>
+void normalise_probabilities(Vector&& p, const char* field, long row, long first) {
+  const std::string path = row >= 0 ? "[" + std::to_string(row) + "]" : "";
+  for (Eigen::Index i = 0; i < p.size(); ++i)
+    if (!detail::is_probability(p[i]))
+      throw detail::FieldError(kFamily, field, first + i, path + "[" + std::to_string(i) + "]",
+                               "a probability in [0, 1]", detail::format_number(p[i]));
+  const double sum = p.sum();
+  if (!(std::fabs(sum - 1.0) <= kSumTolerance))
+    throw detail::FieldError(kFamily, field, first, path,
+                             (row >= 0 ? "transition row " + std::to_string(row) + " (the probabilities of leaving state " +
+                                             std::to_string(row) + ")"
+                                       : std::string("probabilities")) +
+                                 " summing to 1 within 1e-6",
+                             "a sum of " + detail::format_number(sum));
+  // Dividing by a sum within rounding of 1 would change the last bits of a vector that was already
+  // renormalised (after a row or JSON round trip): only a sum off by more than rounding is divided out.
+  if (std::fabs(sum - 1.0) > static_cast<double>(p.size()) * std::numeric_limits<double>::epsilon()) p /= sum;
+}
+
+}  // namespace
+
+struct HmmModel::Impl {
+  Eigen::VectorXd start;        // pi_q
+  Eigen::MatrixXd transitions;  // A_pq = P(s_t = q | s_{t-1} = p)
+  std::vector<std::unique_ptr<Model>> emissions;
+  long length = 0;  // the stored default T
+  // Set by prepare():
+  double rho = 0.0;
+  long steps = -1;                    // the T of the kernel
+  Eigen::VectorXd start_power;        // pi^rho
+  Eigen::MatrixXd transitions_power;  // A^rho (elementwise)
+};
+
+HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions,
+                   long length)
+    : impl_(std::make_unique<Impl>()) {
+  const long states = static_cast<long>(start.size());
+  if (states < 1 || states > kMaxStates)
+    throw detail::field_error(kFamily, "states", whole_numbers(1, kMaxStates), std::to_string(states));
+  if (length < 0 || length > kMaxLength)
+    throw detail::field_error(kFamily, "length", whole_numbers(0, kMaxLength), std::to_string(length));
+  if (transitions.rows() != states || transitions.cols() != states)
+    throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
+                              std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
+  normalise_probabilities(start, "start", -1, 0);
+  for (long p = 0; p < states; ++p) normalise_probabilities(transitions.row(p), "trans", p, p * states);
+  if (static_cast<long>(emissions.size()) != states)
+    throw detail::field_error(kFamily, "emissions", std::to_string(states) + " emission models (one per state)",
+                              std::to_string(emissions.size()));
+  for (std::size_t q = 0; q < emissions.size(); ++q) {
+    const std::string path = "[" + std::to_string(q) + "]";
+    const long element = static_cast<long>(q);
+    if (!emissions[q]) throw detail::FieldError(kFamily, "emissions", element, path, "a model", "nothing");
+    if (&emissions[q]->family() == &hmm_family())
+      throw detail::FieldError(kFamily, "emissions", element, path, "an emission model that is not an HMM", "an hmm");
+    if (emissions[q]->sample_space() != emissions[0]->sample_space())
+      throw detail::FieldError(kFamily, "emissions", element, path,
+                               "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
+                               emissions[q]->sample_space().describe());
+  }
+  impl_->start = std::move(start);
+  impl_->transitions = std::move(transitions);
+  impl_->emissions = std::move(emissions);
+  impl_->length = length;
+}
+
+HmmModel::~HmmModel() = default;
+
+const Eigen::VectorXd& HmmModel::start() const { return impl_->start; }
+const Eigen::MatrixXd& HmmModel::transitions() const { return impl_->transitions; }
+std::size_t HmmModel::states() const { return impl_->emissions.size(); }
+const Model& HmmModel::emission(std::size_t q) const { return *impl_->emissions.at(q); }
+long HmmModel::length() const { return impl_->length; }
+
+const FamilyInfo& HmmModel::family() const { return hmm_family(); }
+
+// x_0..x_T: T + 1 observations from the emissions' sample space.
+SampleSpace HmmModel::sample_space() const {
+  const long steps = impl_->steps >= 0 ? impl_->steps : impl_->length;
+  const SampleSpace emission = impl_->emissions[0]->sample_space();
+  return {"sequences of " + std::to_string(steps + 1) + " " + emission.kind, emission.dim};
+}
+
+void HmmModel::prepare(const KernelParams& params) {
+  detail::check_rho(kFamily, params);
+  Impl& m = *impl_;
+  for (const auto& emission : m.emissions) emission->prepare(params);
+  m.rho = params.rho;
+  m.steps = params.length > 0 ? params.length : m.length;
+  m.start_power = m.start.array().pow(m.rho).matrix();
+  m.transitions_power = m.transitions.array().pow(m.rho).matrix();
+}
+
+double HmmModel::log_kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  const Impl& b = *static_cast<const HmmModel&>(other).impl_;
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps) detail::throw_unprepared_pair(kFamily);
+  const Eigen::Index m = a.start.size(), n = b.start.size();
+  constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+  // Scratch reused across calls on this thread: the kernel runs for many pairs under OpenMP.
+  thread_local Eigen::MatrixXd psi, phi, weighted, half_step;
+  psi.resize(m, n);
+  double log_psi_max = kMinusInfinity;
+  for (Eigen::Index q = 0; q < m; ++q)
+    for (Eigen::Index r = 0; r < n; ++r) {
+      psi(q, r) = ppk::log_kernel(*a.emissions[q], *b.emissions[r]);
+      if (psi(q, r) > log_psi_max) log_psi_max = psi(q, r);
+    }
+  if (log_psi_max == kMinusInfinity) return kMinusInfinity;  // every emission pair has kernel 0
+  psi = (psi.array() - log_psi_max).exp().matrix();           // psi / max psi; exp(-inf) = 0
+  // psi enters T + 1 times: once per step and once in the final sum.
+  double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
+
+  phi.noalias() = a.start_power * b.start_power.transpose();  // Phi_0
+  for (long t = 0;; ++t) {
+    const double largest = phi.maxCoeff();
+    if (!(largest > 0.0)) return kMinusInfinity;  // no pair of paths has positive weight
+    phi /= largest;
+    log_scale += std::log(largest);
+    if (t == a.steps) break;
+    weighted = psi.cwiseProduct(phi);                         // psi .* Phi_{t}
+    half_step.noalias() = a.transitions_power.transpose() * weighted;
+    phi.noalias() = half_step * b.transitions_power;          // Phi_{t+1}
+  }
+  const double sum = psi.cwiseProduct(phi).sum();
+  return sum > 0.0 ? std::log(sum) + log_scale : kMinusInfinity;
+}
+
+// Row fields: M, T, the start probabilities, the transitions row by row, then the M emissions.
+void HmmModel::encode_fields(RowWriter& out) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  out.real(static_cast<double>(states));
+  out.real(static_cast<double>(m.length));
+  out.reals(m.start.data(), m.start.data() + states);
+  for (Eigen::Index p = 0; p < states; ++p)
+    for (Eigen::Index q = 0; q < states; ++q) out.real(m.transitions(p, q));
+  for (const auto& emission : m.emissions) out.model(*emission);
+}
+
+void HmmModel::to_json(nlohmann::json& out) const {
+  const Impl& m = *impl_;
+  out = nlohmann::json::object();
+  out["family"] = kFamily;
+  out["start"] = std::vector<double>(m.start.data(), m.start.data() + m.start.size());
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index p = 0; p < m.transitions.rows(); ++p) {
+    const Eigen::RowVectorXd row = m.transitions.row(p);
+    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
+  }
+  out["trans"] = std::move(rows);
+  nlohmann::json emissions = nlohmann::json::array();
+  for (const auto& emission : m.emissions) emissions.push_back(model_to_json(*emission));
+  out["emissions"] = std::move(emissions);
+  out["length"] = m.length;
+}
+
+namespace {
+
+// The indices a nested emission model occupies in a row (its length field and its own row).
+struct EmissionSpan {
+  long first_index;
+  long count;
+};
+
+std::unique_ptr<Model> decode_hmm(RowReader& fields) {
+  const long states_first = fields.next_index();
+  const long states = fields.integer("states", 1, kMaxStates);
+  const long length_first = fields.next_index();
+  const long length = fields.integer("length", 0, kMaxLength);
+  const long start_first = fields.next_index();
+  const std::vector<double> start = fields.reals("start", static_cast<std::size_t>(states));
+  const long trans_first = fields.next_index();
+  const std::vector<double> trans = fields.reals("trans", static_cast<std::size_t>(states * states));
+  std::vector<std::unique_ptr<Model>> emissions;
+  std::vector<EmissionSpan> emission_spans;
+  for (long q = 0; q < states; ++q) {
+    const long first = fields.next_index();
+    emissions.push_back(fields.model("emissions"));
+    emission_spans.push_back({first, fields.next_index() - first});
+  }
+  try {
+    return std::make_unique<HmmModel>(
+        Eigen::Map<const Eigen::VectorXd>(start.data(), states),
+        Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), states,
+                                                                                                   states),
+        std::move(emissions), length);
+  } catch (const detail::FieldError& error) {
+    if (error.field() == "emissions" && error.element() >= 0) {
+      // Emissions have their own lengths: name the indices the offending one occupies.
+      const EmissionSpan& span = emission_spans.at(static_cast<std::size_t>(error.element()));
+      throw ModelError(detail::row_field_location(kFamily, "emissions", span.first_index, span.count) +
+                       ": expected " + error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
+    }
+    throw detail::at_row(error, {{"states", states_first, 1},
+                                 {"length", length_first, 1},
+                                 {"start", start_first, states},
+                                 {"trans", trans_first, states * states}});
+  }
+}
+
+std::unique_ptr<Model> hmm_from_json(const nlohmann::json& object) {
+  const detail::JsonFields fields(object, kFamily, {"start", "trans", "emissions", "length"});
+  const std::vector<double> start = fields.reals("start");
+  const long states = static_cast<long>(start.size());
+  const std::vector<std::vector<double>> trans = fields.matrix("trans");
+  const std::string square = "a " + std::to_string(states) + " x " + std::to_string(states) +
+                             " matrix (one row per state of \"start\")";
+  if (static_cast<long>(trans.size()) != states) throw fields.invalid("trans", square);
+  Eigen::MatrixXd transitions(states, states);
+  for (long p = 0; p < states; ++p) {
+    if (static_cast<long>(trans[p].size()) != states) throw fields.invalid("trans", square);
+    for (long q = 0; q < states; ++q) transitions(p, q) = trans[p][q];
+  }
+  const nlohmann::json& emission_objects = fields.required("emissions");
+  if (!emission_objects.is_array()) throw fields.invalid("emissions", "an array of models (one per state)");
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (std::size_t q = 0; q < emission_objects.size(); ++q) {
+    try {
+      emissions.push_back(model_from_json(emission_objects[q]));
+    } catch (const ModelError& error) {
+      throw ModelError(std::string(kFamily) + " field \"emissions\"[" + std::to_string(q) + "]: " + error.what());
+    }
+  }
+  const double length = fields.real("length");
+  if (length != std::floor(length) || length < 0.0 || length > static_cast<double>(kMaxLength))
+    throw fields.invalid("length", whole_numbers(0, kMaxLength));
+  return std::make_unique<HmmModel>(Eigen::Map<const Eigen::VectorXd>(start.data(), states), std::move(transitions),
+                                    std::move(emissions), static_cast<long>(length));
+}
+
+}  // namespace
+
+const FamilyInfo& hmm_family() {
+  static const FamilyInfo info{kFamily, 9, &decode_hmm, &hmm_from_json};
+  return info;
+}
+
+}  // namespace ppk

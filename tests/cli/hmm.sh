@@ -1,0 +1,80 @@
+# HMM rows (hmm.hpp): ppk encode of JSON HMMs, ppk gram at rho = 1 against the co-emission probability
+# sum_X p(X) p'(X) (JMLR 2004 section 4.2: k~ at rho = 1), computed here by brute force over every
+# observation sequence X = x_0..x_T and every hidden path; -d; ppk_norm; malformed rows.
+source "$(dirname "$0")/lib.bash" "$@"
+
+cat > hmm.jsonl <<'EOF2'
+{"family":"hmm","start":[0.6,0.4],"trans":[[0.7,0.3],[0.2,0.8]],"emissions":[{"family":"multinomial","p":[0.5,0.3,0.2]},{"family":"multinomial","p":[0.1,0.1,0.8]}],"length":4,"label":1}
+{"family":"hmm","start":[0.2,0.5,0.3],"trans":[[0.1,0.6,0.3],[0.4,0.4,0.2],[0.25,0.25,0.5]],"emissions":[{"family":"multinomial","p":[0.3,0.3,0.4]},{"family":"multinomial","p":[0.9,0.05,0.05]},{"family":"multinomial","p":[0.25,0.625,0.125]}],"length":4,"label":-1}
+{"family":"hmm","start":[1],"trans":[[1]],"emissions":[{"family":"multinomial","p":[0.25,0.25,0.5]}],"length":4}
+EOF2
+"$PPK" encode hmm.jsonl -o hmm.ppk
+"$PPK" decode hmm.ppk | "$PPK" encode | cmp - hmm.ppk || fail "hmm.ppk does not round-trip"
+pass
+[[ $(head -1 hmm.ppk) == "1 1:1 2:9 3:2 4:4 5:0.59999999999999998 6:0.40000000000000002 "* ]] || fail "hmm row layout: $(head -1 hmm.ppk)"
+pass
+
+# check_gram GRAM_FILE T RHO NORMALISED: every entry against sum_X sum_{s, s'} [p(s, X) p'(s', X)]^rho,
+# by enumeration, to 1e-10 relative.
+check_gram() {
+  python3 - "$@" hmm.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
+import itertools, json, math, sys
+gram_path, steps, rho, normalised, models_path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
+models = [json.loads(line) for line in open(models_path)]
+
+def joint(m, path, xs):
+    p = m["start"][path[0]]
+    for t in range(1, len(path)):
+        p *= m["trans"][path[t - 1]][path[t]]
+    for s, x in zip(path, xs):
+        p *= m["emissions"][s]["p"][x]
+    return p
+
+def kernel(a, b):
+    symbols = len(a["emissions"][0]["p"])
+    total = 0.0
+    for xs in itertools.product(range(symbols), repeat=steps + 1):
+        pa = sum(joint(a, s, xs) ** rho for s in itertools.product(range(len(a["start"])), repeat=steps + 1))
+        pb = sum(joint(b, s, xs) ** rho for s in itertools.product(range(len(b["start"])), repeat=steps + 1))
+        total += pa * pb
+    return total
+
+lines = open(gram_path).read().split("\n")
+assert lines[-1] == "", "no final newline"
+rows = [[float(t) for t in line.split(" ")] for line in lines[:-1]]
+assert len(rows) == len(models), f"{len(rows)} rows for {len(models)} models"
+for i, p in enumerate(models):
+    for j, q in enumerate(models):
+        expected = kernel(p, q)
+        if normalised:
+            expected /= math.sqrt(kernel(p, p) * kernel(q, q))
+        assert abs(rows[i][j] - expected) <= 1e-10 * expected, f"K[{i}][{j}] = {rows[i][j]!r}, expected {expected!r}"
+PY
+  pass
+}
+# -d 2 overrides the stored length 4: sequences x_0..x_2. At rho = 1: the co-emission probability.
+"$PPK" gram -t ppk -g 1 -d 2 hmm.ppk > gram_d2.txt
+check_gram gram_d2.txt 2 1 0
+# The stored length (4) when -d is absent; the normalised kernel has a unit diagonal.
+"$PPK" gram -t ppk_norm -g 0.5 hmm.ppk > norm.txt
+check_gram norm.txt 4 0.5 1
+awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
+pass
+
+# Different stored lengths have no kernel unless -d sets T.
+printf '{"family":"hmm","start":[1],"trans":[[1]],"emissions":[{"family":"multinomial","p":[0.5,0.5,0]}],"length":2}\n' |
+  "$PPK" encode > short.ppk
+expect_error 1 "sequences of 5 categories of dimension 3" "sequences of 3 categories of dimension 3" -- \
+  "$PPK" gram -t ppk -g 1 hmm.ppk short.ppk
+"$PPK" gram -t ppk -g 1 -d 3 hmm.ppk short.ppk > mixed_lengths.txt || fail "-d 3 with lengths 4 and 2"
+pass
+
+# Malformed rows: a transition row summing to 0.9 (index 8 of row 2), an HMM with 0 states.
+head -1 hmm.ppk > bad.ppk
+head -1 hmm.ppk | sed 's/ 8:0.2999[0-9]* / 8:0.2 /' >> bad.ppk
+expect_error 1 "bad.ppk: row 2: " 'hmm field "trans" (index 7)' 'transition row 0' 'summing to 1' -- \
+  "$PPK" gram -t ppk -g 1 bad.ppk -o gram.txt
+expect_no_output gram.txt
+printf '1 1:1 2:9 4:3\n' > no_states.ppk
+expect_error 1 "no_states.ppk: row 1: " 'hmm field "states" (index 3)' 'got 0' -- "$PPK" decode no_states.ppk
+finish
