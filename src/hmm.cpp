@@ -152,7 +152,8 @@ double HmmModel::log_kernel(const Model& other) const {
       psi(q, r) = ppk::log_kernel(*a.emissions[q], *b.emissions[r]);
       if (psi(q, r) > log_psi_max) log_psi_max = psi(q, r);
     }
-  if (log_psi_max == kMinusInfinity) return kMinusInfinity;  // every emission pair has kernel 0
+  // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
+  if (std::isinf(log_psi_max)) return log_psi_max;
   psi = (psi.array() - log_psi_max).exp().matrix();           // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
   double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
