@@ -128,8 +128,12 @@ MultinomialModel::MultinomialModel(SparseProbabilities a, Trials trials) : impl_
   const double sum = m.a.sum();
   if (!(std::fabs(sum - 1.0) <= kSumTolerance))
     throw field_error(kFamily, "p", "probabilities summing to 1 (within 1e-6)", "a sum of " + format_number(sum));
-  m.a.base /= sum;
-  for (double& v : m.a.value) v /= sum;
+  // Dividing by a sum within rounding of 1 would change the last bits of probabilities that were
+  // already renormalised (a row or JSON round trip must be exact): only a larger error is divided out.
+  if (std::fabs(sum - 1.0) > static_cast<double>(m.a.dim) * std::numeric_limits<double>::epsilon()) {
+    m.a.base /= sum;
+    for (double& v : m.a.value) v /= sum;
+  }
   switch (trials.kind) {
     case Trials::one_event: trials.count = 0; trials.decay = 1.0; break;
     case Trials::fixed:

@@ -7,6 +7,7 @@
 #include "oracles.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/multinomial.hpp"
+#include "ppk/row.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {
@@ -152,6 +153,16 @@ TEST(MultinomialModelTest, SampleSpacesSeparateTrialKinds) {
             (SampleSpace{"counts with 5 trials", 4}));
   EXPECT_EQ(MultinomialModel(SparseProbabilities::from_dense(kA), all_trials(0.5)).sample_space(),
             (SampleSpace{"counts", 4}));
+}
+
+// 0.2 + 0.7 + 0.1 is not exactly 1 in doubles: the model renormalises once, and a row round trip
+// of the result must give back the same probabilities bit for bit (no second renormalisation).
+TEST(MultinomialModel, RowRoundTripOfRenormalisedProbabilitiesIsExact) {
+  const MultinomialModel model(SparseProbabilities::from_dense({0.2, 0.7, 0.1}), Trials{});
+  const auto back = decode_row(encode_row(model));
+  const auto& again = dynamic_cast<const MultinomialModel&>(*back);
+  EXPECT_EQ(again.probabilities().dense(), model.probabilities().dense());
+  EXPECT_EQ(encode_row(again).size(), encode_row(model).size());
 }
 
 }  // namespace
