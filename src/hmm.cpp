@@ -158,17 +158,23 @@ double HmmModel::log_kernel(const Model& other) const {
   // psi enters T + 1 times: once per step and once in the final sum.
   double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
 
+  // Each step divides Phi by 2^e, e the binary exponent of its largest entry: exact (a power of
+  // two), no log per step, and the largest entry stays in [1/2, 1). log k adds e ln 2 per step.
+  long exponents = 0;
   phi.noalias() = a.start_power * b.start_power.transpose();  // Phi_0
   for (long t = 0;; ++t) {
     const double largest = phi.maxCoeff();
     if (!(largest > 0.0)) return kMinusInfinity;  // no pair of paths has positive weight
-    phi /= largest;
-    log_scale += std::log(largest);
+    int exponent = 0;
+    std::frexp(largest, &exponent);
+    phi *= std::ldexp(1.0, -exponent);
+    exponents += exponent;
     if (t == a.steps) break;
     weighted = psi.cwiseProduct(phi);                         // psi .* Phi_{t}
     half_step.noalias() = a.transitions_power.transpose() * weighted;
     phi.noalias() = half_step * b.transitions_power;          // Phi_{t+1}
   }
+  log_scale += static_cast<double>(exponents) * std::log(2.0);
   const double sum = psi.cwiseProduct(phi).sum();
   return sum > 0.0 ? std::log(sum) + log_scale : kMinusInfinity;
 }
