@@ -6,6 +6,7 @@
 #include "ppk/exponential.hpp"
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
+#include "ppk/mixture.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
 
@@ -20,6 +21,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &exponential_family(),  // code 5
       &gamma_family(),        // code 6
       &dirichlet_family(),    // code 7
+      &mixture_family(),      // code 8
   };
   return families;
 }
