@@ -1,7 +1,8 @@
 // Mixture models (mixture.hpp): k~ = sum_{m,n} (w_m w'_n)^rho k_rho(p_m, p'_n) (JMLR 2004 section 4.1)
 // against double sums of component kernels written out in the test, against quadrature of
 // p(x) p'(x) for 1-D Gaussian mixtures at rho = 1, the one-component mixture against its component,
-// mixtures against plain models in both orders, Gram matrices, round trips and rejected models.
+// mixtures against plain models in both orders, Gram matrices, round trips and rejected models;
+// the EM and kernel density estimators (estimate.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/bernoulli.hpp"
+#include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/json.hpp"
 #include "ppk/kernel.hpp"
@@ -281,6 +283,89 @@ TEST(Mixture, RejectsMalformedJson) {
                        {"mixture field \"components\"", "non-empty array"}));
   EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mixture","weights":[0.5,0.5],"components":[)" + gaussian + "]}"),
                        {"mixture field \"weights\"", "one weight per component"}));
+}
+
+// n points from the 1-D mixture `spec`, drawn with std::normal_distribution.
+Eigen::MatrixXd sample(const Mixture1d& spec, int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::discrete_distribution<int> label(spec.w.begin(), spec.w.end());
+  Eigen::MatrixXd x(n, 1);
+  for (int i = 0; i < n; ++i) {
+    const int m = label(rng);
+    x(i, 0) = std::normal_distribution<double>(spec.mean[m], std::sqrt(spec.var[m]))(rng);
+  }
+  return x;
+}
+
+TEST(MixtureEstimate, EmNeverDecreasesTheObjective) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd x(300, 2);
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    x.row(i) = Eigen::RowVector2d(normal(rng) + (i % 3 == 0 ? 3.0 : 0.0), 0.5 * normal(rng) + (i % 3 == 1 ? -2.0 : 0.0));
+  for (CovarianceForm form : {CovarianceForm::isotropic, CovarianceForm::diagonal, CovarianceForm::full}) {
+    MixtureFitOptions options;
+    options.components = 3;
+    options.covariance = form;
+    options.tolerance = 0;
+    options.iterations = 60;
+    const GaussianMixtureFit fit = fit_gaussian_mixture(x, options);
+    ASSERT_EQ(fit.log_likelihoods.size(), 60u);
+    for (std::size_t t = 1; t < fit.log_likelihoods.size(); ++t)
+      EXPECT_GE(fit.log_likelihoods[t], fit.log_likelihoods[t - 1] - 1e-12 * std::fabs(fit.log_likelihoods[t - 1]))
+          << "iteration " << t;
+  }
+}
+
+TEST(MixtureEstimate, RecoversTwoSeparatedGaussians) {
+  const Mixture1d truth{{0.3, 0.7}, {-5.0, 5.0}, {1.0, 2.25}};
+  MixtureFitOptions options;
+  options.covariance = CovarianceForm::isotropic;
+  const GaussianMixtureFit fit = fit_gaussian_mixture(sample(truth, 2000, 4), options);
+  const MixtureModel& model = *fit.model;
+  ASSERT_EQ(model.size(), 2u);
+  const auto& g0 = static_cast<const GaussianModel&>(model.component(0));
+  const auto& g1 = static_cast<const GaussianModel&>(model.component(1));
+  const bool swapped = g0.mean()(0) > g1.mean()(0);
+  const GaussianModel* by_mean[] = {swapped ? &g1 : &g0, swapped ? &g0 : &g1};
+  for (int m = 0; m < 2; ++m) {
+    EXPECT_NEAR(model.weights()[swapped ? 1 - m : m], truth.w[m], 0.04) << m;
+    EXPECT_NEAR(by_mean[m]->mean()(0), truth.mean[m], 0.15) << m;
+    EXPECT_NEAR(by_mean[m]->covariance()(0, 0), truth.var[m], 0.2 * truth.var[m]) << m;
+  }
+}
+
+TEST(MixtureEstimate, DeterministicGivenTheSeedAndRejectsTooFewVectors) {
+  const Eigen::MatrixXd x = sample(kMixtureB, 200, 11);
+  MixtureFitOptions options;
+  options.components = 3;
+  const std::string first = format_entries(encode_row(*fit_gaussian_mixture(x, options).model));
+  EXPECT_EQ(format_entries(encode_row(*fit_gaussian_mixture(x, options).model)), first);
+  options.components = 201;
+  try {
+    fit_gaussian_mixture(x, options);
+    ADD_FAILURE() << "no error";
+  } catch (const EstimationError& error) {
+    EXPECT_TRUE(mentions(error.what(), {"201 components", "200 vectors", "--components"}));
+  }
+  const auto estimator = mixture_estimator(MixtureFitOptions{});
+  const Statistics own = estimator->statistics({{{0, 1.0}}, {{0, 2.0}}}, 1);
+  EXPECT_THROW(estimator->pool(own, own, 1.0), EstimationError);
+}
+
+TEST(MixtureEstimate, KernelDensityEstimate) {
+  const auto estimator = kde_estimator(KdeFitOptions{0.5});
+  const auto model = estimate(*estimator, {{{0, 2.0}}, {}}, 1);  // the vectors 2 and 0
+  const auto& kde = static_cast<const MixtureModel&>(*model);
+  ASSERT_EQ(kde.size(), 2u);
+  EXPECT_EQ(kde.weights(), (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(static_cast<const GaussianModel&>(kde.component(0)).mean()(0), 2.0);
+  EXPECT_EQ(static_cast<const GaussianModel&>(kde.component(1)).covariance()(0, 0), 0.5);
+  // At rho = 1, k = 1/2 sum_i N(x_i - 1; 0, 0.5 + 0.5) against the estimate from the vector 1:
+  // 1/2 (N(1; 0, 1) + N(-1; 0, 1)) = exp(-1/2) / sqrt(2 pi).
+  const double k = kernel(PreparedModel(estimate(*estimator, {{{0, 2.0}}, {}}, 1), with_rho(1.0)),
+                          PreparedModel(estimate(*estimator, {{{0, 1.0}}}, 1), with_rho(1.0)));
+  EXPECT_NEAR(k, 0.24197072451914337, 1e-15);
 }
 
 }  // namespace
