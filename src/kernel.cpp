@@ -2,8 +2,9 @@
 //
 // Two models of one family go to the family's own closed form. Pairs of different families
 // are defined only where their sample spaces agree and someone has written the cross-family
-// kernel (an exponential against a gamma model, a Gaussian against a mixture of Gaussians, ...):
-// such kernels are looked up in the table kCrossFamilyKernels below, which is where they are added.
+// kernel: a mixture against any plain model of its sample space (the mixture's own kernel), and
+// the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, ...),
+// which is where further kernels are added.
 #include "ppk/kernel.hpp"
 
 #include <cmath>

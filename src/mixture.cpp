@@ -103,8 +103,8 @@ double MixtureModel::log_kernel(const Model& other) const {
   for (std::size_t m = 0; m < a.components.size(); ++m) {
     if (a.weights[m] == 0.0) continue;
     for (std::size_t n = 0; n < other_size; ++n) {
-      const double rho_log_weight_n = other_mixture ? other_mixture->impl_->rho_log_weights[n] : 0.0;
       if (other_mixture && other_mixture->impl_->weights[n] == 0.0) continue;
+      const double rho_log_weight_n = other_mixture ? other_mixture->impl_->rho_log_weights[n] : 0.0;
       const Model& component_n = other_mixture ? other_mixture->component(n) : other;
       terms.push_back(a.rho_log_weights[m] + rho_log_weight_n + ppk::log_kernel(*a.components[m], component_n));
     }
