@@ -7,6 +7,7 @@
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
+#include "ppk/mixture.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
 
@@ -21,6 +22,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &exponential_family(),  // code 5
       &gamma_family(),        // code 6
       &dirichlet_family(),    // code 7
+      &mixture_family(),      // code 8
       &hmm_family(),          // code 9
   };
   return families;

@@ -2,8 +2,9 @@
 //
 // Two models of one family go to the family's own closed form. Pairs of different families
 // are defined only where their sample spaces agree and someone has written the cross-family
-// kernel (an exponential against a gamma model, a Gaussian against a mixture of Gaussians, ...):
-// such kernels are looked up in the table kCrossFamilyKernels below, which is where they are added.
+// kernel: a mixture against any plain model of its sample space (the mixture's own kernel), and
+// the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, ...),
+// which is where further kernels are added.
 #include "ppk/kernel.hpp"
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "ppk/exponential.hpp"
 #include "ppk/family.hpp"
 #include "ppk/gamma.hpp"
+#include "ppk/mixture.hpp"
 
 namespace ppk {
 
@@ -42,9 +44,16 @@ const CrossFamilyKernel kCrossFamilyKernels[] = {
     {&exponential_family, &gamma_family, &log_kernel_exponential_gamma},
 };
 
+// A mixture against a plain model of its sample space: the plain model is the one-component
+// mixture (mixture.hpp), and MixtureModel::log_kernel takes it as its other model.
+double log_kernel_mixture_plain(const Model& mixture, const Model& plain) { return mixture.log_kernel(plain); }
+double log_kernel_plain_mixture(const Model& plain, const Model& mixture) { return mixture.log_kernel(plain); }
+
 // log k_rho between models of two different families with the same sample space, or nullptr
-// when that pair has no kernel. Mixtures add their entries to the table above.
+// when that pair has no kernel: a mixture against any plain model, or an entry of the table above.
 CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyInfo& b) {
+  if (&a == &mixture_family()) return &log_kernel_mixture_plain;
+  if (&b == &mixture_family()) return &log_kernel_plain_mixture;
   for (const CrossFamilyKernel& entry : kCrossFamilyKernels)
     if (&entry.family_a() == &a && &entry.family_b() == &b) return entry.log_kernel;
   return nullptr;

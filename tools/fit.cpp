@@ -1,5 +1,6 @@
 // ppk fit FAMILY [options] INPUT [-o OUTPUT]: one model row per example.
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -18,7 +19,8 @@ namespace ppk::cli {
 namespace {
 
 constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
-FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet
+FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
+        mixture (Gaussian mixture by EM), kde (kernel density estimate)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -103,6 +105,21 @@ dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
     mean log x_d = digamma(A0) - digamma(D A0).
 )";
 
+constexpr const char* kMixtureHelp = R"(
+mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
+  n >= K). Each M-step sets w_k = N_k/n, mu_k the responsibility-weighted mean
+  and Sigma_k = (S_k + R I)/N_k in the --cov form: EM for the log-likelihood
+  minus (R/2) sum_k trace(Sigma_k^-1), which never decreases. Default R: 1e-6
+  times the mean per-coordinate variance of the example. Means are seeded
+  k-means++ style from a generator seeded by (--seed, n, D), so fits are
+  reproducible; the best of --restarts runs is kept. No --estimator or --shrink.
+)";
+
+constexpr const char* kKdeHelp = R"(
+kde: the kernel density estimate (1/n) sum_i N(x_i, h I), a mixture with one
+  isotropic Gaussian of variance h (--bandwidth) per vector. No --shrink.
+)";
+
 using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method);
 
 struct FitFamily {
@@ -131,18 +148,19 @@ void add_gaussian_options(po::options_description& options) {
        "map: N0 > 0 pseudo-observations of the variance");
 }
 
+// --cov iso|diag|full.
+CovarianceForm covariance_form(const std::string& form) {
+  if (form == "iso") return CovarianceForm::isotropic;
+  if (form == "diag") return CovarianceForm::diagonal;
+  if (form == "full") return CovarianceForm::full;
+  throw UsageError("--cov must be iso, diag or full, got '" + form + "'");
+}
+
 std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method method) {
   GaussianFitOptions options;
   options.method = method;
   const std::string form = values["cov"].as<std::string>();
-  if (form == "iso")
-    options.covariance = CovarianceForm::isotropic;
-  else if (form == "diag")
-    options.covariance = CovarianceForm::diagonal;
-  else if (form == "full")
-    options.covariance = CovarianceForm::full;
-  else
-    throw UsageError("--cov must be iso, diag or full, got '" + form + "'");
+  options.covariance = covariance_form(form);
   options.ridge = option(values, "ridge");
   if (values.count("var")) {
     if (!values["cov"].defaulted() && options.covariance != CovarianceForm::isotropic)
@@ -261,6 +279,44 @@ std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Metho
   return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
 }
 
+void add_mixture_options(po::options_description& options) {
+  options.add_options()
+      ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
+      ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
+       "the components' covariance form")
+      ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance")
+      ("iterations", po::value<long>()->default_value(200)->value_name("N"), "at most N EM iterations per restart")
+      ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
+       "stop when the objective gains less than T times its magnitude")
+      ("restarts", po::value<long>()->default_value(3)->value_name("N"), "EM runs from different seeds; the best is kept")
+      ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed");
+}
+
+std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method method) {
+  if (values.count("estimator") && method != Method::ml)
+    throw EstimationError("a mixture is fitted by maximum likelihood (EM): --estimator must be ml");
+  MixtureFitOptions options;
+  options.components = values["components"].as<long>();
+  options.covariance = covariance_form(values["cov"].as<std::string>());
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  options.iterations = values["iterations"].as<long>();
+  options.tolerance = option(values, "tolerance");
+  options.restarts = values["restarts"].as<long>();
+  options.seed = values["seed"].as<std::uint64_t>();
+  return mixture_estimator(options);
+}
+
+void add_kde_options(po::options_description& options) {
+  options.add_options()("bandwidth", po::value<double>()->default_value(1.0)->value_name("H"),
+                        "the variance H > 0 of every component");
+}
+
+std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method method) {
+  if (values.count("estimator") && method != Method::ml)
+    throw EstimationError("a kernel density estimate has no --estimator choice: give none or ml");
+  return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
+}
+
 const FitFamily kFamilies[] = {
     {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian},
     {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli},
@@ -269,6 +325,8 @@ const FitFamily kFamilies[] = {
     {"exponential", kExponentialHelp, Method::ml, add_gamma_prior_on_rate, make_exponential},
     {"gamma", kGammaHelp, Method::ml, add_gamma_options, make_gamma},
     {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet},
+    {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture},
+    {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde},
 };
 
 po::options_description common_options() {
@@ -345,7 +403,7 @@ Statistics read_pooled(const std::string& path) {
 
 int run_fit(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    if (args.empty()) throw UsageError("missing the family: gaussian, bernoulli, multinomial, poisson, exponential, gamma or dirichlet");
+    if (args.empty()) throw UsageError("missing the family: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet, mixture or kde");
     print_fit_help(nullptr);
     return 0;
   }
@@ -354,7 +412,7 @@ int run_fit(const std::vector<std::string>& args) {
     if (args[0] == candidate.name) family = &candidate;
   if (family == nullptr)
     throw UsageError("unknown family '" + args[0] +
-                     "'; ppk fit supports gaussian, bernoulli, multinomial, poisson, exponential, gamma and dirichlet");
+                     "'; ppk fit supports gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet, mixture and kde");
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
     print_fit_help(family);

@@ -22,6 +22,7 @@
 // models (pooled_to_json) so that test examples are fitted against the same pool.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,7 @@
 
 #include "ppk/data.hpp"
 #include "ppk/gaussian.hpp"
+#include "ppk/mixture.hpp"
 #include "ppk/model.hpp"
 #include "ppk/multinomial.hpp"
 
@@ -188,5 +190,48 @@ struct DirichletFitOptions {
   double prior_count = 1.0;  // nu0 > 0
 };
 std::unique_ptr<Estimator> dirichlet_estimator(const DirichletFitOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// Mixtures (mixture.hpp) are not exponential families: their estimators keep the example's vectors
+// as the n x D statistic "x", and reject pooling (--shrink) with an EstimationError.
+//
+// A mixture of K Gaussians by EM (Dempster, Laird and Rubin 1977). With responsibilities
+// r_ik = w_k N(x_i | mu_k, Sigma_k) / sum_j w_j N(x_i | mu_j, Sigma_j) and N_k = sum_i r_ik:
+//   w_k = N_k / n,  mu_k = sum_i r_ik x_i / N_k,  Sigma_k = (S_k + R I) / N_k  (full),
+//   diag(S_k + R I) / N_k (diagonal), (trace(S_k) + R D) / (N_k D) I (isotropic),
+// S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)'. This is EM for the penalised log-likelihood
+//   L = sum_i log sum_k w_k N(x_i | mu_k, Sigma_k) - (R/2) sum_k trace(Sigma_k^-1),
+// which therefore never decreases; the ridge R > 0 keeps every covariance non-singular.
+// Default R: 1e-6 times the mean per-coordinate variance of the example's vectors (1e-6 if they are
+// all equal). Each restart seeds the means k-means++ style (the first a uniformly drawn vector,
+// each next one drawn with probability proportional to its squared distance to the nearest
+// chosen mean), weights 1/K and every covariance the data's covariance in the chosen form plus
+// R/n I; EM stops after `iterations` or when L gains less than tolerance * |L|. The fit with
+// the largest L over the restarts is kept. The random stream is std::mt19937_64 seeded by
+// (seed, n, D): the same vectors and options always give the same mixture.
+struct MixtureFitOptions {
+  long components = 2;  // K >= 1; the example needs n >= K vectors
+  CovarianceForm covariance = CovarianceForm::full;
+  std::optional<double> ridge;  // R > 0; default as above
+  long iterations = 200;        // >= 1
+  double tolerance = 1e-8;      // >= 0
+  long restarts = 3;            // >= 1
+  std::uint64_t seed = 1;
+};
+std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
+
+// The EM fit of the rows of x (n x D) and L after each iteration of the kept restart.
+struct GaussianMixtureFit {
+  std::unique_ptr<MixtureModel> model;
+  std::vector<double> log_likelihoods;  // the penalised L above
+};
+GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options);
+
+// The kernel density estimate: (1/n) sum_i N(x_i, h I), one isotropic component per vector,
+// the bandwidth h > 0 its variance.
+struct KdeFitOptions {
+  double bandwidth = 1.0;
+};
+std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options);
 
 }  // namespace ppk
