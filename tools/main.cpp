@@ -17,8 +17,10 @@ that encodes a generative model fitted to it, and svm-train -t ppk|ppk_norm
 trains on the kernel k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx.
 
 Commands:
-  fit gaussian|bernoulli|multinomial INPUT [-o OUTPUT]
-                   fit one model per example of a LIBSVM data file
+  fit FAMILY [options] INPUT [-o OUTPUT]
+                   fit one model per example of a LIBSVM data file; FAMILY: gaussian,
+                   bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
+                   mixture, kde ('ppk fit --help')
   encode [FILE] [-o OUTPUT]   JSON lines -> model rows
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
