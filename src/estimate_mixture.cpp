@@ -140,7 +140,20 @@ const Eigen::MatrixXd& data_of(const Statistics& statistics) {
   return x;
 }
 
-class MixtureEstimator : public Estimator {
+// The mixture estimators keep the example's vectors themselves (the n x D matrix "x"): a mixture
+// is not an exponential family, so it has no fixed-size sufficient statistics and no pooling.
+class DataMatrixEstimator : public Estimator {
+ public:
+  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
+    detail::check_example(vectors, dim);
+    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
+    statistics.sums["x"] = data_matrix(vectors, dim);
+    return statistics;
+  }
+  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
+};
+
+class MixtureEstimator : public DataMatrixEstimator {
  public:
   explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) {
     if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
@@ -150,13 +163,6 @@ class MixtureEstimator : public Estimator {
     if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
   }
   std::string family() const override { return "mixture"; }
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_gaussian_mixture(data_of(statistics), options_).model);
   }
@@ -165,19 +171,12 @@ class MixtureEstimator : public Estimator {
   MixtureFitOptions options_;
 };
 
-class KdeEstimator : public Estimator {
+class KdeEstimator : public DataMatrixEstimator {
  public:
   explicit KdeEstimator(const KdeFitOptions& options) : options_(options) {
     detail::check_option("--bandwidth", options.bandwidth, 0, true);
   }
   std::string family() const override { return "kde"; }
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
   // (1/n) sum_i N(x_i, h I).
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     const Eigen::MatrixXd& x = data_of(statistics);
