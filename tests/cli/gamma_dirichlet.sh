@@ -33,6 +33,7 @@ pass
 check_gram() {
   python3 - "$@" <<'PY' || fail "gram $*: $(cat "$1")"
 import json, math, sys
+from gram_output import expect_kernels, read_gram
 gram_path, models_path, rho, normalised = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "1"
 models = [json.loads(line) for line in open(models_path)]
 
@@ -54,18 +55,7 @@ def log_kernel(p, q):
         total -= rho * (math.lgamma(a) + a * math.log(b) + math.lgamma(a2) + a2 * math.log(b2))
     return total
 
-lines = open(gram_path).read().split("\n")
-assert lines[-1] == "", "no final newline"
-rows = [[float(t) for t in line.split(" ")] for line in lines[:-1]]
-assert len(rows) == len(models), f"{len(rows)} rows for {len(models)} models"
-for i, p in enumerate(models):
-    assert len(rows[i]) == len(models), f"row {i}: {len(rows[i])} columns"
-    for j, q in enumerate(models):
-        log_k = log_kernel(p, q)
-        if normalised:
-            log_k -= 0.5 * (log_kernel(p, p) + log_kernel(q, q))
-        expected = math.exp(log_k)
-        assert abs(rows[i][j] - expected) <= 1e-9 * expected, f"K[{i}][{j}] = {rows[i][j]!r}, expected {expected!r}"
+expect_kernels(read_gram(gram_path, len(models), len(models)), models, models, log_kernel, normalised, 1e-9)
 PY
   pass
 }

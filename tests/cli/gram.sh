@@ -13,27 +13,17 @@ printf '1 1:3 2:3\n-1 2:-1\n1 1:0.1\n' > b.txt
 check_gram() {
   python3 - "$@" <<'PY' || fail "gram $*: $(cat "$1")"
 import math, sys
+from gram_output import expect_kernels, read_gram
 path, a, b, rho, normalised, symmetric = sys.argv[1:]
 points = lambda text: [[float(x) for x in p.split(",")] for p in text.split(";")]
 a, b, rho, s2, dim = points(a), points(b), float(rho), 0.5, 2
-text = open(path).read()
-assert text.endswith("\n"), "no final newline"
-lines = text[:-1].split("\n")
-assert len(lines) == len(a), f"{len(lines)} rows, expected {len(a)}"
-matrix = []
-for line in lines:
-    tokens = line.split(" ")  # single spaces: no empty tokens
-    assert len(tokens) == len(b), f"{len(tokens)} columns, expected {len(b)}: {line!r}"
-    for t in tokens:
-        assert t == "%.17g" % float(t), f"{t} is not %.17g"
-    matrix.append([float(t) for t in tokens])
-for i, p in enumerate(a):
-    for j, q in enumerate(b):
-        d2 = sum((x - y) ** 2 for x, y in zip(p, q))
-        k = math.exp(-rho * d2 / (4 * s2))
-        if normalised == "0":
-            k *= (2 * rho) ** (-dim / 2) * (2 * math.pi * s2) ** ((1 - 2 * rho) * dim / 2)
-        assert abs(matrix[i][j] - k) <= 1e-13 * k, f"K[{i}][{j}] = {matrix[i][j]}, expected {k}"
+matrix = read_gram(path, len(a), len(b))
+# Isotropic Gaussians N(x, s2 I) (JMLR 2004 section 3.1).
+def log_kernel(p, q):
+    d2 = sum((x - y) ** 2 for x, y in zip(p, q))
+    return -rho * d2 / (4 * s2) + math.log((2 * rho) ** (-dim / 2) * (2 * math.pi * s2) ** ((1 - 2 * rho) * dim / 2))
+expect_kernels(matrix, a, b, log_kernel, normalised == "1", 1e-13)
+lines = open(path).read().splitlines()
 if symmetric == "1":
     for i in range(len(a)):
         for j in range(len(a)):

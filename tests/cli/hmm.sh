@@ -19,6 +19,7 @@ pass
 check_gram() {
   python3 - "$@" hmm.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
 import itertools, json, math, sys
+from gram_output import expect_kernels, read_gram
 gram_path, steps, rho, normalised, models_path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
 models = [json.loads(line) for line in open(models_path)]
 
@@ -39,16 +40,8 @@ def kernel(a, b):
         total += pa * pb
     return total
 
-lines = open(gram_path).read().split("\n")
-assert lines[-1] == "", "no final newline"
-rows = [[float(t) for t in line.split(" ")] for line in lines[:-1]]
-assert len(rows) == len(models), f"{len(rows)} rows for {len(models)} models"
-for i, p in enumerate(models):
-    for j, q in enumerate(models):
-        expected = kernel(p, q)
-        if normalised:
-            expected /= math.sqrt(kernel(p, p) * kernel(q, q))
-        assert abs(rows[i][j] - expected) <= 1e-10 * expected, f"K[{i}][{j}] = {rows[i][j]!r}, expected {expected!r}"
+expect_kernels(read_gram(gram_path, len(models), len(models)), models, models,
+               lambda p, q: math.log(kernel(p, q)), normalised, 1e-10)
 PY
   pass
 }

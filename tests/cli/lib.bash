@@ -4,6 +4,8 @@ set -euo pipefail
 
 PPK=${1:?usage: bash TEST.sh PATH/TO/ppk}
 PPK=$(cd "$(dirname "$PPK")" && pwd)/$(basename "$PPK")
+# The tests' python3 snippets import gram_output.py from this folder.
+export PYTHONPATH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

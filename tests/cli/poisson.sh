@@ -29,6 +29,7 @@ pass
 check_gram() {
   python3 - "$@" <<'PY' || fail "gram $*: $(cat "$1")"
 import math, sys
+from gram_output import expect_kernels, read_gram
 path, rates, kind, rho = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 models = [[float(r) for r in model.split(",")] for model in rates.split(";")]
 
@@ -56,17 +57,7 @@ def closed_form_half(a, b):
     return -sum((math.sqrt(l) - math.sqrt(m)) ** 2 / 2 for l, m in zip(a, b))
 
 log_kernel = closed_form_half if rho == 0.5 else brute_force
-lines = open(path).read().splitlines()
-assert len(lines) == len(models), f"{len(lines)} rows"
-for i, a in enumerate(models):
-    row = [float(t) for t in lines[i].split(" ")]
-    assert len(row) == len(models), f"row {i}: {len(row)} columns"
-    for j, b in enumerate(models):
-        log_k = log_kernel(a, b)
-        if kind == "ppk_norm":
-            log_k -= (log_kernel(a, a) + log_kernel(b, b)) / 2
-        k = math.exp(log_k)
-        assert abs(row[j] - k) <= 1e-9 * k, f"K[{i}][{j}] = {row[j]}, expected {k}"
+expect_kernels(read_gram(path, len(models), len(models)), models, models, log_kernel, kind == "ppk_norm", 1e-9)
 PY
   pass
 }

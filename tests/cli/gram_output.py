@@ -1,0 +1,33 @@
+"""What the command-line tests share to check `ppk gram` output (imported; not a test itself)."""
+import math
+
+
+def read_gram(path, rows, cols):
+    """The matrix `ppk gram` wrote to `path`, checked to be exactly its documented format: `rows`
+    lines, each of `cols` values separated by single spaces, every value printed as %.17g, and a
+    final newline."""
+    text = open(path).read()
+    assert text.endswith("\n"), "no final newline"
+    lines = text[:-1].split("\n")
+    assert len(lines) == rows, f"{len(lines)} rows, expected {rows}"
+    matrix = []
+    for line in lines:
+        tokens = line.split(" ")  # single spaces: no empty tokens
+        assert len(tokens) == cols, f"{len(tokens)} columns, expected {cols}: {line!r}"
+        for t in tokens:
+            assert t == "%.17g" % float(t), f"{t} is not %.17g"
+        matrix.append([float(t) for t in tokens])
+    return matrix
+
+
+def expect_kernels(matrix, rows, cols, log_kernel, normalised, tolerance):
+    """K[i][j] against exp(log_kernel(rows[i], cols[j])) -- divided by the square root of both
+    self-kernels when `normalised` -- to the relative `tolerance`."""
+    for i, p in enumerate(rows):
+        for j, q in enumerate(cols):
+            log_k = log_kernel(p, q)
+            if normalised:
+                log_k -= 0.5 * (log_kernel(p, p) + log_kernel(q, q))
+            expected = math.exp(log_k)
+            got = matrix[i][j]
+            assert abs(got - expected) <= tolerance * expected, f"K[{i}][{j}] = {got!r}, expected {expected!r}"
