@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "parallel.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/row.hpp"
@@ -345,6 +346,9 @@ po::options_description common_options() {
        "with --shrink: the pooled statistics saved from the training file (for test files)")
       ("save-pooled", po::value<std::string>()->value_name("POOL"),
        "write the statistics pooled over INPUT (the training file) to POOL")
+      ("threads", po::value<long>()->value_name("N"),
+       "fit N examples at a time (default: OMP_NUM_THREADS, else every hardware thread); "
+       "the output does not depend on N")
       ("help,h", "this text");
   return options;
 }
@@ -399,6 +403,14 @@ Statistics read_pooled(const std::string& path) {
   }
 }
 
+// --threads N, or the default.
+unsigned thread_count(const po::variables_map& values) {
+  if (!values.count("threads")) return default_threads();
+  const long threads = values["threads"].as<long>();
+  if (threads < 1 || threads > 1024) throw UsageError("--threads must be in [1, 1024], got " + std::to_string(threads));
+  return static_cast<unsigned>(threads);
+}
+
 }  // namespace
 
 int run_fit(const std::vector<std::string>& args) {
@@ -446,6 +458,7 @@ int run_fit(const std::vector<std::string>& args) {
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
 
+  const unsigned threads = thread_count(values);
   InputFile input(values["input"].as<std::string>());
   const Dataset data = read_data(input.stream(), input.name());
   const long dim = model_dimension(data, values);
@@ -461,17 +474,19 @@ int run_fit(const std::vector<std::string>& args) {
     pooled = pool_examples(*estimator, data, dim);
   }
 
-  std::vector<std::string> lines;
-  lines.reserve(data.examples.size());
-  for (const Example& example : data.examples) {
+  // Every example is fitted on its own (estimators are const and seed from the example's data),
+  // so the examples run in parallel and the rows do not depend on the number of threads.
+  std::vector<std::string> lines(data.examples.size());
+  for_each_index(data.examples.size(), threads, "fitting", [&](std::size_t i) {
+    const Example& example = data.examples[i];
     std::unique_ptr<Model> model;
     try {
       model = estimate(*estimator, example.vectors, dim, pooled ? &*pooled : nullptr, lambda);
     } catch (const EstimationError& e) {
       throw data.error_at(example, e.what());
     }
-    lines.push_back(format_row_line(example.label, encode_row(*model)));
-  }
+    lines[i] = format_row_line(example.label, encode_row(*model));
+  });
   if (values.count("save-pooled")) {
     nlohmann::json json;
     statistics_to_json(*pooled, json);
