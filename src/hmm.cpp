@@ -136,17 +136,87 @@ void HmmModel::prepare(const KernelParams& params) {
   m.transitions_power = m.transitions.array().pow(m.rho).matrix();
 }
 
+namespace {
+
+// The forward recursion over pairs of states (the file comment) for an M-state and an N-state
+// HMM, given psi divided by its largest entry. Returns log(sum psi .* Phi_T) minus the log of the
+// powers of two divided out of Phi along the way; -inf when no pair of paths has positive weight.
+// Whenever the largest entry of Phi leaves [2^-256, 2^256], Phi is divided by 2^e, e the binary
+// exponent of that entry: exact (a power of two), so the result is the same as rescaling at
+// every step, without the cost of a rescale per step; the entries stay far from underflow and
+// overflow (a step changes them by at most a factor M N).
+// M and N are compile-time sizes for small HMMs, where Eigen's fixed-size products unroll and a
+// step costs a few nanoseconds, or Eigen::Dynamic (the scratch is then reused per thread, since
+// the kernel runs for many pairs under OpenMP).
+template <int M, int N>
+double log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& start_a, const Eigen::VectorXd& start_b,
+                   const Eigen::MatrixXd& transitions_a, const Eigen::MatrixXd& transitions_b, long steps) {
+  using PairMatrix = Eigen::Matrix<double, M, N>;
+  const Eigen::Index m = start_a.size(), n = start_b.size();
+  const Eigen::Map<const PairMatrix> psi(psi_dynamic.data(), m, n);
+  const Eigen::Map<const Eigen::Matrix<double, M, 1>> pi_a(start_a.data(), m);
+  const Eigen::Map<const Eigen::Matrix<double, N, 1>> pi_b(start_b.data(), n);
+  const Eigen::Map<const Eigen::Matrix<double, M, M>> a(transitions_a.data(), m, m);
+  const Eigen::Map<const Eigen::Matrix<double, N, N>> b(transitions_b.data(), n, n);
+  thread_local PairMatrix phi, weighted, half_step;
+  long exponents = 0;
+  phi.noalias() = pi_a * pi_b.transpose();  // Phi_0
+  constexpr double kSmall = 0x1p-256, kLarge = 0x1p256;
+  for (long t = 0;; ++t) {
+    const double largest = phi.maxCoeff();
+    if (!(largest >= kSmall && largest <= kLarge)) {
+      if (!(largest > 0.0)) return -std::numeric_limits<double>::infinity();
+      int exponent = 0;
+      std::frexp(largest, &exponent);
+      phi *= std::ldexp(1.0, -exponent);
+      exponents += exponent;
+    }
+    if (t == steps) break;
+    weighted = psi.cwiseProduct(phi);                   // psi .* Phi_t
+    half_step.noalias() = a.transpose() * weighted;
+    phi.noalias() = half_step * b;                       // Phi_{t+1}
+  }
+  const double sum = psi.cwiseProduct(phi).sum();
+  return sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
+                   : -std::numeric_limits<double>::infinity();
+}
+
+using LogForward = double (*)(const Eigen::MatrixXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                              const Eigen::MatrixXd&, const Eigen::MatrixXd&, long);
+
+// log_forward for N states, M fixed: N in 1..4 at compile time, else dynamic.
+template <int M>
+LogForward log_forward_for(Eigen::Index n) {
+  switch (n) {
+    case 1: return &log_forward<M, 1>;
+    case 2: return &log_forward<M, 2>;
+    case 3: return &log_forward<M, 3>;
+    case 4: return &log_forward<M, 4>;
+    default: return &log_forward<Eigen::Dynamic, Eigen::Dynamic>;
+  }
+}
+
+LogForward log_forward_for(Eigen::Index m, Eigen::Index n) {
+  switch (m) {
+    case 1: return log_forward_for<1>(n);
+    case 2: return log_forward_for<2>(n);
+    case 3: return log_forward_for<3>(n);
+    case 4: return log_forward_for<4>(n);
+    default: return &log_forward<Eigen::Dynamic, Eigen::Dynamic>;
+  }
+}
+
+}  // namespace
+
 double HmmModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const HmmModel&>(other).impl_;
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps) detail::throw_unprepared_pair(kFamily);
   const Eigen::Index m = a.start.size(), n = b.start.size();
-  constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
-  // Scratch reused across calls on this thread: the kernel runs for many pairs under OpenMP.
-  thread_local Eigen::MatrixXd psi, phi, weighted, half_step;
+  thread_local Eigen::MatrixXd psi;
   psi.resize(m, n);
-  double log_psi_max = kMinusInfinity;
+  double log_psi_max = -std::numeric_limits<double>::infinity();
   for (Eigen::Index q = 0; q < m; ++q)
     for (Eigen::Index r = 0; r < n; ++r) {
       psi(q, r) = ppk::log_kernel(*a.emissions[q], *b.emissions[r]);
@@ -154,29 +224,11 @@ double HmmModel::log_kernel(const Model& other) const {
     }
   // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
   if (std::isinf(log_psi_max)) return log_psi_max;
-  psi = (psi.array() - log_psi_max).exp().matrix();           // psi / max psi; exp(-inf) = 0
+  psi = (psi.array() - log_psi_max).exp().matrix();  // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
-  double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
-
-  // Each step divides Phi by 2^e, e the binary exponent of its largest entry: exact (a power of
-  // two), no log per step, and the largest entry stays in [1/2, 1). log k adds e ln 2 per step.
-  long exponents = 0;
-  phi.noalias() = a.start_power * b.start_power.transpose();  // Phi_0
-  for (long t = 0;; ++t) {
-    const double largest = phi.maxCoeff();
-    if (!(largest > 0.0)) return kMinusInfinity;  // no pair of paths has positive weight
-    int exponent = 0;
-    std::frexp(largest, &exponent);
-    phi *= std::ldexp(1.0, -exponent);
-    exponents += exponent;
-    if (t == a.steps) break;
-    weighted = psi.cwiseProduct(phi);                         // psi .* Phi_{t}
-    half_step.noalias() = a.transitions_power.transpose() * weighted;
-    phi.noalias() = half_step * b.transitions_power;          // Phi_{t+1}
-  }
-  log_scale += static_cast<double>(exponents) * std::log(2.0);
-  const double sum = psi.cwiseProduct(phi).sum();
-  return sum > 0.0 ? std::log(sum) + log_scale : kMinusInfinity;
+  const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
+  return log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, a.steps) +
+         log_scale;
 }
 
 // Row fields: M, T, the start probabilities, the transitions row by row, then the M emissions.

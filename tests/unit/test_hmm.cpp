@@ -161,6 +161,31 @@ TEST(Hmm, DiscreteKernelIsTheSumOverSequencesAndPathPairs) {
       }
 }
 
+// Up to 4 states the recursion runs on fixed-size matrices, from 5 on on dynamic ones: both, and
+// the mixed pairs, against enumeration.
+TEST(Hmm, FixedAndDynamicSizesAgreeWithEnumeration) {
+  const Hmm one{{1.0}, {{1.0}}, {{0.3, 0.7}}, 2};
+  const Hmm five{{0.1, 0.2, 0.3, 0.25, 0.15},
+                 {{0.2, 0.2, 0.2, 0.2, 0.2},
+                  {0.5, 0.1, 0.1, 0.1, 0.2},
+                  {0.05, 0.05, 0.3, 0.3, 0.3},
+                  {0.0, 0.5, 0.0, 0.5, 0.0},
+                  {0.25, 0.25, 0.25, 0.0, 0.25}},
+                 {{0.9, 0.1}, {0.2, 0.8}, {0.5, 0.5}, {0.65, 0.35}, {0.05, 0.95}},
+                 2};
+  const std::pair<Hmm, Hmm> pairs[] = {{one, five}, {five, one}, {five, kBinaryTwo}, {kBinaryThree, five},
+                                       {five, five}, {one, kBinaryThree}};
+  for (auto [a, b] : pairs) {
+    a.length = b.length = 2;
+    for (double rho : kRhos)
+      for (int d = 0; d <= 2; ++d) {
+        const std::size_t steps = d > 0 ? static_cast<std::size_t>(d) : 2;  // -d 0: the stored length 2
+        EXPECT_LT(relative_error(model_kernel(a, b, rho, d), brute_force_kernel(a, b, rho, steps)), 1e-10)
+            << a.start.size() << " x " << b.start.size() << " states, rho " << rho << " -d " << d;
+      }
+  }
+}
+
 TEST(Hmm, AtRhoOneTheKernelIsTheCoEmissionProbability) {
   for (const auto& [a, b] : {std::pair{kTwoStates, kThreeStates}, std::pair{kSparse, kTwoStates},
                              std::pair{kBinaryThree, kBinaryTwo}})
