@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -230,6 +232,175 @@ Dataset read_data(std::istream& in, const std::string& source) {
     data.examples.push_back(std::move(example));
   }
   return data;
+}
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+
+// A symbol for messages: 'A', or byte 0x07 when it is not printable.
+std::string describe_symbol(char symbol) {
+  const auto byte = static_cast<unsigned char>(symbol);
+  if (byte >= 0x21 && byte < 0x7f) return "'" + std::string(1, symbol) + "'";
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "byte 0x%02x", byte);
+  return buffer;
+}
+
+}  // namespace
+
+Alphabet::Alphabet(const std::string& symbols, const std::string& where) : symbols_(symbols) {
+  index_.fill(-1);
+  if (symbols.empty()) throw InputError(where + ": the alphabet is empty; expected its symbols, e.g. ACGT");
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    if (is_blank(symbols[i]))
+      throw InputError(where + ": the alphabet holds whitespace at position " + std::to_string(i + 1) +
+                       "; expected single-character symbols with nothing between them, e.g. ACGT");
+    long& index = index_[static_cast<unsigned char>(symbols[i])];
+    if (index >= 0)
+      throw InputError(where + ": symbol " + describe_symbol(symbols[i]) + " appears twice in the alphabet (positions " +
+                       std::to_string(index + 1) + " and " + std::to_string(i + 1) + ")");
+    index = static_cast<long>(i);
+  }
+}
+
+Alphabet read_alphabet(std::istream& in, const std::string& source) {
+  LineReader lines(in, source);
+  std::optional<Alphabet> alphabet;
+  std::string text;
+  while (lines.next(text)) {
+    if (text.empty()) continue;
+    if (alphabet) lines.fail("an alphabet file holds one line, the symbols; this is a second one");
+    alphabet.emplace(text, source + ":" + std::to_string(lines.line()));
+  }
+  if (!alphabet) throw InputError(source + ": no alphabet; expected one line holding the symbols, e.g. ACGT");
+  return *alphabet;
+}
+
+namespace {
+
+// Builds a SequenceSet line by line.
+class SequenceBuilder {
+ public:
+  SequenceBuilder(const LineReader& lines, const std::string& source, const std::optional<Alphabet>& alphabet)
+      : lines_(lines), source_(source), alphabet_(alphabet) {}
+
+  void start(double label) {
+    finish();
+    sequences_.push_back(SymbolSequence{label, {}, lines_.line()});
+  }
+  // The symbols of `text`, which starts at byte `column` (0-based) of the current line.
+  void add(std::string_view text, std::size_t column) {
+    SymbolSequence& sequence = sequences_.back();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char symbol = text[i];
+      if (is_blank(symbol)) continue;
+      if (!alphabet_) {
+        sequence.symbols.push_back(static_cast<unsigned char>(symbol));
+        seen_[static_cast<unsigned char>(symbol)] = true;
+        continue;
+      }
+      const long index = alphabet_->index(symbol);
+      if (index < 0) unknown(symbol, column + i, sequence.symbols.size() + 1);
+      sequence.symbols.push_back(index);
+    }
+  }
+  // Checks the last sequence; then the set, with the symbols mapped to the alphabet read.
+  SequenceSet result(SequenceFormat format) {
+    finish();
+    SequenceSet set;
+    set.source = source_;
+    set.format = format;
+    if (alphabet_) {
+      set.alphabet = alphabet_;
+    } else {
+      std::string symbols;
+      for (int byte = 0; byte < 256; ++byte)
+        if (seen_[byte]) symbols.push_back(static_cast<char>(byte));
+      if (symbols.empty()) throw InputError(source_ + ": no sequences");
+      set.alphabet.emplace(symbols, source_);
+      for (SymbolSequence& sequence : sequences_)
+        for (long& symbol : sequence.symbols) symbol = set.alphabet->index(static_cast<char>(symbol));
+    }
+    set.sequences = std::move(sequences_);
+    return set;
+  }
+  bool started() const { return !sequences_.empty(); }
+
+ private:
+  void finish() const {
+    if (!sequences_.empty() && sequences_.back().symbols.empty())
+      throw InputError(source_ + ":" + std::to_string(sequences_.back().line) +
+                       ": the sequence is empty; expected at least one symbol");
+  }
+  [[noreturn]] void unknown(char symbol, std::size_t column, std::size_t position) const {
+    std::string what = "column " + std::to_string(column + 1) + ": symbol " + describe_symbol(symbol) + " (position " +
+                       std::to_string(position) + " of the sequence) is not in the alphabet '" + alphabet_->symbols() +
+                       "'";
+    const char other_case = static_cast<char>(std::isupper(static_cast<unsigned char>(symbol))
+                                                  ? std::tolower(static_cast<unsigned char>(symbol))
+                                                  : std::toupper(static_cast<unsigned char>(symbol)));
+    if (other_case != symbol && alphabet_->index(other_case) >= 0) what += " (symbols are case-sensitive)";
+    lines_.fail(what + "; the alphabet comes from --alphabet or --alphabet-from (the training file's --save-alphabet)");
+  }
+  const LineReader& lines_;
+  const std::string& source_;
+  const std::optional<Alphabet>& alphabet_;
+  std::vector<SymbolSequence> sequences_;
+  std::array<bool, 256> seen_{};
+};
+
+// The label of a FASTA header: its one label=VALUE token.
+double fasta_label(const LineReader& lines, std::string_view header) {
+  constexpr std::string_view kLabel = "label=";
+  std::optional<double> label;
+  for (std::string_view token : split_tokens(header)) {
+    if (token.substr(0, kLabel.size()) != kLabel) continue;
+    if (label) lines.fail("the header has two label= tokens; expected one");
+    const std::string_view value = token.substr(kLabel.size());
+    double number = 0;
+    if (parse_number(value, number) != NumberStatus::ok)
+      lines.fail("label " + quoted(value) + " in the header is not a finite number");
+    label = number;
+  }
+  if (!label) lines.fail("the header has no label=VALUE token; expected e.g. '>seq1 label=1'");
+  return *label;
+}
+
+}  // namespace
+
+SequenceSet read_sequences(std::istream& in, const std::string& source, std::optional<SequenceFormat> format,
+                           const std::optional<Alphabet>& alphabet) {
+  LineReader lines(in, source);
+  SequenceBuilder builder(lines, source, alphabet);
+  std::string text;
+  while (lines.next(text)) {
+    std::string_view content(text);
+    const bool blank = std::all_of(content.begin(), content.end(), is_blank);
+    if (!format) {
+      if (blank) continue;
+      format = content[0] == '>' ? SequenceFormat::fasta : SequenceFormat::lines;
+    }
+    if (*format == SequenceFormat::fasta) {
+      if (blank) continue;
+      if (content[0] == '>') {
+        builder.start(fasta_label(lines, content.substr(1)));
+      } else {
+        if (!builder.started()) lines.fail("expected a FASTA header line '>NAME label=VALUE' before the sequence");
+        builder.add(content, 0);
+      }
+      continue;
+    }
+    const std::vector<std::string_view> tokens = split_tokens(content);
+    if (tokens.empty()) lines.fail("empty line; expected 'LABEL SEQUENCE'");
+    double label = 0;
+    if (parse_number(tokens[0], label) != NumberStatus::ok)
+      lines.fail("label " + quoted(tokens[0]) + " is not a finite number; expected 'LABEL SEQUENCE'");
+    builder.start(label);
+    const std::size_t after_label = static_cast<std::size_t>(tokens[0].data() - content.data()) + tokens[0].size();
+    builder.add(content.substr(after_label), after_label);
+  }
+  return builder.result(format.value_or(SequenceFormat::lines));
 }
 
 std::vector<LabeledRow> read_rows(std::istream& in, const std::string& source) {

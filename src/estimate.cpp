@@ -58,6 +58,18 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
   return it->second;
 }
 
+void reject_pooling(const std::string& family) {
+  throw EstimationError("a " + family +
+                        " fit is not an exponential family: it has no sufficient statistics to pool, so --shrink "
+                        "and pooled statistics are not supported");
+}
+
+const Eigen::MatrixXd& data_of(const Statistics& statistics) {
+  const Eigen::MatrixXd& x = sum_of(statistics, "x");
+  if (x.cols() != statistics.dim) throw EstimationError("the statistic \"x\" must have one column per dimension");
+  return x;
+}
+
 }  // namespace detail
 
 const char* method_name(Method method) {

@@ -51,6 +51,12 @@ std::string value_at(double value, std::size_t vector, long coord, std::size_t v
 // of another family or dimension).
 const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& name);
 
+// Estimators that keep the example's data rather than fixed-size sufficient statistics (mixtures,
+// HMMs) cannot pool: this throws the EstimationError that says so.
+[[noreturn]] void reject_pooling(const std::string& family);
+// The statistic "x" (the n x D data matrix), which must have one column per dimension.
+const Eigen::MatrixXd& data_of(const Statistics& statistics);
+
 // Builds the model; a ModelError from the model's own validation becomes an EstimationError.
 template <class Build>
 auto build_model(Build build) -> decltype(build()) {

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,12 +23,14 @@ namespace {
 
 constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
-        mixture (Gaussian mixture by EM), kde (kernel density estimate)
+        mixture (Gaussian mixture by EM), kde (kernel density estimate),
+        hmm (hidden Markov model by Baum-Welch)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
 An example is one line 'label index:value ...', or, when the lines carry qid:
 (the SVMlight convention), the run of consecutive lines sharing 'label qid:N'.
+hmm also reads symbol sequences: FASTA or 'LABEL SEQUENCE' lines (see below).
 
 Estimators (--estimator): ml = maximum likelihood; map = the posterior mode
 under the family's conjugate prior (--prior-* options); posterior = the
@@ -121,6 +125,46 @@ kde: the kernel density estimate (1/n) sum_i N(x_i, h I), a mixture with one
   isotropic Gaussian of variance h (--bandwidth) per vector. No --shrink.
 )";
 
+constexpr const char* kHmmHelp = R"(
+hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
+  by Baum-Welch (JMLR 2004 section 4.2 for the kernel). Input (--format):
+    fasta   '>NAME ... label=VALUE' headers, each followed by its sequence on any
+            number of lines (a header without label= is an error);
+    lines   one 'LABEL SEQUENCE' per line;
+    libsvm  qid-grouped LIBSVM rows, one sequence per qid group, in line order.
+  Default: libsvm with --emission gaussian, else fasta if the first non-empty
+  line starts with '>', else lines. Whitespace inside a sequence is ignored;
+  symbols are single characters, case-sensitive, numbered by --alphabet
+  (default: the sorted set of symbols in INPUT). Fit the training file with
+  --save-alphabet FILE and the test file with --alphabet-from FILE: a test
+  symbol outside the alphabet is an error naming file, line, column and symbol.
+  Emissions (--emission): discrete = one-event multinomials over the O symbols
+  (default for sequences; LIBSVM vectors must then be one 'index:1' each);
+  gaussian = N(mu_q, Sigma_q) over the LIBSVM vectors (default for libsvm).
+  E-step: scaled forward-backward; gamma_t(q) = P(s_t = q | X) and
+  xi_t(p, q) = P(s_t = p, s_t+1 = q | X); log p(X) = sum_t log c_t (the scales).
+  M-step with A = --smoothing pseudo-counts: pi_q ~ gamma_0(q) + A,
+  A_pq ~ sum_t xi_t(p, q) + A, E_qo ~ sum_{t: x_t = o} gamma_t(q) + A; Gaussian
+  means and (S_q + R I)/N_q covariances as for mixture. This is the MAP under
+  Dirichlet(1 + A) priors (and the mixture's ridge penalty), so the penalised
+  log-likelihood never decreases, and A > 0 keeps every probability positive.
+  --states auto (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
+  - O/2) + 1, n the number of symbols, z = --param-ratio, O the alphabet size
+  (Gaussian: the emission parameters per state, D + 1 iso, 2D diag,
+  D + D(D+1)/2 full). Starts are random, seeded by (--seed, the sequence), so
+  fits are reproducible; the best of --restarts runs is kept. The row stores
+  T = n - 1 (x_0..x_T) or --length T; HMM kernels need one T for all rows
+  (svm-train/ppk gram -d T sets it). No --estimator or --shrink.
+)";
+
+// The examples to fit, the models' dimension, and files to write when every example fits.
+struct FitInput {
+  Dataset data;
+  long dim = 0;
+  std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
+};
+using InputReader = FitInput (*)(InputFile& input, const po::variables_map& values);
+
 using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method);
 
 struct FitFamily {
@@ -129,6 +173,7 @@ struct FitFamily {
   Method default_method;
   void (*add_options)(po::options_description& options);  // the family's own options
   EstimatorFactory make_estimator;
+  InputReader read_input;  // INPUT as examples
 };
 
 double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
@@ -200,6 +245,19 @@ void add_multinomial_options(po::options_description& options) {
        "needs L < 1");
 }
 
+// The whole text as a decimal integer (std::stol syntax), or nothing.
+std::optional<long> whole_number(const std::string& text) {
+  std::size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return value;
+}
+
 Trials trials_option(const po::variables_map& values) {
   Trials trials;
   const std::string text = values["trials"].as<std::string>();
@@ -208,17 +266,10 @@ Trials trials_option(const po::variables_map& values) {
   } else if (text == "all") {
     trials.kind = Trials::all;
   } else {
-    std::size_t used = 0;
-    long count = 0;
-    try {
-      count = std::stol(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || used == 0 || count < 1)
-      throw UsageError("--trials must be one, all or a whole number >= 1, got '" + text + "'");
+    const std::optional<long> count = whole_number(text);
+    if (!count || *count < 1) throw UsageError("--trials must be one, all or a whole number >= 1, got '" + text + "'");
     trials.kind = Trials::fixed;
-    trials.count = count;
+    trials.count = *count;
   }
   if (values.count("decay")) {
     if (trials.kind != Trials::all) throw UsageError("--decay applies only to --trials all");
@@ -318,17 +369,154 @@ std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method meth
   return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
 }
 
+// The models' dimension: --dim, or the largest index in the data.
+long model_dimension(const Dataset& data, const po::variables_map& values) {
+  if (!values.count("dim")) {
+    if (data.max_index == 0 && !data.examples.empty())
+      throw InputError(data.source + ": no example has any feature; give --dim D");
+    return data.max_index;
+  }
+  const long dim = values["dim"].as<long>();
+  if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
+  return dim;
+}
+
+// A LIBSVM data file; the dimension from --dim or the data.
+FitInput read_libsvm_input(InputFile& input, const po::variables_map& values) {
+  FitInput out;
+  out.data = read_data(input.stream(), input.name());
+  out.dim = model_dimension(out.data, values);
+  return out;
+}
+
+void add_hmm_options(po::options_description& options) {
+  options.add_options()
+      ("states", po::value<std::string>()->default_value("auto")->value_name("M|auto"),
+       "the number of hidden states M >= 1, or auto: the section 8.2 rule")
+      ("param-ratio", po::value<double>()->default_value(0.1, "0.1")->value_name("Z"),
+       "auto: the ratio z > 0 of parameters to symbols")
+      ("emission", po::value<std::string>()->value_name("discrete|gaussian"),
+       "the emission models (discrete for sequences, gaussian for libsvm)")
+      ("format", po::value<std::string>()->value_name("fasta|lines|libsvm"), "INPUT's format (see above)")
+      ("alphabet", po::value<std::string>()->value_name("SYMBOLS"), "the symbols in index order, e.g. ACGT")
+      ("alphabet-from", po::value<std::string>()->value_name("FILE"), "the alphabet saved by --save-alphabet")
+      ("save-alphabet", po::value<std::string>()->value_name("FILE"), "write the alphabet used to FILE (one line)")
+      ("smoothing", po::value<double>()->default_value(0.1, "0.1")->value_name("A"),
+       "pseudo-count A >= 0 added to every start, transition and symbol count")
+      ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
+      ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
+      ("iterations", po::value<long>()->default_value(400)->value_name("N"),
+       "at most N Baum-Welch iterations per restart (the paper's 400)")
+      ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
+       "stop when the objective gains less than T times its magnitude")
+      ("restarts", po::value<long>()->default_value(3)->value_name("N"), "runs from different starts; the best is kept")
+      ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed")
+      ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+}
+
+// --format as given, or libsvm when --emission gaussian; nothing: detect fasta or lines.
+std::optional<std::string> hmm_format(const po::variables_map& values) {
+  if (values.count("format")) {
+    const std::string format = values["format"].as<std::string>();
+    if (format != "fasta" && format != "lines" && format != "libsvm")
+      throw UsageError("--format must be fasta, lines or libsvm, got '" + format + "'");
+    return format;
+  }
+  if (values.count("emission") && values["emission"].as<std::string>() == "gaussian") return "libsvm";
+  return std::nullopt;
+}
+
+std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method) {
+  if (values.count("estimator"))
+    throw EstimationError("an HMM is fitted by Baum-Welch (--smoothing sets its Dirichlet prior): --estimator is not offered");
+  const std::optional<std::string> format = hmm_format(values);
+  HmmFitOptions options;
+  if (values.count("emission")) {
+    const std::string emission = values["emission"].as<std::string>();
+    if (emission != "discrete" && emission != "gaussian")
+      throw UsageError("--emission must be discrete or gaussian, got '" + emission + "'");
+    options.emissions = emission == "gaussian" ? HmmEmissions::gaussian : HmmEmissions::discrete;
+    if (options.emissions == HmmEmissions::gaussian && format != "libsvm")
+      throw UsageError("--emission gaussian takes vectors: LIBSVM input (--format libsvm), not " + *format);
+  } else if (format == "libsvm") {
+    options.emissions = HmmEmissions::gaussian;
+  }
+  if (options.emissions == HmmEmissions::discrete && (values.count("cov") || values.count("ridge")))
+    throw UsageError("--cov and --ridge apply to --emission gaussian");
+  if (format == "libsvm" && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
+    throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to --format libsvm");
+  if (format != "libsvm" && values.count("dim"))
+    throw UsageError("--dim applies to LIBSVM input; for sequences the alphabet sets the dimension");
+  if (values.count("alphabet") && values.count("alphabet-from"))
+    throw UsageError("--alphabet and --alphabet-from exclude each other");
+  const std::string states = values["states"].as<std::string>();
+  if (states != "auto") {
+    options.states = whole_number(states);
+    if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
+  }
+  options.param_ratio = option(values, "param-ratio");
+  options.smoothing = option(values, "smoothing");
+  if (values.count("cov")) options.covariance = covariance_form(values["cov"].as<std::string>());
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  options.iterations = values["iterations"].as<long>();
+  options.tolerance = option(values, "tolerance");
+  options.restarts = values["restarts"].as<long>();
+  options.seed = values["seed"].as<std::uint64_t>();
+  if (values.count("length")) options.length = values["length"].as<long>();
+  return hmm_estimator(options);
+}
+
+// LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet.
+FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
+  const std::optional<std::string> format = hmm_format(values);
+  if (format == "libsvm") return read_libsvm_input(input, values);
+  std::optional<Alphabet> alphabet;
+  if (values.count("alphabet")) alphabet.emplace(values["alphabet"].as<std::string>(), "--alphabet");
+  if (values.count("alphabet-from")) {
+    InputFile file(values["alphabet-from"].as<std::string>());
+    alphabet = read_alphabet(file.stream(), file.name());
+  }
+  std::optional<SequenceFormat> sequence_format;
+  if (format) sequence_format = *format == "fasta" ? SequenceFormat::fasta : SequenceFormat::lines;
+  const SequenceSet set = read_sequences(input.stream(), input.name(), sequence_format, alphabet);
+  FitInput out;
+  out.data.source = set.source;
+  out.data.max_index = set.alphabet->size();
+  out.dim = set.alphabet->size();
+  for (const SymbolSequence& sequence : set.sequences) {
+    Example example;
+    example.label = sequence.label;
+    example.line = sequence.line;
+    example.vectors.reserve(sequence.symbols.size());
+    for (long symbol : sequence.symbols) example.vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    out.data.examples.push_back(std::move(example));
+  }
+  if (values.count("save-alphabet"))
+    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(), std::vector<std::string>{set.alphabet->symbols()});
+  return out;
+}
+
 const FitFamily kFamilies[] = {
-    {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian},
-    {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli},
-    {"multinomial", kMultinomialHelp, Method::posterior, add_multinomial_options, make_multinomial},
-    {"poisson", kPoissonHelp, Method::ml, add_gamma_prior_on_rate, make_poisson},
-    {"exponential", kExponentialHelp, Method::ml, add_gamma_prior_on_rate, make_exponential},
-    {"gamma", kGammaHelp, Method::ml, add_gamma_options, make_gamma},
-    {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet},
-    {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture},
-    {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde},
+    {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian, read_libsvm_input},
+    {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli, read_libsvm_input},
+    {"multinomial", kMultinomialHelp, Method::posterior, add_multinomial_options, make_multinomial, read_libsvm_input},
+    {"poisson", kPoissonHelp, Method::ml, add_gamma_prior_on_rate, make_poisson, read_libsvm_input},
+    {"exponential", kExponentialHelp, Method::ml, add_gamma_prior_on_rate, make_exponential, read_libsvm_input},
+    {"gamma", kGammaHelp, Method::ml, add_gamma_options, make_gamma, read_libsvm_input},
+    {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet, read_libsvm_input},
+    {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture, read_libsvm_input},
+    {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
+    {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
 };
+
+// "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".
+std::string family_names(const char* last_join) {
+  std::string names;
+  const std::size_t count = std::size(kFamilies);
+  for (std::size_t i = 0; i < count; ++i)
+    names += (i == 0 ? "" : i + 1 == count ? std::string(" ") + last_join + " " : std::string(", ")) + kFamilies[i].name;
+  return names;
+}
 
 po::options_description common_options() {
   po::options_description options("Options");
@@ -363,18 +551,6 @@ void print_fit_help(const FitFamily* only) {
     std::cout << options;
   }
   std::cout << "\n" << common_options();
-}
-
-// The models' dimension: --dim, or the largest index in the data.
-long model_dimension(const Dataset& data, const po::variables_map& values) {
-  if (!values.count("dim")) {
-    if (data.max_index == 0 && !data.examples.empty())
-      throw InputError(data.source + ": no example has any feature; give --dim D");
-    return data.max_index;
-  }
-  const long dim = values["dim"].as<long>();
-  if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
-  return dim;
 }
 
 // The statistics pooled over every example of `data` (the training set).
@@ -415,7 +591,7 @@ unsigned thread_count(const po::variables_map& values) {
 
 int run_fit(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    if (args.empty()) throw UsageError("missing the family: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet, mixture or kde");
+    if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
     print_fit_help(nullptr);
     return 0;
   }
@@ -423,8 +599,7 @@ int run_fit(const std::vector<std::string>& args) {
   for (const FitFamily& candidate : kFamilies)
     if (args[0] == candidate.name) family = &candidate;
   if (family == nullptr)
-    throw UsageError("unknown family '" + args[0] +
-                     "'; ppk fit supports gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet, mixture and kde");
+    throw UsageError("unknown family '" + args[0] + "'; ppk fit supports " + family_names("and"));
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
     print_fit_help(family);
@@ -437,7 +612,7 @@ int run_fit(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("input", 1);
   const po::variables_map values = parse_command_line(rest, options, positional);
-  if (!values.count("input")) throw UsageError("missing INPUT (a LIBSVM data file, or '-' for standard input)");
+  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
 
   std::unique_ptr<Estimator> estimator;
   double lambda = 0;
@@ -460,8 +635,9 @@ int run_fit(const std::vector<std::string>& args) {
 
   const unsigned threads = thread_count(values);
   InputFile input(values["input"].as<std::string>());
-  const Dataset data = read_data(input.stream(), input.name());
-  const long dim = model_dimension(data, values);
+  const FitInput fit_input = family->read_input(input, values);
+  const Dataset& data = fit_input.data;
+  const long dim = fit_input.dim;
 
   std::optional<Statistics> pooled;
   if (values.count("pooled-from")) {
@@ -492,6 +668,7 @@ int run_fit(const std::vector<std::string>& args) {
     statistics_to_json(*pooled, json);
     write_lines(values["save-pooled"].as<std::string>(), {json.dump()});
   }
+  for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;
 }

@@ -18,9 +18,10 @@ trains on the kernel k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx.
 
 Commands:
   fit FAMILY [options] INPUT [-o OUTPUT]
-                   fit one model per example of a LIBSVM data file; FAMILY: gaussian,
-                   bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
-                   mixture, kde ('ppk fit --help')
+                   fit one model per example of a LIBSVM data file (hmm: also of
+                   FASTA or 'LABEL SEQUENCE' lines); FAMILY: gaussian, bernoulli,
+                   multinomial, poisson, exponential, gamma, dirichlet, mixture, kde,
+                   hmm ('ppk fit --help')
   encode [FILE] [-o OUTPUT]   JSON lines -> model rows
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]

@@ -21,8 +21,10 @@
 // `FILE: row N: ` for a row that parses but does not decode to a valid model).
 #pragma once
 
+#include <array>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,6 +69,58 @@ struct Dataset {
 
 // Reads a data file. Throws InputError "SOURCE:LINE: ...".
 Dataset read_data(std::istream& in, const std::string& source);
+
+// ---------------------------------------------------------------------------------------------
+// Symbol sequences (input of `ppk fit hmm` with discrete emissions), in one of two formats:
+//   fasta  a header line '>NAME ... label=VALUE ...' per sequence, the label taken from its
+//          label= token (a header without one is an error), then the sequence on any number of
+//          lines, concatenated; empty lines are skipped.
+//   lines  one sequence per line, 'LABEL SEQUENCE'.
+// Whitespace inside a sequence is ignored; every other byte is a symbol. Symbols are
+// case-sensitive ('a' and 'A' are different symbols). Labels are finite numbers.
+
+// An alphabet of O single-byte symbols; the i-th character is symbol i (0-based).
+class Alphabet {
+ public:
+  // Throws InputError "WHERE: ..." unless `symbols` is non-empty, holds no whitespace and no
+  // symbol twice.
+  Alphabet(const std::string& symbols, const std::string& where);
+  const std::string& symbols() const { return symbols_; }
+  long size() const { return static_cast<long>(symbols_.size()); }
+  // The index of `symbol`, or -1 if it is not in the alphabet.
+  long index(char symbol) const { return index_[static_cast<unsigned char>(symbol)]; }
+
+ private:
+  std::string symbols_;
+  std::array<long, 256> index_;
+};
+
+// An alphabet file (written by `ppk fit hmm --save-alphabet`): one line holding the symbols.
+// Throws InputError "SOURCE:LINE: ...".
+Alphabet read_alphabet(std::istream& in, const std::string& source);
+
+enum class SequenceFormat { fasta, lines };
+
+struct SymbolSequence {
+  double label = 0;
+  std::vector<long> symbols;  // indices into the alphabet; at least one
+  long line = 0;              // the header line (fasta) or the sequence's line (lines)
+};
+
+struct SequenceSet {
+  std::string source;
+  SequenceFormat format = SequenceFormat::lines;
+  std::optional<Alphabet> alphabet;
+  std::vector<SymbolSequence> sequences;  // in file order
+};
+
+// Reads sequences in `format`, or, when none is given, fasta if the first non-empty line starts
+// with '>' and lines otherwise. With `alphabet`, a symbol outside it is an InputError
+// "SOURCE:LINE: column C: symbol 'X' (position P of the sequence) is not in the alphabet ...";
+// without, the alphabet is the sorted set of the symbols read. Empty sequences and missing labels
+// are InputErrors "SOURCE:LINE: ...".
+SequenceSet read_sequences(std::istream& in, const std::string& source, std::optional<SequenceFormat> format,
+                           const std::optional<Alphabet>& alphabet);
 
 // One model row as read from a file, not yet decoded.
 struct LabeledRow {

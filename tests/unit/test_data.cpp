@@ -1,4 +1,5 @@
 // Reading LIBSVM data files and model-row files (data.hpp).
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 namespace ppk {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 Dataset read_text(const std::string& text) {
@@ -169,6 +171,97 @@ TEST(RowFile, DecodeErrorsNameTheRow) {
 TEST(RowFile, FormatRowLine) {
   EXPECT_EQ(format_row_line(1, Row{{1, 1.0}, {3, 0.1}}), "1 1:1 3:0.10000000000000001");
   EXPECT_EQ(format_row_line(-0.5, Row{}), "-0.5");
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Symbol sequences (read_sequences, Alphabet, read_alphabet).
+
+SequenceSet read_sequence_text(const std::string& text, std::optional<SequenceFormat> format = std::nullopt,
+                               const std::optional<Alphabet>& alphabet = std::nullopt) {
+  std::istringstream in(text);
+  return read_sequences(in, "seqs.txt", format, alphabet);
+}
+
+std::string sequence_error(const std::string& text, const std::optional<Alphabet>& alphabet = std::nullopt) {
+  return error_of([&](const std::string& t) { return read_sequence_text(t, std::nullopt, alphabet); }, text);
+}
+
+TEST(SequenceFile, FastaHeadersGiveLabelsAndLinesAreConcatenated) {
+  const SequenceSet set = read_sequence_text(
+      "\n>seq1 label=1 from chr2\nAC GT\nTT\n\n>seq2 note label=-2.5\nCA\r\n");
+  EXPECT_EQ(set.source, "seqs.txt");
+  EXPECT_EQ(set.format, SequenceFormat::fasta);
+  ASSERT_TRUE(set.alphabet);
+  EXPECT_EQ(set.alphabet->symbols(), "ACGT");  // the sorted set of symbols read
+  ASSERT_EQ(set.sequences.size(), 2u);
+  EXPECT_EQ(set.sequences[0].label, 1);
+  EXPECT_EQ(set.sequences[0].line, 2);
+  EXPECT_EQ(set.sequences[0].symbols, (std::vector<long>{0, 1, 2, 3, 3, 3}));
+  EXPECT_EQ(set.sequences[1].label, -2.5);
+  EXPECT_EQ(set.sequences[1].line, 6);
+  EXPECT_EQ(set.sequences[1].symbols, (std::vector<long>{1, 0}));
+}
+
+TEST(SequenceFile, LinesFormatIsLabelThenSequence) {
+  const SequenceSet set = read_sequence_text("1 abba\n-1\tb a c\n");
+  EXPECT_EQ(set.format, SequenceFormat::lines);
+  EXPECT_EQ(set.alphabet->symbols(), "abc");
+  ASSERT_EQ(set.sequences.size(), 2u);
+  EXPECT_EQ(set.sequences[0].label, 1);
+  EXPECT_EQ(set.sequences[0].symbols, (std::vector<long>{0, 1, 1, 0}));
+  EXPECT_EQ(set.sequences[1].label, -1);
+  EXPECT_EQ(set.sequences[1].line, 2);
+  EXPECT_EQ(set.sequences[1].symbols, (std::vector<long>{1, 0, 2}));
+  // An explicit format overrides the detection: as FASTA, this file has no header.
+  EXPECT_THAT(error_of([](const std::string& t) { return read_sequence_text(t, SequenceFormat::fasta); }, "1 abba\n"),
+              HasSubstr("seqs.txt:1: expected a FASTA header"));
+}
+
+TEST(SequenceFile, AGivenAlphabetNumbersTheSymbolsAndCaseMatters) {
+  const Alphabet alphabet("TGCA", "--alphabet");
+  const SequenceSet set = read_sequence_text("1 ACGT\n", std::nullopt, alphabet);
+  EXPECT_EQ(set.alphabet->symbols(), "TGCA");
+  EXPECT_EQ(set.sequences[0].symbols, (std::vector<long>{3, 2, 1, 0}));
+  // A symbol outside the alphabet: file, line, column, symbol and its position in the sequence.
+  EXPECT_EQ(sequence_error(">s label=1\nACGT\nAC N\n", alphabet),
+            "seqs.txt:3: column 4: symbol 'N' (position 7 of the sequence) is not in the alphabet 'TGCA'; the "
+            "alphabet comes from --alphabet or --alphabet-from (the training file's --save-alphabet)");
+  EXPECT_THAT(sequence_error("1 ACgT\n", alphabet),
+              AllOf(HasSubstr("seqs.txt:1: column 5: symbol 'g' (position 3"), HasSubstr("case-sensitive")));
+}
+
+TEST(SequenceFile, AlphabetFileRoundTripAndBadAlphabets) {
+  const SequenceSet set = read_sequence_text("1 xzy\n");
+  std::istringstream saved(set.alphabet->symbols() + "\n");  // what --save-alphabet writes
+  const Alphabet reread = read_alphabet(saved, "alphabet.txt");
+  EXPECT_EQ(reread.symbols(), "xyz");
+  EXPECT_EQ(read_sequence_text("1 zyx\n", std::nullopt, reread).sequences[0].symbols, (std::vector<long>{2, 1, 0}));
+
+  const auto alphabet_error = [](const std::string& text) {
+    return error_of([](const std::string& t) {
+      std::istringstream in(t);
+      return read_alphabet(in, "alphabet.txt");
+    }, text);
+  };
+  EXPECT_THAT(alphabet_error(""), HasSubstr("alphabet.txt: no alphabet"));
+  EXPECT_THAT(alphabet_error("ACGT\nACG\n"), HasSubstr("alphabet.txt:2: an alphabet file holds one line"));
+  EXPECT_THAT(alphabet_error("ACGA\n"), HasSubstr("alphabet.txt:1: symbol 'A' appears twice in the alphabet (positions 1 and 4)"));
+  EXPECT_THAT(alphabet_error("AC GT\n"), HasSubstr("alphabet.txt:1: the alphabet holds whitespace at position 3"));
+  EXPECT_THROW(Alphabet("", "--alphabet"), InputError);
+}
+
+TEST(SequenceFile, Errors) {
+  EXPECT_EQ(sequence_error(">s1 label=1\nAC\n>s2 name=x\nGT\n"),
+            "seqs.txt:3: the header has no label=VALUE token; expected e.g. '>seq1 label=1'");
+  EXPECT_THAT(sequence_error(">s1 label=one\nAC\n"), HasSubstr("seqs.txt:1: label 'one' in the header is not a finite number"));
+  EXPECT_THAT(sequence_error(">s1 label=1 label=2\nAC\n"), HasSubstr("seqs.txt:1: the header has two label= tokens"));
+  EXPECT_EQ(sequence_error(">s1 label=1\n>s2 label=2\nAC\n"), "seqs.txt:1: the sequence is empty; expected at least one symbol");
+  EXPECT_THAT(sequence_error(">s1 label=1\nAC\n>s2 label=2\n"), HasSubstr("seqs.txt:3: the sequence is empty"));
+  EXPECT_THAT(sequence_error("1 AC\n2\n"), HasSubstr("seqs.txt:2: the sequence is empty"));
+  EXPECT_THAT(sequence_error("1 AC\n\n2 GT\n"), HasSubstr("seqs.txt:2: empty line; expected 'LABEL SEQUENCE'"));
+  EXPECT_THAT(sequence_error("x AC\n"), HasSubstr("seqs.txt:1: label 'x' is not a finite number"));
+  EXPECT_THAT(sequence_error(""), HasSubstr("seqs.txt: no sequences"));
 }
 
 }  // namespace

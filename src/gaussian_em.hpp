@@ -1,0 +1,57 @@
+// Internal to libppk: the Gaussian pieces of EM that Gaussian mixtures and Gaussian-emission HMMs
+// share (estimate_mixture.cpp, estimate_hmm.cpp). K Gaussians N(mu_k, Sigma_k) with covariances in
+// one form; an E-step gives responsibilities r_ik (the posterior of component or hidden state k for
+// vector i), and the M-step for the Gaussians is the same in both models:
+//   N_k = sum_i r_ik,  mu_k = sum_i r_ik x_i / N_k,  Sigma_k = (S_k + R I) / N_k  (full),
+//   diag(S_k + R I) / N_k (diagonal), (trace(S_k) + R D) / (N_k D) I (isotropic),
+// S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)', which maximises
+//   sum_i sum_k r_ik log N(x_i | mu_k, Sigma_k) - (R/2) sum_k trace(Sigma_k^-1):
+// EM on an objective carrying that ridge penalty never decreases it.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "ppk/data.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/model.hpp"
+
+namespace ppk::detail {
+
+// The vectors as the rows of an n x D matrix (absent entries 0); EstimationError if not finite.
+Eigen::MatrixXd data_matrix(const std::vector<SparseVector>& vectors, long dim);
+
+// The default ridge R: 1e-6 times the mean per-coordinate variance of the rows of x (1e-6 if
+// they are all equal).
+double default_ridge(const Eigen::MatrixXd& x);
+
+struct GaussianComponents {
+  CovarianceForm form = CovarianceForm::full;
+  std::vector<Eigen::VectorXd> means;        // mu_k
+  std::vector<Eigen::MatrixXd> covariances;  // Sigma_k, D x D in `form`
+};
+
+// log N(x_i | mu_k, Sigma_k) for every row i of x and every component k (n x K).
+// EstimationError if a covariance is not positive definite.
+Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents& c);
+
+// (R/2) sum_k trace(Sigma_k^-1), the penalty the ridge R adds to the objective.
+double ridge_penalty(const GaussianComponents& c, double ridge);
+
+// The M-step above for responsibilities r (n x K). A component with N_k = 0 keeps its parameters.
+void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
+                      GaussianComponents& c);
+
+// K starting Gaussians: means seeded k-means++ style (the first a uniformly drawn row of x, each
+// next one drawn with probability proportional to its squared distance to the nearest chosen
+// mean); every covariance the data's covariance in `form` plus R/n I.
+GaussianComponents seed_gaussians(const Eigen::MatrixXd& x, long count, CovarianceForm form, double ridge,
+                                  std::mt19937_64& rng);
+
+// Component k as a GaussianModel in the components' form (EstimationError if it is not valid).
+std::unique_ptr<Model> gaussian_model(const GaussianComponents& c, std::size_t k);
+
+}  // namespace ppk::detail
