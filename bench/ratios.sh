@@ -3,7 +3,8 @@
 #   1. ppk, isotropic Gaussians N(x, s I) at rho = 1  vs  LIBSVM RBF (-t 2) on x with
 #      gamma = 1/(4s) and C scaled by the kernel's constant (identical solver path);
 #   2. ppk, multinomial Bhattacharyya (rho = 1/2)  vs  LIBSVM linear (-t 0) on sqrt(p);
-#   3. ppk_norm, full-covariance Gaussians: 1 thread vs 2 threads (OMP_NUM_THREADS).
+#   3. ppk_norm, full-covariance Gaussians: 1 thread vs 2 threads (OMP_NUM_THREADS);
+#   4. HMMs on DNA-like sequences: ppk fit hmm and svm-train, 1 thread vs 2 threads.
 # Each time is the best of $REPEAT runs. Usage: bench/ratios.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
@@ -56,3 +57,13 @@ printf '%-58s %9s %9s %8s\n' "" "1 thread" "2 threads" speed-up
 one=$(OMP_NUM_THREADS=1 best_time "$bin/svm-train" -t ppk_norm -g 0.5 -c 10 sets.ppk m)
 two=$(OMP_NUM_THREADS=2 best_time "$bin/svm-train" -t ppk_norm -g 0.5 -c 10 sets.ppk m)
 printf '%-58s %8ss %8ss %8s\n' "ppk_norm full-covariance Gaussians (2500 x D=8)" "$one" "$two" "$(ratio "$one" "$two")"
+
+# 4. HMMs (JMLR 2004 section 8.2): 1000 DNA-like sequences, a 2-state HMM fitted to each by
+#    Baum-Welch, ppk_norm at rho = 1 over T = 9; fitting and training on 1 and 2 threads.
+python3 "$here/../examples/make_sequences.py" --n 1000 --seed 3 > dna.txt
+fit_one=$(best_time "$bin/ppk" fit hmm --states 2 --threads 1 dna.txt -o dna.ppk)
+fit_two=$(best_time "$bin/ppk" fit hmm --states 2 --threads 2 dna.txt -o dna.ppk)
+printf '%-58s %8ss %8ss %8s\n' "ppk fit hmm, 2 states (1000 DNA-like sequences)" "$fit_one" "$fit_two" "$(ratio "$fit_one" "$fit_two")"
+one=$(OMP_NUM_THREADS=1 best_time "$bin/svm-train" -t ppk_norm -g 1 -d 9 -c 10 dna.ppk m)
+two=$(OMP_NUM_THREADS=2 best_time "$bin/svm-train" -t ppk_norm -g 1 -d 9 -c 10 dna.ppk m)
+printf '%-58s %8ss %8ss %8s\n' "svm-train ppk_norm HMMs, T = 9 (1000 sequences)" "$one" "$two" "$(ratio "$one" "$two")"

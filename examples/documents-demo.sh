@@ -17,30 +17,13 @@ cd "$work"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 bin="$build/bin"
 grid=(0.1 1 10 100 1000)
+source "$here/lib.bash"
 
 python3 "$here/make_documents.py" --seed 1 --vocabulary 3000 --train train.txt --test test.txt
 "$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 train.txt -o train.ppk
 "$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 test.txt -o test.ppk
 "$bin/svm-scale" -l 0 -s scale.range train.txt > train.scaled
 "$bin/svm-scale" -r scale.range test.txt > test.scaled 2> /dev/null  # warns of unseen features
-
-cv_accuracy() {  # options... training-file -> cross-validation accuracy (%)
-  "$bin/svm-train" -q -v 5 "$@" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p'
-}
-
-evaluate() {  # name train test options...
-  local name=$1 train=$2 test=$3
-  shift 3
-  local best_c="" best=-1 acc c
-  for c in "${grid[@]}"; do
-    acc=$(cv_accuracy "$@" -c "$c" "$train")
-    if awk -v a="$acc" -v b="$best" 'BEGIN { exit !(a > b) }'; then best=$acc; best_c=$c; fi
-  done
-  "$bin/svm-train" -q "$@" -c "$best_c" "$train" "$name.model"
-  local result
-  result=$("$bin/svm-predict" "$test" "$name.model" "$name.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
-  printf '%-44s %8s %10s %14s\n' "$name" "$best_c" "$best%" "$result"
-}
 
 echo
 echo "Documents: $(wc -l < train.txt) training, $(wc -l < test.txt) test, vocabulary 3000; C by 5-fold CV"

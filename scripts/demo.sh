@@ -7,3 +7,4 @@ bash scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default
 bash examples/documents-demo.sh build
+bash examples/sequences-demo.sh build

@@ -73,8 +73,9 @@ Eigen::MatrixXd sample_vectors(int n, std::uint64_t seed) {
 void expect_never_decreases(const std::vector<double>& objective, std::size_t iterations, const std::string& what) {
   ASSERT_LE(objective.size(), iterations + 1) << what;
   ASSERT_GE(objective.size(), 10u) << what;
-  if (objective.size() < iterations + 1)
+  if (objective.size() < iterations + 1) {
     EXPECT_LE(std::fabs(objective.back() - objective[objective.size() - 2]), 1e-12 * std::fabs(objective.back())) << what;
+  }
   for (std::size_t t = 1; t < objective.size(); ++t)
     EXPECT_GE(objective[t], objective[t - 1] - 1e-10 * std::fabs(objective[t - 1])) << what << ", iteration " << t;
   EXPECT_GT(objective.back(), objective.front()) << what;  // EM moved from its random start
