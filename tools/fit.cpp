@@ -13,6 +13,7 @@
 #include "cli.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
+#include "ppk/estimate_bayesnet.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk::cli {
@@ -317,6 +318,39 @@ std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method meth
   return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
 }
 
+constexpr const char* kBayesNetHelp = R"(
+bayesnet: a Bayesian network of the structure in --structure S.json, a network's
+  JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}.
+  Every node must be observed and discrete (hidden nodes would need EM, which is
+  not offered). Each vector of the example is one joint observation: variable j
+  at index j + 1, with a value in 1..K. With n(c, k) the vectors in which a node
+  is in state k and its parents in configuration c, under a Dirichlet(A) prior:
+  ml: n(c, k) / n(c); map: (n(c, k) + A - 1) / (n(c) + K (A - 1));
+  posterior (default): (n(c, k) + A) / (n(c) + K A).
+)";
+
+void add_bayesnet_options(po::options_description& options) {
+  options.add_options()("structure", po::value<std::string>()->value_name("S.json"),
+                        "the network's structure (required)");
+  add_alpha_option(options, "the Dirichlet(A) prior on each CPT row (posterior: (n(c, k) + A) / (n(c) + K A))");
+}
+
+std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method) {
+  if (!values.count("structure")) throw UsageError("ppk fit bayesnet needs --structure S.json (the network's nodes)");
+  InputFile input(values["structure"].as<std::string>());
+  nlohmann::json structure;
+  try {
+    structure = nlohmann::json::parse(input.stream());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(input.name() + ": not a JSON network structure: " + e.what());
+  }
+  try {
+    return bayesnet_estimator(structure, BayesNetFitOptions{method, option(values, "alpha")});
+  } catch (const ModelError& e) {
+    throw InputError(input.name() + ": " + e.what());
+  }
+}
+
 const FitFamily kFamilies[] = {
     {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian},
     {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli},
@@ -327,6 +361,7 @@ const FitFamily kFamilies[] = {
     {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet},
     {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture},
     {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde},
+    {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet},
 };
 
 po::options_description common_options() {

@@ -92,4 +92,34 @@ expect_no_output gram.txt
 printf '1 1:1 2:10 3:2 4:2 6:1 7:1 8:2 9:1 10:1\n' > cycle.ppk
 expect_error 1 "cycle.ppk: row 1: " 'bayesnet nodes[0] field "parents" (indices 6..7)' \
   'node 0 -> node 1 -> node 0' -- "$PPK" decode cycle.ppk
+
+# ppk fit bayesnet: x1 (node 0, 3 states) with parent x0 (node 1, 2 states); two examples of joint
+# observations (x0, x1), values from 1. Example 1: (1, 3) (2, 1) (1, 3) (1, 2); example 2: (2, 2).
+printf '%s\n' '{"nodes":[{"states":3,"parents":[1],"variable":1},{"states":2,"variable":0}]}' > structure.json
+printf '1 qid:1 1:1 2:3\n1 qid:1 1:2 2:1\n1 qid:1 1:1 2:3\n1 qid:1 1:1 2:2\n-1 qid:2 1:2 2:2\n' > joint.txt
+"$PPK" fit bayesnet --structure structure.json joint.txt -o fitted.ppk
+"$PPK" decode fitted.ppk > fitted.jsonl
+# Posterior, alpha = 1: (n(c, k) + 1) / (n(c) + K), counted here by hand.
+python3 - fitted.jsonl <<'PY' || fail "fitted CPTs: $(cat fitted.jsonl)"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+expected = [([[1/6, 2/6, 3/6], [2/4, 1/4, 1/4]], [[4/6, 2/6]], 1), ([[1/3, 1/3, 1/3], [1/4, 2/4, 1/4]], [[1/3, 2/3]], -1)]
+assert len(rows) == 2
+for row, (x1, x0, label) in zip(rows, expected):
+    assert row["label"] == label and row["family"] == "bayesnet"
+    got = [row["nodes"][0]["cpt"], row["nodes"][1]["cpt"]]
+    for g, e in zip(got, [x1, x0]):
+        assert all(abs(a - b) < 1e-15 for ga, ea in zip(g, e) for a, b in zip(ga, ea)), (g, e)
+PY
+pass
+"$PPK" gram -t ppk_norm -g 1 fitted.ppk > fitted_gram.txt || fail "gram of fitted networks"
+pass
+printf '%s\n' '{"nodes":[{"states":2},{"states":2,"parents":[0],"variable":0}]}' > hidden.json
+expect_error 1 "hidden.json: " "bayesnet nodes[0] is hidden" "EM" -- \
+  "$PPK" fit bayesnet --structure hidden.json joint.txt -o never.ppk
+expect_no_output never.ppk
+printf '1 1:1 2:4\n' > out_of_range.txt
+expect_error 1 "out_of_range.txt" "observed variable 1 (node 0) takes the values 1..3" -- \
+  "$PPK" fit bayesnet --structure structure.json out_of_range.txt
+expect_error 2 "--structure" -- "$PPK" fit bayesnet joint.txt
 finish
