@@ -185,6 +185,9 @@ void check_structure(const std::vector<BayesNode>& nodes) {
   // The observed variables are 0..n-1, one node each.
   const long observed = static_cast<long>(
       std::count_if(nodes.begin(), nodes.end(), [](const BayesNode& node) { return node.variable >= 0; }));
+  if (observed == 0)
+    throw detail::field_error(kFamily, "nodes", "at least one observed node (one with a \"variable\")",
+                              "only hidden nodes");
   std::vector<long> node_of_variable(static_cast<std::size_t>(observed), -1);
   for (long i = 0; i < count; ++i) {
     const long j = nodes[static_cast<std::size_t>(i)].variable;

@@ -511,6 +511,8 @@ TEST(BayesNet, MalformedJsonNamesTheNodeAndField) {
                        {"bayesnet nodes[2] field \"variable\"", "each used by one node", "already the variable of node 1"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1],"variable":2)")),
                        {"bayesnet nodes[2] field \"variable\"", "numbered 0..1", "got 2"}));
+  EXPECT_TRUE(mentions(json_error(R"({"family":"bayesnet","nodes":[{"states":2,"cpt":[[0.5,0.5]]}]})"),
+                       {"bayesnet field \"nodes\"", "at least one observed node", "only hidden nodes"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1])", R"("parents":[0,0])")),
                        {"bayesnet nodes[2] field \"parents\"[1]", "distinct parents"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1])", R"("parents":[0,5])")),
