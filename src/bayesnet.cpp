@@ -379,15 +379,24 @@ double eliminate_all(const std::vector<long>& states, std::vector<Factor> factor
     for (int u : f.variables)
       for (int w : f.variables)
         if (u != w) adjacent[static_cast<std::size_t>(u)].insert(w);
+  // factors_of[x]: the factors that contain x (those already multiplied into another are `used`).
+  std::vector<std::vector<std::size_t>> factors_of(count);
+  std::vector<char> used(factors.size(), 0);
+  double log_constant = 0.0;
+  for (std::size_t f = 0; f < factors.size(); ++f) {
+    for (int v : factors[f].variables) factors_of[static_cast<std::size_t>(v)].push_back(f);
+    if (factors[f].variables.empty()) log_constant += factors[f].log_values[0];  // a factor without variables
+  }
   std::vector<char> eliminated(count, 0), stale(count, 1);
   std::vector<long> fill(count, 0);
-  std::vector<double> weight(count, 0.0);
+  std::vector<double> weight(count, 0.0), log_states(count);
+  for (std::size_t x = 0; x < count; ++x) log_states[x] = std::log(static_cast<double>(states[x]));
   const auto score = [&](std::size_t x) {
     const std::set<int>& around = adjacent[x];
     long missing = 0;
-    double log_table = std::log(static_cast<double>(states[x]));
+    double log_table = log_states[x];
     for (auto u = around.begin(); u != around.end(); ++u) {
-      log_table += std::log(static_cast<double>(states[static_cast<std::size_t>(*u)]));
+      log_table += log_states[static_cast<std::size_t>(*u)];
       for (auto w = std::next(u); w != around.end(); ++w)
         if (!adjacent[static_cast<std::size_t>(*u)].count(*w)) ++missing;
     }
@@ -395,7 +404,6 @@ double eliminate_all(const std::vector<long>& states, std::vector<Factor> factor
     weight[x] = log_table;
     stale[x] = 0;
   };
-  double log_constant = 0.0;
   for (std::size_t step = 0; step < count; ++step) {
     std::size_t best = count;
     for (std::size_t x = 0; x < count; ++x) {
@@ -405,21 +413,19 @@ double eliminate_all(const std::vector<long>& states, std::vector<Factor> factor
     }
     const int variable = static_cast<int>(best);
     std::vector<Factor> touching;
-    for (std::size_t f = 0; f < factors.size();) {
-      const std::vector<int>& vars = factors[f].variables;
-      if (std::find(vars.begin(), vars.end(), variable) != vars.end()) {
+    for (std::size_t f : factors_of[best])
+      if (!used[f]) {
+        used[f] = 1;
         touching.push_back(std::move(factors[f]));
-        factors[f] = std::move(factors.back());
-        factors.pop_back();
-      } else {
-        ++f;
       }
-    }
     Factor summed = multiply_and_sum_out(touching, variable, states);
-    if (summed.variables.empty())
+    if (summed.variables.empty()) {
       log_constant += summed.log_values[0];
-    else
+    } else {
+      for (int v : summed.variables) factors_of[static_cast<std::size_t>(v)].push_back(factors.size());
       factors.push_back(std::move(summed));
+      used.push_back(0);
+    }
     // The neighbours become a clique; their scores and their neighbours' scores change.
     eliminated[best] = 1;
     const std::set<int> around = std::move(adjacent[best]);
@@ -434,7 +440,6 @@ double eliminate_all(const std::vector<long>& states, std::vector<Factor> factor
       for (int w : adjacent[static_cast<std::size_t>(u)]) stale[static_cast<std::size_t>(w)] = 1;
     }
   }
-  for (const Factor& f : factors) log_constant += f.log_values[0];  // factors without variables
   return std::isnan(log_constant) ? kMinusInfinity : log_constant;
 }
 
