@@ -524,6 +524,34 @@ TEST(BayesNet, MalformedJsonNamesTheNodeAndField) {
                        {"bayesnet nodes[0] field \"colour\"", "not a field"}));
 }
 
+TEST(BayesNet, ConstructorChecksEveryNodesTableAgainstItsParents) {
+  using checks::constructor_error;
+  const auto build = [](std::vector<double> child_cpt) {
+    std::vector<BayesNode> nodes(2);
+    nodes[0] = {3, -1, {}, {0.2, 0.3, 0.5}, {}};
+    nodes[1] = {2, 0, {0}, std::move(child_cpt), {}};
+    BayesNetModel network(std::move(nodes));
+  };
+  EXPECT_EQ(constructor_error([&] { build({0.5, 0.5, 0.1, 0.9, 1, 0}); }), "");
+  // The parent has 3 states: 3 rows of 2, not 2 rows.
+  EXPECT_TRUE(mentions(constructor_error([&] { build({0.5, 0.5, 0.1, 0.9}); }),
+                       {"bayesnet nodes[1] field \"cpt\"", "3 x 2 probabilities", "got 4 values"}));
+  EXPECT_TRUE(mentions(constructor_error([&] {
+                         std::vector<BayesNode> nodes(1);
+                         nodes[0] = {2, 0, {}, {0.5, 0.5}, {}};
+                         nodes[0].emissions.push_back(one_event_multinomial({0.5, 0.5}));
+                         BayesNetModel network(std::move(nodes));
+                       }),
+                       {"bayesnet nodes[0] field \"emissions\"", "a discrete node has a \"cpt\""}));
+  EXPECT_TRUE(mentions(constructor_error([&] {
+                         std::vector<BayesNode> nodes(1);
+                         nodes[0] = {0, 0, {}, {0.5, 0.5}, {}};
+                         nodes[0].emissions.push_back(one_event_multinomial({0.5, 0.5}));
+                         BayesNetModel network(std::move(nodes));
+                       }),
+                       {"bayesnet nodes[0] field \"cpt\"", "an emission leaf has \"emissions\""}));
+}
+
 TEST(BayesNet, NetworksOverDifferentObservedVariablesHaveNoKernel) {
   // x1 has 3 symbols in kNaiveBayes and 2 here; an HMM of a different length; a Gaussian network.
   const Net other{{2, -1, {}, {{0.5, 0.5}}},
