@@ -23,6 +23,11 @@ void check_example(const std::vector<SparseVector>& vectors, long dim);
 // EstimationError unless the option `name` ("--alpha") is finite and >= minimum (> minimum when strict).
 void check_option(const char* name, double value, double minimum, bool strict);
 
+// The prior's shift of the totals and of their normaliser for `method` under a symmetric
+// Beta/Dirichlet(alpha) prior over `categories` outcomes per coordinate: ML adds nothing, the
+// posterior mean adds alpha, the mode alpha - 1 (EstimationError unless alpha >= 1).
+double prior_shift(Method method, double alpha);
+
 // Statistics of `family` over `dim` with n = vectors.size() and no sums yet.
 Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors);
 // The column sum over the vectors of f(coordinate, value) for their listed entries (absent

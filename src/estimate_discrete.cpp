@@ -10,9 +10,20 @@
 #include "ppk/multinomial.hpp"
 
 namespace ppk {
+
+double detail::prior_shift(Method method, double alpha) {
+  if (method == Method::ml) return 0.0;
+  if (method == Method::posterior) return alpha;
+  if (alpha < 1)
+    throw EstimationError("MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
+                          "otherwise), got " + short_number(alpha) + "; use --estimator posterior");
+  return alpha - 1;
+}
+
 namespace {
 
 using detail::build_model;
+using detail::prior_shift;
 using detail::short_number;
 
 // p_d = (t_d + shift) / denominator for the totals t, stored sparsely: coordinates with t_d = 0
@@ -28,18 +39,6 @@ SparseProbabilities smoothed(const Eigen::MatrixXd& totals, double shift, double
     p.value.push_back(value);
   }
   return p;
-}
-
-// The prior's shift of the totals and of their normaliser for `method` under a symmetric
-// Beta/Dirichlet(alpha) prior over `categories` outcomes per coordinate: ML adds nothing, the
-// posterior mean adds alpha, the mode alpha - 1 (which needs alpha >= 1).
-double prior_shift(Method method, double alpha) {
-  if (method == Method::ml) return 0.0;
-  if (method == Method::posterior) return alpha;
-  if (alpha < 1)
-    throw EstimationError("MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
-                          "otherwise), got " + short_number(alpha) + "; use --estimator posterior");
-  return alpha - 1;
 }
 
 class BernoulliEstimator : public Estimator {

@@ -1,6 +1,7 @@
 // The registry of model families (family.hpp): one line per family.
 #include "ppk/family.hpp"
 
+#include "ppk/bayesnet.hpp"
 #include "ppk/bernoulli.hpp"
 #include "ppk/dirichlet.hpp"
 #include "ppk/exponential.hpp"
@@ -24,6 +25,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &dirichlet_family(),    // code 7
       &mixture_family(),      // code 8
       &hmm_family(),          // code 9
+      &bayesnet_family(),     // code 10
   };
   return families;
 }

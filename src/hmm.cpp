@@ -116,14 +116,14 @@ const Eigen::MatrixXd& HmmModel::transitions() const { return impl_->transitions
 std::size_t HmmModel::states() const { return impl_->emissions.size(); }
 const Model& HmmModel::emission(std::size_t q) const { return *impl_->emissions.at(q); }
 long HmmModel::length() const { return impl_->length; }
+long HmmModel::steps() const { return impl_->steps >= 0 ? impl_->steps : impl_->length; }
 
 const FamilyInfo& HmmModel::family() const { return hmm_family(); }
 
 // x_0..x_T: T + 1 observations from the emissions' sample space.
 SampleSpace HmmModel::sample_space() const {
-  const long steps = impl_->steps >= 0 ? impl_->steps : impl_->length;
   const SampleSpace emission = impl_->emissions[0]->sample_space();
-  return {"sequences of " + std::to_string(steps + 1) + " " + emission.kind, emission.dim};
+  return {"sequences of " + std::to_string(steps() + 1) + " " + emission.kind, emission.dim};
 }
 
 void HmmModel::prepare(const KernelParams& params) {

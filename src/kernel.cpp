@@ -3,7 +3,8 @@
 // Two models of one family go to the family's own closed form. Pairs of different families
 // are defined only where their sample spaces agree and someone has written the cross-family
 // kernel: a mixture against any plain model of its sample space (the mixture's own kernel), and
-// the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, ...),
+// the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, an HMM
+// against a Bayesian network, ...),
 // which is where further kernels are added.
 #include "ppk/kernel.hpp"
 
@@ -13,9 +14,11 @@
 #include <string>
 
 #include "model_fields.hpp"
+#include "ppk/bayesnet.hpp"
 #include "ppk/exponential.hpp"
 #include "ppk/family.hpp"
 #include "ppk/gamma.hpp"
+#include "ppk/hmm.hpp"
 #include "ppk/mixture.hpp"
 
 namespace ppk {
@@ -34,6 +37,11 @@ double log_kernel_exponential_gamma(const Model& exponential, const Model& gamma
   return gamma.log_kernel(exponential);
 }
 
+// An HMM is the network s_0 -> .. -> s_T with emission leaves s_t -> x_t (bayesnet.hpp), and
+// BayesNetModel::log_kernel takes it as its other model.
+double log_kernel_bayesnet_hmm(const Model& network, const Model& hmm) { return network.log_kernel(hmm); }
+double log_kernel_hmm_bayesnet(const Model& hmm, const Model& network) { return network.log_kernel(hmm); }
+
 struct CrossFamilyKernel {
   const FamilyInfo& (*family_a)();
   const FamilyInfo& (*family_b)();
@@ -42,6 +50,8 @@ struct CrossFamilyKernel {
 const CrossFamilyKernel kCrossFamilyKernels[] = {
     {&gamma_family, &exponential_family, &log_kernel_gamma_exponential},
     {&exponential_family, &gamma_family, &log_kernel_exponential_gamma},
+    {&bayesnet_family, &hmm_family, &log_kernel_bayesnet_hmm},
+    {&hmm_family, &bayesnet_family, &log_kernel_hmm_bayesnet},
 };
 
 // A mixture against a plain model of its sample space: the plain model is the one-component

@@ -16,6 +16,7 @@
 #include "parallel.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
+#include "ppk/estimate_bayesnet.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk::cli {
@@ -24,7 +25,8 @@ namespace {
 constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
-        hmm (hidden Markov model by Baum-Welch)
+        hmm (hidden Markov model by Baum-Welch),
+        bayesnet (fully observed discrete Bayesian network of a given structure)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -496,6 +498,39 @@ FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
   return out;
 }
 
+constexpr const char* kBayesNetHelp = R"(
+bayesnet: a Bayesian network of the structure in --structure S.json, a network's
+  JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}.
+  Every node must be observed and discrete (hidden nodes would need EM, which is
+  not offered). Each vector of the example is one joint observation: variable j
+  at index j + 1, with a value in 1..K. With n(c, k) the vectors in which a node
+  is in state k and its parents in configuration c, under a Dirichlet(A) prior:
+  ml: n(c, k) / n(c); map: (n(c, k) + A - 1) / (n(c) + K (A - 1));
+  posterior (default): (n(c, k) + A) / (n(c) + K A).
+)";
+
+void add_bayesnet_options(po::options_description& options) {
+  options.add_options()("structure", po::value<std::string>()->value_name("S.json"),
+                        "the network's structure (required)");
+  add_alpha_option(options, "the Dirichlet(A) prior on each CPT row (posterior: (n(c, k) + A) / (n(c) + K A))");
+}
+
+std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method) {
+  if (!values.count("structure")) throw UsageError("ppk fit bayesnet needs --structure S.json (the network's nodes)");
+  InputFile input(values["structure"].as<std::string>());
+  nlohmann::json structure;
+  try {
+    structure = nlohmann::json::parse(input.stream());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(input.name() + ": not a JSON network structure: " + e.what());
+  }
+  try {
+    return bayesnet_estimator(structure, BayesNetFitOptions{method, option(values, "alpha")});
+  } catch (const ModelError& e) {
+    throw InputError(input.name() + ": " + e.what());
+  }
+}
+
 const FitFamily kFamilies[] = {
     {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian, read_libsvm_input},
     {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli, read_libsvm_input},
@@ -507,6 +542,7 @@ const FitFamily kFamilies[] = {
     {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture, read_libsvm_input},
     {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
     {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
+    {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
 };
 
 // "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".

@@ -39,6 +39,7 @@ class HmmModel : public Model {
   std::size_t states() const;
   const Model& emission(std::size_t q) const;
   long length() const;  // the stored default T
+  long steps() const;   // the T of the kernel once prepared (-d if > 0, else length()); length() before
 
   ~HmmModel() override;
   const FamilyInfo& family() const override;

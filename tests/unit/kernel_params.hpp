@@ -14,4 +14,11 @@ inline KernelParams with_rho(double rho) {
   return params;
 }
 
+// rho and -d T, for sequence models.
+inline KernelParams with_rho_and_length(double rho, int length) {
+  KernelParams params = with_rho(rho);
+  params.length = length;
+  return params;
+}
+
 }  // namespace ppk

@@ -84,6 +84,27 @@ inline std::string domain_error(std::unique_ptr<Model> model, double rho) {
   return "";
 }
 
+// `row` with the value at `index` replaced (the index must be present).
+inline Row with_value(Row row, int index, double value) {
+  for (RowEntry& entry : row)
+    if (entry.index == index) {
+      entry.value = value;
+      return row;
+    }
+  ADD_FAILURE() << "no index " << index;
+  return row;
+}
+
+// `text` with the first occurrence of `from` replaced by `to` (which must occur).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no " << from << " in " << text;
+    return text;
+  }
+  return text.replace(at, from.size(), to);
+}
+
 // Every part occurs in the message.
 inline ::testing::AssertionResult mentions(const std::string& message, std::initializer_list<const char*> parts) {
   if (message.empty()) return ::testing::AssertionFailure() << "no error was thrown";

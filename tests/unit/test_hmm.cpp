@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "emission_models.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
@@ -27,6 +28,8 @@ namespace {
 
 using checks::mentions;
 using checks::relative_error;
+using checks::replaced;
+using checks::with_value;
 
 // An HMM in plain numbers: per state, either a distribution over an alphabet (discrete) or the
 // mean and variance of a 1-D Gaussian.
@@ -39,14 +42,6 @@ struct Hmm {
 
 using EmissionBuilder = std::function<std::unique_ptr<Model>(const std::vector<double>&)>;
 
-std::unique_ptr<Model> one_event_multinomial(const std::vector<double>& p) {
-  return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), Trials{});
-}
-
-std::unique_ptr<Model> gaussian_1d(const std::vector<double>& mean_variance) {
-  return GaussianModel::isotropic(Eigen::VectorXd::Constant(1, mean_variance[0]), mean_variance[1]);
-}
-
 std::unique_ptr<HmmModel> hmm_model(const Hmm& h, const EmissionBuilder& emission = one_event_multinomial) {
   const Eigen::Index m = static_cast<Eigen::Index>(h.start.size());
   Eigen::VectorXd start = Eigen::Map<const Eigen::VectorXd>(h.start.data(), m);
@@ -56,12 +51,6 @@ std::unique_ptr<HmmModel> hmm_model(const Hmm& h, const EmissionBuilder& emissio
   std::vector<std::unique_ptr<Model>> emissions;
   for (const auto& e : h.emissions) emissions.push_back(emission(e));
   return std::make_unique<HmmModel>(start, trans, std::move(emissions), h.length);
-}
-
-KernelParams params(double rho, int length) {
-  KernelParams p = with_rho(rho);
-  p.length = length;
-  return p;
 }
 
 // Calls f(v) for every v in {0..base-1}^size.
@@ -142,8 +131,8 @@ const Hmm kBinaryThree{{0.3, 0.3, 0.4}, {{0.2, 0.2, 0.6}, {0.5, 0.1, 0.4}, {0.3,
 
 double model_kernel(const Hmm& a, const Hmm& b, double rho, int steps,
                     const EmissionBuilder& emission = one_event_multinomial) {
-  return kernel(PreparedModel(hmm_model(a, emission), params(rho, steps)),
-                PreparedModel(hmm_model(b, emission), params(rho, steps)));
+  return kernel(PreparedModel(hmm_model(a, emission), with_rho_and_length(rho, steps)),
+                PreparedModel(hmm_model(b, emission), with_rho_and_length(rho, steps)));
 }
 
 TEST(Hmm, DiscreteKernelIsTheSumOverSequencesAndPathPairs) {
@@ -205,15 +194,6 @@ TEST(Hmm, ZeroKernelWhenNoSequenceIsSharedAndSelfKernelPositive) {
   EXPECT_NEAR(normalized_kernel(a, a), 1.0, 1e-15);
 }
 
-// The 1-D Gaussian kernel (design.md, JMLR eq. 5 with D = 1): with s+ = 1/(1/v + 1/v'), m+ = m/v + m'/v',
-// k = (2 pi)^((1 - 2 rho)/2) rho^(-1/2) s+^(1/2) (v v')^(-rho/2) exp(-rho/2 (m^2/v + m'^2/v' - m+^2 s+)).
-double gaussian_kernel(const std::vector<double>& p, const std::vector<double>& q, double rho) {
-  const double m = p[0], v = p[1], m2 = q[0], v2 = q[1];
-  const double s_plus = 1.0 / (1.0 / v + 1.0 / v2), m_plus = m / v + m2 / v2;
-  return std::pow(2.0 * M_PI, (1.0 - 2.0 * rho) / 2.0) / std::sqrt(rho) * std::sqrt(s_plus) * std::pow(v * v2, -rho / 2.0) *
-         std::exp(-rho / 2.0 * (m * m / v + m2 * m2 / v2 - m_plus * m_plus * s_plus));
-}
-
 // Given both paths, the integral over X factorises per time step:
 // k~ = sum_{s, s'} (path(s) path'(s'))^rho prod_t k_rho(e_{s_t}, e'_{s'_t}).
 double gaussian_path_sum(const Hmm& a, const Hmm& b, double rho, std::size_t steps) {
@@ -221,7 +201,7 @@ double gaussian_path_sum(const Hmm& a, const Hmm& b, double rho, std::size_t ste
   for_each_tuple(steps + 1, a.start.size(), [&](const std::vector<std::size_t>& s) {
     for_each_tuple(steps + 1, b.start.size(), [&](const std::vector<std::size_t>& r) {
       double term = std::pow(path_probability(a, s) * path_probability(b, r), rho);
-      for (std::size_t t = 0; t <= steps; ++t) term *= gaussian_kernel(a.emissions[s[t]], b.emissions[r[t]], rho);
+      for (std::size_t t = 0; t <= steps; ++t) term *= gaussian_1d_kernel(a.emissions[s[t]], b.emissions[r[t]], rho);
       k += term;
     });
   });
@@ -291,7 +271,7 @@ TEST(Hmm, LongSequencesStayExactInLogSpace) {
               {{0.61, 0.29, 0.1}, {0.2, 0.31, 0.49}, {0.34, 0.33, 0.33}},
               3};
   for (double rho : {0.5, 1.0}) {
-    const PreparedModel pa(hmm_model(a), params(rho, kSteps)), pb(hmm_model(b), params(rho, kSteps));
+    const PreparedModel pa(hmm_model(a), with_rho_and_length(rho, kSteps)), pb(hmm_model(b), with_rho_and_length(rho, kSteps));
     const double normalised = normalized_kernel(pa, pb);
     const double expected_log = log_space_kernel(a, b, rho, kSteps) -
                                 0.5 * (log_space_kernel(a, a, rho, kSteps) + log_space_kernel(b, b, rho, kSteps));
@@ -313,7 +293,7 @@ TEST(Hmm, LengthOptionOverridesTheStoredLength) {
   // -d 2: both models are taken over x_0..x_2.
   EXPECT_LT(relative_error(model_kernel(a, b, 0.5, 2), brute_force_kernel(a, b, 0.5, 2)), 1e-10);
   // -d 0: their own lengths, 3 and 5, differ: no kernel.
-  const PreparedModel pa(hmm_model(a), params(1.0, 0)), pb(hmm_model(b), params(1.0, 0));
+  const PreparedModel pa(hmm_model(a), with_rho_and_length(1.0, 0)), pb(hmm_model(b), with_rho_and_length(1.0, 0));
   try {
     check_compatible(pa.model(), pb.model());
     ADD_FAILURE() << "models of lengths 3 and 5 are compatible";
@@ -322,7 +302,7 @@ TEST(Hmm, LengthOptionOverridesTheStoredLength) {
                                         "different sample spaces"}));
   }
   // -d 5: both over x_0..x_5.
-  const PreparedModel pa5(hmm_model(a), params(1.0, 5)), pb5(hmm_model(b), params(1.0, 5));
+  const PreparedModel pa5(hmm_model(a), with_rho_and_length(1.0, 5)), pb5(hmm_model(b), with_rho_and_length(1.0, 5));
   EXPECT_NO_THROW(check_compatible(pa5.model(), pb5.model()));
   EXPECT_LT(relative_error(kernel(pa5, pb5), co_emission_probability(a, b, 5)), 1e-10);
 }
@@ -370,10 +350,6 @@ const char* const kValidJson =
     R"({"family":"hmm","start":[0.5,0.5],"trans":[[0.5,0.5],[0.25,0.75]],)"
     R"("emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[1,0]}],"length":2})";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  return text.replace(text.find(from), from.size(), to);
-}
-
 TEST(Hmm, MalformedJsonNamesTheField) {
   using checks::json_error;
   EXPECT_EQ(json_error(kValidJson), "");
@@ -407,16 +383,6 @@ TEST(Hmm, MalformedJsonNamesTheField) {
 const Row kHandRow{{1, 1},  {2, 9},  {3, 2},  {4, 2},     {5, 0.5},  {6, 0.5},  {7, 0.5},  {8, 0.5},   {9, 0.25},
                    {10, 0.75}, {11, 7}, {12, 3}, {13, 2}, {17, 0.5}, {18, 0.5}, {19, 7},   {20, 3},    {21, 2},
                    {25, 0.25}, {26, 0.75}};
-
-Row with_value(Row row, int index, double value) {
-  for (RowEntry& entry : row)
-    if (entry.index == index) {
-      entry.value = value;
-      return row;
-    }
-  ADD_FAILURE() << "no index " << index;
-  return row;
-}
 
 TEST(Hmm, RowLayoutIsTheDocumentedOne) {
   const auto model = decode_row(kHandRow);

@@ -1,0 +1,141 @@
+// Bayesian-network kernel evaluations (JMLR 2004 section 4.3; bayesnet.cpp: variable elimination in a
+// min-fill order on the fused networks, log-space tables). Two cases:
+//   * HMMs written as networks (s_0 -> .. -> s_T, s_t -> x_t), M = N states, alphabet 4, T in {10, 100},
+//     next to the same pair as HMM rows (hmm.cpp's matrix recursion): the cost of the general engine
+//     on the structure the HMM family specialises;
+//   * naive-Bayes networks (one hidden class of H states, D observed variables of 4 symbols, half of
+//     them discrete nodes and half emission leaves).
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <Eigen/Core>
+
+#include "ppk/bayesnet.hpp"
+#include "ppk/hmm.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/multinomial.hpp"
+
+namespace {
+
+std::vector<double> random_probabilities(long size, std::mt19937& rng) {
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  std::vector<double> p(static_cast<std::size_t>(size));
+  double sum = 0;
+  for (double& v : p) sum += v = uniform(rng);
+  for (double& v : p) v /= sum;
+  return p;
+}
+
+std::unique_ptr<ppk::Model> multinomial(const std::vector<double>& p) {
+  return std::make_unique<ppk::MultinomialModel>(ppk::SparseProbabilities::from_dense(p), ppk::Trials{});
+}
+
+// A random HMM over x_0..x_T as an HmmModel, or as the equivalent network.
+struct HmmParameters {
+  std::vector<double> start;
+  std::vector<std::vector<double>> transitions, emissions;
+};
+
+HmmParameters random_hmm(long states, long alphabet, std::mt19937& rng) {
+  HmmParameters h{random_probabilities(states, rng), {}, {}};
+  for (long q = 0; q < states; ++q) {
+    h.transitions.push_back(random_probabilities(states, rng));
+    h.emissions.push_back(random_probabilities(alphabet, rng));
+  }
+  return h;
+}
+
+std::unique_ptr<ppk::Model> as_hmm(const HmmParameters& h, long length) {
+  const Eigen::Index m = static_cast<Eigen::Index>(h.start.size());
+  Eigen::MatrixXd transitions(m, m);
+  for (Eigen::Index p = 0; p < m; ++p)
+    for (Eigen::Index q = 0; q < m; ++q) transitions(p, q) = h.transitions[p][q];
+  std::vector<std::unique_ptr<ppk::Model>> emissions;
+  for (const auto& e : h.emissions) emissions.push_back(multinomial(e));
+  return std::make_unique<ppk::HmmModel>(Eigen::Map<const Eigen::VectorXd>(h.start.data(), m), transitions,
+                                         std::move(emissions), length);
+}
+
+std::unique_ptr<ppk::Model> as_network(const HmmParameters& h, long length) {
+  std::vector<ppk::BayesNode> nodes;
+  for (long t = 0; t <= length; ++t) {
+    ppk::BayesNode hidden;
+    hidden.states = static_cast<long>(h.start.size());
+    if (t == 0) {
+      hidden.cpt = h.start;
+    } else {
+      hidden.parents = {2 * (t - 1)};
+      for (const auto& row : h.transitions) hidden.cpt.insert(hidden.cpt.end(), row.begin(), row.end());
+    }
+    ppk::BayesNode observed;
+    observed.variable = t;
+    observed.parents = {2 * t};
+    for (const auto& e : h.emissions) observed.emissions.push_back(multinomial(e));
+    nodes.push_back(std::move(hidden));
+    nodes.push_back(std::move(observed));
+  }
+  return std::make_unique<ppk::BayesNetModel>(std::move(nodes));
+}
+
+template <class Build>
+void run_pair(benchmark::State& state, Build build) {
+  const long states = state.range(0), length = state.range(1);
+  std::mt19937 rng(7);
+  const HmmParameters a = random_hmm(states, 4, rng), b = random_hmm(states, 4, rng);
+  const ppk::KernelParams params{1.0, 0};
+  const ppk::PreparedModel pa(build(a, length), params), pb(build(b, length), params);
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
+  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_HmmAsHmm(benchmark::State& state) { run_pair(state, as_hmm); }
+void BM_HmmAsNetwork(benchmark::State& state) { run_pair(state, as_network); }
+
+void hmm_sizes(benchmark::internal::Benchmark* bench) {
+  bench->ArgNames({"M", "T"});
+  for (long states : {2, 4, 8})
+    for (long length : {10, 100}) bench->Args({states, length});
+}
+
+BENCHMARK(BM_HmmAsHmm)->Apply(hmm_sizes);
+BENCHMARK(BM_HmmAsNetwork)->Apply(hmm_sizes);
+
+// Naive Bayes: class c (node 0, H states), observed x_j (j < D) with parent c; even j discrete nodes,
+// odd j emission leaves of one-event multinomials.
+std::unique_ptr<ppk::Model> naive_bayes(long classes, long variables, std::mt19937& rng) {
+  std::vector<ppk::BayesNode> nodes(1);
+  nodes[0].states = classes;
+  nodes[0].cpt = random_probabilities(classes, rng);
+  for (long j = 0; j < variables; ++j) {
+    ppk::BayesNode x;
+    x.variable = j;
+    x.parents = {0};
+    x.states = j % 2 == 0 ? 4 : 0;
+    for (long c = 0; c < classes; ++c) {
+      const std::vector<double> row = random_probabilities(4, rng);
+      if (x.states > 0)
+        x.cpt.insert(x.cpt.end(), row.begin(), row.end());
+      else
+        x.emissions.push_back(multinomial(row));
+    }
+    nodes.push_back(std::move(x));
+  }
+  return std::make_unique<ppk::BayesNetModel>(std::move(nodes));
+}
+
+void BM_NaiveBayes(benchmark::State& state) {
+  const long classes = state.range(0), variables = state.range(1);
+  std::mt19937 rng(11);
+  const ppk::KernelParams params{1.0, 0};
+  const ppk::PreparedModel pa(naive_bayes(classes, variables, rng), params), pb(naive_bayes(classes, variables, rng), params);
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
+  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_NaiveBayes)->ArgNames({"H", "D"})->Args({2, 10})->Args({4, 10})->Args({4, 50})->Args({8, 50});
+
+}  // namespace
+
+BENCHMARK_MAIN();
