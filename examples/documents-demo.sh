@@ -9,15 +9,9 @@
 # (svm-train -v 5) from the same grid, then the test accuracy is reported.
 # Usage: examples/documents-demo.sh BUILD_DIR
 set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-work="$build/demo"
-mkdir -p "$work"
-cd "$work"
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
-bin="$build/bin"
-grid=(0.1 1 10 100 1000)
 source "$here/lib.bash"
+demo_setup "${1:-}" demo
 
 python3 "$here/make_documents.py" --seed 1 --vocabulary 3000 --train train.txt --test test.txt
 "$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 train.txt -o train.ppk

@@ -1,5 +1,17 @@
-# Shared by the demos (sourced): C chosen by cross-validation, then the test accuracy.
-# Needs $bin (the build's bin/) and the array `grid` of C values.
+# Shared by the demos (sourced): their working directory, and C chosen by cross-validation, then
+# the test accuracy.
+
+# demo_setup BUILD_DIR NAME: works in BUILD_DIR/NAME with the build's programs ($bin), every
+# core for LIBSVM's OpenMP loops unless OMP_NUM_THREADS says otherwise, and the grid of C values.
+demo_setup() {
+  [[ -n $1 ]] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+  build=$(cd "$1" && pwd)
+  bin="$build/bin"
+  mkdir -p "$build/$2"
+  cd "$build/$2"
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
+  grid=(0.1 1 10 100 1000)
+}
 
 cv_accuracy() {  # options... training-file -> cross-validation accuracy (%)
   "$bin/svm-train" -q -v 5 "$@" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p'

@@ -10,15 +10,9 @@
 # For every kernel, C is chosen by 5-fold cross-validation on the training set.
 # Usage: examples/sequences-demo.sh BUILD_DIR
 set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-work="$build/demo-sequences"
-mkdir -p "$work"
-cd "$work"
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
-bin="$build/bin"
-grid=(0.1 1 10 100 1000)
 source "$here/lib.bash"
+demo_setup "${1:-}" demo-sequences
 
 python3 "$here/make_sequences.py" --seed 1 --n 800 > all.txt
 head -n 400 all.txt > train.txt
