@@ -1,6 +1,7 @@
 // Internal to libppk: what the estimators of estimate.hpp share.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,6 +62,16 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 [[noreturn]] void reject_pooling(const std::string& family);
 // The statistic "x" (the n x D data matrix), which must have one column per dimension.
 const Eigen::MatrixXd& data_of(const Statistics& statistics);
+
+// FNV-1a over the bytes of the values: part of the EM estimators' seeds, so that different data of
+// one size start from different points, and the same data always from the same.
+template <class Value>
+std::uint64_t fingerprint(const Value* values, std::size_t count) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values);
+  for (std::size_t i = 0; i < count * sizeof(Value); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  return hash;
+}
 
 // Builds the model; a ModelError from the model's own validation becomes an EstimationError.
 template <class Build>

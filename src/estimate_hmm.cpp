@@ -177,16 +177,6 @@ Chain random_chain(long states, std::mt19937_64& rng) {
   return chain;
 }
 
-// FNV-1a over the bytes of the values: part of the seed, so that different sequences of one
-// length start from different points, and one sequence always from the same.
-template <class Value>
-std::uint64_t fingerprint(const Value* values, std::size_t count) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(values);
-  for (std::size_t i = 0; i < count * sizeof(Value); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
-  return hash;
-}
-
 void check_options(const HmmFitOptions& options) {
   if (options.states && *options.states < 1)
     throw EstimationError("--states must be at least 1 (or auto), got " + std::to_string(*options.states));
@@ -297,7 +287,7 @@ HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const 
   const long n = static_cast<long>(sequence.size());
   const long states = options.states ? *options.states : hmm_auto_states(alphabet, n, options.param_ratio);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(alphabet),
-                     fingerprint(sequence.data(), sequence.size())};
+                     detail::fingerprint(sequence.data(), sequence.size())};
   return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
     return std::make_unique<DiscreteEmissions>(sequence, random_rows(states, alphabet, rng), options.smoothing);
   });
@@ -312,7 +302,7 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
                                      : hmm_auto_states(gaussian_parameters(dim, options.covariance), n, options.param_ratio);
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
-                     fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
+                     detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
     return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge);
   });

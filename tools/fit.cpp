@@ -26,7 +26,7 @@ constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o O
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
         hmm (hidden Markov model by Baum-Welch),
-        bayesnet (fully observed discrete Bayesian network of a given structure)
+        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -224,6 +224,25 @@ std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method
   return gaussian_estimator(options);
 }
 
+// --iterations (default `iterations`), --tolerance, --restarts and --seed of the EM fits.
+void add_em_options(po::options_description& options, long iterations, const char* iterations_help) {
+  options.add_options()
+      ("iterations", po::value<long>()->default_value(iterations)->value_name("N"), iterations_help)
+      ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
+       "stop when the objective gains less than T times its magnitude")
+      ("restarts", po::value<long>()->default_value(3)->value_name("N"), "runs from different starts; the best is kept")
+      ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed");
+}
+
+// The options of add_em_options into an estimator's options.
+template <class FitOptions>
+void read_em_options(const po::variables_map& values, FitOptions& options) {
+  options.iterations = values["iterations"].as<long>();
+  options.tolerance = option(values, "tolerance");
+  options.restarts = values["restarts"].as<long>();
+  options.seed = values["seed"].as<std::uint64_t>();
+}
+
 void add_alpha_option(po::options_description& options, const char* description) {
   options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"), description);
 }
@@ -338,12 +357,8 @@ void add_mixture_options(po::options_description& options) {
       ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "the components' covariance form")
-      ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance")
-      ("iterations", po::value<long>()->default_value(200)->value_name("N"), "at most N EM iterations per restart")
-      ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
-       "stop when the objective gains less than T times its magnitude")
-      ("restarts", po::value<long>()->default_value(3)->value_name("N"), "EM runs from different seeds; the best is kept")
-      ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed");
+      ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
+  add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
 std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method method) {
@@ -353,10 +368,7 @@ std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method 
   options.components = values["components"].as<long>();
   options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
-  options.iterations = values["iterations"].as<long>();
-  options.tolerance = option(values, "tolerance");
-  options.restarts = values["restarts"].as<long>();
-  options.seed = values["seed"].as<std::uint64_t>();
+  read_em_options(values, options);
   return mixture_estimator(options);
 }
 
@@ -407,13 +419,8 @@ void add_hmm_options(po::options_description& options) {
        "pseudo-count A >= 0 added to every start, transition and symbol count")
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
-      ("iterations", po::value<long>()->default_value(400)->value_name("N"),
-       "at most N Baum-Welch iterations per restart (the paper's 400)")
-      ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
-       "stop when the objective gains less than T times its magnitude")
-      ("restarts", po::value<long>()->default_value(3)->value_name("N"), "runs from different starts; the best is kept")
-      ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
 // --format as given, or libsvm when --emission gaussian; nothing: detect fasta or lines.
@@ -460,10 +467,7 @@ std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method) {
   options.smoothing = option(values, "smoothing");
   if (values.count("cov")) options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
-  options.iterations = values["iterations"].as<long>();
-  options.tolerance = option(values, "tolerance");
-  options.restarts = values["restarts"].as<long>();
-  options.seed = values["seed"].as<std::uint64_t>();
+  read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
   return hmm_estimator(options);
 }
@@ -500,19 +504,32 @@ FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
 
 constexpr const char* kBayesNetHelp = R"(
 bayesnet: a Bayesian network of the structure in --structure S.json, a network's
-  JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}.
-  Every node must be observed and discrete (hidden nodes would need EM, which is
-  not offered). Each vector of the example is one joint observation: variable j
-  at index j + 1, with a value in 1..K. With n(c, k) the vectors in which a node
-  is in state k and its parents in configuration c, under a Dirichlet(A) prior:
+  JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}
+  ("variable" absent: a hidden node). Every node must be discrete (emission
+  leaves are not fitted). Each vector of the example is one joint observation
+  of the observed variables: variable j at index j + 1, with a value in 1..K.
+  With n(c, k) the observations in which a node is in state k and its parents
+  in configuration c, under a Dirichlet(A) prior, P(k | c) is
   ml: n(c, k) / n(c); map: (n(c, k) + A - 1) / (n(c) + K (A - 1));
-  posterior (default): (n(c, k) + A) / (n(c) + K A).
+  posterior (default): (n(c, k) + A) / (n(c) + K A);
+  that is (n(c, k) + s) / (n(c) + K s) with s = 0, A - 1 resp. A.
+  Fully observed: the counts, in closed form (--shrink pools them).
+  Hidden nodes: EM. E-step: the posterior P(h | x) of every joint hidden
+  configuration h given each observation x, by enumerating them (at most 65536
+  = 2^16; log space), gives expected counts n(c, k) = sum_x P(k, c | x); M-step:
+  the formula above. The update is the MAP under Dirichlet(1 + s) priors, so EM
+  never decreases L = sum_x log p(x) + s sum log P(k | c): for ml the
+  log-likelihood, for map the log-posterior under Dirichlet(A), for posterior
+  the log-posterior under Dirichlet(1 + A) (whose mode is the smoothed mean).
+  Starts are random, seeded by (--seed, the observations), so fits are
+  reproducible; the best of --restarts runs is kept. No --shrink.
 )";
 
 void add_bayesnet_options(po::options_description& options) {
   options.add_options()("structure", po::value<std::string>()->value_name("S.json"),
                         "the network's structure (required)");
   add_alpha_option(options, "the Dirichlet(A) prior on each CPT row (posterior: (n(c, k) + A) / (n(c) + K A))");
+  add_em_options(options, 200, "hidden nodes: at most N EM iterations per restart");
 }
 
 std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method) {
@@ -525,7 +542,11 @@ std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method
     throw InputError(input.name() + ": not a JSON network structure: " + e.what());
   }
   try {
-    return bayesnet_estimator(structure, BayesNetFitOptions{method, option(values, "alpha")});
+    BayesNetFitOptions options;
+    options.method = method;
+    options.alpha = option(values, "alpha");
+    read_em_options(values, options);
+    return bayesnet_estimator(structure, options);
   } catch (const ModelError& e) {
     throw InputError(input.name() + ": " + e.what());
   }

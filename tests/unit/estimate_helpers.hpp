@@ -1,7 +1,11 @@
-// What the estimator tests share: dense test vectors as LIBSVM's sparse ones, and the message of
-// an EstimationError.
+// What the estimator tests share: dense test vectors as LIBSVM's sparse ones, the message of an
+// EstimationError, categorical draws, and the check of an EM objective.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,29 @@ std::string estimation_error(Fit fit) {
     return e.what();
   }
   return "";
+}
+
+// A state drawn from probabilities p by inversion of a uniform draw.
+inline int draw(const std::vector<double>& p, std::mt19937_64& rng) {
+  double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+    if (u < p[i]) return static_cast<int>(i);
+    u -= p[i];
+  }
+  return static_cast<int>(p.size()) - 1;
+}
+
+// L after each M-step never decreases (to rounding). With tolerance 0, EM runs all its iterations
+// unless L stops gaining: then the last gain is rounding noise at the fixed point.
+inline void expect_never_decreases(const std::vector<double>& objective, std::size_t iterations, const std::string& what) {
+  ASSERT_LE(objective.size(), iterations + 1) << what;
+  ASSERT_GE(objective.size(), 10u) << what;
+  if (objective.size() < iterations + 1) {
+    EXPECT_LE(std::fabs(objective.back() - objective[objective.size() - 2]), 1e-12 * std::fabs(objective.back())) << what;
+  }
+  for (std::size_t t = 1; t < objective.size(); ++t)
+    EXPECT_GE(objective[t], objective[t - 1] - 1e-10 * std::fabs(objective[t - 1])) << what << ", iteration " << t;
+  EXPECT_GT(objective.back(), objective.front()) << what;  // EM moved from its random start
 }
 
 }  // namespace ppk

@@ -25,16 +25,6 @@ namespace {
 
 using checks::mentions;
 
-// A state drawn from probabilities p by inversion of a uniform draw.
-int draw(const std::vector<double>& p, std::mt19937_64& rng) {
-  double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-    if (u < p[i]) return static_cast<int>(i);
-    u -= p[i];
-  }
-  return static_cast<int>(p.size()) - 1;
-}
-
 // The hidden path of n steps of the chain (start, trans).
 std::vector<int> sample_path(const std::vector<double>& start, const std::vector<std::vector<double>>& trans, int n,
                              std::mt19937_64& rng) {
@@ -66,19 +56,6 @@ Eigen::MatrixXd sample_vectors(int n, std::uint64_t seed) {
   for (int t = 0; t < n; ++t)
     for (int d = 0; d < 2; ++d) x(t, d) = means[path[t]][d] + (d == 0 ? 0.7 : 1.2) * normal(rng);
   return x;
-}
-
-// L after each M-step never decreases (to rounding). With tolerance 0, EM runs all its iterations
-// unless L stops gaining: then the last gain is rounding noise at the fixed point.
-void expect_never_decreases(const std::vector<double>& objective, std::size_t iterations, const std::string& what) {
-  ASSERT_LE(objective.size(), iterations + 1) << what;
-  ASSERT_GE(objective.size(), 10u) << what;
-  if (objective.size() < iterations + 1) {
-    EXPECT_LE(std::fabs(objective.back() - objective[objective.size() - 2]), 1e-12 * std::fabs(objective.back())) << what;
-  }
-  for (std::size_t t = 1; t < objective.size(); ++t)
-    EXPECT_GE(objective[t], objective[t - 1] - 1e-10 * std::fabs(objective[t - 1])) << what << ", iteration " << t;
-  EXPECT_GT(objective.back(), objective.front()) << what;  // EM moved from its random start
 }
 
 TEST(HmmEstimate, BaumWelchNeverDecreasesTheObjectiveDiscrete) {
