@@ -65,6 +65,7 @@ class LdsModel : public Model {
 
 // log k_rho between the joint Gaussians of two prepared LDSs (the same rho and T), by the Gaussian
 // family's kernel on the dense (T+1)d-dimensional joints: O((T d)^3), the oracle for log_kernel.
+// Throws ModelError when (T+1)d exceeds the Gaussian family's largest full covariance (5000).
 double dense_log_kernel(const LdsModel& a, const LdsModel& b);
 
 const FamilyInfo& lds_family();
