@@ -143,6 +143,24 @@ TEST(Lds, LinearTimeKernelEqualsTheDenseJointGaussians) {
       }
 }
 
+// Semidefinite cov0 and Q (a known start; noise in one direction only): the filter's state covariance
+// is singular, the innovation covariances are not (R is positive definite).
+TEST(Lds, LinearTimeKernelWithSingularStateCovariances) {
+  std::mt19937 rng(20);
+  Lds a = random_lds(rng, 3, 2, 0), b = random_lds(rng, 2, 2, 0);
+  a.cov0.setZero();
+  const Eigen::VectorXd direction = random_matrix(rng, 3, 1);
+  a.Q = direction * direction.transpose();
+  b.cov0 = Eigen::MatrixXd::Zero(2, 2);
+  b.cov0(0, 0) = 1.0;
+  for (long steps : {0, 1, 5, 50})
+    for (double rho : {0.5, 1.0, 2.0}) {
+      const double dense = prepared_log_kernel(a, b, rho, steps, true);
+      EXPECT_NEAR(prepared_log_kernel(a, b, rho, steps, false), dense, 1e-9 * std::max(1.0, std::fabs(dense)))
+          << "T = " << steps << ", rho = " << rho;
+    }
+}
+
 // T = 0 (one observation) and T = 1 with d = 1: integral of p(x)^rho p'(x)^rho by quadrature over the
 // densities written out above.
 TEST(Lds, DenseKernelEqualsQuadrature) {
