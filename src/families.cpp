@@ -8,6 +8,7 @@
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
+#include "ppk/lds.hpp"
 #include "ppk/mixture.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
@@ -26,6 +27,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &mixture_family(),      // code 8
       &hmm_family(),          // code 9
       &bayesnet_family(),     // code 10
+      &lds_family(),          // code 11
   };
   return families;
 }

@@ -29,6 +29,7 @@ using detail::element_error;
 using detail::field_error;
 using detail::FieldError;
 using detail::format_number;
+using detail::lower_triangle_offset;
 
 namespace {
 
@@ -38,8 +39,6 @@ const char* const kFamily = "gaussian";
 constexpr long kMaxFullDimension = 5000;
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
 const double kLog2 = std::log(2.0);
-
-long lower_triangle_offset(long i, long j) { return i >= j ? i * (i + 1) / 2 + j : j * (j + 1) / 2 + i; }
 
 void check_mean(const Eigen::VectorXd& mean) {
   if (mean.size() < 1 || mean.size() > detail::kMaxDimension)
@@ -149,21 +148,7 @@ std::unique_ptr<GaussianModel> GaussianModel::full(Eigen::VectorXd mean, Eigen::
     throw field_error(kFamily, "cov",
                       "a " + std::to_string(dim) + " x " + std::to_string(dim) + " matrix (D = the mean's length)",
                       std::to_string(covariance.rows()) + " x " + std::to_string(covariance.cols()));
-  for (Eigen::Index i = 0; i < dim; ++i)
-    for (Eigen::Index j = 0; j < dim; ++j) {
-      const std::string path = "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
-      if (!std::isfinite(covariance(i, j)))
-        throw FieldError(kFamily, "cov", lower_triangle_offset(i, j), path, "a finite number",
-                         format_number(covariance(i, j)));
-      // A covariance read back from %.8g text is symmetric only to about 1e-8 relative.
-      const double scale = std::max({std::fabs(covariance(i, j)), std::fabs(covariance(j, i)),
-                                     std::sqrt(std::fabs(covariance(i, i) * covariance(j, j)))});
-      if (std::fabs(covariance(i, j) - covariance(j, i)) > 1e-7 * scale)
-        throw FieldError(kFamily, "cov", -1, path,
-                         "a symmetric matrix (entry [" + std::to_string(j) + "][" + std::to_string(i) +
-                             "] is " + format_number(covariance(j, i)) + ")",
-                         format_number(covariance(i, j)));
-    }
+  detail::check_symmetric(kFamily, "cov", covariance);
   Eigen::MatrixXd symmetric = 0.5 * (covariance + covariance.transpose());
   Eigen::LLT<Eigen::MatrixXd> llt(symmetric);
   const double log_det =

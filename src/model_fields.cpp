@@ -98,6 +98,22 @@ void check_positive_entries(const std::string& family, const char* field, const 
   }
 }
 
+void check_symmetric(const std::string& family, const char* field, const Eigen::MatrixXd& matrix) {
+  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
+    for (Eigen::Index j = 0; j < matrix.cols(); ++j) {
+      const std::string path = "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
+      if (!std::isfinite(matrix(i, j)))
+        throw FieldError(family, field, lower_triangle_offset(i, j), path, "a finite number", format_number(matrix(i, j)));
+      const double scale = std::max({std::fabs(matrix(i, j)), std::fabs(matrix(j, i)),
+                                     std::sqrt(std::fabs(matrix(i, i) * matrix(j, j)))});
+      if (std::fabs(matrix(i, j) - matrix(j, i)) > 1e-7 * scale)
+        throw FieldError(family, field, -1, path,
+                         "a symmetric matrix (entry [" + std::to_string(j) + "][" + std::to_string(i) + "] is " +
+                             format_number(matrix(j, i)) + ")",
+                         format_number(matrix(i, j)));
+    }
+}
+
 void check_rho(const std::string& family, const KernelParams& params) {
   if (!is_positive_finite(params.rho))
     throw KernelDomainError(family + " kernel: rho (-g) must be a positive finite number, got " +

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include "ppk/model.hpp"
@@ -104,6 +105,15 @@ void check_dimension(const std::string& family, long dim, long min_dim);
 // FieldError on element d of `field` unless every value is finite and > 0 (>= 0 with allow_zero).
 void check_positive_entries(const std::string& family, const char* field, const std::vector<double>& values,
                             bool allow_zero = false);
+
+// The offset of entry (i, j) of a symmetric matrix stored as its lower triangle row by row
+// (S11, S21, S22, S31, ...), as rows store covariances.
+inline long lower_triangle_offset(long i, long j) { return i >= j ? i * (i + 1) / 2 + j : j * (j + 1) / 2 + i; }
+
+// FieldError on `field` unless the square `matrix` (a covariance) is finite and symmetric; a
+// non-finite entry is named by its lower-triangle offset. Symmetry is checked to 1e-7 relative: a
+// covariance read back from %.8g text is symmetric only to about 1e-8.
+void check_symmetric(const std::string& family, const char* field, const Eigen::MatrixXd& matrix);
 
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);

@@ -1,0 +1,63 @@
+// LDS kernel evaluations per second (lds.hpp), state dimension n = 2 and 3, d = 2, T in {10, 100, 1000}:
+// the default linear-time kernel (a Kalman filter over the stacked pair of state chains,
+// O(T (n + n' + d)^3)) against the dense joint Gaussians (build both (T+1)d-dimensional joints and
+// factorise their sum, O((T d)^3)), the test oracle. The dense timing includes building the joints.
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include <benchmark/benchmark.h>
+#include <Eigen/Dense>
+
+#include "ppk/lds.hpp"
+
+namespace {
+
+Eigen::MatrixXd random_matrix(std::mt19937& rng, long rows, long cols) {
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd m(rows, cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) m(i, j) = normal(rng);
+  return m;
+}
+
+Eigen::MatrixXd random_covariance(std::mt19937& rng, long dim) {
+  const Eigen::MatrixXd b = random_matrix(rng, dim, dim);
+  return b * b.transpose() / static_cast<double>(dim) + 0.1 * Eigen::MatrixXd::Identity(dim, dim);
+}
+
+// A stable LDS (A of spectral norm 0.9), prepared at rho = 1 and length T.
+std::unique_ptr<ppk::LdsModel> random_lds(std::mt19937& rng, long n, long d, long length) {
+  const Eigen::MatrixXd a = random_matrix(rng, n, n);
+  auto model = std::make_unique<ppk::LdsModel>(random_matrix(rng, n, 1), random_covariance(rng, n),
+                                               a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0)),
+                                               random_covariance(rng, n), random_matrix(rng, d, n),
+                                               random_covariance(rng, d), length);
+  model->prepare(ppk::KernelParams{1.0, 0});
+  return model;
+}
+
+void BM_LdsKernel(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const auto a = random_lds(rng, 2, 2, state.range(0)), b = random_lds(rng, 3, 2, state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(a->log_kernel(*b));
+  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_LdsKernelDense(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const auto a = random_lds(rng, 2, 2, state.range(0)), b = random_lds(rng, 3, 2, state.range(0));
+  // Both compute the same number: compare them once.
+  const double expected = a->log_kernel(*b);
+  if (!(std::fabs(ppk::dense_log_kernel(*a, *b) - expected) <= 1e-9 * std::fabs(expected)))
+    state.SkipWithError("the dense joint Gaussians disagree with the linear-time kernel");
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::dense_log_kernel(*a, *b));
+  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(10)->Arg(100)->Arg(1000);
+BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

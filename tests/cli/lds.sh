@@ -1,0 +1,108 @@
+# LDS rows (lds.hpp): ppk encode of JSON LDSs, the row layout, ppk gram with -d 1 (x_0, x_1) against
+# JMLR 2004 eq. 5 in its original form (P = S^-1, S+ = (P + P')^-1, m+ = P m + P' m') between the joint
+# Gaussians of (x_0, x_1), written out here from the LDS equations; ppk_norm; mismatched T, d and
+# families; malformed rows.
+source "$(dirname "$0")/lib.bash" "$@"
+
+cat > lds.jsonl <<'EOF2'
+{"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.2,0.8]],"Q":[[0.3,0.1],[0.1,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":4,"label":1}
+{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":4,"label":-1}
+{"family":"lds","mean0":[0.0,1.0],"cov0":[[0.0,0.0],[0.0,0.0]],"A":[[0.0,1.0],[-0.5,0.0]],"Q":[[1.0,0.0],[0.0,0.0]],"C":[[0.5,-1.0]],"R":[[1.0]],"length":4}
+EOF2
+"$PPK" encode lds.jsonl -o lds.ppk
+"$PPK" decode lds.ppk | "$PPK" encode | cmp - lds.ppk || fail "lds.ppk does not round-trip"
+pass
+# 3 n, 4 d, 5 T, 6..7 mean0, 8..10 cov0 (lower triangle), 11..14 A, 15..17 Q, 18..19 C, 20 R.
+[[ $(head -1 lds.ppk) == "1 1:1 2:11 3:2 4:1 5:4 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.10000000000000001 13:0.20000000000000001 14:0.80000000000000004 15:0.29999999999999999 16:0.10000000000000001 17:0.20000000000000001 18:1 19:2 20:0.5" ]] ||
+  fail "lds row layout: $(head -1 lds.ppk)"
+pass
+
+# check_gram GRAM_FILE RHO NORMALISED: every entry against eq. 5 for (x_0, x_1), to 1e-10 relative.
+check_gram() {
+  python3 - "$@" lds.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
+import json, math, sys
+from gram_output import expect_kernels, read_gram
+gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+models = [json.loads(line) for line in open(models_path)]
+
+def mul(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
+
+def t(a):
+    return [list(row) for row in zip(*a)]
+
+def joint(m):
+    # x_0 = C s_0 + v_0, x_1 = C (A s_0 + w_1) + v_1 (d = 1): the mean and 2 x 2 covariance.
+    c, a, cov0, r = m["C"], m["A"], m["cov0"], m["R"][0][0]
+    mean0 = [[v] for v in m["mean0"]]
+    sigma1 = [[x + y for x, y in zip(u, v)] for u, v in zip(mul(mul(a, cov0), t(a)), m["Q"])]
+    s00 = mul(mul(c, cov0), t(c))[0][0] + r
+    s10 = mul(mul(mul(c, a), cov0), t(c))[0][0]
+    s11 = mul(mul(c, sigma1), t(c))[0][0] + r
+    return [mul(c, mean0)[0][0], mul(mul(c, a), mean0)[0][0]], [[s00, s10], [s10, s11]]
+
+def det(s):
+    return s[0][0] * s[1][1] - s[0][1] * s[1][0]
+
+def inv(s):
+    d = det(s)
+    return [[s[1][1] / d, -s[0][1] / d], [-s[1][0] / d, s[0][0] / d]]
+
+def quad(v, p):
+    return sum(v[i] * p[i][j] * v[j] for i in range(2) for j in range(2))
+
+def log_kernel(a, b):
+    (mu, s), (nu, u) = joint(a), joint(b)
+    p, q = inv(s), inv(u)
+    s_plus = inv([[p[i][j] + q[i][j] for j in range(2)] for i in range(2)])
+    m_plus = [sum(p[i][j] * mu[j] + q[i][j] * nu[j] for j in range(2)) for i in range(2)]
+    dim = 2
+    return ((1 - 2 * rho) * dim / 2 * math.log(2 * math.pi) - dim / 2 * math.log(rho) + 0.5 * math.log(det(s_plus))
+            - rho / 2 * math.log(det(s)) - rho / 2 * math.log(det(u))
+            - rho / 2 * (quad(mu, p) + quad(nu, q) - quad(m_plus, s_plus)))
+
+expect_kernels(read_gram(gram_path, len(models), len(models)), models, models, log_kernel, normalised, 1e-10)
+PY
+  pass
+}
+"$PPK" gram -t ppk -g 1 -d 1 lds.ppk > gram_rho1.txt
+check_gram gram_rho1.txt 1 0
+"$PPK" gram -t ppk -g 0.5 -d 1 lds.ppk > gram_rho05.txt
+check_gram gram_rho05.txt 0.5 0
+"$PPK" gram -t ppk_norm -g 2 -d 1 lds.ppk > norm.txt
+check_gram norm.txt 2 1
+awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
+pass
+# The stored length (4) when -d is absent; T = 1000 stays finite in ppk_norm.
+"$PPK" gram -t ppk_norm -g 1 lds.ppk > stored.txt
+"$PPK" gram -t ppk_norm -g 1 -d 1000 lds.ppk > long.txt
+awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0 && $i <= 1)) exit 1 }' long.txt || fail "T = 1000: $(cat long.txt)"
+pass
+
+# Different stored lengths, observation dimensions, or an HMM over real vectors: no kernel.
+printf '{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":2}\n' |
+  "$PPK" encode > short.ppk
+expect_error 1 "linear-Gaussian sequences of 5 real vectors of dimension 1" "linear-Gaussian sequences of 3 real vectors" -- \
+  "$PPK" gram -t ppk -g 1 lds.ppk short.ppk
+"$PPK" gram -t ppk -g 1 -d 3 lds.ppk short.ppk > mixed_lengths.txt || fail "-d 3 with lengths 4 and 2"
+pass
+printf '{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5],[1.0]],"R":[[0.3,0],[0,0.3]],"length":4}\n' |
+  "$PPK" encode > wide.ppk
+expect_error 1 "of dimension 1" "of dimension 2" -- "$PPK" gram -t ppk -g 1 lds.ppk wide.ppk
+printf '{"family":"hmm","start":[1],"trans":[[1]],"emissions":[{"family":"gaussian","mean":[0],"var":1}],"length":4}\n' |
+  "$PPK" encode > hmm.ppk
+expect_error 1 "no kernel between different sample spaces" -- "$PPK" gram -t ppk -g 1 lds.ppk hmm.ppk
+
+# Malformed rows: R = -0.5 (index 20), A[0][1] = nan (index 12, refused by the reader), an indefinite Q; a non-symmetric Q in JSON.
+head -1 lds.ppk > bad.ppk
+head -1 lds.ppk | sed 's/ 20:0.5$/ 20:-0.5/' >> bad.ppk
+expect_error 1 "bad.ppk: row 2: " 'lds field "R" (index 20)' 'positive definite' -- \
+  "$PPK" gram -t ppk -g 1 bad.ppk -o gram.txt
+expect_no_output gram.txt
+head -1 lds.ppk | sed 's/ 12:[0-9.]* / 12:nan /' > nan.ppk
+expect_error 1 "nan.ppk:1:" 'index 12' 'finite' -- "$PPK" decode nan.ppk
+head -1 lds.ppk | sed 's/ 16:[0-9.]* / 16:5 /' > indefinite.ppk
+expect_error 1 "indefinite.ppk: row 1: " 'lds field "Q" (indices 15..17)' 'positive semidefinite' -- "$PPK" decode indefinite.ppk
+sed -n 1p lds.jsonl | sed 's/"Q":\[\[0.3,0.1\]/"Q":[[0.3,0.4]/' > asymmetric.jsonl
+expect_error 1 'lds field "Q"[0][1]' 'symmetric' -- "$PPK" encode asymmetric.jsonl
+finish

@@ -1,0 +1,364 @@
+// Linear dynamical systems (lds.hpp): the linear-time kernel (a Kalman filter over the coupled pair
+// of state chains) against the dense joint Gaussians through the Gaussian family's kernel; the dense
+// joint against quadrature over densities written out here by the textbook formulas, against a Monte
+// Carlo estimate of E_p[p'(X)] from sequences simulated by the LDS recursion, and its covariance
+// against the sample covariance of simulated sequences; T = 0 against the Gaussian family; Gram
+// matrices, T = 1000, -d, round trips and rejected models.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Dense>
+
+#include "emission_models.hpp"
+#include "gram_checks.hpp"
+#include "kernel_params.hpp"
+#include "oracles.hpp"
+#include "positive_family_checks.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/hmm.hpp"
+#include "ppk/json.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/lds.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk {
+namespace {
+
+using checks::json_error;
+using checks::mentions;
+using checks::replaced;
+using checks::row_error;
+using checks::with_value;
+using oracle::Gaussian2;
+using oracle::gaussian_ppk_1d;
+using oracle::gaussian_ppk_2d;
+
+// An LDS in plain matrices.
+struct Lds {
+  Eigen::VectorXd mean0;
+  Eigen::MatrixXd cov0, A, Q, C, R;
+  long length = 0;
+};
+
+std::unique_ptr<LdsModel> lds_model(const Lds& s) {
+  return std::make_unique<LdsModel>(s.mean0, s.cov0, s.A, s.Q, s.C, s.R, s.length);
+}
+
+Eigen::MatrixXd random_matrix(std::mt19937& rng, long rows, long cols) {
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd m(rows, cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) m(i, j) = normal(rng);
+  return m;
+}
+
+// B B' / dim + floor I: symmetric positive definite.
+Eigen::MatrixXd random_covariance(std::mt19937& rng, long dim, double floor) {
+  const Eigen::MatrixXd b = random_matrix(rng, dim, dim);
+  return b * b.transpose() / static_cast<double>(dim) + floor * Eigen::MatrixXd::Identity(dim, dim);
+}
+
+// A stable LDS: A scaled to spectral norm 0.9 (so the state covariance stays bounded for any T).
+Lds random_lds(std::mt19937& rng, long n, long d, long length) {
+  Lds s;
+  s.mean0 = random_matrix(rng, n, 1);
+  s.cov0 = random_covariance(rng, n, 0.1);
+  const Eigen::MatrixXd a = random_matrix(rng, n, n);
+  s.A = a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
+  s.Q = random_covariance(rng, n, 0.05);
+  s.C = random_matrix(rng, d, n);
+  s.R = random_covariance(rng, d, 0.2);
+  s.length = length;
+  return s;
+}
+
+// One sequence x_0..x_T drawn by running the recursion s_t = A s_{t-1} + w_t, x_t = C s_t + v_t,
+// stacked into a (T+1)d vector. Noise by Cholesky factors of cov0, Q and R (positive definite here).
+class Simulator {
+ public:
+  explicit Simulator(const Lds& s) : s_(s), l0_(s.cov0.llt().matrixL()), lq_(s.Q.llt().matrixL()), lr_(s.R.llt().matrixL()) {}
+  Eigen::VectorXd draw(std::mt19937& rng, long steps) {
+    const long d = s_.C.rows();
+    Eigen::VectorXd x((steps + 1) * d);
+    Eigen::VectorXd state = s_.mean0 + l0_ * normals(rng, s_.mean0.size());
+    for (long t = 0; t <= steps; ++t) {
+      if (t > 0) state = s_.A * state + lq_ * normals(rng, state.size());
+      x.segment(t * d, d) = s_.C * state + lr_ * normals(rng, d);
+    }
+    return x;
+  }
+
+ private:
+  Eigen::VectorXd normals(std::mt19937& rng, long size) {
+    Eigen::VectorXd z(size);
+    for (long i = 0; i < size; ++i) z[i] = normal_(rng);
+    return z;
+  }
+  Lds s_;
+  Eigen::MatrixXd l0_, lq_, lr_;
+  std::normal_distribution<double> normal_;
+};
+
+// The joint of (x_0, x_1) of a d = 1 LDS, written out: x_0 = C s_0 + v_0, x_1 = C (A s_0 + w_1) + v_1,
+// so var x_0 = C cov0 C' + R, cov(x_0, x_1) = C A cov0 C', var x_1 = C (A cov0 A' + Q) C' + R.
+Gaussian2 two_step_joint(const Lds& s) {
+  const Eigen::RowVectorXd c = s.C.row(0);
+  const double r = s.R(0, 0);
+  return {c.dot(s.mean0), c.dot(s.A * s.mean0), (c * s.cov0 * c.transpose())(0, 0) + r,
+          (c * s.A * s.cov0 * c.transpose())(0, 0), (c * (s.A * s.cov0 * s.A.transpose() + s.Q) * c.transpose())(0, 0) + r};
+}
+
+double prepared_log_kernel(const Lds& a, const Lds& b, double rho, long steps, bool dense) {
+  auto model_a = lds_model(a), model_b = lds_model(b);
+  const KernelParams params = with_rho_and_length(rho, static_cast<int>(steps));
+  model_a->prepare(params);
+  model_b->prepare(params);
+  return dense ? dense_log_kernel(*model_a, *model_b) : model_a->log_kernel(*model_b);
+}
+
+TEST(Lds, LinearTimeKernelEqualsTheDenseJointGaussians) {
+  std::mt19937 rng(11);
+  for (long d : {1, 2})
+    for (long n_a = 1; n_a <= 3; ++n_a)
+      for (long n_b = 1; n_b <= 3; ++n_b) {
+        const Lds a = random_lds(rng, n_a, d, 3), b = random_lds(rng, n_b, d, 7);
+        for (long steps : {0, 1, 5, 50})
+          for (double rho : {0.5, 1.0, 2.0}) {
+            // -d 0 is each model's own length: T = 0 is asked for with both stored lengths 0.
+            Lds a_t = a, b_t = b;
+            if (steps == 0) a_t.length = b_t.length = 0;
+            const double dense = prepared_log_kernel(a_t, b_t, rho, steps, true);
+            const double linear = prepared_log_kernel(a_t, b_t, rho, steps, false);
+            EXPECT_NEAR(linear, dense, 1e-9 * std::max(1.0, std::fabs(dense)))
+                << "n = " << n_a << ", " << n_b << ", d = " << d << ", T = " << steps << ", rho = " << rho;
+            EXPECT_NEAR(prepared_log_kernel(b_t, a_t, rho, steps, false), linear, 1e-9 * std::max(1.0, std::fabs(dense)));
+          }
+      }
+}
+
+// Semidefinite cov0 and Q (a known start; noise in one direction only): the filter's state covariance
+// is singular, the innovation covariances are not (R is positive definite).
+TEST(Lds, LinearTimeKernelWithSingularStateCovariances) {
+  std::mt19937 rng(20);
+  Lds a = random_lds(rng, 3, 2, 0), b = random_lds(rng, 2, 2, 0);
+  a.cov0.setZero();
+  const Eigen::VectorXd direction = random_matrix(rng, 3, 1);
+  a.Q = direction * direction.transpose();
+  b.cov0 = Eigen::MatrixXd::Zero(2, 2);
+  b.cov0(0, 0) = 1.0;
+  for (long steps : {0, 1, 5, 50})
+    for (double rho : {0.5, 1.0, 2.0}) {
+      const double dense = prepared_log_kernel(a, b, rho, steps, true);
+      EXPECT_NEAR(prepared_log_kernel(a, b, rho, steps, false), dense, 1e-9 * std::max(1.0, std::fabs(dense)))
+          << "T = " << steps << ", rho = " << rho;
+    }
+}
+
+// T = 0 (one observation) and T = 1 with d = 1: integral of p(x)^rho p'(x)^rho by quadrature over the
+// densities written out above.
+TEST(Lds, DenseKernelEqualsQuadrature) {
+  std::mt19937 rng(12);
+  for (long n_a = 1; n_a <= 2; ++n_a)
+    for (long n_b = 1; n_b <= 2; ++n_b) {
+      Lds a = random_lds(rng, n_a, 1, 0), b = random_lds(rng, n_b, 1, 0);
+      for (double rho : {0.5, 1.0, 2.0}) {
+        const Gaussian2 pa = two_step_joint(a), pb = two_step_joint(b);
+        const double one_step = gaussian_ppk_1d(pa.m1, pa.s11, pb.m1, pb.s11, rho);
+        EXPECT_LT(checks::relative_error(std::exp(prepared_log_kernel(a, b, rho, 0, true)), one_step), 1e-9);
+        const double two_steps = gaussian_ppk_2d(pa, pb, rho);
+        EXPECT_LT(checks::relative_error(std::exp(prepared_log_kernel(a, b, rho, 1, true)), two_steps), 1e-8)
+            << "n = " << n_a << ", " << n_b << ", rho = " << rho;
+      }
+    }
+}
+
+// rho = 1: k = E_p[p'(X)], X drawn by simulating the first LDS, p' its two-step density written out.
+TEST(Lds, ExpectedLikelihoodKernelEqualsMonteCarlo) {
+  std::mt19937 rng(13);
+  const Lds a = random_lds(rng, 2, 1, 1), b = random_lds(rng, 1, 1, 1);
+  const Gaussian2 pb = two_step_joint(b);
+  Simulator simulate(a);
+  const long samples = 200000;
+  double sum = 0.0, sum_squares = 0.0;
+  for (long i = 0; i < samples; ++i) {
+    const Eigen::VectorXd x = simulate.draw(rng, 1);
+    const double value = pb.density(x[0], x[1]);
+    sum += value;
+    sum_squares += value * value;
+  }
+  const double mean = sum / samples;
+  const double standard_error = std::sqrt((sum_squares / samples - mean * mean) / samples);
+  const double exact = std::exp(prepared_log_kernel(a, b, 1.0, 1, true));
+  EXPECT_NEAR(exact, mean, 4.0 * standard_error);
+  EXPECT_NEAR(std::exp(prepared_log_kernel(a, b, 1.0, 1, false)), exact, 1e-12 * exact);
+}
+
+// The dense joint of X against the sample mean and covariance of simulated sequences (n = 2, d = 2,
+// T = 3): each entry within 5 standard errors (var of a product of zero-mean Gaussians: S_ii S_jj + S_ij^2).
+TEST(Lds, JointObservationsMatchSimulatedSequences) {
+  std::mt19937 rng(14);
+  const Lds s = random_lds(rng, 2, 2, 3);
+  const auto joint = lds_model(s)->joint_observations();
+  const Eigen::VectorXd mean = joint->mean();
+  const Eigen::MatrixXd cov = joint->covariance();
+  ASSERT_EQ(mean.size(), 8);
+  Simulator simulate(s);
+  const long samples = 100000;
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(8);
+  Eigen::MatrixXd products = Eigen::MatrixXd::Zero(8, 8);
+  for (long i = 0; i < samples; ++i) {
+    const Eigen::VectorXd x = simulate.draw(rng, 3);
+    sum += x;
+    products += (x - mean) * (x - mean).transpose();  // about the exact mean
+  }
+  const Eigen::VectorXd sample_mean = sum / samples;
+  const Eigen::MatrixXd sample_cov = products / samples;
+  for (Eigen::Index i = 0; i < 8; ++i) {
+    EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / samples)) << i;
+    for (Eigen::Index j = 0; j < 8; ++j)
+      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
+          << i << ", " << j;
+  }
+  // Not block diagonal: observations at different times are correlated.
+  EXPECT_GT(cov.block(2, 0, 2, 2).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+// One step: X = x_0 ~ N(C mean0, C cov0 C' + R), the Gaussian family's kernel between those rows.
+TEST(Lds, OneStepEqualsTheGaussianKernel) {
+  std::mt19937 rng(15);
+  for (long n_a = 1; n_a <= 3; ++n_a)
+    for (long n_b = 1; n_b <= 3; ++n_b) {
+      const Lds a = random_lds(rng, n_a, 2, 0), b = random_lds(rng, n_b, 2, 0);
+      for (double rho : kRhos) {
+        auto ga = GaussianModel::full(a.C * a.mean0, a.C * a.cov0 * a.C.transpose() + a.R);
+        auto gb = GaussianModel::full(b.C * b.mean0, b.C * b.cov0 * b.C.transpose() + b.R);
+        ga->prepare(with_rho(rho));
+        gb->prepare(with_rho(rho));
+        const double expected = ga->log_kernel(*gb);
+        EXPECT_NEAR(prepared_log_kernel(a, b, rho, 0, false), expected, 1e-10 * std::max(1.0, std::fabs(expected)));
+      }
+    }
+}
+
+TEST(Lds, GramMatricesArePositiveSemidefinite) {
+  std::mt19937 rng(16);
+  for (double rho : {0.5, 1.0, 2.0}) {
+    std::vector<PreparedModel> models;
+    for (long i = 0; i < 10; ++i) models.emplace_back(lds_model(random_lds(rng, 1 + i % 3, 2, 20)), with_rho(rho));
+    expect_positive_semidefinite(models, "lds rho = " + std::to_string(rho));
+  }
+}
+
+TEST(Lds, LongSequencesHaveFiniteNormalizedKernels) {
+  std::mt19937 rng(17);
+  const KernelParams params = with_rho_and_length(1.0, 1000);
+  const PreparedModel a(lds_model(random_lds(rng, 3, 2, 5)), params), b(lds_model(random_lds(rng, 2, 2, 5)), params);
+  const double normalized = normalized_kernel(a, b);
+  EXPECT_TRUE(std::isfinite(normalized));
+  EXPECT_GT(normalized, 0.0);
+  EXPECT_LT(normalized, 1.0);
+  EXPECT_NEAR(normalized_kernel(a, a), 1.0, 1e-12);
+  EXPECT_TRUE(std::isfinite(log_kernel(a, b)));
+  EXPECT_LT(log_kernel(a, b), -1000.0);  // k itself underflows: only its log is usable
+}
+
+// -d T overrides the stored length, and the sample space says which T; LDSs of other T or d, and
+// HMMs with Gaussian emissions, have no kernel with them.
+TEST(Lds, LengthAndSampleSpace) {
+  std::mt19937 rng(18);
+  auto model = lds_model(random_lds(rng, 2, 1, 4));
+  EXPECT_EQ(model->steps(), 4);
+  EXPECT_EQ(model->sample_space().describe(), "linear-Gaussian sequences of 5 real vectors of dimension 1");
+  model->prepare(with_rho_and_length(1.0, 9));
+  EXPECT_EQ(model->steps(), 9);
+  EXPECT_EQ(model->length(), 4);
+  model->prepare(with_rho(1.0));
+  EXPECT_EQ(model->steps(), 4);
+
+  const auto other_length = lds_model(random_lds(rng, 2, 1, 5));
+  EXPECT_THROW(check_compatible(*model, *other_length), KernelDomainError);
+  const auto other_dim = lds_model(random_lds(rng, 2, 2, 4));
+  EXPECT_THROW(check_compatible(*model, *other_dim), KernelDomainError);
+  std::vector<std::unique_ptr<Model>> emissions;
+  emissions.push_back(gaussian_1d({0.0, 1.0}));
+  const HmmModel hmm(Eigen::VectorXd::Ones(1), Eigen::MatrixXd::Ones(1, 1), std::move(emissions), 4);
+  EXPECT_THROW(check_compatible(*model, hmm), KernelDomainError);
+  EXPECT_THROW(model->prepare(with_rho(0.0)), KernelDomainError);
+}
+
+TEST(Lds, RowAndJsonRoundTrips) {
+  std::mt19937 rng(19);
+  for (long n = 1; n <= 3; ++n) checks::expect_round_trips(*lds_model(random_lds(rng, n, 2, 6)));
+  // Semidefinite cov0 and Q (a known start, no state noise): zeros dropped from the row.
+  Lds s = random_lds(rng, 2, 1, 3);
+  s.cov0.setZero();
+  s.Q << 1.0, 1.0, 1.0, 1.0;
+  checks::expect_round_trips(*lds_model(s));
+  const std::string json =
+      R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
+      R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
+  const auto parsed = model_from_json(nlohmann::json::parse(json));
+  EXPECT_EQ(format_entries(encode_row(*parsed)),
+            "1:1 2:11 3:2 4:1 5:7 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.10000000000000001 14:0.80000000000000004 "
+            "15:0.10000000000000001 17:0.20000000000000001 18:1 19:2 20:0.5");
+}
+
+// The row of a 2-state, 1-dimensional LDS: 3 n, 4 d, 5 T, 6..7 mean0, 8..10 cov0, 11..14 A, 15..17 Q,
+// 18..19 C, 20 R; every value non-zero, so each index is present.
+Row sample_row() {
+  Lds s;
+  s.mean0 = Eigen::Vector2d(1.0, -2.0);
+  s.cov0 = (Eigen::Matrix2d() << 1.0, 0.5, 0.5, 2.0).finished();
+  s.A = (Eigen::Matrix2d() << 0.5, 0.1, 0.2, 0.8).finished();
+  s.Q = (Eigen::Matrix2d() << 0.3, 0.1, 0.1, 0.2).finished();
+  s.C = (Eigen::Matrix<double, 1, 2>() << 1.0, 2.0).finished();
+  s.R = Eigen::Matrix<double, 1, 1>::Constant(0.5);
+  s.length = 7;
+  return encode_row(*lds_model(s));
+}
+
+TEST(Lds, RejectsMalformedRows) {
+  const Row row = sample_row();
+  EXPECT_EQ(row_error(row), "");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(mentions(row_error(with_value(row, 20, -0.5)), {"lds field \"R\" (index 20)", "positive definite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 12, nan)), {"lds field \"A\" (index 12)", "finite", "nan"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 9, nan)), {"lds field \"cov0\" (index 9)", "finite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 16, 5.0)), {"lds field \"Q\" (indices 15..17)", "positive semidefinite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 6, nan)), {"lds field \"mean0\" (index 6)", "finite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 3, 0.0)), {"lds field \"n\"", "[1, 1000]"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 5, -1.0)), {"lds field \"length\"", "whole number"}));
+  Row extra = row;
+  extra.push_back({21, 1.0});
+  EXPECT_NE(row_error(extra), "");
+}
+
+TEST(Lds, RejectsMalformedJson) {
+  const std::string json =
+      R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
+      R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
+  EXPECT_EQ(json_error(json), "");
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("A":[[0.5,0.1],[0.0,0.8]])", R"("A":[[0.5,0.1,1.0],[0.0,0.8,1.0]])")),
+                       {"lds field \"A\"", "2 x 2", "2 x 3"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("Q":[[0.1,0.0],[0.0,0.2]])", R"("Q":[[0.1,0.05],[0.0,0.2]])")),
+                       {"lds field \"Q\"[0][1]", "symmetric"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[0.0]])")),
+                       {"lds field \"R\"", "positive definite"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("C":[[1.0,2.0]])", R"("C":[[1.0]])")),
+                       {"lds field \"C\"", "1 x 2", "1 x 1"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[0.5],[1.0,2.0]])")),
+                       {"lds field \"R\"", "rows of one length"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov0":[[1.0,0.5],[0.5,2.0]])", R"("cov0":[[1.0,2.0],[2.0,1.0]])")),
+                       {"lds field \"cov0\"", "positive semidefinite"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("length":7)", R"("length":1.5)")), {"lds field \"length\""}));
+}
+
+}  // namespace
+}  // namespace ppk
