@@ -53,10 +53,6 @@ constexpr long kMaxTable = 10000000;  // entries of one CPT, one list of emissio
 constexpr double kSumTolerance = 1e-6;  // how far a CPT row may sum from 1 (then renormalised)
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
-std::string whole_numbers(long min, long max) {
-  return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-}
-
 // How errors address node i: `bayesnet nodes[i] field "cpt"[1][0]` (JSON) or `... (index 40)` (rows).
 std::string node_family(long i) { return std::string(kFamily) + " nodes[" + std::to_string(i) + "]"; }
 
@@ -142,7 +138,7 @@ void check_structure(const std::vector<BayesNode>& nodes) {
   for (long i = 0; i < count; ++i) {
     const BayesNode& node = nodes[static_cast<std::size_t>(i)];
     if (node.states < 0 || node.states > kMaxStates)
-      throw NodeFieldError(i, "states", -1, 1, "", whole_numbers(0, kMaxStates) + " (0: an emission leaf)",
+      throw NodeFieldError(i, "states", -1, 1, "", detail::whole_numbers(0, kMaxStates) + " (0: an emission leaf)",
                            std::to_string(node.states));
     if (node.variable < -1 || node.variable >= count)
       throw NodeFieldError(i, "variable", -1, 1, "", "an observed variable in [0, " + std::to_string(count - 1) + "]",
@@ -754,7 +750,7 @@ long header_integer(RowReader& fields, long node, const char* field, long min, l
   const double value = fields.real(field);
   if (value != std::floor(value) || value < static_cast<double>(min) || value > static_cast<double>(max))
     throw ModelError(detail::row_field_location(node_family(node), field, index, 1) + ": expected " +
-                     whole_numbers(min, max) + ", got " + detail::format_number(value));
+                     detail::whole_numbers(min, max) + ", got " + detail::format_number(value));
   return static_cast<long>(value);
 }
 
@@ -799,14 +795,6 @@ std::unique_ptr<Model> decode_bayesnet(RowReader& fields) {
   }
 }
 
-// A JSON whole number in [min, max] (node fields "states", "variable", "parents"[p]).
-long json_whole(const detail::JsonFields& fields, const nlohmann::json& value, const char* field, long min, long max) {
-  if (!value.is_number() || value.get<double>() != std::floor(value.get<double>()) ||
-      value.get<double>() < static_cast<double>(min) || value.get<double>() > static_cast<double>(max))
-    throw fields.invalid(field, whole_numbers(min, max));
-  return static_cast<long>(value.get<double>());
-}
-
 std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
   const detail::JsonFields fields(object, kFamily, {"nodes"});
   const nlohmann::json& array = fields.required("nodes");
@@ -821,12 +809,12 @@ std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
                              std::initializer_list<const char*>{"states", "parents", "variable", "cpt", "emissions"});
     const detail::JsonFields& f = node_fields.back();
     BayesNode& node = nodes[static_cast<std::size_t>(i)];
-    if (f.has("states")) node.states = json_whole(f, item["states"], "states", 1, kMaxStates);
-    if (f.has("variable")) node.variable = json_whole(f, item["variable"], "variable", 0, count - 1);
+    if (f.has("states")) node.states = f.whole_number("states", item["states"], 1, kMaxStates);
+    if (f.has("variable")) node.variable = f.whole_number("variable", item["variable"], 0, count - 1);
     if (f.has("parents")) {
       const nlohmann::json& parents = item["parents"];
       if (!parents.is_array()) throw f.invalid("parents", "an array of node indices");
-      for (const nlohmann::json& u : parents) node.parents.push_back(json_whole(f, u, "parents", 0, count - 1));
+      for (const nlohmann::json& u : parents) node.parents.push_back(f.whole_number("parents", u, 0, count - 1));
     }
   }
   check_structure(nodes);

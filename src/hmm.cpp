@@ -36,10 +36,6 @@ constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
 constexpr long kMaxLength = 100000000;      // 10^8
 constexpr double kSumTolerance = 1e-6;      // how far a probability vector may sum from 1 (then renormalised)
 
-std::string whole_numbers(long min, long max) {
-  return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-}
-
 // Checks that `p` (the field `field`, or its row `row` when row >= 0, whose first element is at
 // offset `first` of the field) is a probability vector and renormalises it to sum 1.
 template <class Vector>
@@ -81,9 +77,9 @@ HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vect
     : impl_(std::make_unique<Impl>()) {
   const long states = static_cast<long>(start.size());
   if (states < 1 || states > kMaxStates)
-    throw detail::field_error(kFamily, "states", whole_numbers(1, kMaxStates), std::to_string(states));
+    throw detail::field_error(kFamily, "states", detail::whole_numbers(1, kMaxStates), std::to_string(states));
   if (length < 0 || length > kMaxLength)
-    throw detail::field_error(kFamily, "length", whole_numbers(0, kMaxLength), std::to_string(length));
+    throw detail::field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
   if (transitions.rows() != states || transitions.cols() != states)
     throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
                               std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
@@ -327,11 +323,9 @@ std::unique_ptr<Model> hmm_from_json(const nlohmann::json& object) {
       throw ModelError(std::string(kFamily) + " field \"emissions\"[" + std::to_string(q) + "]: " + error.what());
     }
   }
-  const double length = fields.real("length");
-  if (length != std::floor(length) || length < 0.0 || length > static_cast<double>(kMaxLength))
-    throw fields.invalid("length", whole_numbers(0, kMaxLength));
+  const long length = fields.whole_number("length", 0, kMaxLength);
   return std::make_unique<HmmModel>(Eigen::Map<const Eigen::VectorXd>(start.data(), states), std::move(transitions),
-                                    std::move(emissions), static_cast<long>(length));
+                                    std::move(emissions), length);
 }
 
 }  // namespace

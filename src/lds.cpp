@@ -54,10 +54,6 @@ constexpr long kMaxDim = 1000;          // n and d: n^2 and d n values must fit 
 constexpr long kMaxLength = 100000000;  // 10^8, as for HMMs
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
 
-std::string whole_numbers(long min, long max) {
-  return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-}
-
 std::string shape(Eigen::Index rows, Eigen::Index cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
 
 void check_shape(const char* field, const Eigen::MatrixXd& matrix, Eigen::Index rows, Eigen::Index cols,
@@ -174,7 +170,7 @@ LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd 
     throw field_error(kFamily, "C", "between 1 and " + std::to_string(kMaxDim) + " rows (the observation dimension)",
                       std::to_string(d) + " rows");
   if (length < 0 || length > kMaxLength)
-    throw field_error(kFamily, "length", whole_numbers(0, kMaxLength), std::to_string(length));
+    throw field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
   for (Eigen::Index i = 0; i < n; ++i)
     if (!std::isfinite(mean0[i])) throw detail::element_error(kFamily, "mean0", i, "a finite number", mean0[i]);
   check_shape("cov0", cov0, n, n, "n x n, n = the length of mean0");
@@ -399,12 +395,10 @@ Eigen::MatrixXd json_matrix(const detail::JsonFields& fields, const char* field)
 std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {
   const detail::JsonFields fields(object, kFamily, {"mean0", "cov0", "A", "Q", "C", "R", "length"});
   const std::vector<double> mean0 = fields.reals("mean0");
-  const double length = fields.real("length");
-  if (length != std::floor(length) || length < 0.0 || length > static_cast<double>(kMaxLength))
-    throw fields.invalid("length", whole_numbers(0, kMaxLength));
+  const long length = fields.whole_number("length", 0, kMaxLength);
   return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), static_cast<Eigen::Index>(mean0.size())),
                                     json_matrix(fields, "cov0"), json_matrix(fields, "A"), json_matrix(fields, "Q"),
-                                    json_matrix(fields, "C"), json_matrix(fields, "R"), static_cast<long>(length));
+                                    json_matrix(fields, "C"), json_matrix(fields, "R"), length);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@ std::string format_number(double value) {
   return std::string(buffer, result.ptr);
 }
 
+std::string whole_numbers(long min, long max) {
+  return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
 std::string row_field_location(const std::string& family, const std::string& field, long first_index,
                                long count) {
   std::string where = family + " field \"" + field + "\" ";
@@ -163,6 +167,17 @@ double JsonFields::number(const char* field, const nlohmann::json& value, const 
 }
 
 double JsonFields::real(const char* field) const { return number(field, required(field), ""); }
+
+long JsonFields::whole_number(const char* field, long min, long max) const {
+  return whole_number(field, required(field), min, max);
+}
+
+long JsonFields::whole_number(const char* field, const nlohmann::json& value, long min, long max) const {
+  if (!value.is_number() || value.get<double>() != std::floor(value.get<double>()) ||
+      value.get<double>() < static_cast<double>(min) || value.get<double>() > static_cast<double>(max))
+    throw invalid(field, whole_numbers(min, max));
+  return static_cast<long>(value.get<double>());
+}
 
 std::vector<double> JsonFields::reals(const char* field) const {
   const nlohmann::json& array = required(field);

@@ -30,6 +30,8 @@ constexpr long kMaxDimension = 100000000;  // 10^8
 
 // The shortest text that reads back as the same double ("-1", "0.1", "nan", "inf").
 std::string format_number(double value);
+// "a whole number in [min, max]", for messages.
+std::string whole_numbers(long min, long max);
 
 // `family field "name"` plus the row location: ` (index 7)` or ` (indices 5..9)`.
 std::string row_field_location(const std::string& family, const std::string& field, long first_index,
@@ -132,6 +134,9 @@ class JsonFields {
   double real(const char* field) const;
   std::vector<double> reals(const char* field) const;
   std::vector<std::vector<double>> matrix(const char* field) const;
+  // The whole number `field` (or `value`, an element inside it) in [min, max].
+  long whole_number(const char* field, long min, long max) const;
+  long whole_number(const char* field, const nlohmann::json& value, long min, long max) const;
   // `expected` describes the value that was wanted; the message shows what was found.
   ModelError invalid(const char* field, const std::string& expected) const;
   // The dense probability vector `field` ("p"), each entry checked to lie in [0, 1], stored sparsely.

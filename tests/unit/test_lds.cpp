@@ -53,10 +53,7 @@ std::unique_ptr<LdsModel> lds_model(const Lds& s) {
 
 Eigen::MatrixXd random_matrix(std::mt19937& rng, long rows, long cols) {
   std::normal_distribution<double> normal;
-  Eigen::MatrixXd m(rows, cols);
-  for (long i = 0; i < rows; ++i)
-    for (long j = 0; j < cols; ++j) m(i, j) = normal(rng);
-  return m;
+  return Eigen::MatrixXd::NullaryExpr(rows, cols, [&] { return normal(rng); });
 }
 
 // B B' / dim + floor I: symmetric positive definite.
