@@ -66,10 +66,12 @@ pass
 [[ $(field "$(head -1 own_length.ppk)" 4) == 59 ]] || fail "stored T: $(head -1 own_length.ppk)"
 pass
 
-# The same input gives the same rows.
-"$PPK" fit hmm --states 2 --length 9 --alphabet ACGT train.fa -o again.ppk
-cmp -s train.ppk again.ppk || fail "two fits of train.fa differ"
-pass
+# The same input gives the same rows, on any number of threads.
+for threads in 1 3; do
+  "$PPK" fit hmm --states 2 --length 9 --alphabet ACGT --threads "$threads" train.fa -o again.ppk
+  cmp -s train.ppk again.ppk || fail "fits of train.fa on $threads thread(s) differ from the first"
+  pass
+done
 
 # The patched svm-train trains on the rows (normalised kernel, rho = 1, T = 9) and svm-predict predicts.
 "$BIN/svm-train" -q -t ppk_norm -g 1 -d 9 train.ppk model.txt
