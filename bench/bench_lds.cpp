@@ -1,4 +1,4 @@
-// LDS kernel evaluations per second (lds.hpp), state dimension n = 2 and 3, d = 2, T in {10, 100, 1000}:
+// LDS kernel evaluations per second (lds.hpp), state dimension n = 2 and 3, d = 2, T in {1, 2, 5, 10, 100, 1000}:
 // the default linear-time kernel (a Kalman filter over the stacked pair of state chains,
 // O(T (n + n' + d)^3)) against the dense joint Gaussians (build both (T+1)d-dimensional joints and
 // factorise their sum, O((T d)^3)), the test oracle. The dense timing includes building the joints.
@@ -52,8 +52,9 @@ void BM_LdsKernelDense(benchmark::State& state) {
   state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(10)->Arg(100)->Arg(1000);
-BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+// T = 1, 2, 5 locate the crossover below T = 10; bench/lds_crossover.py prints it and the growth rates.
+BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000);
+BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
