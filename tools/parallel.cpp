@@ -10,6 +10,7 @@
 #include <iostream>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -99,7 +100,15 @@ void for_each_index(std::size_t count, unsigned threads, const std::string& what
 
   const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(threads, count));
   std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(worker);
+  for (std::size_t w = 1; w < workers; ++w) {
+    // A thread that cannot start (std::system_error) only means fewer workers: the calling thread
+    // works too, and the outcome does not depend on how many there are.
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   worker();
   for (std::thread& thread : pool) thread.join();
   if (failure) std::rethrow_exception(failure);
