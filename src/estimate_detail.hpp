@@ -58,7 +58,7 @@ std::string value_at(double value, std::size_t vector, long coord, std::size_t v
 const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& name);
 
 // Estimators that keep the example's data rather than fixed-size sufficient statistics (mixtures,
-// HMMs) cannot pool: this throws the EstimationError that says so.
+// HMMs, networks with hidden nodes) cannot pool: this throws the PoolingUnsupported that says so.
 [[noreturn]] void reject_pooling(const std::string& family);
 // The statistic "x" (the n x D data matrix), which must have one column per dimension.
 const Eigen::MatrixXd& data_of(const Statistics& statistics);

@@ -617,6 +617,8 @@ Statistics pool_examples(const Estimator& estimator, const Dataset& data, long d
     try {
       const Statistics own = estimator.statistics(example.vectors, dim);
       pooled = pooled ? estimator.pool(*pooled, own, 1.0) : own;
+    } catch (const PoolingUnsupported& e) {
+      throw UsageError(e.what());
     } catch (const EstimationError& e) {
       throw data.error_at(example, e.what());
     }
@@ -715,6 +717,8 @@ int run_fit(const std::vector<std::string>& args) {
     std::unique_ptr<Model> model;
     try {
       model = estimate(*estimator, example.vectors, dim, pooled ? &*pooled : nullptr, lambda);
+    } catch (const PoolingUnsupported& e) {
+      throw UsageError(e.what());
     } catch (const EstimationError& e) {
       throw data.error_at(example, e.what());
     }

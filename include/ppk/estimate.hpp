@@ -50,6 +50,13 @@ class EstimationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The fit has no sufficient statistics to pool (mixtures, HMMs, networks with hidden nodes), so
+// shrinkage and pooled statistics are refused: a property of the options, not of one example.
+class PoolingUnsupported : public EstimationError {
+ public:
+  using EstimationError::EstimationError;
+};
+
 enum class Method { ml, map, posterior };
 // "ml", "map", "posterior"; parse_method throws EstimationError for anything else.
 const char* method_name(Method method);

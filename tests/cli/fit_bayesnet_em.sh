@@ -93,7 +93,7 @@ print(json.dumps({"nodes": nodes}))' > large.json
 expect_error 1 "large.json: " "17 hidden nodes have 131072 joint configurations" "limit of 65536" -- \
   "$PPK" fit bayesnet --structure large.json joint.txt -o never.ppk
 expect_no_output never.ppk
-expect_error 1 "--shrink" -- "$PPK" fit bayesnet --structure nb.json --shrink 0.5 joint.txt -o never.ppk
+expect_error 2 "--shrink" -- "$PPK" fit bayesnet --structure nb.json --shrink 0.5 joint.txt -o never.ppk
 expect_no_output never.ppk
 expect_error 2 "--restarts must be at least 1" -- "$PPK" fit bayesnet --structure nb.json --restarts 0 joint.txt -o never.ppk
 expect_no_output never.ppk
