@@ -9,17 +9,25 @@
 //    LIBSVM_TEST_PLUGIN_COUNT_FILE names a file, the count is appended to it at exit;
 //  * LIBSVM_TEST_PLUGIN_SLOW_NS=N makes each evaluation take at least N ns (an expensive kernel),
 //    and LIBSVM_TEST_PLUGIN_THREADS_FILE receives at exit how many threads evaluated kernels;
+//    the first evaluation inside an OpenMP team of several threads waits (up to 5 s, once per
+//    process) until a second thread evaluates too, so that a busy machine, whose other core may
+//    not wake the second thread before the first has taken all the work, still shows the split;
 //  * evaluate_many is provided (a loop over evaluate), unless LIBSVM_TEST_PLUGIN_NO_BATCH is set,
 //    so that both of LIBSVM's paths are tested; LIBSVM_TEST_PLUGIN_BATCH_FILE receives at exit how
 //    many kernel values were asked for through evaluate_many.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "svm.h"
 
@@ -39,6 +47,31 @@ long slow_ns = 0;
 // of GCC 12 crashes on dynamic TLS of dlopen()ed modules in non-main threads)
 std::mutex threads_mutex;
 std::set<std::thread::id> threads;
+std::condition_variable second_thread;	// notified when threads reaches 2
+bool rendezvous_over = false;	// the one wait for a second thread is done
+
+// Records the calling thread; inside a team of several threads, the first caller waits for another
+// (see the file comment). LIBSVM hands out the rest of the work while it waits, so the other thread
+// arrives unless the loop was too short to split.
+void record_thread()
+{
+	std::unique_lock<std::mutex> lock(threads_mutex);
+	threads.insert(std::this_thread::get_id());
+	if(threads.size() >= 2)
+	{
+		rendezvous_over = true;
+		second_thread.notify_all();
+		return;
+	}
+	bool in_team = false;
+#ifdef _OPENMP
+	in_team = omp_get_num_threads() > 1;
+#endif
+	if(!in_team || rendezvous_over)
+		return;
+	second_thread.wait_for(lock, std::chrono::seconds(5), [] { return threads.size() >= 2; });
+	rendezvous_over = true;
+}
 
 const char *check_parameter(void *, const svm_parameter *param)
 {
@@ -82,10 +115,7 @@ double evaluate(void *, const void *a, const void *b)
 {
 	if(slow_ns > 0)
 	{
-		{
-			std::lock_guard<std::mutex> lock(threads_mutex);
-			threads.insert(std::this_thread::get_id());
-		}
+		record_thread();
 		auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(slow_ns);
 		while(std::chrono::steady_clock::now() < until)
 		{
