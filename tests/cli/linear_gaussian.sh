@@ -28,33 +28,9 @@ check_gram() {
   python3 - "$@" dags.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
 import json, math, sys
 from gram_output import expect_kernels, read_gram
+from small_matrices import inverse_and_det, mul, t
 gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
 models = [json.loads(line) for line in open(models_path)]
-
-def mul(a, b):
-    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
-
-def t(a):
-    return [list(row) for row in zip(*a)]
-
-def inverse_and_det(a):
-    # Gauss-Jordan elimination with partial pivoting.
-    n = len(a)
-    m = [list(row) + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(a)]
-    det = 1.0
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(m[r][c]))
-        if p != c:
-            m[c], m[p] = m[p], m[c]
-            det = -det
-        det *= m[c][c]
-        pivot = m[c][c]
-        m[c] = [v / pivot for v in m[c]]
-        for r in range(n):
-            if r != c:
-                f = m[r][c]
-                m[r] = [v - f * w for v, w in zip(m[r], m[c])]
-    return [row[n:] for row in m], det
 
 def joint(model):
     # The observed block of N((I - B)^-1 b, (I - B)^-1 blockdiag(S_v) (I - B)^-T).
