@@ -74,14 +74,14 @@ void check_header(const std::vector<LinearGaussianNode>& nodes, long i, long bef
       const std::string path = "[" + std::to_string(p) + "]";
       if (u < 0 || u >= i)
         throw detail::FieldError(family, "parents", static_cast<long>(p), path,
-                                 (i == 0 ? std::string("no parents (node 0 is listed first") :
-                                           "a node listed before this one (in [0, " + std::to_string(i - 1) + "]") +
+                                 (i == 0 ? std::string("no parents (node 0 is listed first")
+                                         : "a node listed before this one (in [0, " + std::to_string(i - 1) + "]") +
                                      ": parents precede their children, so no cycle can form)",
                                  std::to_string(u));
       for (std::size_t q = 0; q < p; ++q)
         if (node.parents[q] == u)
           throw detail::FieldError(family, "parents", static_cast<long>(p), path, "distinct parents",
-                                   "node " + std::to_string(u) + " again (also parents" + "[" + std::to_string(q) + "])");
+                                   "node " + std::to_string(u) + " again (also parents[" + std::to_string(q) + "])");
     }
   });
 }
@@ -95,7 +95,8 @@ void check_body(std::vector<LinearGaussianNode>& nodes, long i) {
       throw detail::field_error(family, "offset", std::to_string(node.dim) + " values (d = \"dim\")",
                                 std::to_string(node.offset.size()) + " values");
     for (Eigen::Index k = 0; k < node.offset.size(); ++k)
-      if (!std::isfinite(node.offset[k])) throw detail::element_error(family, "offset", k, "a finite number", node.offset[k]);
+      if (!std::isfinite(node.offset[k]))
+        throw detail::element_error(family, "offset", k, "a finite number", node.offset[k]);
     detail::check_shape(family, "cov", node.cov, node.dim, node.dim, "d x d, d = \"dim\"");
     node.cov = detail::checked_semidefinite(family, "cov", node.cov);
     long parent_dims = 0;
@@ -107,8 +108,9 @@ void check_body(std::vector<LinearGaussianNode>& nodes, long i) {
     }
     if (node.parents.empty() && node.weights.size() == 0) node.weights.resize(node.dim, 0);
     detail::check_shape(family, "weights", node.weights, node.dim, parent_dims,
-                        node.parents.empty() ? "no parents: no weights"
-                                             : "d = \"dim\" rows; columns: " + columns + ", the parents' blocks side by side");
+                        node.parents.empty()
+                            ? "no parents: no weights"
+                            : "d = \"dim\" rows; columns: " + columns + ", the parents' blocks side by side");
     detail::check_finite_entries(family, "weights", node.weights);
   });
 }
@@ -133,7 +135,8 @@ std::pair<Eigen::VectorXd, Eigen::MatrixXd> joint_of_all_nodes(const std::vector
     Eigen::MatrixXd cross = Eigen::MatrixXd::Zero(d, at);  // cov(x_v, x_w) for the coordinates w before v
     Eigen::Index column = 0;                               // B_{v,u} is W_v's block from this column
     for (long u : node.parents) {
-      const Eigen::Index parent_at = first[static_cast<std::size_t>(u)], parent_dim = nodes[static_cast<std::size_t>(u)].dim;
+      const Eigen::Index parent_at = first[static_cast<std::size_t>(u)],
+                         parent_dim = nodes[static_cast<std::size_t>(u)].dim;
       const auto block = node.weights.middleCols(column, parent_dim);
       mean.segment(at, d).noalias() += block * mean.segment(parent_at, parent_dim);
       cross.noalias() += block * cov.block(parent_at, 0, parent_dim, at);
@@ -142,8 +145,10 @@ std::pair<Eigen::VectorXd, Eigen::MatrixXd> joint_of_all_nodes(const std::vector
     Eigen::MatrixXd own = node.cov;  // cov(x_v, x_v)
     column = 0;
     for (long u : node.parents) {
-      const Eigen::Index parent_at = first[static_cast<std::size_t>(u)], parent_dim = nodes[static_cast<std::size_t>(u)].dim;
-      own.noalias() += cross.middleCols(parent_at, parent_dim) * node.weights.middleCols(column, parent_dim).transpose();
+      const Eigen::Index parent_at = first[static_cast<std::size_t>(u)],
+                         parent_dim = nodes[static_cast<std::size_t>(u)].dim;
+      own.noalias() +=
+          cross.middleCols(parent_at, parent_dim) * node.weights.middleCols(column, parent_dim).transpose();
       column += parent_dim;
     }
     cov.block(at, 0, d, at) = cross;
@@ -189,10 +194,11 @@ std::unique_ptr<GaussianModel> observed_marginal_of(const std::vector<LinearGaus
       size += nodes[static_cast<std::size_t>(v)].dim;
       if (!definite(size))
         throw NodeFieldError(
-            v, detail::field_error(node_family(v), "cov",
-                                   "an observed node whose coordinates have a positive definite covariance given the "
-                                   "observed nodes before it (the observed marginal must have a density)",
-                                   "a singular marginal covariance of the observed nodes up to node " + std::to_string(v)));
+            v, detail::field_error(
+                   node_family(v), "cov",
+                   "an observed node whose coordinates have a positive definite covariance given the "
+                   "observed nodes before it (the observed marginal must have a density)",
+                   "a singular marginal covariance of the observed nodes up to node " + std::to_string(v)));
     }
   }
   return GaussianModel::full(std::move(observed_mean), std::move(observed_cov));

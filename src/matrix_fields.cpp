@@ -60,7 +60,8 @@ RowMatrix read_symmetric(RowReader& fields, const char* field, long dim) {
 RowMatrix read_general(RowReader& fields, const char* field, long rows, long cols) {
   const long first = fields.next_index();
   const std::vector<double> values = fields.reals(field, static_cast<std::size_t>(rows * cols));
-  return {Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(values.data(), rows, cols),
+  return {Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(values.data(), rows,
+                                                                                                   cols),
           {field, first, rows * cols}};
 }
 

@@ -93,7 +93,7 @@ std::vector<LinearGaussianNode> random_dag(Draws& draws, long hidden, const std:
         parent_dims += nodes[static_cast<std::size_t>(u)].dim;
       }
     std::shuffle(parents.begin(), parents.end(), draws.engine());  // any listing order
-    Eigen::MatrixXd cov = observed[v]   ? draws.covariance(dim, dim, 0.2)
+    Eigen::MatrixXd cov = observed[v]    ? draws.covariance(dim, dim, 0.2)
                           : draws.coin() ? draws.covariance(dim, draws.uniform(0, dim - 1), 0.0)
                                          : draws.covariance(dim, dim, 0.1);
     nodes.push_back(make_node(dim, observed[v], parents, 0.6 * draws.matrix(dim, parent_dims), draws.matrix(dim, 1),
@@ -121,7 +121,8 @@ Joint observed_joint_by_inversion(const std::vector<LinearGaussianNode>& nodes) 
     long column = 0;
     for (long u : node.parents) {
       const long dim_u = nodes[static_cast<std::size_t>(u)].dim;
-      big_b.block(first[v], first[static_cast<std::size_t>(u)], node.dim, dim_u) = node.weights.middleCols(column, dim_u);
+      big_b.block(first[v], first[static_cast<std::size_t>(u)], node.dim, dim_u) =
+          node.weights.middleCols(column, dim_u);
       column += dim_u;
     }
     noise.block(first[v], first[v], node.dim, node.dim) = node.cov;
@@ -136,7 +137,8 @@ Joint observed_joint_by_inversion(const std::vector<LinearGaussianNode>& nodes) 
   Joint joint{Eigen::VectorXd(dim), Eigen::MatrixXd(dim, dim)};
   for (Eigen::Index i = 0; i < dim; ++i) {
     joint.mean[i] = mean[observed[static_cast<std::size_t>(i)]];
-    for (Eigen::Index j = 0; j < dim; ++j) joint.cov(i, j) = cov(observed[static_cast<std::size_t>(i)], observed[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = 0; j < dim; ++j)
+      joint.cov(i, j) = cov(observed[static_cast<std::size_t>(i)], observed[static_cast<std::size_t>(j)]);
   }
   return joint;
 }
@@ -159,7 +161,8 @@ std::unique_ptr<LinearGaussianModel> dag_model(std::vector<LinearGaussianNode> n
 }
 
 double prepared_log_kernel(const Model& a, const Model& b, double rho) {
-  const PreparedModel pa(model_from_json(model_to_json(a)), with_rho(rho)), pb(model_from_json(model_to_json(b)), with_rho(rho));
+  const PreparedModel pa(model_from_json(model_to_json(a)), with_rho(rho)),
+      pb(model_from_json(model_to_json(b)), with_rho(rho));
   return log_kernel(pa, pb);
 }
 
@@ -169,18 +172,22 @@ TEST(LinearGaussian, MarginalAndKernelEqualTheJointBuiltByInversion) {
   Draws draws(1);
   for (long hidden : {0, 1, 2, 4})
     for (const std::vector<long>& observed_dims : std::vector<std::vector<long>>{{1}, {2}, {1, 2}, {2, 1, 1}}) {
-      const auto nodes_a = random_dag(draws, hidden, observed_dims), nodes_b = random_dag(draws, 3 - hidden % 3, observed_dims);
+      const auto nodes_a = random_dag(draws, hidden, observed_dims),
+                 nodes_b = random_dag(draws, 3 - hidden % 3, observed_dims);
       const Joint joint_a = observed_joint_by_inversion(nodes_a), joint_b = observed_joint_by_inversion(nodes_b);
       const auto a = dag_model(nodes_a), b = dag_model(nodes_b);
-      const std::string what = "hidden " + std::to_string(hidden) + ", " + std::to_string(joint_a.mean.size()) + " observed";
+      const std::string what =
+          "hidden " + std::to_string(hidden) + ", " + std::to_string(joint_a.mean.size()) + " observed";
       EXPECT_LT((a->observed_marginal().mean() - joint_a.mean).cwiseAbs().maxCoeff(), 1e-12) << what;
       EXPECT_LT((a->observed_marginal().covariance() - joint_a.cov).cwiseAbs().maxCoeff(),
                 1e-12 * joint_a.cov.cwiseAbs().maxCoeff())
           << what;
       for (double rho : {0.5, 1.0, 2.0}) {
         const double expected = eq5_log_kernel(joint_a, joint_b, rho);
-        EXPECT_NEAR(prepared_log_kernel(*a, *b, rho), expected, tolerance(expected, 1e-10)) << what << ", rho = " << rho;
-        EXPECT_NEAR(prepared_log_kernel(*b, *a, rho), expected, tolerance(expected, 1e-10)) << what << ", rho = " << rho;
+        EXPECT_NEAR(prepared_log_kernel(*a, *b, rho), expected, tolerance(expected, 1e-10))
+            << what << ", rho = " << rho;
+        EXPECT_NEAR(prepared_log_kernel(*b, *a, rho), expected, tolerance(expected, 1e-10))
+            << what << ", rho = " << rho;
       }
     }
 }
@@ -192,8 +199,8 @@ Eigen::VectorXd simulate_observed(const std::vector<LinearGaussianNode>& nodes, 
   std::vector<double> observed;
   for (const LinearGaussianNode& node : nodes) {
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(node.cov);
-    const Eigen::MatrixXd root =
-        eigen.eigenvectors() * eigen.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() * eigen.eigenvectors().transpose();
+    const Eigen::MatrixXd root = eigen.eigenvectors() * eigen.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() *
+                                 eigen.eigenvectors().transpose();
     Eigen::VectorXd x = node.offset + root * draws.matrix(node.dim, 1);
     long column = 0;
     for (long u : node.parents) {
@@ -229,7 +236,8 @@ TEST(LinearGaussian, MarginalMatchesAncestralSimulation) {
   for (Eigen::Index i = 0; i < 5; ++i) {
     EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / samples)) << i;
     for (Eigen::Index j = 0; j < 5; ++j)
-      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
+      EXPECT_NEAR(sample_cov(i, j), cov(i, j),
+                  5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
           << i << ", " << j;
   }
 }
@@ -292,7 +300,8 @@ std::vector<LinearGaussianNode> unrolled(const LdsModel& lds, long steps) {
     if (t == 0)
       nodes.push_back(make_node(n, false, {}, Eigen::MatrixXd(), lds.mean0(), lds.cov0()));
     else
-      nodes.push_back(make_node(n, false, {2 * (t - 1)}, lds.transition(), Eigen::VectorXd::Zero(n), lds.state_noise()));
+      nodes.push_back(
+          make_node(n, false, {2 * (t - 1)}, lds.transition(), Eigen::VectorXd::Zero(n), lds.state_noise()));
     nodes.push_back(make_node(d, true, {2 * t}, lds.observation(), Eigen::VectorXd::Zero(d), lds.observation_noise()));
   }
   return nodes;
@@ -302,7 +311,8 @@ std::unique_ptr<LdsModel> random_lds(Draws& draws, long n, long d, long length) 
   const Eigen::MatrixXd a = draws.matrix(n, n);
   return std::make_unique<LdsModel>(draws.matrix(n, 1), draws.covariance(n, n, 0.1),
                                     a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0)),
-                                    draws.covariance(n, n, 0.05), draws.matrix(d, n), draws.covariance(d, d, 0.2), length);
+                                    draws.covariance(n, n, 0.05), draws.matrix(d, n), draws.covariance(d, d, 0.2),
+                                    length);
 }
 
 TEST(LinearGaussian, UnrolledLdsHasTheLdsKernel) {
@@ -356,7 +366,8 @@ TEST(LinearGaussian, SampleSpaceIsTheObservedRealVectors) {
 
 TEST(LinearGaussian, RowAndJsonRoundTrips) {
   Draws draws(7);
-  for (long hidden = 0; hidden <= 4; ++hidden) checks::expect_round_trips(*dag_model(random_dag(draws, hidden, {2, 1})));
+  for (long hidden = 0; hidden <= 4; ++hidden)
+    checks::expect_round_trips(*dag_model(random_dag(draws, hidden, {2, 1})));
 }
 
 // Node 0 hidden (dim 2), node 1 observed with parent 0, node 2 observed with parents 1 and 0; every value
@@ -382,14 +393,20 @@ TEST(LinearGaussian, RejectsMalformedRows) {
   EXPECT_EQ(row_error(row), "");
   EXPECT_TRUE(mentions(row_error(with_value(row, 11, -1.0)),
                        {"linear_gaussian nodes[0] field \"cov\" (indices 9..11)", "positive semidefinite"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 4, 0.0)), {"linear_gaussian nodes[0] field \"dim\" (index 4)", "[1, 1000]"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 13, 2.0)), {"nodes[1] field \"observed\" (index 13)", "[0, 1]", "got 2"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 4, 0.0)), {"linear_gaussian nodes[0] field \"dim\" (index 4)", "[1, 1000]"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 13, 2.0)), {"nodes[1] field \"observed\" (index 13)", "[0, 1]", "got 2"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 14, 2.0)), {"nodes[1] field \"parents\" (index 14)", "[0, 1]"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 15, 1.0)), {"nodes[1] field \"parents\" (index 15)", "[0, 0]", "got 1"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 15, 1.0)), {"nodes[1] field \"parents\" (index 15)", "[0, 0]", "got 1"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 23, 2.0)), {"nodes[2] field \"parents\" (index 23)", "[0, 1]"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 23, 0.0)), {"nodes[2] field \"parents\" (index 24)", "distinct parents"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 17, -0.75)), {"nodes[1] field \"cov\" (index 17)", "positive semidefinite"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 18, std::numeric_limits<double>::quiet_NaN())), {"index 18", "finite"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 23, 0.0)), {"nodes[2] field \"parents\" (index 24)", "distinct parents"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 17, -0.75)), {"nodes[1] field \"cov\" (index 17)", "positive semidefinite"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 18, std::numeric_limits<double>::quiet_NaN())), {"index 18", "finite"}));
   EXPECT_TRUE(mentions(row_error(with_value(with_value(row, 13, 0.0), 21, 0.0)),
                        {"linear_gaussian field \"nodes\" (index 3)", "at least one observed node"}));
   // x_2 = 2 x_1 - 3 exactly (no noise, no weight on node 0): the observed marginal is singular.
@@ -408,8 +425,9 @@ TEST(LinearGaussian, RejectsMalformedRows) {
 TEST(LinearGaussian, RejectsMalformedJson) {
   const std::string json = kSampleJson;
   EXPECT_EQ(json_error(json), "");
-  EXPECT_TRUE(mentions(json_error(replaced(json, R"("weights":[[2,-1,4]])", R"("weights":[[2,-1]])")),
-                       {"linear_gaussian nodes[2] field \"weights\"", "1 x 3", "1 for node 1, 2 for node 0", "got 1 x 2"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(json, R"("weights":[[2,-1,4]])", R"("weights":[[2,-1]])")),
+               {"linear_gaussian nodes[2] field \"weights\"", "1 x 3", "1 for node 1, 2 for node 0", "got 1 x 2"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("parents":[1,0])", R"("parents":[2,0])")),
                        {"linear_gaussian nodes[2] field \"parents\"[0]", "a node listed before this one", "got 2"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("parents":[0],)", R"("parents":[2],)")),
@@ -426,19 +444,21 @@ TEST(LinearGaussian, RejectsMalformedJson) {
                        {"linear_gaussian nodes[1] field \"cov\"", "1 x 1", "1 x 2"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("weights":[[0.5,3]],)", "")),
                        {"linear_gaussian nodes[1] field \"weights\"", "missing"}));
-  EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov":[[1,0.5],[0.5,2]])", R"("cov":[[1,0.5],[0.5,2]],"weights":[[1],[1]])")),
-                       {"linear_gaussian nodes[0] field \"weights\"", "no parents: no weights", "2 x 1"}));
+  EXPECT_TRUE(mentions(
+      json_error(replaced(json, R"("cov":[[1,0.5],[0.5,2]])", R"("cov":[[1,0.5],[0.5,2]],"weights":[[1],[1]])")),
+      {"linear_gaussian nodes[0] field \"weights\"", "no parents: no weights", "2 x 1"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("observed":true})", R"("observed":1})")),
                        {"linear_gaussian nodes[1] field \"observed\"", "true or false"}));
-  EXPECT_TRUE(mentions(json_error(replaced(replaced(json, R"("observed":true)", R"("observed":false)"), R"("observed":true)",
-                                           R"("observed":false)")),
+  EXPECT_TRUE(mentions(json_error(replaced(replaced(json, R"("observed":true)", R"("observed":false)"),
+                                           R"("observed":true)", R"("observed":false)")),
                        {"linear_gaussian field \"nodes\"", "at least one observed node"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("weights":[[2,-1,4]],"offset":[-3],"cov":[[1.5]])",
                                            R"("weights":[[2,0,0]],"offset":[-3],"cov":[[0]])")),
                        {"linear_gaussian nodes[2] field \"cov\"", "singular"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("dim":1,"parents":[0])", R"("dim":1,"parent":[0])")),
                        {"linear_gaussian nodes[1] field \"parent\"", "not a field"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"linear_gaussian","nodes":[]})"), {"linear_gaussian field \"nodes\"", "1 to"}));
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"linear_gaussian","nodes":[]})"), {"linear_gaussian field \"nodes\"", "1 to"}));
 }
 
 TEST(LinearGaussian, ConstructorChecksEveryNode) {
@@ -449,15 +469,17 @@ TEST(LinearGaussian, ConstructorChecksEveryNode) {
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
   EXPECT_EQ(error({make_node(1, true, {}, Eigen::MatrixXd(), zero, one)}), "");
   EXPECT_TRUE(mentions(error({}), {"linear_gaussian field \"nodes\"", "between 1 and 5000 nodes", "got 0 nodes"}));
-  EXPECT_TRUE(mentions(error({make_node(1, true, {}, Eigen::MatrixXd(), Eigen::VectorXd::Constant(1, std::nan("")), one)}),
-                       {"nodes[0] field \"offset\"[0]", "finite"}));
+  EXPECT_TRUE(
+      mentions(error({make_node(1, true, {}, Eigen::MatrixXd(), Eigen::VectorXd::Constant(1, std::nan("")), one)}),
+               {"nodes[0] field \"offset\"[0]", "finite"}));
   EXPECT_TRUE(mentions(error({make_node(1, true, {}, Eigen::MatrixXd(), zero, one),
                               make_node(1, true, {0}, Eigen::MatrixXd::Constant(1, 1, INFINITY), zero, one)}),
                        {"nodes[1] field \"weights\"[0][0]", "finite"}));
   EXPECT_TRUE(mentions(error({make_node(1, true, {-1}, one, zero, one)}), {"nodes[0] field \"parents\"[0]", "got -1"}));
   std::vector<LinearGaussianNode> wide;
-  for (long i = 0; i < 6; ++i) wide.push_back(make_node(1000, i == 5, {}, Eigen::MatrixXd(), Eigen::VectorXd::Zero(1000),
-                                                        Eigen::MatrixXd::Identity(1000, 1000)));
+  for (long i = 0; i < 6; ++i)
+    wide.push_back(make_node(1000, i == 5, {}, Eigen::MatrixXd(), Eigen::VectorXd::Zero(1000),
+                             Eigen::MatrixXd::Identity(1000, 1000)));
   EXPECT_TRUE(mentions(error(std::move(wide)), {"nodes[5] field \"dim\"", "at most 5000 coordinates", "have 5000"}));
 }
 
