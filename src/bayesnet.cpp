@@ -744,16 +744,6 @@ ModelError at_node_row(const NodeFieldError& error, const std::vector<NodeInRow>
                     error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
 }
 
-// A node header field: a whole number in [min, max], named as the node's field.
-long header_integer(RowReader& fields, long node, const char* field, long min, long max) {
-  const long index = fields.next_index();
-  const double value = fields.real(field);
-  if (value != std::floor(value) || value < static_cast<double>(min) || value > static_cast<double>(max))
-    throw ModelError(detail::row_field_location(node_family(node), field, index, 1) + ": expected " +
-                     detail::whole_numbers(min, max) + ", got " + detail::format_number(value));
-  return static_cast<long>(value);
-}
-
 std::unique_ptr<Model> decode_bayesnet(RowReader& fields) {
   const long count = fields.integer("nodes", 1, kMaxNodes);
   std::vector<BayesNode> nodes(static_cast<std::size_t>(count));
@@ -762,14 +752,15 @@ std::unique_ptr<Model> decode_bayesnet(RowReader& fields) {
     BayesNode& node = nodes[static_cast<std::size_t>(i)];
     NodeInRow& at = where[static_cast<std::size_t>(i)];
     at.states = fields.next_index();
-    node.states = header_integer(fields, i, "states", 0, kMaxStates);
+    node.states = detail::row_whole_number(fields, node_family(i), "states", 0, kMaxStates);
     at.variable = fields.next_index();
-    node.variable = header_integer(fields, i, "variable", 0, count) - 1;
+    node.variable = detail::row_whole_number(fields, node_family(i), "variable", 0, count) - 1;
     at.parent_count = fields.next_index();
-    const long parents = header_integer(fields, i, "parents", 0, count - 1);
+    const long parents = detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1);
     at.parents = fields.next_index();
     at.parent_total = parents;
-    for (long p = 0; p < parents; ++p) node.parents.push_back(header_integer(fields, i, "parents", 0, count - 1));
+    for (long p = 0; p < parents; ++p)
+      node.parents.push_back(detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1));
   }
   try {
     check_structure(nodes);  // the bodies' lengths follow from the parents' state counts

@@ -4,7 +4,7 @@
 // are defined only where their sample spaces agree and someone has written the cross-family
 // kernel: a mixture against any plain model of its sample space (the mixture's own kernel), and
 // the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, an HMM
-// against a Bayesian network, ...),
+// against a Bayesian network, a linear Gaussian DAG against a Gaussian, ...),
 // which is where further kernels are added.
 #include "ppk/kernel.hpp"
 
@@ -18,7 +18,9 @@
 #include "ppk/exponential.hpp"
 #include "ppk/family.hpp"
 #include "ppk/gamma.hpp"
+#include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
+#include "ppk/linear_gaussian.hpp"
 #include "ppk/mixture.hpp"
 
 namespace ppk {
@@ -42,6 +44,11 @@ double log_kernel_exponential_gamma(const Model& exponential, const Model& gamma
 double log_kernel_bayesnet_hmm(const Model& network, const Model& hmm) { return network.log_kernel(hmm); }
 double log_kernel_hmm_bayesnet(const Model& hmm, const Model& network) { return network.log_kernel(hmm); }
 
+// A linear Gaussian DAG's distribution is the Gaussian of its observed nodes (linear_gaussian.hpp), and
+// LinearGaussianModel::log_kernel takes a Gaussian as its other model.
+double log_kernel_dag_gaussian(const Model& dag, const Model& gaussian) { return dag.log_kernel(gaussian); }
+double log_kernel_gaussian_dag(const Model& gaussian, const Model& dag) { return dag.log_kernel(gaussian); }
+
 struct CrossFamilyKernel {
   const FamilyInfo& (*family_a)();
   const FamilyInfo& (*family_b)();
@@ -52,6 +59,8 @@ const CrossFamilyKernel kCrossFamilyKernels[] = {
     {&exponential_family, &gamma_family, &log_kernel_exponential_gamma},
     {&bayesnet_family, &hmm_family, &log_kernel_bayesnet_hmm},
     {&hmm_family, &bayesnet_family, &log_kernel_hmm_bayesnet},
+    {&linear_gaussian_family, &gaussian_family, &log_kernel_dag_gaussian},
+    {&gaussian_family, &linear_gaussian_family, &log_kernel_gaussian_dag},
 };
 
 // A mixture against a plain model of its sample space: the plain model is the one-component

@@ -34,18 +34,22 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <nlohmann/json.hpp>
 
+#include "matrix_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk {
 
 using detail::field_error;
-using detail::FieldError;
-using detail::format_number;
-using detail::lower_triangle_offset;
+using detail::json_matrix;
+using detail::json_rows;
+using detail::read_general;
+using detail::read_symmetric;
+using detail::RowMatrix;
+using detail::write_lower_triangle;
+using detail::write_row_major;
 
 namespace {
 
@@ -53,37 +57,6 @@ const char* const kFamily = "lds";
 constexpr long kMaxDim = 1000;          // n and d: n^2 and d n values must fit in a row
 constexpr long kMaxLength = 100000000;  // 10^8, as for HMMs
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
-
-std::string shape(Eigen::Index rows, Eigen::Index cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
-
-void check_shape(const char* field, const Eigen::MatrixXd& matrix, Eigen::Index rows, Eigen::Index cols,
-                 const char* meaning) {
-  if (matrix.rows() != rows || matrix.cols() != cols)
-    throw field_error(kFamily, field, "a " + shape(rows, cols) + " matrix (" + meaning + ")",
-                      shape(matrix.rows(), matrix.cols()));
-}
-
-// A general matrix, stored in rows row by row: element i * cols + j.
-void check_finite(const char* field, const Eigen::MatrixXd& matrix) {
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
-    for (Eigen::Index j = 0; j < matrix.cols(); ++j)
-      if (!std::isfinite(matrix(i, j)))
-        throw FieldError(kFamily, field, static_cast<long>(i * matrix.cols() + j),
-                         "[" + std::to_string(i) + "][" + std::to_string(j) + "]", "a finite number",
-                         format_number(matrix(i, j)));
-}
-
-// A symmetric positive semidefinite matrix (cov0, Q): finite, symmetric, and no eigenvalue below
-// -1e-10 times the largest magnitude (rounding). Returns it symmetrised.
-Eigen::MatrixXd checked_semidefinite(const char* field, const Eigen::MatrixXd& matrix) {
-  detail::check_symmetric(kFamily, field, matrix);
-  Eigen::MatrixXd symmetric = 0.5 * (matrix + matrix.transpose());
-  const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric, Eigen::EigenvaluesOnly).eigenvalues();
-  if (eigenvalues.minCoeff() < -1e-10 * eigenvalues.cwiseAbs().maxCoeff())
-    throw field_error(kFamily, field, "a positive semidefinite matrix",
-                      "a smallest eigenvalue of " + format_number(eigenvalues.minCoeff()));
-  return symmetric;
-}
 
 // R: symmetric positive definite, else the observations have no density.
 Eigen::MatrixXd checked_definite(const char* field, const Eigen::MatrixXd& matrix) {
@@ -173,16 +146,16 @@ LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd 
     throw field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
   for (Eigen::Index i = 0; i < n; ++i)
     if (!std::isfinite(mean0[i])) throw detail::element_error(kFamily, "mean0", i, "a finite number", mean0[i]);
-  check_shape("cov0", cov0, n, n, "n x n, n = the length of mean0");
-  check_shape("A", transition, n, n, "n x n, n = the length of mean0");
-  check_shape("Q", state_noise, n, n, "n x n, n = the length of mean0");
-  check_shape("C", observation, d, n, "d x n, n = the length of mean0");
-  check_shape("R", observation_noise, d, d, "d x d, d = the number of rows of C");
-  check_finite("A", transition);
-  check_finite("C", observation);
+  detail::check_shape(kFamily, "cov0", cov0, n, n, "n x n, n = the length of mean0");
+  detail::check_shape(kFamily, "A", transition, n, n, "n x n, n = the length of mean0");
+  detail::check_shape(kFamily, "Q", state_noise, n, n, "n x n, n = the length of mean0");
+  detail::check_shape(kFamily, "C", observation, d, n, "d x n, n = the length of mean0");
+  detail::check_shape(kFamily, "R", observation_noise, d, d, "d x d, d = the number of rows of C");
+  detail::check_finite_entries(kFamily, "A", transition);
+  detail::check_finite_entries(kFamily, "C", observation);
   Impl& m = *impl_;
-  m.cov0 = checked_semidefinite("cov0", cov0);
-  m.state_noise = checked_semidefinite("Q", state_noise);
+  m.cov0 = detail::checked_semidefinite(kFamily, "cov0", cov0);
+  m.state_noise = detail::checked_semidefinite(kFamily, "Q", state_noise);
   m.observation_noise = checked_definite("R", observation_noise);
   m.mean0 = std::move(mean0);
   m.transition = std::move(transition);
@@ -281,29 +254,6 @@ double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
   return joint_a->log_kernel(*joint_b);
 }
 
-namespace {
-
-// Symmetric matrices: the lower triangle, row by row.
-void write_lower_triangle(RowWriter& out, const Eigen::MatrixXd& matrix) {
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
-    for (Eigen::Index j = 0; j <= i; ++j) out.real(matrix(i, j));
-}
-void write_row_major(RowWriter& out, const Eigen::MatrixXd& matrix) {
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
-    for (Eigen::Index j = 0; j < matrix.cols(); ++j) out.real(matrix(i, j));
-}
-
-nlohmann::json json_rows(const Eigen::MatrixXd& matrix) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
-    const Eigen::RowVectorXd row = matrix.row(i);
-    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
-  }
-  return rows;
-}
-
-}  // namespace
-
 // Row fields: n, d, T, mean0, cov0, A, Q, C, R (see lds.hpp).
 void LdsModel::encode_fields(RowWriter& out) const {
   const Impl& m = *impl_;
@@ -333,27 +283,6 @@ void LdsModel::to_json(nlohmann::json& out) const {
 
 namespace {
 
-struct RowMatrix {
-  Eigen::MatrixXd matrix;
-  detail::RowFieldSpan span;
-};
-
-RowMatrix read_symmetric(RowReader& fields, const char* field, long dim) {
-  const long first = fields.next_index(), count = dim * (dim + 1) / 2;
-  const std::vector<double> lower = fields.reals(field, static_cast<std::size_t>(count));
-  Eigen::MatrixXd matrix(dim, dim);
-  for (long i = 0; i < dim; ++i)
-    for (long j = 0; j <= i; ++j) matrix(i, j) = matrix(j, i) = lower[lower_triangle_offset(i, j)];
-  return {std::move(matrix), {field, first, count}};
-}
-
-RowMatrix read_general(RowReader& fields, const char* field, long rows, long cols) {
-  const long first = fields.next_index();
-  const std::vector<double> values = fields.reals(field, static_cast<std::size_t>(rows * cols));
-  return {Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(values.data(), rows, cols),
-          {field, first, rows * cols}};
-}
-
 std::unique_ptr<Model> decode_lds(RowReader& fields) {
   const long states = fields.integer("n", 1, kMaxDim);
   const long dim = fields.integer("d", 1, kMaxDim);
@@ -375,21 +304,6 @@ std::unique_ptr<Model> decode_lds(RowReader& fields) {
                                           std::move(state_noise.matrix), std::move(observation.matrix),
                                           std::move(observation_noise.matrix), length);
       });
-}
-
-// A JSON matrix: an array of rows of one length (the constructor checks the shape).
-Eigen::MatrixXd json_matrix(const detail::JsonFields& fields, const char* field) {
-  const std::vector<std::vector<double>> rows = fields.matrix(field);
-  const std::size_t cols = rows[0].size();
-  Eigen::MatrixXd matrix(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].size() != cols)
-      throw fields.invalid(field, "rows of one length (row 0 has " + std::to_string(cols) + " numbers, row " +
-                                      std::to_string(i) + " has " + std::to_string(rows[i].size()) + ")");
-    for (std::size_t j = 0; j < cols; ++j)
-      matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
-  }
-  return matrix;
 }
 
 std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {

@@ -24,6 +24,15 @@ std::string row_field_location(const std::string& family, const std::string& fie
          ")";
 }
 
+long row_whole_number(RowReader& fields, const std::string& family, const char* field, long min, long max) {
+  const long index = fields.next_index();
+  const double value = fields.real(field);
+  if (value != std::floor(value) || value < static_cast<double>(min) || value > static_cast<double>(max))
+    throw ModelError(row_field_location(family, field, index, 1) + ": expected " + whole_numbers(min, max) + ", got " +
+                     format_number(value));
+  return static_cast<long>(value);
+}
+
 namespace {
 std::string complaint(const std::string& expected, const std::string& got) {
   return ": expected " + expected + (got.empty() ? std::string() : ", got " + got);

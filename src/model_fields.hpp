@@ -62,6 +62,10 @@ FieldError element_error(const std::string& family, const std::string& field, lo
 FieldError field_error(const std::string& family, const std::string& field, const std::string& expected,
                        const std::string& got = "");
 
+// A row field that must be a whole number in [min, max], its error naming `family` (which may name a
+// part of the model, as "bayesnet nodes[2]") and the field's index.
+long row_whole_number(RowReader& fields, const std::string& family, const char* field, long min, long max);
+
 // Where one field of a decoded row lies: its first index and how many indices it spans.
 struct RowFieldSpan {
   const char* field;

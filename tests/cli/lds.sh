@@ -22,14 +22,9 @@ check_gram() {
   python3 - "$@" lds.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
 import json, math, sys
 from gram_output import expect_kernels, read_gram
+from small_matrices import mul, t
 gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
 models = [json.loads(line) for line in open(models_path)]
-
-def mul(a, b):
-    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
-
-def t(a):
-    return [list(row) for row in zip(*a)]
 
 def joint(m):
     # x_0 = C s_0 + v_0, x_1 = C (A s_0 + w_1) + v_1 (d = 1): the mean and 2 x 2 covariance.

@@ -16,6 +16,7 @@
 #include "ppk/bernoulli.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
+#include "ppk/linear_gaussian.hpp"
 #include "ppk/multinomial.hpp"
 #include "kernel_params.hpp"
 
@@ -155,6 +156,30 @@ TEST(KernelAllocations, BatchKernelsDoNotAllocateAfterWarmUp) {
     t_counting = false;
     EXPECT_EQ(g_allocations.load() - before, 0) << (models == &multinomials ? "multinomial" : "gaussian");
   }
+}
+
+// A linear Gaussian DAG's kernel is the full-covariance Gaussian kernel on its observed marginal,
+// computed once when the row is decoded; a pair (with a DAG or with a Gaussian) allocates nothing.
+TEST(KernelAllocations, LinearGaussianDagKernelsDoNotAllocate) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const auto dag = [](double weight) {
+    std::vector<LinearGaussianNode> nodes(2);
+    nodes[0].dim = 3;
+    nodes[0].offset = Eigen::VectorXd::Constant(3, weight);
+    nodes[0].cov = Eigen::MatrixXd::Identity(3, 3);
+    nodes[1].dim = 2;
+    nodes[1].observed = true;
+    nodes[1].parents = {0};
+    nodes[1].weights = Eigen::MatrixXd::Constant(2, 3, weight);
+    nodes[1].offset = Eigen::VectorXd::Zero(2);
+    nodes[1].cov = Eigen::MatrixXd::Identity(2, 2);
+    return std::make_unique<LinearGaussianModel>(std::move(nodes));
+  };
+  const PreparedModel a(dag(0.5), with_rho(0.7)), b(dag(-0.25), with_rho(0.7));
+  const PreparedModel gaussian(GaussianModel::isotropic(Eigen::VectorXd::Ones(2), 0.5), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(a, b), 0);
+  EXPECT_EQ(allocations_while_evaluating(a, gaussian), 0);
+  EXPECT_EQ(allocations_while_evaluating(gaussian, b), 0);
 }
 
 }  // namespace
