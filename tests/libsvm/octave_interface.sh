@@ -3,7 +3,8 @@
 # ppk fit -> libsvmread -> svmtrain -t 5 / -t 6 -> svmpredict gives the predictions, decision
 # values, accuracy, cross-validation accuracy and probabilities of the svm-train/svm-predict
 # command line on the same files; the model struct survives save/load; rows from a sparse matrix
-# built in Octave or a dense matrix give the same; -t takes names and the plugin's -g/-d defaults.
+# built in Octave or a dense matrix give the same; libsvmwrite writes rows that read back exactly;
+# -t takes names and the plugin's -g/-d defaults.
 #
 #   octave_interface.sh MEXDIR SVM_TRAIN SVM_PREDICT DECISION_VALUES PPK
 source "$(dirname "$0")/common.sh"
@@ -104,6 +105,11 @@ for t = [5 6]
   check(isequal(svmtrain(y, full(x), sprintf('-q -t %d -g 0.5', t)), m), 'a dense training matrix');
 end
 
+% libsvmwrite: rows that read back exactly (compared below with the command line's decisions)
+libsvmwrite('written.ppk', ty, tx);
+[wy, wx] = libsvmread('written.ppk');
+check(isequal(wy, ty) && isequal(wx, tx), 'libsvmwrite / libsvmread round trip');
+
 % the plugin's defaults for -g and -d
 m = svmtrain(y, x, '-q -t ppk_norm');
 write_lines('oct_defaults', {sprintf('%d', m.Parameters(3)), sprintf('%.17g', m.Parameters(4))});
@@ -126,5 +132,7 @@ for t in 5 6; do
   cmp pb$t oct_pb$t || fail "-t $t -b 1: Octave's probabilities differ from svm-predict -b 1"
   pass "-t $t: Octave = command line ($(cat acc$t); $(cat cv$t))"
 done
+"$decision_values" m5 written.ppk >dv_written
+cmp dv5 dv_written || fail "the test rows written by Octave's libsvmwrite give other decisions"
 cmp defaults oct_defaults || fail "Octave's -t ppk_norm defaults differ from svm-train's: $(cat oct_defaults)"
-pass "Octave: -t by name, the plugin's -g/-d defaults, save/load, sparse and dense rows, errors"
+pass "Octave: -t by name, the plugin's -g/-d defaults, save/load, sparse and dense rows, libsvmwrite, errors"
