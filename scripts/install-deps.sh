@@ -7,6 +7,7 @@ packages=(
   libeigen3-dev libboost-dev libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
+  octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake --preset default
+cmake --preset default -DPPK_OCTAVE=ON   # the Octave interface and its test are part of the suite
 cmake --build --preset default
 ctest --preset default
 cmake --preset sanitize

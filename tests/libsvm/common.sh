@@ -45,3 +45,18 @@ must_contain() {
 relabel() {
   awk '{ $1 = (NR - 1) % 3; print }' "$1"
 }
+
+# gaussian_sets N SEED: N examples in three overlapping classes (labels 0, 1, 2), each a qid
+# group of six 2-D points around (0, 0), (0.6, 0) or (0, 0.6); for ppk fit gaussian.
+gaussian_sets() {
+  awk -v n="$1" -v seed="$2" 'BEGIN {
+    srand(seed)
+    for (e = 1; e <= n; e++) {
+      y = e % 3
+      cx = (y == 1) ? 0.6 : 0
+      cy = (y == 2) ? 0.6 : 0
+      for (k = 0; k < 6; k++)
+        printf "%d qid:%d 1:%.4f 2:%.4f\n", y, e, cx + 2 * (rand() - 0.5), cy + 2 * (rand() - 0.5)
+    }
+  }'
+}
