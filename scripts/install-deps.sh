@@ -6,6 +6,7 @@ packages=(
   cmake g++ make patch xz-utils python3
   libeigen3-dev libboost-dev libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libpng-dev                          # ppk gram --png writes the heat map with libpng
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
 )
 missing=()
