@@ -7,6 +7,7 @@ packages=(
   libeigen3-dev libboost-dev libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev                          # ppk gram --png writes the heat map with libpng
+  pkgconf                             # the install test compiles the example with pkg-config --libs ppk
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
 )
 missing=()
