@@ -105,22 +105,27 @@ double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const
 // kernel_entry call that depends on (i, j) alone, so the matrix is the same bit for bit for any
 // number of threads; an error names the first bad pair in row order. Against itself only the upper
 // triangle is evaluated and mirrored, so the matrix is exactly symmetric.
-Eigen::MatrixXd compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
+// Row-major: each task writes one contiguous matrix row, so threads do not share cache lines.
+using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
                              unsigned threads) {
   const auto rows = static_cast<Eigen::Index>(a.models.size());
   const auto cols = static_cast<Eigen::Index>(b.models.size());
-  Eigen::MatrixXd gram(rows, cols);
+  GramMatrix gram(rows, cols);
   for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
     for (std::size_t j = against_self ? i : 0; j < b.models.size(); ++j)
       gram(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = kernel_entry(kind, a, i, b, j);
   });
-  if (against_self) gram.triangularView<Eigen::StrictlyLower>() = gram.transpose();
+  if (against_self)
+    for (Eigen::Index i = 1; i < rows; ++i)
+      for (Eigen::Index j = 0; j < i; ++j) gram(i, j) = gram(j, i);
   return gram;
 }
 
 // The matrix format: row i as "K(i,1) ... K(i,m)"; the precomputed format: row i as
 // "label_i 0:i 1:K(i,1) ... m:K(i,m)" (LIBSVM's README, "precomputed kernel").
-void write_gram(std::ostream& out, const Eigen::MatrixXd& gram, const std::vector<double>& labels,
+void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<double>& labels,
                 bool precomputed) {
   std::string line;
   for (Eigen::Index i = 0; i < gram.rows(); ++i) {
@@ -141,7 +146,7 @@ void write_gram(std::ostream& out, const Eigen::MatrixXd& gram, const std::vecto
   }
 }
 
-void print_spectrum(const Eigen::MatrixXd& gram, const GramSpectrum& spectrum) {
+void print_spectrum(const GramMatrix& gram, const GramSpectrum& spectrum) {
   std::cout << "size: " << gram.rows() << "\nsmallest eigenvalue: " << format_double(spectrum.smallest)
             << "\nlargest eigenvalue: " << format_double(spectrum.largest)
             << "\ntolerance: " << format_double(spectrum.tolerance)
@@ -159,8 +164,8 @@ std::vector<std::size_t> label_order(const std::vector<double>& labels) {
 
 // The heat map: pixel (r, c) = K(row_order[r], col_order[c]) mapped linearly from
 // [min K, max K] onto grey levels 0..255 (all white if K is constant).
-void write_heat_map(std::ostream& out, const std::string& name, const Eigen::MatrixXd& gram, const std::vector<double>& row_labels,
-                    const std::vector<double>& col_labels) {
+void write_heat_map(std::ostream& out, const std::string& name, const GramMatrix& gram,
+                    const std::vector<double>& row_labels, const std::vector<double>& col_labels) {
   const std::vector<std::size_t> row_order = label_order(row_labels);
   const std::vector<std::size_t> col_order = label_order(col_labels);
   const double low = gram.minCoeff();
@@ -252,7 +257,7 @@ int run_gram(const std::vector<std::string>& args) {
     for (std::size_t j = 0; j < b.models.size(); ++j) kernel_entry(kind, a, 0, b, j);
     for (std::size_t i = 0; i < a.models.size(); ++i) kernel_entry(kind, a, i, b, 0);
   }
-  const Eigen::MatrixXd gram = compute_gram(kind, a, b, against_self, threads);
+  const GramMatrix gram = compute_gram(kind, a, b, against_self, threads);
 
   const GramSpectrum spectrum = psd ? gram_spectrum(gram, psd_tolerance) : GramSpectrum{};
 
