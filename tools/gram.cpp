@@ -101,15 +101,16 @@ double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const
   return value;
 }
 
+// Row-major: each task of compute_gram writes one contiguous matrix row, so threads do not share
+// cache lines.
+using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 // K(i, j) = k(a_i, b_j), one matrix row per task on `threads` threads. Every entry is one
 // kernel_entry call that depends on (i, j) alone, so the matrix is the same bit for bit for any
 // number of threads; an error names the first bad pair in row order. Against itself only the upper
 // triangle is evaluated and mirrored, so the matrix is exactly symmetric.
-// Row-major: each task writes one contiguous matrix row, so threads do not share cache lines.
-using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
-                             unsigned threads) {
+                        unsigned threads) {
   const auto rows = static_cast<Eigen::Index>(a.models.size());
   const auto cols = static_cast<Eigen::Index>(b.models.size());
   GramMatrix gram(rows, cols);
