@@ -135,6 +135,8 @@ endfunction()
 
 _libsvm_prepare()
 
+include(GNUInstallDirs)
+
 # Compiled the way Debian builds libsvm3 (dpkg-buildflags with hardening, plus -Wall), so that
 # the stock kernel types give byte-identical model files to the distribution's svm-train.
 # (Debug builds keep -O0 and drop _FORTIFY_SOURCE, which needs optimization.)
@@ -144,7 +146,8 @@ set(_libsvm_link_flags -Wl,-z,relro -Wl,-z,now)
 
 add_library(svm SHARED ${LIBSVM_SOURCE_DIR}/svm.cpp ${LIBSVM_SOURCE_DIR}/svm.h)
 set_target_properties(svm PROPERTIES OUTPUT_NAME svm VERSION 3.24 SOVERSION 3)
-target_include_directories(svm PUBLIC $<BUILD_INTERFACE:${LIBSVM_INCLUDE_DIR}>)
+target_include_directories(svm PUBLIC $<BUILD_INTERFACE:${LIBSVM_INCLUDE_DIR}>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/ppk/libsvm>)
 target_compile_options(svm PRIVATE ${_libsvm_flags})
 target_link_options(svm PRIVATE ${_libsvm_link_flags})
 target_link_libraries(svm PRIVATE ${CMAKE_DL_LIBS})
@@ -156,7 +159,6 @@ endif()
 # LIBSVM's programs are C files that its Makefile compiles as C++; so do we.
 set_source_files_properties(${LIBSVM_SOURCE_DIR}/svm-train.c ${LIBSVM_SOURCE_DIR}/svm-predict.c
   ${LIBSVM_SOURCE_DIR}/svm-scale.c PROPERTIES LANGUAGE CXX)
-include(GNUInstallDirs)
 foreach(_program svm-train svm-predict svm-scale)
   add_executable(${_program} ${LIBSVM_SOURCE_DIR}/${_program}.c)
   target_compile_options(${_program} PRIVATE ${_libsvm_flags})
@@ -164,8 +166,5 @@ foreach(_program svm-train svm-predict svm-scale)
   if(NOT _program STREQUAL "svm-scale")
     target_link_libraries(${_program} PRIVATE svm)
   endif()
-  set_target_properties(${_program} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 endforeach()
-
-install(TARGETS svm svm-train svm-predict svm-scale)
-install(FILES ${LIBSVM_INCLUDE_DIR}/svm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/libsvm)
+# Installed by cmake/install.cmake.

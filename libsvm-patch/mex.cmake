@@ -4,12 +4,12 @@
 # include()d from the top-level CMakeLists.txt after libsvm.cmake. Upstream's make.m compiles
 # svm.cpp into each mex file; here svmtrain and svmpredict link libsvm.so.3 instead, so that the
 # kernel plugins are found in libsvm-plugins/ next to it (the mex files find it by a relative
-# RUNPATH, in the build tree and installed alike).
+# RUNPATH, in the build tree and installed alike; cmake/install.cmake installs them).
 #
 #   PPK_OCTAVE  (default ON when mkoctfile is found)  Octave mex files with mkoctfile --mex, in
-#               lib/ppk/octave/ (build tree) and ${CMAKE_INSTALL_LIBDIR}/ppk/octave/ (installed)
+#               lib/ppk/octave/ (build tree) and ${PPK_LIBSVM_LIBDIR}/octave/ (installed)
 #   PPK_MATLAB  (default ON when matlab is found)     MATLAB mex files with CMake's FindMatlab
-#               (matlab_add_mex), in lib/ppk/matlab/ and ${CMAKE_INSTALL_LIBDIR}/ppk/matlab/
+#               (matlab_add_mex), in lib/ppk/matlab/ and ${PPK_LIBSVM_LIBDIR}/matlab/
 
 find_program(MKOCTFILE_EXECUTABLE mkoctfile)
 find_program(MATLAB_EXECUTABLE matlab)
@@ -38,8 +38,10 @@ set(_mex_sources_libsvmread libsvmread.c)
 set(_mex_sources_libsvmwrite libsvmwrite.c)
 set(_mex_links_svm_svmtrain TRUE)
 set(_mex_links_svm_svmpredict TRUE)
-# From lib/ppk/<octave|matlab>/ to the directory of libsvm.so.3, in the build tree and installed.
-set(_mex_runpath "\$ORIGIN/../..")
+# The directory of libsvm.so.3 seen from the mex files: installed, they sit in
+# ${PPK_LIBSVM_LIBDIR}/<octave|matlab>/ below it ($ORIGIN/..); in the build tree, in
+# lib/ppk/<octave|matlab>/ with libsvm.so.3 in lib/ ($ORIGIN/../..).
+set(_mex_runpath "\$ORIGIN/.." "\$ORIGIN/../..")
 
 if(PPK_OCTAVE)
   if(NOT MKOCTFILE_EXECUTABLE)
@@ -54,7 +56,10 @@ if(PPK_OCTAVE)
     set(_link "")
     if(_mex_links_svm_${_name})
       # mkoctfile runs the linker through the shell: the $ of $ORIGIN is escaped for it
-      set(_link -L$<TARGET_FILE_DIR:svm> -lsvm "-Wl,-rpath,\\${_mex_runpath}")
+      set(_link -L$<TARGET_FILE_DIR:svm> -lsvm)
+      foreach(_dir IN LISTS _mex_runpath)
+        list(APPEND _link "-Wl,-rpath,\\${_dir}")
+      endforeach()
     endif()
     set(_out ${PPK_OCTAVE_MEX_DIR}/${_name}.mex)
     # one working directory per mex file: mkoctfile leaves its object files there, and
@@ -70,7 +75,7 @@ if(PPK_OCTAVE)
     list(APPEND _octave_outputs ${_out})
   endforeach()
   add_custom_target(octave_mex ALL DEPENDS ${_octave_outputs})
-  install(FILES ${_octave_outputs} DESTINATION ${CMAKE_INSTALL_LIBDIR}/ppk/octave)
+  set(PPK_OCTAVE_MEX_FILES ${_octave_outputs})
 endif()
 
 if(PPK_MATLAB)
@@ -85,7 +90,7 @@ if(PPK_MATLAB)
     target_include_directories(matlab_${_name} PRIVATE ${LIBSVM_INCLUDE_DIR})
     set_target_properties(matlab_${_name} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/ppk/matlab
-      BUILD_RPATH ${_mex_runpath} INSTALL_RPATH ${_mex_runpath})
-    install(TARGETS matlab_${_name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/ppk/matlab)
+      BUILD_RPATH "${_mex_runpath}" INSTALL_RPATH "${_mex_runpath}")
+    list(APPEND PPK_MATLAB_MEX_TARGETS matlab_${_name})
   endforeach()
 endif()

@@ -6,6 +6,8 @@ packages=(
   cmake g++ make patch xz-utils python3
   libeigen3-dev libboost-dev libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libpng-dev                          # ppk gram --png writes the heat map with libpng
+  pkgconf                             # the install test compiles the example with pkg-config --libs ppk
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
 )

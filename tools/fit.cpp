@@ -590,11 +590,9 @@ po::options_description common_options() {
       ("pooled-from", po::value<std::string>()->value_name("POOL"),
        "with --shrink: the pooled statistics saved from the training file (for test files)")
       ("save-pooled", po::value<std::string>()->value_name("POOL"),
-       "write the statistics pooled over INPUT (the training file) to POOL")
-      ("threads", po::value<long>()->value_name("N"),
-       "fit N examples at a time (default: OMP_NUM_THREADS, else every hardware thread); "
-       "the output does not depend on N")
-      ("help,h", "this text");
+       "write the statistics pooled over INPUT (the training file) to POOL");
+  add_threads_option(options, "fit N examples at a time");
+  options.add_options()("help,h", "this text");
   return options;
 }
 
@@ -636,14 +634,6 @@ Statistics read_pooled(const std::string& path) {
   } catch (const EstimationError& e) {
     throw InputError(input.name() + ": " + e.what());
   }
-}
-
-// --threads N, or the default.
-unsigned thread_count(const po::variables_map& values) {
-  if (!values.count("threads")) return default_threads();
-  const long threads = values["threads"].as<long>();
-  if (threads < 1 || threads > 1024) throw UsageError("--threads must be in [1, 1024], got " + std::to_string(threads));
-  return static_cast<unsigned>(threads);
 }
 
 }  // namespace
@@ -692,7 +682,7 @@ int run_fit(const std::vector<std::string>& args) {
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
 
-  const unsigned threads = thread_count(values);
+  const unsigned threads = threads_option(values);
   InputFile input(values["input"].as<std::string>());
   const FitInput fit_input = family->read_input(input, values);
   const Dataset& data = fit_input.data;

@@ -1,27 +1,48 @@
 // ppk gram: the kernel matrix between the model rows of two files.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "cli.hpp"
+#include "parallel.hpp"
+#include "png_image.hpp"
 #include "ppk/data.hpp"
 #include "ppk/kernel.hpp"
+#include "ppk/spectrum.hpp"
 
 namespace ppk::cli {
 namespace {
 
-constexpr const char* kGramUsage = R"(Usage: ppk gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
+constexpr const char* kGramUsage = R"usage(Usage: ppk gram -t ppk|ppk_norm -g RHO [-d T] A [B] [options]
 
-Writes the kernel matrix K(i, j) = k(row i of A, row j of B) between the model
-rows of A and B (B = A if absent; '-' = standard input for one of them): one
-matrix row per line, values separated by single spaces, each printed with %.17g
-so that it reads back as the same double; nothing else.
+Computes the kernel matrix K(i, j) = k(row i of A, row j of B) between the model
+rows of A and B (B = A if absent; '-' = standard input for one of them).
   ppk       k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx        (-t 5)
   ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))           (-t 6)
 These are svm-train's -t, -g and -d. Each row is decoded and validated once.
-)";
+
+The matrix is written (to -o OUTPUT, else standard output unless --psd or --png
+is given) in one of two formats, every value printed with %.17g so that it
+reads back as the same double:
+  matrix       one matrix row per line, values separated by single spaces
+  precomputed  LIBSVM's precomputed-kernel rows "LABEL 0:i 1:K(i,1) ... m:K(i,m)",
+               the label from row i of A, for svm-train -t 4 / svm-predict:
+                 ppk gram -t ppk -g 1 --format precomputed train.ppk -o train.k
+                 ppk gram -t ppk -g 1 --format precomputed test.ppk train.ppk -o test.k
+--psd (A alone) prints the spectrum of the symmetric K on standard output:
+  size, smallest and largest eigenvalue, the tolerance, and the number of
+  eigenvalues below -tolerance (a valid kernel has none).
+--png FILE writes K as an 8-bit greyscale image, one pixel per entry, rows and
+columns sorted by label (stably), black = the smallest entry, white = the largest.
+)usage";
 
 KernelKind parse_kernel_kind(const std::string& text) {
   if (text == "ppk" || text == "5") return KernelKind::ppk;
@@ -29,10 +50,11 @@ KernelKind parse_kernel_kind(const std::string& text) {
   throw UsageError("-t must be ppk (5) or ppk_norm (6), got '" + text + "'");
 }
 
-// A file's rows, decoded and prepared for the kernel parameters.
+// A file's rows, decoded and prepared for the kernel parameters, and their labels.
 struct PreparedFile {
   std::string name;
   std::vector<std::unique_ptr<PreparedModel>> models;
+  std::vector<double> labels;
 };
 
 PreparedFile prepare_file(const std::string& path, KernelKind kind, const KernelParams& params) {
@@ -41,6 +63,7 @@ PreparedFile prepare_file(const std::string& path, KernelKind kind, const Kernel
   PreparedFile file;
   file.name = input.name();
   file.models.reserve(rows.size());
+  file.labels.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::unique_ptr<Model> model = decode_labeled_row(rows[i], file.name, i + 1);
     try {
@@ -49,6 +72,7 @@ PreparedFile prepare_file(const std::string& path, KernelKind kind, const Kernel
     } catch (const KernelDomainError& e) {
       throw row_error(file.name, i + 1, e.what());
     }
+    file.labels.push_back(rows[i].label);
   }
   return file;
 }
@@ -77,11 +101,93 @@ double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const
   return value;
 }
 
+// Row-major: each task of compute_gram writes one contiguous matrix row, so threads do not share
+// cache lines.
+using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// K(i, j) = k(a_i, b_j), one matrix row per task on `threads` threads. Every entry is one
+// kernel_entry call that depends on (i, j) alone, so the matrix is the same bit for bit for any
+// number of threads; an error names the first bad pair in row order. Against itself only the upper
+// triangle is evaluated and mirrored, so the matrix is exactly symmetric.
+GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
+                        unsigned threads) {
+  const auto rows = static_cast<Eigen::Index>(a.models.size());
+  const auto cols = static_cast<Eigen::Index>(b.models.size());
+  GramMatrix gram(rows, cols);
+  for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
+    for (std::size_t j = against_self ? i : 0; j < b.models.size(); ++j)
+      gram(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = kernel_entry(kind, a, i, b, j);
+  });
+  if (against_self)
+    for (Eigen::Index i = 1; i < rows; ++i)
+      for (Eigen::Index j = 0; j < i; ++j) gram(i, j) = gram(j, i);
+  return gram;
+}
+
+// The matrix format: row i as "K(i,1) ... K(i,m)"; the precomputed format: row i as
+// "label_i 0:i 1:K(i,1) ... m:K(i,m)" (LIBSVM's README, "precomputed kernel").
+void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<double>& labels,
+                bool precomputed) {
+  std::string line;
+  for (Eigen::Index i = 0; i < gram.rows(); ++i) {
+    line.clear();
+    if (precomputed) {
+      Row row;
+      row.push_back({0, static_cast<double>(i + 1)});
+      for (Eigen::Index j = 0; j < gram.cols(); ++j) row.push_back({static_cast<int>(j + 1), gram(i, j)});
+      line = format_row_line(labels[static_cast<std::size_t>(i)], row);
+    } else {
+      for (Eigen::Index j = 0; j < gram.cols(); ++j) {
+        if (j > 0) line += ' ';
+        line += format_double(gram(i, j));
+      }
+    }
+    line += '\n';
+    out << line;
+  }
+}
+
+void print_spectrum(const GramMatrix& gram, const GramSpectrum& spectrum) {
+  std::cout << "size: " << gram.rows() << "\nsmallest eigenvalue: " << format_double(spectrum.smallest)
+            << "\nlargest eigenvalue: " << format_double(spectrum.largest)
+            << "\ntolerance: " << format_double(spectrum.tolerance)
+            << "\nnegative eigenvalues: " << spectrum.negative_count << '\n';
+}
+
+// The positions 0..n-1 stably sorted by label.
+std::vector<std::size_t> label_order(const std::vector<double>& labels) {
+  std::vector<std::size_t> order(labels.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return labels[x] < labels[y]; });
+  return order;
+}
+
+// The heat map: pixel (r, c) = K(row_order[r], col_order[c]) mapped linearly from
+// [min K, max K] onto grey levels 0..255 (all white if K is constant).
+void write_heat_map(std::ostream& out, const std::string& name, const GramMatrix& gram,
+                    const std::vector<double>& row_labels, const std::vector<double>& col_labels) {
+  const std::vector<std::size_t> row_order = label_order(row_labels);
+  const std::vector<std::size_t> col_order = label_order(col_labels);
+  const double low = gram.minCoeff();
+  const double range = gram.maxCoeff() - low;
+  std::vector<unsigned char> pixels;
+  pixels.reserve(static_cast<std::size_t>(gram.size()));
+  for (std::size_t r : row_order)
+    for (std::size_t c : col_order) {
+      const double value = gram(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
+      const double level = range > 0 ? 255 * (value - low) / range : 255;
+      pixels.push_back(static_cast<unsigned char>(std::lround(level)));
+    }
+  write_greyscale_png(out, name, static_cast<int>(gram.cols()), static_cast<int>(gram.rows()), pixels);
+}
+
 }  // namespace
 
 int run_gram(const std::vector<std::string>& args) {
-  std::string kind_text, output_path, path_a, path_b;
+  std::string kind_text, output_path, path_a, path_b, format, png_path;
   KernelParams params;
+  double psd_tolerance = -1;
   po::options_description options("Options");
   options.add_options()
       ("kernel-type,t", po::value<std::string>(&kind_text)->value_name("ppk|ppk_norm"),
@@ -90,9 +196,18 @@ int run_gram(const std::vector<std::string>& args) {
        "the exponent rho > 0 (1/2: Bhattacharyya, 1: expected likelihood); required")
       ("length,d", po::value<int>(&params.length)->default_value(0)->value_name("T"),
        "time steps of sequence models (observations x_0..x_T); 0: each model's own length")
-      ("output,o", po::value<std::string>(&output_path)->default_value("-")->value_name("OUTPUT"),
-       "where to write the matrix ('-' = standard output)")
-      ("help,h", "this text");
+      ("output,o", po::value<std::string>(&output_path)->value_name("OUTPUT"),
+       "where to write the matrix ('-' = standard output, the default without --psd and --png)")
+      ("format", po::value<std::string>(&format)->default_value("matrix")->value_name("matrix|precomputed"),
+       "the matrix's format: plain rows, or LIBSVM's precomputed-kernel rows (svm-train -t 4)")
+      ("psd", "print the spectrum of K (A alone): smallest and largest eigenvalue, and how many are negative")
+      ("psd-tolerance", po::value<double>(&psd_tolerance)->value_name("TOL"),
+       "with --psd: eigenvalues in [-TOL, 0) are rounding, not negative (default: n * DBL_EPSILON * "
+       "max |eigenvalue|, what a symmetric eigensolver cannot resolve)")
+      ("png", po::value<std::string>(&png_path)->value_name("FILE"),
+       "write K as a greyscale PNG heat map, rows and columns sorted by label");
+  add_threads_option(options, "compute N matrix rows at a time");
+  options.add_options()("help,h", "this text");
   if (wants_help(args)) {
     std::cout << kGramUsage << "\n" << options;
     return 0;
@@ -110,39 +225,56 @@ int run_gram(const std::vector<std::string>& args) {
     throw UsageError("-g (rho) must be a finite number > 0, got " + format_double(params.rho));
   if (params.length < 0)
     throw UsageError("-d (T) must be >= 0, got " + std::to_string(params.length));
+  if (format != "matrix" && format != "precomputed")
+    throw UsageError("--format must be matrix or precomputed, got '" + format + "'");
   if (!values.count("a")) throw UsageError("missing A, the file of model rows");
   const bool against_self = !values.count("b");
   if (!against_self && path_a == "-" && path_b == "-")
     throw UsageError("A and B cannot both be standard input");
+  const bool psd = values.count("psd") > 0;
+  if (psd && !against_self)
+    throw UsageError("--psd needs the symmetric matrix of A with itself: give A alone, not B");
+  if (values.count("psd-tolerance") && !psd) throw UsageError("--psd-tolerance needs --psd");
+  if (values.count("psd-tolerance") && !(psd_tolerance >= 0 && std::isfinite(psd_tolerance)))
+    throw UsageError("--psd-tolerance must be a finite number >= 0, got " + format_double(psd_tolerance));
+  if (psd && output_path == "-")
+    throw UsageError("--psd prints the spectrum on standard output: write the matrix with -o FILE");
+  const bool png = values.count("png") > 0;
+  if (png && (png_path.empty() || png_path == "-")) throw UsageError("--png needs a file name");
+  if (!values.count("output") && !psd && !png) output_path = "-";
+  const unsigned threads = threads_option(values);
 
   const PreparedFile a = prepare_file(path_a, kind, params);
   const PreparedFile b_file = against_self ? PreparedFile{} : prepare_file(path_b, kind, params);
   const PreparedFile& b = against_self ? a : b_file;
+  if (png && (a.models.empty() || b.models.empty()))
+    throw InputError("--png: the matrix is empty (" + std::to_string(a.models.size()) + " x " +
+                     std::to_string(b.models.size()) + "), and a PNG image cannot be");
 
   // Every pair must have a kernel; checking row 1 of each file against all rows
   // of the other finds the usual mistake (files of different dimension or family)
-  // before anything is written.
+  // before the long computation.
   if (!a.models.empty() && !b.models.empty()) {
     for (std::size_t j = 0; j < b.models.size(); ++j) kernel_entry(kind, a, 0, b, j);
     for (std::size_t i = 0; i < a.models.size(); ++i) kernel_entry(kind, a, i, b, 0);
   }
+  const GramMatrix gram = compute_gram(kind, a, b, against_self, threads);
 
-  OutputFile output(output_path);
-  std::ostream& out = output.stream();
-  std::string line;
-  for (std::size_t i = 0; i < a.models.size(); ++i) {
-    line.clear();
-    for (std::size_t j = 0; j < b.models.size(); ++j) {
-      // Against itself the matrix is exactly symmetric: (i, j) and (j, i) are one evaluation order.
-      const double value = (against_self && j < i) ? kernel_entry(kind, a, j, a, i)
-                                                   : kernel_entry(kind, a, i, b, j);
-      if (j > 0) line += ' ';
-      line += format_double(value);
-    }
-    line += '\n';
-    out << line;
+  const GramSpectrum spectrum = psd ? gram_spectrum(gram, psd_tolerance) : GramSpectrum{};
+
+  // Both files are committed only when both are written, so a failure leaves neither.
+  std::optional<OutputFile> matrix_file, png_file;
+  if (!output_path.empty()) {
+    matrix_file.emplace(output_path);
+    write_gram(matrix_file->stream(), gram, a.labels, format == "precomputed");
   }
-  output.commit();
+  if (png) {
+    png_file.emplace(png_path);
+    write_heat_map(png_file->stream(), png_path, gram, a.labels, b.labels);
+  }
+  if (matrix_file) matrix_file->commit();
+  if (png_file) png_file->commit();
+  if (psd) print_spectrum(gram, spectrum);
   return 0;
 }
 

@@ -25,6 +25,19 @@ unsigned default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+void add_threads_option(po::options_description& options, const std::string& what) {
+  options.add_options()("threads", po::value<long>()->value_name("N"),
+                        (what + " (default: OMP_NUM_THREADS, else every hardware thread); "
+                                "the output does not depend on N").c_str());
+}
+
+unsigned threads_option(const po::variables_map& values) {
+  if (!values.count("threads")) return default_threads();
+  const long threads = values["threads"].as<long>();
+  if (threads < 1 || threads > 1024) throw UsageError("--threads must be in [1, 1024], got " + std::to_string(threads));
+  return static_cast<unsigned>(threads);
+}
+
 namespace {
 
 // The progress line on a terminal: "what: done/count", redrawn by one thread at a time.

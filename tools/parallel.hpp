@@ -5,11 +5,18 @@
 #include <functional>
 #include <string>
 
+#include "cli.hpp"
+
 namespace ppk::cli {
 
 // The default number of worker threads: OMP_NUM_THREADS if set to a whole number >= 1
 // (the variable that already sets LIBSVM's threads), else the number of hardware threads.
 unsigned default_threads();
+
+// The option "--threads N" (`what` says what runs N at a time), and its value: N in [1, 1024]
+// (else a UsageError), or default_threads() when it is absent.
+void add_threads_option(po::options_description& options, const std::string& what);
+unsigned threads_option(const po::variables_map& values);
 
 // Calls task(i) once for every i in [0, count), on up to `threads` threads. Indices are handed
 // out in increasing order, so every index below a failing one has run when the workers stop:
