@@ -222,14 +222,22 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   std::mt19937_64 rng(seed);
   std::optional<Parameters> best;
   std::vector<double> best_log_likelihoods;
+  std::optional<EstimationError> first_failure;  // a restart whose covariances became singular
   for (long restart = 0; restart < options.restarts; ++restart) {
     Parameters p = random_start(x, options.state_dim, ridge, rng);
-    std::vector<double> log_likelihoods = run_em(x, ridge, options, p);
+    std::vector<double> log_likelihoods;
+    try {
+      log_likelihoods = run_em(x, ridge, options, p);
+    } catch (const EstimationError& e) {
+      if (!first_failure) first_failure = e;
+      continue;
+    }
     if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
       best = std::move(p);
       best_log_likelihoods = std::move(log_likelihoods);
     }
   }
+  if (!best) throw *first_failure;
   LdsFit fit;
   fit.model = detail::build_model([&] {
     return std::make_unique<LdsModel>(best->mean0, best->cov0, best->transition, best->state_noise, best->observation,

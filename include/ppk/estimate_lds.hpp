@@ -35,7 +35,9 @@
 // 0 beyond, plus N(0, sigma^2 / 400) noise per entry; A a matrix of N(0, 1) entries scaled to a
 // largest singular value drawn uniformly from [0.5, 0.95]; Q = I - A A' + r I, mean0 = 0, cov0 = I (so
 // that the state starts stationary with unit covariance). EM stops after `iterations` M-steps or
-// when L gains less than tolerance * |L|; the fit with the largest L over the restarts is kept.
+// when L gains less than tolerance * |L|; the fit with the largest L over the restarts is kept (a
+// restart whose covariances become singular, which r > 0 prevents, is dropped; if every restart
+// fails, the first one's error is thrown).
 // The stored length is T = N - 1, or `length` when set.
 #pragma once
 

@@ -349,6 +349,14 @@ TEST(LdsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
   std::mt19937 rng(37);
   const auto model = lds_model(random_lds(rng, 1, 3, 0));
   EXPECT_TRUE(mentions(estimation_error([&] { smooth_lds(*model, y); }), {"dimension d = 3"}));
+  // Noise-free data on a line, x_t = c s_t: without a ridge R becomes singular in every restart (the
+  // error says to give one); the default ridge keeps the fit defined.
+  Eigen::MatrixXd line(40, 2);
+  for (long t = 0; t < 40; ++t) line.row(t) << std::sin(0.3 * t), -0.5 * std::sin(0.3 * t);
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(line, em_options(1, 0.0, 50, 1)); }), {"give --ridge R > 0"}));
+  LdsFitOptions default_ridge = em_options(1, 0.0, 50, 1);
+  default_ridge.ridge.reset();
+  EXPECT_TRUE(std::isfinite(fit_lds(line, default_ridge).log_likelihoods.back()));
   // Constant data: the ridge keeps the fit defined (R = r I / N ...), every value finite.
   const LdsFit constant = fit_lds(Eigen::MatrixXd::Zero(20, 2), options);
   EXPECT_TRUE(std::isfinite(constant.log_likelihoods.back()));
