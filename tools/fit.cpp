@@ -27,8 +27,8 @@ constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o O
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
         hmm (hidden Markov model by Baum-Welch),
-        lds (linear dynamical system by EM with a Kalman smoother),
-        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes)
+        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
+        lds (linear dynamical system by EM with a Kalman smoother)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -606,8 +606,8 @@ const FitFamily kFamilies[] = {
     {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture, read_libsvm_input},
     {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
     {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
-    {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
     {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
+    {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
 };
 
 // "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".
