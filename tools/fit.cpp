@@ -17,6 +17,7 @@
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/estimate_bayesnet.hpp"
+#include "ppk/estimate_lds.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk::cli {
@@ -26,7 +27,8 @@ constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o O
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
         hmm (hidden Markov model by Baum-Welch),
-        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes)
+        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
+        lds (linear dynamical system by EM with a Kalman smoother)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -502,6 +504,47 @@ FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
   return out;
 }
 
+constexpr const char* kLdsHelp = R"(
+lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
+  x_t = C s_t + N(0, R) with an n-dimensional state (--state-dim), fitted to each
+  sequence x_0..x_{N-1} (N >= 2) of qid-grouped LIBSVM vectors, in line order, by
+  EM (Shumway and Stoffer 1982; Ghahramani and Hinton 1996). The model has no
+  offset (E x_t = C A^t mean0): centre the data first if they are not about 0.
+  E-step: Kalman filter (log p(X) by the prediction-error decomposition) and
+  Rauch-Tung-Striebel smoother, giving E[s_t], E[s_t s_t'] and E[s_t s_t-1'].
+  M-step: C = Sxs P^-1, R = (Sxx - C Sxs' + r I)/N, A = P1 (P-)^-1,
+  Q = (P+ - A P1' + r I)/(N - 1), mean0 = E[s_0], cov0 = Cov(s_0) + r I, with P,
+  P- and P+ the sums of E[s_t s_t'] over all t, t < N - 1 and t > 0, P1 the sum
+  of E[s_t s_t-1'] and Sxs = sum x_t E[s_t]'. This is EM for
+  L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)), which never
+  decreases; the ridge r (--ridge) keeps the covariances positive definite.
+  Starts: C and R by principal components of (1/N) sum x_t x_t', A random
+  with largest singular value in [0.5, 0.95], Q = I - A A' + r I, mean0 = 0,
+  cov0 = I; seeded by (--seed, the sequence), so fits are reproducible; the
+  best of --restarts runs is kept. The row stores T = N - 1 or --length T; LDS
+  kernels need one T for all rows (svm-train/ppk gram -d T sets it).
+  No --estimator or --shrink.
+)";
+
+void add_lds_options(po::options_description& options) {
+  options.add_options()
+      ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
+      ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0; default 1e-6 times the data's variance")
+      ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
+  add_em_options(options, 400, "at most N EM iterations per restart");
+}
+
+std::unique_ptr<Estimator> make_lds(const po::variables_map& values, Method) {
+  if (values.count("estimator")) throw EstimationError("an LDS is fitted by EM (maximum likelihood): --estimator is not offered");
+  if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
+  LdsFitOptions options;
+  options.state_dim = values["state-dim"].as<long>();
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  read_em_options(values, options);
+  if (values.count("length")) options.length = values["length"].as<long>();
+  return lds_estimator(options);
+}
+
 constexpr const char* kBayesNetHelp = R"(
 bayesnet: a Bayesian network of the structure in --structure S.json, a network's
   JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}
@@ -564,6 +607,7 @@ const FitFamily kFamilies[] = {
     {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
     {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
     {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
+    {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
 };
 
 // "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".

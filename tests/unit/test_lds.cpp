@@ -19,6 +19,7 @@
 #include "emission_models.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
+#include "lds_sampling.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/gaussian.hpp"
@@ -39,69 +40,6 @@ using checks::with_value;
 using oracle::Gaussian2;
 using oracle::gaussian_ppk_1d;
 using oracle::gaussian_ppk_2d;
-
-// An LDS in plain matrices.
-struct Lds {
-  Eigen::VectorXd mean0;
-  Eigen::MatrixXd cov0, A, Q, C, R;
-  long length = 0;
-};
-
-std::unique_ptr<LdsModel> lds_model(const Lds& s) {
-  return std::make_unique<LdsModel>(s.mean0, s.cov0, s.A, s.Q, s.C, s.R, s.length);
-}
-
-Eigen::MatrixXd random_matrix(std::mt19937& rng, long rows, long cols) {
-  std::normal_distribution<double> normal;
-  return Eigen::MatrixXd::NullaryExpr(rows, cols, [&] { return normal(rng); });
-}
-
-// B B' / dim + floor I: symmetric positive definite.
-Eigen::MatrixXd random_covariance(std::mt19937& rng, long dim, double floor) {
-  const Eigen::MatrixXd b = random_matrix(rng, dim, dim);
-  return b * b.transpose() / static_cast<double>(dim) + floor * Eigen::MatrixXd::Identity(dim, dim);
-}
-
-// A stable LDS: A scaled to spectral norm 0.9 (so the state covariance stays bounded for any T).
-Lds random_lds(std::mt19937& rng, long n, long d, long length) {
-  Lds s;
-  s.mean0 = random_matrix(rng, n, 1);
-  s.cov0 = random_covariance(rng, n, 0.1);
-  const Eigen::MatrixXd a = random_matrix(rng, n, n);
-  s.A = a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
-  s.Q = random_covariance(rng, n, 0.05);
-  s.C = random_matrix(rng, d, n);
-  s.R = random_covariance(rng, d, 0.2);
-  s.length = length;
-  return s;
-}
-
-// One sequence x_0..x_T drawn by running the recursion s_t = A s_{t-1} + w_t, x_t = C s_t + v_t,
-// stacked into a (T+1)d vector. Noise by Cholesky factors of cov0, Q and R (positive definite here).
-class Simulator {
- public:
-  explicit Simulator(const Lds& s) : s_(s), l0_(s.cov0.llt().matrixL()), lq_(s.Q.llt().matrixL()), lr_(s.R.llt().matrixL()) {}
-  Eigen::VectorXd draw(std::mt19937& rng, long steps) {
-    const long d = s_.C.rows();
-    Eigen::VectorXd x((steps + 1) * d);
-    Eigen::VectorXd state = s_.mean0 + l0_ * normals(rng, s_.mean0.size());
-    for (long t = 0; t <= steps; ++t) {
-      if (t > 0) state = s_.A * state + lq_ * normals(rng, state.size());
-      x.segment(t * d, d) = s_.C * state + lr_ * normals(rng, d);
-    }
-    return x;
-  }
-
- private:
-  Eigen::VectorXd normals(std::mt19937& rng, long size) {
-    Eigen::VectorXd z(size);
-    for (long i = 0; i < size; ++i) z[i] = normal_(rng);
-    return z;
-  }
-  Lds s_;
-  Eigen::MatrixXd l0_, lq_, lr_;
-  std::normal_distribution<double> normal_;
-};
 
 // The joint of (x_0, x_1) of a d = 1 LDS, written out: x_0 = C s_0 + v_0, x_1 = C (A s_0 + w_1) + v_1,
 // so var x_0 = C cov0 C' + R, cov(x_0, x_1) = C A cov0 C', var x_1 = C (A cov0 A' + Q) C' + R.

@@ -1,0 +1,90 @@
+// Fitting a linear dynamical system (lds.hpp) to one sequence x_0..x_{N-1} of real d-vectors by EM
+// (Shumway and Stoffer 1982; Ghahramani and Hinton 1996, "Parameter estimation for linear dynamical
+// systems"), with an n-dimensional hidden state:
+//     s_0 ~ N(mean0, cov0),  s_t = A s_{t-1} + w_t, w_t ~ N(0, Q),  x_t = C s_t + v_t, v_t ~ N(0, R).
+// The model has no constant offset: E x_t = C A^t mean0, so the data are modelled about 0.
+//
+// E-step: the Kalman filter (predicted mean and covariance s_t|t-1, P_t|t-1; innovation
+// e_t = x_t - C s_t|t-1 with covariance F_t = C P_t|t-1 C' + R; gain K_t = P_t|t-1 C' F_t^-1; filtered
+// s_t|t = s_t|t-1 + K_t e_t, V_t|t = (I - K_t C) P_t|t-1 (I - K_t C)' + K_t R K_t' (Joseph's form)) gives
+//     log p(X) = sum_t log N(e_t; 0, F_t)            (the prediction-error decomposition);
+// the Rauch-Tung-Striebel smoother, with J_t = V_t|t A' P_t+1|t^-1, gives the posterior moments
+//     s_t|N = s_t|t + J_t (s_t+1|N - s_t+1|t),  V_t|N = V_t|t + J_t (V_t+1|N - P_t+1|t) J_t',
+//     V_t+1,t|N = Cov(s_t+1, s_t | X) = V_t+1|N J_t'.
+// With E[s_t s_u' | X] = V_t,u|N + s_t|N s_u|N', T = N - 1 transitions and the sums
+//     P = sum_{t=0..T} E[s_t s_t'],  P- = sum_{t<T} E[s_t s_t'],  P+ = sum_{t>0} E[s_t s_t'],
+//     P1 = sum_{t>0} E[s_t s_t-1'],  Sxs = sum_t x_t E[s_t]',  Sxx = sum_t x_t x_t',
+// the M-step (each pair jointly maximised: C resp. A does not depend on R resp. Q) is
+//     C = Sxs P^-1,  R = (Sxx - C Sxs' + r I) / N,  A = P1 (P-)^-1,  Q = (P+ - A P1' + r I) / T,
+//     mean0 = s_0|N,  cov0 = V_0|N + r I,
+// every inverse applied by a Cholesky solve and every covariance symmetrised. The ridge r >= 0 makes
+// this the maximiser of the expected complete log-likelihood minus (r/2) tr(S^-1) for S = cov0, Q, R,
+// so EM never decreases the penalised objective
+//     L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1))
+// (L = log p(X) for r = 0), and r > 0 keeps cov0, Q and R positive definite whatever the data. The
+// penalty is not invariant to rescaling the state (only the observations' law is): it is there to
+// keep the covariances away from singular, and the default r is tiny: 1e-6 times the data's mean
+// per-coordinate variance (1e-6 for constant data), as for the Gaussian mixtures.
+//
+// Start of each restart (a random stream std::mt19937_64 seeded by (seed, N, d, n, a hash of the
+// data), so the same sequence and options always give the same LDS): principal components of the
+// second moment M = (1/N) sum_t x_t x_t' (the model's observations have mean about 0), eigenvalues
+// l_1 >= .. >= l_d with unit eigenvectors u_j, as in probabilistic PCA: R = (sigma^2 + r) I with
+// sigma^2 the mean of l_{n+1}..l_d (n < d) or a tenth of the mean eigenvalue (n >= d), at least 1e-3
+// times the mean eigenvalue; column j of C is u_j sqrt(max(l_j - sigma^2, sigma^2 / 100)) for j < d and
+// 0 beyond, plus N(0, sigma^2 / 400) noise per entry; A a matrix of N(0, 1) entries scaled to a
+// largest singular value drawn uniformly from [0.5, 0.95]; Q = I - A A' + r I, mean0 = 0, cov0 = I (so
+// that the state starts stationary with unit covariance). EM stops after `iterations` M-steps or
+// when L gains less than tolerance * |L|; the fit with the largest L over the restarts is kept (a
+// restart whose covariances become singular, which r > 0 prevents, is dropped; if every restart
+// fails, the first one's error is thrown).
+// The stored length is T = N - 1, or `length` when set.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "ppk/estimate.hpp"
+#include "ppk/lds.hpp"
+
+namespace ppk {
+
+struct LdsFitOptions {
+  long state_dim = 1;           // n >= 1
+  std::optional<double> ridge;  // r >= 0; default as above
+  long iterations = 400;        // >= 1
+  double tolerance = 1e-8;      // >= 0
+  long restarts = 3;            // >= 1
+  std::uint64_t seed = 1;
+  std::optional<long> length;   // the stored T >= 0; default N - 1
+};
+
+// The estimator for `ppk fit lds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2; the
+// statistic "x", N x d, so it cannot pool).
+std::unique_ptr<Estimator> lds_estimator(const LdsFitOptions& options);
+
+// The Kalman filter and Rauch-Tung-Striebel smoother of `model` on the rows of x (x_0..x_{N-1}; the
+// model's stored length is not used). Throws EstimationError when an innovation or predicted state
+// covariance is not numerically positive definite, or x does not have d columns.
+struct LdsPosterior {
+  double log_likelihood = 0;                     // log p(x_0..x_{N-1})
+  std::vector<Eigen::VectorXd> means;            // E[s_t | X], t = 0..N-1
+  std::vector<Eigen::MatrixXd> covariances;      // Cov(s_t | X)
+  std::vector<Eigen::MatrixXd> lag_covariances;  // Cov(s_t, s_t-1 | X) at index t - 1, t = 1..N-1
+};
+LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x);
+
+// The EM fit and L after each M-step of the kept restart (L[0]: the starting point; the model is the
+// one of the last entry). Throws EstimationError for bad options or a sequence of fewer than 2
+// vectors, non-finite values, or a covariance that EM drives to singular (with r = 0).
+struct LdsFit {
+  std::unique_ptr<LdsModel> model;
+  std::vector<double> log_likelihoods;  // the penalised L above
+};
+LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options);
+
+}  // namespace ppk

@@ -1,0 +1,366 @@
+// The LDS estimator (estimate_lds.hpp): the Kalman filter's log-likelihood against the dense joint
+// Gaussian of the observations; the smoother's moments against the conditional moments of the dense
+// joint Gaussian of states and observations, built here from the model's equations; EM never
+// decreases log p(X) (or the ridge-penalised objective), each iteration's value recomputed densely
+// from the model EM had reached; LDSs recovered from long simulated series through quantities that
+// do not depend on the state's basis (eigenvalues of A, observation autocovariances, R); restarts,
+// determinism, and rejected sequences and options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+
+#include "estimate_helpers.hpp"
+#include "lds_sampling.hpp"
+#include "positive_family_checks.hpp"
+#include "ppk/estimate_lds.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/lds.hpp"
+
+namespace ppk {
+namespace {
+
+using checks::mentions;
+
+// The stacked (T+1)d vector of the simulator as the rows x_0..x_T.
+Eigen::MatrixXd as_rows(const Eigen::VectorXd& stacked, long d) {
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      stacked.data(), stacked.size() / d, d);
+}
+
+Eigen::MatrixXd simulate_rows(const Lds& s, long count, unsigned seed) {
+  std::mt19937 rng(seed);
+  return as_rows(Simulator(s).draw(rng, count - 1), s.C.rows());
+}
+
+// The rows x_0..x_{N-1} stacked into one vector.
+Eigen::VectorXd stacked(const Eigen::MatrixXd& x) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;
+  return Eigen::Map<const Eigen::VectorXd>(rows.data(), rows.size());
+}
+
+// log p(X) by the dense joint Gaussian of the observations (lds.hpp), a model of stored length N - 1.
+double dense_log_likelihood(const LdsModel& model, const Eigen::MatrixXd& x) {
+  return model.joint_observations()->log_density(stacked(x));
+}
+
+// The joint Gaussian of the states S = (s_0..s_T) and observations X = (x_0..x_T), built densely from
+// the model's equations: E s_t = A^t mean0, Cov(s_t, s_u) = A^(t-u) Sigma_u (t >= u) with
+// Sigma_0 = cov0, Sigma_u = A Sigma_{u-1} A' + Q; X = (I kron C) S + V with V ~ N(0, I kron R).
+struct DenseJoint {
+  Eigen::VectorXd state_mean, observation_mean;
+  Eigen::MatrixXd state_cov, cross_cov, observation_cov;  // Cov(S), Cov(X, S), Cov(X)
+};
+
+DenseJoint dense_joint(const Lds& s, long count) {
+  const long n = s.A.rows(), d = s.C.rows();
+  DenseJoint j;
+  j.state_mean.resize(count * n);
+  j.state_cov.resize(count * n, count * n);
+  Eigen::VectorXd mean = s.mean0;
+  Eigen::MatrixXd marginal = s.cov0;
+  for (long u = 0; u < count; ++u) {
+    j.state_mean.segment(u * n, n) = mean;
+    Eigen::MatrixXd block = marginal;  // A^(t-u) Sigma_u
+    for (long t = u; t < count; ++t) {
+      j.state_cov.block(t * n, u * n, n, n) = block;
+      j.state_cov.block(u * n, t * n, n, n) = block.transpose();
+      block = s.A * block;
+    }
+    mean = s.A * mean;
+    marginal = s.A * marginal * s.A.transpose() + s.Q;
+  }
+  Eigen::MatrixXd c_big = Eigen::MatrixXd::Zero(count * d, count * n), r_big = Eigen::MatrixXd::Zero(count * d, count * d);
+  for (long t = 0; t < count; ++t) {
+    c_big.block(t * d, t * n, d, n) = s.C;
+    r_big.block(t * d, t * d, d, d) = s.R;
+  }
+  j.observation_mean = c_big * j.state_mean;
+  j.cross_cov = c_big * j.state_cov;
+  j.observation_cov = c_big * j.state_cov * c_big.transpose() + r_big;
+  return j;
+}
+
+TEST(LdsEstimate, KalmanLogLikelihoodEqualsTheDenseJointDensity) {
+  std::mt19937 rng(31);
+  for (long n = 1; n <= 3; ++n)
+    for (long d = 1; d <= 3; ++d) {
+      const long count = 7;
+      const Lds s = random_lds(rng, n, d, count - 1);
+      const Eigen::MatrixXd x = simulate_rows(s, count, 100 + n * 10 + d);
+      const auto model = lds_model(s);
+      const double dense = dense_log_likelihood(*model, x);
+      // And by the joint written out in this test.
+      const DenseJoint joint = dense_joint(s, count);
+      const double written_out =
+          GaussianModel::full(joint.observation_mean, joint.observation_cov)->log_density(stacked(x));
+      const double filtered = smooth_lds(*model, x).log_likelihood;
+      EXPECT_NEAR(filtered, dense, 1e-9 * std::max(1.0, std::fabs(dense))) << "n " << n << ", d " << d;
+      EXPECT_NEAR(filtered, written_out, 1e-9 * std::max(1.0, std::fabs(dense))) << "n " << n << ", d " << d;
+    }
+}
+
+TEST(LdsEstimate, SmootherMomentsEqualTheDenseConditionalMoments) {
+  std::mt19937 rng(32);
+  for (long n = 1; n <= 3; ++n)
+    for (long d : {1L, 2L}) {
+      const long count = 6;
+      const Lds s = random_lds(rng, n, d, count - 1);
+      const Eigen::MatrixXd x = simulate_rows(s, count, 200 + n * 10 + d);
+      const DenseJoint joint = dense_joint(s, count);
+      // E[S | X] = m_S + Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
+      const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
+      const Eigen::VectorXd mean =
+          joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean);
+      const Eigen::MatrixXd cov = joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov);
+      const LdsPosterior posterior = smooth_lds(*lds_model(s), x);
+      ASSERT_EQ(posterior.means.size(), static_cast<std::size_t>(count));
+      ASSERT_EQ(posterior.lag_covariances.size(), static_cast<std::size_t>(count - 1));
+      const std::string what = "n " + std::to_string(n) + ", d " + std::to_string(d);
+      for (long t = 0; t < count; ++t) {
+        EXPECT_LE((posterior.means[t] - mean.segment(t * n, n)).norm(), 1e-9) << what << ", t " << t;
+        EXPECT_LE((posterior.covariances[t] - cov.block(t * n, t * n, n, n)).norm(), 1e-9) << what << ", t " << t;
+        if (t > 0) {
+          EXPECT_LE((posterior.lag_covariances[t - 1] - cov.block(t * n, (t - 1) * n, n, n)).norm(), 1e-9)
+              << what << ", Cov(s_t, s_t-1), t " << t;
+        }
+      }
+    }
+}
+
+// (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)), the penalty of the objective, by dense inverses.
+double ridge_penalty(const LdsModel& m, double ridge) {
+  return 0.5 * ridge * (m.cov0().inverse().trace() + m.state_noise().inverse().trace() + m.observation_noise().inverse().trace());
+}
+
+LdsFitOptions em_options(long states, double ridge, long iterations, std::uint64_t seed) {
+  LdsFitOptions options;
+  options.state_dim = states;
+  options.ridge = ridge;
+  options.iterations = iterations;
+  options.tolerance = 0;
+  options.restarts = 1;
+  options.seed = seed;
+  return options;
+}
+
+// EM stopped after k iterations is the model EM had reached at step k of a longer run (one restart,
+// the same seed): its objective, recomputed from the dense joint Gaussian, must equal L[k] and never
+// decrease in k.
+TEST(LdsEstimate, EmNeverDecreasesTheDenseLogLikelihood) {
+  std::mt19937 rng(33);
+  const long iterations = 25;
+  for (long n : {1L, 2L, 3L})
+    for (double ridge : {0.0, 0.05}) {
+      const Lds s = random_lds(rng, 2, 2, 0);
+      const Eigen::MatrixXd x = simulate_rows(s, 60, static_cast<unsigned>(300 + n));
+      const std::string what = "n " + std::to_string(n) + ", ridge " + std::to_string(ridge);
+      const LdsFit full = fit_lds(x, em_options(n, ridge, iterations, 5));
+      ASSERT_EQ(full.log_likelihoods.size(), static_cast<std::size_t>(iterations + 1)) << what;
+      double previous = -INFINITY;
+      for (long k = 1; k <= iterations; ++k) {
+        const LdsFit partial = fit_lds(x, em_options(n, ridge, k, 5));
+        const double dense = dense_log_likelihood(*partial.model, x) - ridge_penalty(*partial.model, ridge);
+        EXPECT_NEAR(dense, full.log_likelihoods[k], 1e-9 * std::fabs(dense)) << what << ", iteration " << k;
+        EXPECT_GE(dense, previous - 1e-10 * std::fabs(dense)) << what << ", iteration " << k;
+        previous = dense;
+      }
+      EXPECT_GT(full.log_likelihoods.back(), full.log_likelihoods.front() + 1.0) << what;  // EM did move
+    }
+}
+
+TEST(LdsEstimate, EmNeverDecreasesOverManyIterations) {
+  std::mt19937 rng(34);
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const Lds s = random_lds(rng, 2, 3, 0);
+    const Eigen::MatrixXd x = simulate_rows(s, 150, static_cast<unsigned>(seed));
+    expect_never_decreases(fit_lds(x, em_options(2, 1e-4, 150, seed)).log_likelihoods, 150,
+                           "seed " + std::to_string(seed));
+  }
+}
+
+// The stationary state covariance Sigma = A Sigma A' + Q: vec(Sigma) = (I - A kron A)^-1 vec(Q).
+Eigen::MatrixXd stationary_covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& q) {
+  const long n = a.rows();
+  Eigen::MatrixXd kron(n * n, n * n);
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) kron.block(i * n, j * n, n, n) = a(i, j) * a;
+  const Eigen::VectorXd vec = (Eigen::MatrixXd::Identity(n * n, n * n) - kron).partialPivLu().solve(
+      Eigen::Map<const Eigen::VectorXd>(q.data(), n * n));
+  return Eigen::Map<const Eigen::MatrixXd>(vec.data(), n, n);
+}
+
+// The stationary autocovariance Cov(x_t+k, x_t) = C A^k Sigma C' (+ R at k = 0): the same for every
+// basis of the state.
+Eigen::MatrixXd autocovariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& q, const Eigen::MatrixXd& c,
+                               const Eigen::MatrixXd& r, int lag) {
+  Eigen::MatrixXd power = Eigen::MatrixXd::Identity(a.rows(), a.cols());
+  for (int k = 0; k < lag; ++k) power = a * power;
+  return c * power * stationary_covariance(a, q) * c.transpose() + (lag == 0 ? r : Eigen::MatrixXd::Zero(r.rows(), r.cols()));
+}
+
+// The eigenvalues of A sorted by real part, then imaginary part.
+std::vector<std::complex<double>> sorted_eigenvalues(const Eigen::MatrixXd& a) {
+  const Eigen::VectorXcd values = Eigen::EigenSolver<Eigen::MatrixXd>(a, false).eigenvalues();
+  std::vector<std::complex<double>> out(values.data(), values.data() + values.size());
+  std::sort(out.begin(), out.end(), [](auto u, auto v) { return u.real() != v.real() ? u.real() < v.real() : u.imag() < v.imag(); });
+  return out;
+}
+
+// Fits a long series (N = 4000) of a known stationary LDS and compares what does not depend on the
+// state's basis. EM must reach a log-likelihood at least that of the true parameters (it maximises
+// it). Tolerances from the sampling error: a lag-k autocovariance estimated from N observations of a
+// state with pole a has a standard deviation of about sqrt(2 (1 + a^2) / ((1 - a^2) N)) times the
+// state's variance (Bartlett), 0.05 for a = 0.85, so 0.2 of the scale (the largest entry of the true
+// lag-0 autocovariance) is 4 of them; the eigenvalues of A within 0.06 (the estimate of a pole has a
+// standard deviation near sqrt((1 - a^2) / N) = 0.008 plus the noise's share); R, when identified, is
+// estimated from the spread of all N innovations, to within a few multiples of R sqrt(2 / N) = 0.007.
+void expect_recovered(const Lds& truth, bool noise_identifiable, unsigned seed) {
+  const long count = 4000;
+  const Eigen::MatrixXd x = simulate_rows(truth, count, seed);
+  LdsFitOptions options;
+  options.state_dim = truth.A.rows();
+  options.iterations = 400;
+  options.tolerance = 1e-10;
+  options.restarts = 1;
+  const LdsFit fit = fit_lds(x, options);
+  const LdsModel& m = *fit.model;
+  const std::string what = "n " + std::to_string(truth.A.rows()) + ", seed " + std::to_string(seed);
+  EXPECT_GE(smooth_lds(m, x).log_likelihood, smooth_lds(*lds_model(truth), x).log_likelihood) << what;
+  const std::vector<std::complex<double>> want = sorted_eigenvalues(truth.A), got = sorted_eigenvalues(m.transition());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_LE(std::abs(got[i] - want[i]), 0.06) << what << ": eigenvalue " << i << " " << got[i] << ", want " << want[i];
+  const double scale = autocovariance(truth.A, truth.Q, truth.C, truth.R, 0).cwiseAbs().maxCoeff();
+  for (int lag = 0; lag <= 2; ++lag) {
+    const Eigen::MatrixXd want_cov = autocovariance(truth.A, truth.Q, truth.C, truth.R, lag);
+    const Eigen::MatrixXd got_cov =
+        autocovariance(m.transition(), m.state_noise(), m.observation(), m.observation_noise(), lag);
+    EXPECT_LE((got_cov - want_cov).cwiseAbs().maxCoeff(), 0.2 * scale)
+        << what << ", lag " << lag << ":\n" << got_cov << "\nwant\n" << want_cov;
+  }
+  if (noise_identifiable) {
+    EXPECT_LE((m.observation_noise() - truth.R).cwiseAbs().maxCoeff(), 0.04)
+        << what << ": R\n" << m.observation_noise() << "\nwant\n" << truth.R;
+  }
+  EXPECT_EQ(m.length(), count - 1);
+}
+
+// A stationary start: mean0 = 0, cov0 the stationary covariance.
+Lds stationary(Eigen::MatrixXd a, Eigen::MatrixXd q, Eigen::MatrixXd c, Eigen::MatrixXd r) {
+  Lds s;
+  s.mean0 = Eigen::VectorXd::Zero(a.rows());
+  s.cov0 = stationary_covariance(a, q);
+  s.A = std::move(a);
+  s.Q = std::move(q);
+  s.C = std::move(c);
+  s.R = std::move(r);
+  return s;
+}
+
+TEST(LdsEstimate, RecoversAScalarStateObservedInTwoDimensions) {
+  // n = 1 < d = 2: C C' sigma is rank one, so R is identified by the lag-0 autocovariance.
+  Eigen::MatrixXd a(1, 1), q(1, 1), c(2, 1), r(2, 2);
+  a << 0.85;
+  q << 0.5;
+  c << 1.0, -0.6;
+  r << 0.3, 0.05, 0.05, 0.2;
+  expect_recovered(stationary(a, q, c, r), true, 1);
+}
+
+TEST(LdsEstimate, RecoversATwoDimensionalState) {
+  Eigen::MatrixXd a(2, 2), q(2, 2), c(2, 2), r(2, 2);
+  a << 0.85, 0.2, 0.0, 0.5;  // eigenvalues 0.85 and 0.5
+  q << 0.3, 0.05, 0.05, 0.4;
+  c << 1.0, 0.5, -0.4, 1.0;
+  r << 0.2, 0.0, 0.0, 0.15;
+  expect_recovered(stationary(a, q, c, r), false, 2);
+}
+
+TEST(LdsEstimate, RestartsKeepTheBestAndFitsAreReproducible) {
+  std::mt19937 rng(35);
+  const Lds s = random_lds(rng, 2, 2, 0);
+  const Eigen::MatrixXd x = simulate_rows(s, 80, 9);
+  LdsFitOptions options;
+  options.state_dim = 2;
+  options.iterations = 30;
+  options.restarts = 1;
+  const LdsFit one = fit_lds(x, options);
+  options.restarts = 4;
+  const LdsFit four = fit_lds(x, options);
+  // The first of four restarts is the single restart (the same stream); the best is kept.
+  EXPECT_GE(four.log_likelihoods.back(), one.log_likelihoods.back());
+  const LdsFit again = fit_lds(x, options);
+  EXPECT_EQ(again.log_likelihoods, four.log_likelihoods);
+  EXPECT_EQ(again.model->transition(), four.model->transition());
+  EXPECT_EQ(again.model->observation(), four.model->observation());
+  options.seed = 2;
+  EXPECT_NE(fit_lds(x, options).model->observation(), four.model->observation());
+  // The stored length.
+  options.length = 9;
+  EXPECT_EQ(fit_lds(x, options).model->length(), 9);
+}
+
+TEST(LdsEstimate, ThroughTheEstimatorInterface) {
+  const auto estimator = lds_estimator(em_options(1, 1e-3, 20, 1));
+  EXPECT_EQ(estimator->family(), "lds");
+  std::mt19937 rng(36);
+  const Eigen::MatrixXd x = simulate_rows(random_lds(rng, 1, 2, 0), 30, 1);
+  std::vector<SparseVector> vectors;
+  for (long t = 0; t < x.rows(); ++t) vectors.push_back(sparse({x(t, 0), x(t, 1)}));
+  const auto model = estimate(*estimator, vectors, 2);
+  const auto& lds = dynamic_cast<const LdsModel&>(*model);
+  EXPECT_EQ(lds.observation_dim(), 2);
+  EXPECT_EQ(lds.state_dim(), 1);
+  EXPECT_EQ(lds.length(), 29);
+  // The same as fitting the matrix.
+  EXPECT_EQ(lds.observation(), fit_lds(x, em_options(1, 1e-3, 20, 1)).model->observation());
+  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, vectors, 1); }), {"index 2", "larger than the dimension 1"}));
+  Statistics statistics = estimator->statistics(vectors, 2);
+  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(statistics, statistics, 1.0); }), {"lds"}));
+}
+
+TEST(LdsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
+  const LdsFitOptions options = em_options(1, 1e-3, 10, 1);
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(Eigen::MatrixXd::Ones(1, 2), options); }),
+                       {"1 vector", "at least 2"}));
+  Eigen::MatrixXd x = Eigen::MatrixXd::Ones(5, 2);
+  x(3, 1) = std::nan("");
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(x, options); }), {"finite"}));
+  const Eigen::MatrixXd y = Eigen::MatrixXd::Random(10, 2);
+  const auto with = [&](auto change) {
+    LdsFitOptions changed = options;
+    change(changed);
+    return estimation_error([&] { fit_lds(y, changed); });
+  };
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.state_dim = 0; }), {"--state-dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.ridge = -1.0; }), {"--ridge", ">= 0"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.iterations = 0; }), {"--iterations"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.restarts = 0; }), {"--restarts"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.tolerance = -1; }), {"--tolerance"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = -1; }), {"--length"}));
+  // The smoother checks the dimension.
+  std::mt19937 rng(37);
+  const auto model = lds_model(random_lds(rng, 1, 3, 0));
+  EXPECT_TRUE(mentions(estimation_error([&] { smooth_lds(*model, y); }), {"dimension d = 3"}));
+  // Noise-free data on a line, x_t = c s_t: without a ridge R becomes singular in every restart (the
+  // error says to give one); the default ridge keeps the fit defined.
+  Eigen::MatrixXd line(40, 2);
+  for (long t = 0; t < 40; ++t) line.row(t) << std::sin(0.3 * t), -0.5 * std::sin(0.3 * t);
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(line, em_options(1, 0.0, 50, 1)); }), {"give --ridge R > 0"}));
+  LdsFitOptions default_ridge = em_options(1, 0.0, 50, 1);
+  default_ridge.ridge.reset();
+  EXPECT_TRUE(std::isfinite(fit_lds(line, default_ridge).log_likelihoods.back()));
+  // Constant data: the ridge keeps the fit defined (R = r I / N ...), every value finite.
+  const LdsFit constant = fit_lds(Eigen::MatrixXd::Zero(20, 2), options);
+  EXPECT_TRUE(std::isfinite(constant.log_likelihoods.back()));
+}
+
+}  // namespace
+}  // namespace ppk
