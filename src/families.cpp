@@ -10,6 +10,7 @@
 #include "ppk/hmm.hpp"
 #include "ppk/lds.hpp"
 #include "ppk/mixture.hpp"
+#include "ppk/montecarlo.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
 
@@ -28,6 +29,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &hmm_family(),          // code 9
       &bayesnet_family(),     // code 10
       &lds_family(),          // code 11
+      &montecarlo_family(),   // code 14
   };
   return families;
 }
