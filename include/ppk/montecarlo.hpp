@@ -17,10 +17,10 @@
 // Samples: each row draws its N samples once, when prepared, from std::mt19937_64 seeded with the
 // FNV-1a 64-bit hash of N and the inner model's row entries (index and value bits), with the
 // platform-independent draws of SampleGenerator. The same row thus gets the same samples in every
-// file, order and run, whatever rows surround it. (The generator's words and the uniform and normal
-// draws are the same on every platform; the families' transforms of them, such as a^rho by std::pow,
-// use the platform's math library, which IEEE 754 does not require to round correctly, so another
-// math library may change a sample in its last bits.)
+// file, order and run, whatever rows surround it. (The generator's words and the uniform draws are
+// the same on every platform; normal draws also use std::log, and the families' transforms std::pow
+// (a^rho), from the platform's math library, which IEEE 754 does not require to round correctly, so
+// another math library may change a sample in its last bits.)
 // Any two montecarlo rows over one sample space have a kernel, whatever their inner families (a
 // Gaussian against a mixture of Gaussians). rho: where the inner family can draw from p^rho / Z with
 // Z in closed form: gaussian, bernoulli and one-event multinomial at any rho > 0; mixture and hmm
