@@ -78,6 +78,42 @@ double BernoulliModel::log_kernel(const Model& other) const {
   return log_k;
 }
 
+long BernoulliModel::sample_size() const { return impl_->g.dim; }
+
+// log Z(rho) = sum_d log[g_d^rho + (1-g_d)^rho]: the unlisted coordinates share one term.
+double BernoulliModel::log_tilted_normalizer(double rho) const {
+  const SparseProbabilities& g = impl_->g;
+  const auto log_mass = [rho](double p) { return std::log(std::pow(p, rho) + std::pow(1.0 - p, rho)); };
+  double log_z = static_cast<double>(g.dim - static_cast<long>(g.listed())) * log_mass(g.base);
+  for (double v : g.value) log_z += log_mass(v);
+  return log_z;
+}
+
+// x_d = 1 with probability g_d^rho / (g_d^rho + (1-g_d)^rho), independently per coordinate.
+void BernoulliModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const std::vector<double> g = impl_->g.dense();
+  Eigen::VectorXd on(samples.rows());
+  for (Eigen::Index d = 0; d < on.size(); ++d) {
+    const double power_on = std::pow(g[d], rho), power_off = std::pow(1.0 - g[d], rho);
+    on[d] = power_on / (power_on + power_off);
+  }
+  for (Eigen::Index s = 0; s < samples.cols(); ++s)
+    for (Eigen::Index d = 0; d < on.size(); ++d) samples(d, s) = generator.uniform() < on[d] ? 1.0 : 0.0;
+}
+
+// log p(x) = sum_d log g_d (x_d = 1) or log(1 - g_d) (x_d = 0).
+double BernoulliModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const SparseProbabilities& g = impl_->g;
+  double log_p = 0.0;
+  std::size_t i = 0;
+  for (long d = 0; d < g.dim; ++d) {
+    const bool listed = i < g.listed() && g.index[i] == d;
+    const double p = listed ? g.value[i++] : g.base;
+    log_p += std::log(x[d] != 0.0 ? p : 1.0 - p);
+  }
+  return log_p;
+}
+
 // Row fields: D, base probability, then g_d for the coordinates that differ from the base.
 void BernoulliModel::encode_fields(RowWriter& out) const {
   const SparseProbabilities& g = impl_->g;

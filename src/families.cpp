@@ -11,6 +11,7 @@
 #include "ppk/lds.hpp"
 #include "ppk/linear_gaussian.hpp"
 #include "ppk/mixture.hpp"
+#include "ppk/montecarlo.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
 
@@ -30,6 +31,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &bayesnet_family(),     // code 10
       &lds_family(),          // code 11
       &linear_gaussian_family(),  // code 12
+      &montecarlo_family(),       // code 14
   };
   return families;
 }

@@ -175,22 +175,50 @@ Eigen::MatrixXd GaussianModel::covariance() const {
 }
 
 // log N(x; mu, S) = -1/2 (D log 2pi + log|S| + (x - mu)' S^-1 (x - mu)).
-double GaussianModel::log_density(const Eigen::VectorXd& x) const {
+double GaussianModel::log_density(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   const Impl& m = *impl_;
   if (x.size() != m.mean.size())
     throw std::invalid_argument("GaussianModel::log_density: x has " + std::to_string(x.size()) +
                                 " entries, the model's dimension is " + std::to_string(m.dim()));
-  const Eigen::VectorXd diff = x - m.mean;
+  // (Only the full form needs a temporary: the Monte Carlo kernel calls this N times per pair.)
   double quadratic = 0.0;
   switch (m.form) {
-    case CovarianceForm::isotropic: quadratic = diff.squaredNorm() / m.variance; break;
-    case CovarianceForm::diagonal: quadratic = (diff.array().square() / m.variances.array()).sum(); break;
+    case CovarianceForm::isotropic: quadratic = (x - m.mean).squaredNorm() / m.variance; break;
+    case CovarianceForm::diagonal: quadratic = ((x - m.mean).array().square() / m.variances.array()).sum(); break;
     case CovarianceForm::full:
-      quadratic = m.cholesky.triangularView<Eigen::Lower>().solve(diff).squaredNorm();
+      quadratic = m.cholesky.triangularView<Eigen::Lower>().solve(x - m.mean).squaredNorm();
       break;
   }
   return -0.5 * (static_cast<double>(m.dim()) * kLog2Pi + m.log_det + quadratic);
 }
+
+long GaussianModel::sample_size() const { return dim(); }
+
+// log Z(rho) = log integral N(x; mu, S)^rho dx: N^rho is (2 pi)^(-rho D/2) |S|^(-rho/2) times the
+// unnormalised N(mu, S/rho), whose integral is (2 pi)^(D/2) |S/rho|^(1/2).
+double GaussianModel::log_tilted_normalizer(double rho) const {
+  const double dim = static_cast<double>(impl_->dim());
+  return 0.5 * (1.0 - rho) * (dim * kLog2Pi + impl_->log_det) - 0.5 * dim * std::log(rho);
+}
+
+// x = mu + F z / sqrt(rho), z standard normal and F F' = S (the Cholesky factor, or the standard
+// deviations): x ~ N(mu, S/rho) = p^rho / Z.
+void GaussianModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  const double scale = 1.0 / std::sqrt(rho);
+  Eigen::VectorXd z(m.dim());
+  for (Eigen::Index i = 0; i < samples.cols(); ++i) {
+    for (Eigen::Index d = 0; d < z.size(); ++d) z[d] = generator.normal();
+    switch (m.form) {
+      case CovarianceForm::isotropic: z *= std::sqrt(m.variance); break;
+      case CovarianceForm::diagonal: z.array() *= m.variances.array().sqrt(); break;
+      case CovarianceForm::full: z = m.cholesky.triangularView<Eigen::Lower>() * z; break;
+    }
+    samples.col(i) = m.mean + scale * z;
+  }
+}
+
+double GaussianModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const { return log_density(x); }
 
 const FamilyInfo& GaussianModel::family() const { return gaussian_family(); }
 

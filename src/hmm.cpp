@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include <Eigen/Core>
@@ -225,6 +226,81 @@ double HmmModel::log_kernel(const Model& other) const {
   const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
   return log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, a.steps) +
          log_scale;
+}
+
+bool HmmModel::can_sample() const {
+  for (const auto& emission : impl_->emissions)
+    if (as_samplable(*emission) == nullptr) return false;
+  return true;
+}
+
+long HmmModel::sample_size() const { return (steps() + 1) * as_samplable(*impl_->emissions.front())->sample_size(); }
+
+double HmmModel::log_tilted_normalizer(double rho) const {
+  if (rho != 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": Monte Carlo draws from an HMM only at rho = 1 (p^rho / Z is not an HMM and Z has "
+                            "no closed form); got rho = " + detail::format_number(rho));
+  return 0.0;
+}
+
+// The hidden paths of every sequence first (label s (T+1) + t is the state of x_t in sequence s),
+// then each emission's draws. An emission sample of e doubles is column s (T+1) + t of an
+// e x N(T+1) matrix, whose memory is the (T+1)e x N matrix of the stacked sequences.
+void HmmModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  const std::size_t length = static_cast<std::size_t>(steps()) + 1;
+  const auto cumulative = [](const Eigen::VectorXd& p) {
+    Eigen::VectorXd sums(p.size());
+    std::partial_sum(p.data(), p.data() + p.size(), sums.data());
+    return sums;
+  };
+  const Eigen::VectorXd start_cumulative = cumulative(m.start);
+  std::vector<Eigen::VectorXd> transition_cumulative;
+  for (Eigen::Index p = 0; p < states; ++p) transition_cumulative.push_back(cumulative(m.transitions.row(p).transpose()));
+  std::vector<std::size_t> labels(length * static_cast<std::size_t>(samples.cols()));
+  for (std::size_t s = 0; s < static_cast<std::size_t>(samples.cols()); ++s) {
+    std::size_t state = generator.categorical(start_cumulative.data(), static_cast<std::size_t>(states));
+    labels[s * length] = state;
+    for (std::size_t t = 1; t < length; ++t) {
+      state = generator.categorical(transition_cumulative[state].data(), static_cast<std::size_t>(states));
+      labels[s * length + t] = state;
+    }
+  }
+  std::vector<const SamplableModel*> emissions;
+  for (const auto& emission : m.emissions) emissions.push_back(as_samplable(*emission));
+  const Eigen::Index emission_size = emissions.front()->sample_size();
+  Eigen::MatrixXd draws(emission_size, static_cast<Eigen::Index>(labels.size()));
+  sample_parts(emissions, labels, rho, generator, draws);
+  samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), emission_size * static_cast<Eigen::Index>(length),
+                                              samples.cols());
+}
+
+// The scaled forward algorithm: alpha_0 = pi .* e_0, alpha_t = (A' alpha_(t-1)) .* e_t with
+// e_t(q) = p_q(x_t), p(X) = sum_q alpha_T(q). Each e_t is divided by its largest entry and each
+// alpha_t by its sum; log p(X) is the sum of the logs of those factors.
+double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  std::vector<const SamplableModel*> emissions;
+  for (const auto& emission : m.emissions) emissions.push_back(as_samplable(*emission));
+  const Eigen::Index emission_size = emissions.front()->sample_size();
+  Eigen::VectorXd alpha = m.start, log_emission(states);
+  double log_p = 0.0;
+  for (long t = 0; t <= steps(); ++t) {
+    const auto x_t = x.segment(t * emission_size, emission_size);
+    for (Eigen::Index q = 0; q < states; ++q) log_emission[q] = emissions[q]->log_probability(x_t);
+    const double largest = log_emission.maxCoeff();
+    if (!std::isfinite(largest)) return -std::numeric_limits<double>::infinity();
+    if (t > 0) alpha = m.transitions.transpose() * alpha;
+    alpha.array() *= (log_emission.array() - largest).exp();
+    const double sum = alpha.sum();
+    if (!(sum > 0.0)) return -std::numeric_limits<double>::infinity();
+    alpha /= sum;
+    log_p += largest + std::log(sum);
+  }
+  return log_p;
 }
 
 // Row fields: M, T, the start probabilities, the transitions row by row, then the M emissions.

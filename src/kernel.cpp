@@ -22,6 +22,7 @@
 #include "ppk/hmm.hpp"
 #include "ppk/linear_gaussian.hpp"
 #include "ppk/mixture.hpp"
+#include "ppk/montecarlo.hpp"
 
 namespace ppk {
 
@@ -64,13 +65,15 @@ const CrossFamilyKernel kCrossFamilyKernels[] = {
 };
 
 // A mixture against a plain model of its sample space: the plain model is the one-component
-// mixture (mixture.hpp), and MixtureModel::log_kernel takes it as its other model.
+// mixture (mixture.hpp), and MixtureModel::log_kernel takes it as its other model. A montecarlo
+// row is not a plain model: its estimate needs draws from both sides (montecarlo.hpp).
 double log_kernel_mixture_plain(const Model& mixture, const Model& plain) { return mixture.log_kernel(plain); }
 double log_kernel_plain_mixture(const Model& plain, const Model& mixture) { return mixture.log_kernel(plain); }
 
 // log k_rho between models of two different families with the same sample space, or nullptr
 // when that pair has no kernel: a mixture against any plain model, or an entry of the table above.
 CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyInfo& b) {
+  if (&a == &montecarlo_family() || &b == &montecarlo_family()) return nullptr;
   if (&a == &mixture_family()) return &log_kernel_mixture_plain;
   if (&b == &mixture_family()) return &log_kernel_plain_mixture;
   for (const CrossFamilyKernel& entry : kCrossFamilyKernels)

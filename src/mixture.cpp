@@ -8,10 +8,10 @@
 // log space: log k~ = logsumexp_{m,n} [rho log w_m + rho log w'_n + log k_rho(p_m, p'_n)].
 #include "ppk/mixture.hpp"
 
-#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -109,11 +109,45 @@ double MixtureModel::log_kernel(const Model& other) const {
       terms.push_back(a.rho_log_weights[m] + rho_log_weight_n + ppk::log_kernel(*a.components[m], component_n));
     }
   }
-  const double largest = *std::max_element(terms.begin(), terms.end());  // a weight is positive on each side
-  if (!std::isfinite(largest)) return largest;
-  double sum = 0.0;
-  for (double term : terms) sum += std::exp(term - largest);
-  return largest + std::log(sum);
+  return log_sum_exp(terms.data(), terms.size());  // not empty: a weight is positive on each side
+}
+
+bool MixtureModel::can_sample() const {
+  for (const auto& component : impl_->components)
+    if (as_samplable(*component) == nullptr) return false;
+  return true;
+}
+
+long MixtureModel::sample_size() const { return as_samplable(*impl_->components.front())->sample_size(); }
+
+double MixtureModel::log_tilted_normalizer(double rho) const {
+  if (rho != 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": Monte Carlo draws from a mixture only at rho = 1 (p^rho / Z is not a mixture of "
+                            "its components' tilted models and Z has no closed form); got rho = " +
+                            detail::format_number(rho));
+  return 0.0;
+}
+
+// Component labels first (one categorical draw per sample), then each component's draws.
+void MixtureModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  std::vector<double> cumulative(m.weights.size());
+  std::partial_sum(m.weights.begin(), m.weights.end(), cumulative.begin());
+  std::vector<std::size_t> labels(static_cast<std::size_t>(samples.cols()));
+  for (std::size_t& label : labels) label = generator.categorical(cumulative.data(), cumulative.size());
+  std::vector<const SamplableModel*> components;
+  for (const auto& component : m.components) components.push_back(as_samplable(*component));
+  sample_parts(components, labels, rho, generator, samples);
+}
+
+// log p(x) = logsumexp over the components of positive weight of log w_m + log p_m(x).
+double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  std::vector<double> terms;
+  for (std::size_t i = 0; i < m.components.size(); ++i)
+    if (m.weights[i] > 0.0) terms.push_back(std::log(m.weights[i]) + as_samplable(*m.components[i])->log_probability(x));
+  return log_sum_exp(terms.data(), terms.size());
 }
 
 // Row fields: M, the M weights, then the M components as nested models.

@@ -223,6 +223,48 @@ void MultinomialModel::log_kernel_many(const Model* const* others, std::size_t n
   batch(others, n, out, &Impl::log_kernel_from_sum);
 }
 
+bool MultinomialModel::can_sample() const { return impl_->trials.kind == Trials::one_event; }
+
+long MultinomialModel::sample_size() const { return 1; }
+
+// Z(rho) = sum_d a_d^rho = (D - listed) b^rho + sum over listed d of a_d^rho.
+double MultinomialModel::log_tilted_normalizer(double rho) const {
+  const SparseProbabilities& a = impl_->a;
+  double sum = static_cast<double>(a.dim - static_cast<long>(a.listed())) * std::pow(a.base, rho);
+  for (double v : a.value) sum += std::pow(v, rho);
+  return std::log(sum);
+}
+
+// Category d with probability a_d^rho / Z: first the listed coordinate, or the block of the
+// D - listed coordinates at the base (total weight (D - listed) b^rho), by one categorical draw
+// over listed + 1 weights; within the block every coordinate has the same weight, so a second
+// uniform draw picks the j-th unlisted coordinate, d = j + #{listed i : index_i - i <= j}
+// (index_i - i counts the unlisted coordinates below index_i). O(listed) once, O(log listed) a draw.
+void MultinomialModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const SparseProbabilities& a = impl_->a;
+  const long unlisted = a.dim - static_cast<long>(a.listed());
+  std::vector<double> cumulative(a.listed() + 1);
+  cumulative[0] = static_cast<double>(unlisted) * std::pow(a.base, rho);
+  for (std::size_t i = 0; i < a.listed(); ++i) cumulative[i + 1] = cumulative[i] + std::pow(a.value[i], rho);
+  std::vector<long> unlisted_below(a.listed());
+  for (std::size_t i = 0; i < a.listed(); ++i) unlisted_below[i] = a.index[i] - static_cast<long>(i);
+  for (Eigen::Index s = 0; s < samples.cols(); ++s) {
+    const std::size_t k = generator.categorical(cumulative.data(), cumulative.size());
+    long d;
+    if (k > 0) {
+      d = a.index[k - 1];
+    } else {
+      const long j = std::min(static_cast<long>(generator.uniform() * static_cast<double>(unlisted)), unlisted - 1);
+      d = j + static_cast<long>(std::upper_bound(unlisted_below.begin(), unlisted_below.end(), j) - unlisted_below.begin());
+    }
+    samples(0, s) = static_cast<double>(d);
+  }
+}
+
+double MultinomialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  return std::log(impl_->a.at(static_cast<long>(x[0])));
+}
+
 // Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.
 void MultinomialModel::encode_fields(RowWriter& out) const {
   const Impl& m = *impl_;

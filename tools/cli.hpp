@@ -76,5 +76,6 @@ int run_fit(const std::vector<std::string>& args);
 int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);
+int run_montecarlo(const std::vector<std::string>& args);
 
 }  // namespace ppk::cli

@@ -26,6 +26,9 @@ Commands:
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
                    the kernel matrix between the rows of A and B (or A and A)
+  montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
+                   model rows -> montecarlo rows around them (the Monte Carlo
+                   kernel from N samples per row instead of the closed form)
 
 Options:
   -h [ --help ]    this text; 'ppk COMMAND --help' describes a command
@@ -46,6 +49,7 @@ constexpr CommandEntry kCommands[] = {
     {"encode", ppk::cli::run_encode},
     {"decode", ppk::cli::run_decode},
     {"gram", ppk::cli::run_gram},
+    {"montecarlo", ppk::cli::run_montecarlo},
 };
 
 }  // namespace

@@ -7,6 +7,9 @@
 // Any rho > 0. Isotropic and diagonal pairs use the per-dimension form; a pair
 // involving a full covariance uses a Cholesky factorisation of P + P'.
 //
+// Sampling (sampling.hpp): p^rho / Z is N(mu, Sigma / rho) and
+//   Z(rho) = (2 pi)^((1-rho)D/2) |Sigma|^((1-rho)/2) rho^(-D/2), any rho > 0.
+//
 // Row fields (family code 1), after the header:
 //   3: D (>= 1)   4: form (1 isotropic, 2 diagonal, 3 full)   5..4+D: mean
 //   then isotropic: 1 value (variance); diagonal: D variances;
@@ -20,12 +23,13 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
 enum class CovarianceForm { isotropic = 1, diagonal = 2, full = 3 };
 
-class GaussianModel : public Model {
+class GaussianModel : public Model, public SamplableModel {
  public:
   // Throw ModelError for non-finite values, non-positive variances or a covariance
   // that is not symmetric positive definite.
@@ -39,7 +43,7 @@ class GaussianModel : public Model {
   // The covariance as a dense D x D matrix (whatever the form).
   Eigen::MatrixXd covariance() const;
   // Density at x (used by tests and samplers).
-  double log_density(const Eigen::VectorXd& x) const;
+  double log_density(const Eigen::Ref<const Eigen::VectorXd>& x) const;
 
   // Model interface: see model.hpp.
   ~GaussianModel() override;
@@ -51,6 +55,12 @@ class GaussianModel : public Model {
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface: see sampling.hpp. A sample is the vector x.
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

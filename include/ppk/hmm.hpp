@@ -12,6 +12,10 @@
 // T is the kernel's -d when > 0, else the model's own length; the sample space is "sequences of
 // T + 1 <emission sample space>", so two HMMs have a kernel when their T and emission spaces agree.
 //
+// Sampling (sampling.hpp), rho = 1 only (like mixtures): a path s_0 ~ pi, s_t ~ A_{s_(t-1) .}, then
+// x_t from emission s_t, t = 0..T (the prepared T); Z(1) = 1; log p(X) by the scaled forward
+// algorithm. Every emission must be samplable.
+//
 // Row fields (family code 9): 3: M (>= 1)   4: length T (>= 0)   5..4+M: start
 //   5+M..4+M+M^2: transitions, row by row   then M nested emission models (RowWriter::model).
 // JSON: {"family":"hmm","start":[..],"trans":[[..],..],"emissions":[{model},..],"length":T}
@@ -24,10 +28,11 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
-class HmmModel : public Model {
+class HmmModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless M >= 1, start and every transition row are probability vectors
   // (summing to 1 within 1e-6; then renormalised), there are M emissions over one sample space,
@@ -48,6 +53,13 @@ class HmmModel : public Model {
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.
+  bool can_sample() const override;  // every emission can
+  long sample_size() const override;  // (steps() + 1) times an emission's
+  double log_tilted_normalizer(double rho) const override;  // KernelDomainError unless rho = 1
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

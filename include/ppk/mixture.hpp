@@ -7,6 +7,10 @@
 // sample space is the mixture against the one-component mixture of p'; a one-component mixture
 // equals its component. Evaluated in log space (log-sum-exp over the M x N pairs).
 //
+// Sampling (sampling.hpp), rho = 1 only (p^rho / Z is not a mixture of tilted components, and
+// Z(rho) has no closed form): component m with probability w_m, then a draw from it; Z(1) = 1.
+// Every component must be samplable.
+//
 // Row fields (family code 8): 3: M (>= 1)   4..3+M: weights (>= 0, summing to 1 within 1e-6)
 //   then M nested component models (RowWriter::model: a length, then the component's row from
 //   its family code on).
@@ -18,10 +22,11 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
-class MixtureModel : public Model {
+class MixtureModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless M >= 1, the weights are probabilities summing to 1 (within 1e-6;
   // then renormalised), and every component is a non-mixture model over one sample space.
@@ -38,6 +43,13 @@ class MixtureModel : public Model {
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface: see sampling.hpp. A sample is a component's sample.
+  bool can_sample() const override;  // every component can
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;  // KernelDomainError unless rho = 1
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

@@ -10,6 +10,9 @@
 // With a_d = base + u_d, the sum is D (b b')^rho + b^rho U' + b'^rho U + sum over
 // common listed d of u_d u'_d (u_d = a_d^rho - b^rho), so sparse rows cost O(listed).
 //
+// Sampling (sampling.hpp), one event only: p^rho / Z picks category d with probability a_d^rho / Z,
+// Z(rho) = sum_d a_d^rho, any rho > 0.
+//
 // Row fields (family code 3): 3: D (>= 1)   4: trials (0 one event, s >= 1 fixed, -1 all)
 //   5: decay for "all" (0 or absent means 1)   6: base probability
 //   7..6+D: a_d for coordinates that differ from the base (absent or 0 means base).
@@ -20,6 +23,7 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 #include "ppk/sparse_probabilities.hpp"
 
 namespace ppk {
@@ -31,7 +35,7 @@ struct Trials {
   double decay = 1.0;  // lambda, for kind == all
 };
 
-class MultinomialModel : public Model {
+class MultinomialModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless every a_d is in [0, 1], they sum to 1 (within 1e-6;
   // then renormalised), s >= 1 and decay in (0, 1].
@@ -50,6 +54,13 @@ class MultinomialModel : public Model {
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface: see sampling.hpp. A sample is the category d (0-based), one event only.
+  bool can_sample() const override;
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

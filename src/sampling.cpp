@@ -1,0 +1,66 @@
+// Platform-independent random draws and the samplable-model lookup (see sampling.hpp).
+#include "ppk/sampling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ppk {
+
+double SampleGenerator::uniform() {
+  constexpr double kTwoToMinus53 = 0x1p-53;
+  return (static_cast<double>(engine_() >> 11) + 0.5) * kTwoToMinus53;
+}
+
+double SampleGenerator::normal() {
+  if (has_spare_normal_) {
+    has_spare_normal_ = false;
+    return spare_normal_;
+  }
+  double u, v, s;
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  const double factor = std::sqrt(-2.0 * std::log(s) / s);
+  spare_normal_ = v * factor;
+  has_spare_normal_ = true;
+  return u * factor;
+}
+
+std::size_t SampleGenerator::categorical(const double* cumulative, std::size_t n) {
+  const double target = uniform() * cumulative[n - 1];
+  std::size_t i = static_cast<std::size_t>(std::upper_bound(cumulative, cumulative + n, target) - cumulative);
+  // target rounds up to the total only when u is within an ulp of 1: take the last index of positive weight.
+  if (i == n)
+    for (i = n - 1; i > 0 && cumulative[i - 1] == cumulative[n - 1];) --i;
+  return i;
+}
+
+void sample_parts(const std::vector<const SamplableModel*>& parts, const std::vector<std::size_t>& labels, double rho,
+                  SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) {
+  for (std::size_t part = 0; part < parts.size(); ++part) {
+    std::vector<Eigen::Index> columns;
+    for (std::size_t k = 0; k < labels.size(); ++k)
+      if (labels[k] == part) columns.push_back(static_cast<Eigen::Index>(k));
+    if (columns.empty()) continue;
+    Eigen::MatrixXd draws(samples.rows(), static_cast<Eigen::Index>(columns.size()));
+    parts[part]->sample_tilted(rho, generator, draws);
+    for (std::size_t c = 0; c < columns.size(); ++c) samples.col(columns[c]) = draws.col(static_cast<Eigen::Index>(c));
+  }
+}
+
+double log_sum_exp(const double* terms, std::size_t n) {
+  const double largest = *std::max_element(terms, terms + n);
+  if (!std::isfinite(largest)) return largest;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += std::exp(terms[i] - largest);
+  return largest + std::log(sum);
+}
+
+const SamplableModel* as_samplable(const Model& model) {
+  const auto* samplable = dynamic_cast<const SamplableModel*>(&model);
+  return samplable != nullptr && samplable->can_sample() ? samplable : nullptr;
+}
+
+}  // namespace ppk
