@@ -59,7 +59,7 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 }
 
 void reject_pooling(const std::string& family) {
-  throw PoolingUnsupported("a " + family +
+  throw PoolingUnsupported("the " + family +
                         " fit is not an exponential family: it has no sufficient statistics to pool, so --shrink "
                         "and pooled statistics are not supported");
 }

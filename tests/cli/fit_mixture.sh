@@ -69,7 +69,7 @@ done
 expect_error 1 "sets.txt:7" "needs at least 5 vectors" -- "$PPK" fit mixture --components 5 sets.txt -o bad.ppk
 expect_no_output bad.ppk
 # --shrink is refused as an option (usage error, exit 2), not blamed on an example's line.
-expect_error 2 "a mixture fit is not an exponential family" "--shrink" -- "$PPK" fit mixture --shrink 1 sets.txt -o bad.ppk
+expect_error 2 "the mixture fit is not an exponential family" "--shrink" -- "$PPK" fit mixture --shrink 1 sets.txt -o bad.ppk
 expect_no_output bad.ppk
 expect_error 2 "--components must be at least 1" -- "$PPK" fit mixture --components 0 sets.txt
 
