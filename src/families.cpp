@@ -5,6 +5,7 @@
 #include "ppk/bernoulli.hpp"
 #include "ppk/dirichlet.hpp"
 #include "ppk/exponential.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
@@ -28,6 +29,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &hmm_family(),          // code 9
       &bayesnet_family(),     // code 10
       &lds_family(),          // code 11
+      &fhmm_family(),         // code 15
   };
   return families;
 }

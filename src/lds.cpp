@@ -45,7 +45,10 @@ namespace ppk {
 using detail::field_error;
 using detail::FieldError;
 using detail::format_number;
+using detail::json_matrix;
+using detail::json_rows;
 using detail::lower_triangle_offset;
+using detail::write_lower_triangle;
 
 namespace {
 
@@ -283,23 +286,9 @@ double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
 
 namespace {
 
-// Symmetric matrices: the lower triangle, row by row.
-void write_lower_triangle(RowWriter& out, const Eigen::MatrixXd& matrix) {
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
-    for (Eigen::Index j = 0; j <= i; ++j) out.real(matrix(i, j));
-}
 void write_row_major(RowWriter& out, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i)
     for (Eigen::Index j = 0; j < matrix.cols(); ++j) out.real(matrix(i, j));
-}
-
-nlohmann::json json_rows(const Eigen::MatrixXd& matrix) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
-    const Eigen::RowVectorXd row = matrix.row(i);
-    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
-  }
-  return rows;
 }
 
 }  // namespace
@@ -375,21 +364,6 @@ std::unique_ptr<Model> decode_lds(RowReader& fields) {
                                           std::move(state_noise.matrix), std::move(observation.matrix),
                                           std::move(observation_noise.matrix), length);
       });
-}
-
-// A JSON matrix: an array of rows of one length (the constructor checks the shape).
-Eigen::MatrixXd json_matrix(const detail::JsonFields& fields, const char* field) {
-  const std::vector<std::vector<double>> rows = fields.matrix(field);
-  const std::size_t cols = rows[0].size();
-  Eigen::MatrixXd matrix(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].size() != cols)
-      throw fields.invalid(field, "rows of one length (row 0 has " + std::to_string(cols) + " numbers, row " +
-                                      std::to_string(i) + " has " + std::to_string(rows[i].size()) + ")");
-    for (std::size_t j = 0; j < cols; ++j)
-      matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
-  }
-  return matrix;
 }
 
 std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {

@@ -102,6 +102,11 @@ void check_positive_entries(const std::string& family, const char* field, const 
   }
 }
 
+void write_lower_triangle(RowWriter& out, const Eigen::MatrixXd& matrix) {
+  for (Eigen::Index i = 0; i < matrix.rows(); ++i)
+    for (Eigen::Index j = 0; j <= i; ++j) out.real(matrix(i, j));
+}
+
 void check_symmetric(const std::string& family, const char* field, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i)
     for (Eigen::Index j = 0; j < matrix.cols(); ++j) {
@@ -222,6 +227,29 @@ BasedProbabilitiesInRow read_based_probabilities(RowReader& fields, long dim) {
     read.probabilities.value.push_back(value);
   }
   return read;
+}
+
+nlohmann::json json_rows(const Eigen::MatrixXd& matrix) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
+    const Eigen::RowVectorXd row = matrix.row(i);
+    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
+  }
+  return rows;
+}
+
+Eigen::MatrixXd json_matrix(const JsonFields& fields, const char* field) {
+  const std::vector<std::vector<double>> rows = fields.matrix(field);
+  const std::size_t cols = rows[0].size();
+  Eigen::MatrixXd matrix(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size() != cols)
+      throw fields.invalid(field, "rows of one length (row 0 has " + std::to_string(cols) + " numbers, row " +
+                                      std::to_string(i) + " has " + std::to_string(rows[i].size()) + ")");
+    for (std::size_t j = 0; j < cols; ++j)
+      matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+  }
+  return matrix;
 }
 
 }  // namespace ppk::detail
