@@ -87,11 +87,18 @@ std::string chain_family(std::size_t c) { return std::string(kFamily) + " chains
 // log of each entry; log 0 = -inf marks an impossible start or transition.
 Eigen::MatrixXd log_entries(const Eigen::MatrixXd& probabilities) { return probabilities.array().log().matrix(); }
 
+// exp of each entry by std::exp, so that exp(-inf) is exactly 0 (Eigen's vectorised exp clamps its
+// argument and returns about 1e-308 there, which would turn an impossible state into a possible one).
+template <class Array>
+Eigen::ArrayXXd exact_exp(const Array& a) {
+  return a.unaryExpr([](double v) { return std::exp(v); });
+}
+
 // log sum_i exp(v_i); -inf when every v_i is -inf.
 double log_sum_exp(const Eigen::ArrayXd& v) {
   const double largest = v.maxCoeff();
   if (largest == kMinusInfinity) return kMinusInfinity;
-  return largest + std::log((v - largest).exp().sum());
+  return largest + std::log(exact_exp(v - largest).sum());
 }
 
 // x log x summed where x > 0 is skipped otherwise: 0 log 0 = 0, and 0 (-inf) = 0 for impossible events.
@@ -230,7 +237,7 @@ ChainPosterior chain_posterior(const Fhmm& model, std::size_t c, const Eigen::Ma
   const double log_normaliser = log_sum_exp(forward.col(count - 1));
   const Eigen::ArrayXXd log_marginals = forward + backward - log_normaliser;
   ChainPosterior posterior;
-  posterior.marginals = log_marginals.exp().matrix();
+  posterior.marginals = exact_exp(log_marginals).matrix();
   for (Eigen::Index k = 0; k < states; ++k) {
     const double g = posterior.marginals(k, 0);
     posterior.expected_log_prior += weighted_sum(g, terms.log_start[k]);
@@ -317,6 +324,7 @@ MeanFieldTrace run_mean_field(const Fhmm& a, const Fhmm& b) {
     update_x();
     const double previous = trace.log_bounds.back(), current = log_bound();
     trace.log_bounds.push_back(current);
+    if (!std::isfinite(current)) break;  // not converged: the kernel reports the value
     trace.converged = current - previous < kRelativeTolerance * std::max(1.0, std::fabs(current));
   }
   return trace;

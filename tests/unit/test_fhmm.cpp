@@ -239,6 +239,26 @@ TEST(Fhmm, BoundIsExactWhenTheMeanFieldFactorisationIsExact) {
     }
 }
 
+// Zero start and transition probabilities (impossible states and moves) contribute nothing to the
+// entropies and expectations: the bound stays finite, below k~, and exact where the factorisation is.
+TEST(Fhmm, ZeroProbabilitiesMakeStatesImpossible) {
+  std::mt19937 rng(10);
+  for (double rho : {0.5, 1.0, 2.0}) {
+    Fhmm a = random_fhmm(rng, {2, 3}, 1, 3, 1.0), b = random_fhmm(rng, {2}, 1, 3, 1.0);
+    a.chains[0].start << 1.0, 0.0;
+    a.chains[0].trans << 0.5, 0.5, 0.0, 1.0;
+    a.chains[1].trans.row(2) << 0.0, 0.0, 1.0;
+    b.chains[0].start << 0.0, 1.0;
+    const double exact = exact_log_kernel(a, b, rho), bound = bound_log_kernel(a, b, rho);
+    EXPECT_TRUE(std::isfinite(bound));
+    EXPECT_LE(bound, exact + 1e-10 * std::fabs(exact)) << "rho " << rho;
+    for (Fhmm* f : {&a, &b})
+      for (FhmmChain& chain : f->chains) chain.means = chain.means.col(0).replicate(1, chain.means.cols());
+    const double factorised = exact_log_kernel(a, b, rho);
+    EXPECT_NEAR(bound_log_kernel(a, b, rho), factorised, 1e-9 * std::max(1.0, std::fabs(factorised))) << "rho " << rho;
+  }
+}
+
 TEST(Fhmm, BoundNeverDecreasesAndConverges) {
   std::mt19937 rng(5);
   for (double rho : {0.5, 1.0, 2.0})
