@@ -75,7 +75,7 @@ const char* const kFamily = "fhmm";
 constexpr long kMaxChains = 1000;
 constexpr long kMaxStates = 10000;       // M_c^2 transitions must fit in a row
 constexpr long kMaxDim = 1000;           // d(d+1)/2 covariance entries must fit in a row
-constexpr long kMaxLength = 100000000;   // 10^8, as for HMMs
+constexpr long kMaxLength = 1000000;  // 10^6: the mean field keeps every step's marginals, O(T (sum_c M_c + d)) memory
 constexpr double kRelativeTolerance = 1e-10;  // a sweep gaining less than this (relative) ends the ascent
 constexpr int kMaxSweeps = 1000;
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
@@ -203,6 +203,9 @@ SampleSpace FhmmModel::sample_space() const {
 
 void FhmmModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
+  if (params.length > kMaxLength)
+    throw KernelDomainError(std::string(kFamily) + " kernel: -d " + std::to_string(params.length) +
+                            " exceeds the longest sequence the mean field holds, T = " + std::to_string(kMaxLength));
   impl_->rho = params.rho;
   impl_->steps = params.length > 0 ? params.length : impl_->length;
 }

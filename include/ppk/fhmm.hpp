@@ -13,9 +13,10 @@
 // maximised by coordinate ascent over Q = prod_t Q(x_t) prod_c Q_c(q^c) prod_c Q'_c(q'^c) (fhmm.cpp
 // derives the updates). It is a lower bound, not k~: Gram matrices of B need not be positive
 // semidefinite (LIBSVM's SMO solver still runs on them, to a local optimum), and ppk_norm may exceed 1.
-// T is the kernel's -d when > 0, else the model's own length (as for HMMs).
+// T is the kernel's -d when > 0, else the model's own length (as for HMMs); at most 10^6 (the mean field
+// keeps the marginals of every step).
 //
-// Row fields (family code 15): 3: C chains (>= 1)   4: d (>= 1)   5: length T (>= 0)
+// Row fields (family code 15): 3: C chains (>= 1)   4: d (>= 1)   5: length T (0..10^6)
 //   6..5+C: M_1..M_C (each >= 1); then for each chain c in turn: start (M_c values), trans (M_c^2,
 //   row by row: row p from state p), means (M_c vectors of d values, state by state: W_c[:, k]);
 //   then Sigma as its lower triangle row by row (d(d+1)/2 values).

@@ -86,6 +86,7 @@ check_gram norm.txt 1 1
 "$PPK" gram -t ppk_norm -g 1 -d 500 fhmm.ppk > long.txt
 awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0)) exit 1 }' long.txt || fail "T = 500: $(cat long.txt)"
 pass
+expect_error 1 "fhmm.ppk: row 1: " "-d 2000000 exceeds" "T = 1000000" -- "$PPK" gram -t ppk -g 1 -d 2000000 fhmm.ppk
 
 # Different stored lengths, or an HMM over real vectors: no kernel.
 sed -n 4p fhmm.jsonl | sed 's/"length":2/"length":3/' | "$PPK" encode > longer.ppk

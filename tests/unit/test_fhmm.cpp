@@ -316,6 +316,12 @@ TEST(Fhmm, LengthAndSampleSpace) {
   EXPECT_THROW(check_compatible(*model, *fhmm_model(random_fhmm(rng, {2}, 2, 4, 1.0))), KernelDomainError);
   EXPECT_THROW(check_compatible(*model, *product_hmm(random_fhmm(rng, {2}, 1, 4, 1.0))), KernelDomainError);
   EXPECT_THROW(model->prepare(with_rho(0.0)), KernelDomainError);
+  try {
+    model->prepare(with_rho_and_length(1.0, 1000001));
+    ADD_FAILURE() << "-d 1000001 accepted";
+  } catch (const KernelDomainError& error) {
+    EXPECT_TRUE(mentions(error.what(), {"fhmm kernel: -d 1000001", "T = 1000000"}));
+  }
 }
 
 // The JSON example of the README and its row: 3 C, 4 d, 5 T, 6..7 M_1 M_2, chain 0 at 8..9 (start),
