@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,5 +83,25 @@ auto build_model(Build build) -> decltype(build()) {
     throw EstimationError(std::string("the estimate is not a valid model: ") + e.what());
   }
 }
+
+// Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's
+// exact E-step over its product state space.
+struct MarkovChain {
+  Eigen::VectorXd start;        // pi_q
+  Eigen::MatrixXd transitions;  // A_pq = P(s_{t+1} = q | s_t = p)
+};
+struct ChainPosteriors {
+  double log_likelihood = 0;          // log p(x_0..x_{n-1})
+  Eigen::MatrixXd states;             // gamma_t(q), n x M
+  Eigen::MatrixXd transition_counts;  // sum_t xi_t(p, q), M x M
+};
+// The scaled forward-backward recursions, from log p_q(x_t) (n x M).
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions);
+// Each row of `counts` plus a, divided by its sum; a row whose sum is 0 keeps its value in `rows`.
+void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
+// a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
+double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
+// A rows x cols matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
+Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng);
 
 }  // namespace ppk::detail
