@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "gaussian_em.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
 
@@ -82,6 +83,34 @@ auto build_model(Build build) -> decltype(build()) {
   } catch (const ModelError& e) {
     throw EstimationError(std::string("the estimate is not a valid model: ") + e.what());
   }
+}
+
+// Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, Gaussian
+// sequences of the factorial HMM. Not exponential families: no fixed-size sufficient statistics and
+// no pooling.
+class DataMatrixEstimator : public Estimator {
+ public:
+  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
+    check_example(vectors, dim);
+    Statistics statistics = empty_statistics(family(), dim, vectors);
+    statistics.sums["x"] = data_matrix(vectors, dim);
+    return statistics;
+  }
+  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
+};
+
+// EstimationError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
+// --smoothing >= 0, --ridge > 0 when given, --iterations >= 1, --tolerance >= 0, --restarts >= 1,
+// --length >= 0 when given.
+template <class Options>
+void check_sequence_em_options(const Options& options) {
+  check_option("--smoothing", options.smoothing, 0, false);
+  if (options.ridge) check_option("--ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.length && *options.length < 0)
+    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
 }
 
 // Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's

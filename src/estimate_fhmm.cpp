@@ -29,13 +29,7 @@ void check_options(const FhmmFitOptions& options) {
     throw EstimationError("--states " + std::to_string(options.states) + " and --chains " + std::to_string(options.chains) +
                           " give " + detail::short_number(product) + " product states; the exact E-step takes at most " +
                           std::to_string(kMaxProductStates));
-  detail::check_option("--smoothing", options.smoothing, 0, false);
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+  detail::check_sequence_em_options(options);
 }
 
 // The parameters during EM.
@@ -159,17 +153,10 @@ Parameters random_start(const Eigen::MatrixXd& x, const FhmmFitOptions& options,
   return p;
 }
 
-class FhmmEstimator : public Estimator {
+class FhmmEstimator : public detail::DataMatrixEstimator {
  public:
   explicit FhmmEstimator(const FhmmFitOptions& options) : options_(options) { check_options(options); }
   std::string family() const override { return "fhmm"; }
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = detail::data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_fhmm(detail::data_of(statistics), options_).model);
   }

@@ -174,13 +174,7 @@ void check_options(const HmmFitOptions& options) {
   if (options.states && *options.states < 1)
     throw EstimationError("--states must be at least 1 (or auto), got " + std::to_string(*options.states));
   detail::check_option("--param-ratio", options.param_ratio, 0, true);
-  detail::check_option("--smoothing", options.smoothing, 0, false);
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+  detail::check_sequence_em_options(options);
 }
 
 // The number of emission parameters per state, the O of the state rule for Gaussian emissions.
