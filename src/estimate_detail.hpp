@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "gaussian_em.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
 
@@ -82,5 +84,53 @@ auto build_model(Build build) -> decltype(build()) {
     throw EstimationError(std::string("the estimate is not a valid model: ") + e.what());
   }
 }
+
+// Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, Gaussian
+// sequences of the factorial HMM. Not exponential families: no fixed-size sufficient statistics and
+// no pooling.
+class DataMatrixEstimator : public Estimator {
+ public:
+  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
+    check_example(vectors, dim);
+    Statistics statistics = empty_statistics(family(), dim, vectors);
+    statistics.sums["x"] = data_matrix(vectors, dim);
+    return statistics;
+  }
+  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
+};
+
+// EstimationError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
+// --smoothing >= 0, --ridge > 0 when given, --iterations >= 1, --tolerance >= 0, --restarts >= 1,
+// --length >= 0 when given.
+template <class Options>
+void check_sequence_em_options(const Options& options) {
+  check_option("--smoothing", options.smoothing, 0, false);
+  if (options.ridge) check_option("--ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.length && *options.length < 0)
+    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+}
+
+// Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's
+// exact E-step over its product state space.
+struct MarkovChain {
+  Eigen::VectorXd start;        // pi_q
+  Eigen::MatrixXd transitions;  // A_pq = P(s_{t+1} = q | s_t = p)
+};
+struct ChainPosteriors {
+  double log_likelihood = 0;          // log p(x_0..x_{n-1})
+  Eigen::MatrixXd states;             // gamma_t(q), n x M
+  Eigen::MatrixXd transition_counts;  // sum_t xi_t(p, q), M x M
+};
+// The scaled forward-backward recursions, from log p_q(x_t) (n x M).
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions);
+// Each row of `counts` plus a, divided by its sum; a row whose sum is 0 keeps its value in `rows`.
+void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
+// a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
+double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
+// A rows x cols matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
+Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng);
 
 }  // namespace ppk::detail

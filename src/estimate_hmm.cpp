@@ -17,23 +17,10 @@
 #include "ppk/multinomial.hpp"
 
 namespace ppk {
-namespace {
 
-// The Markov chain of the hidden states: pi and A.
-struct Chain {
-  Eigen::VectorXd start;        // pi_q
-  Eigen::MatrixXd transitions;  // A_pq = P(s_{t+1} = q | s_t = p)
-};
+namespace detail {
 
-// What the E-step gives the M-step.
-struct Posteriors {
-  double log_likelihood = 0;         // log p(x_0..x_{n-1})
-  Eigen::MatrixXd states;            // gamma_t(q), n x M
-  Eigen::MatrixXd transition_counts; // sum_t xi_t(p, q), M x M
-};
-
-// The scaled forward-backward recursions of estimate.hpp, from log p_q(x_t) (n x M).
-Posteriors forward_backward(const Chain& chain, const Eigen::MatrixXd& log_emissions) {
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions) {
   const Eigen::Index n = log_emissions.rows(), m = log_emissions.cols();
   const Eigen::VectorXd log_max = log_emissions.rowwise().maxCoeff();  // log m_t
   const Eigen::MatrixXd b = (log_emissions.colwise() - log_max).array().exp().matrix();
@@ -52,15 +39,13 @@ Posteriors forward_backward(const Chain& chain, const Eigen::MatrixXd& log_emiss
     ahead.row(t) = b.row(t).cwiseProduct(beta.row(t)) / scale(t);
     beta.row(t - 1) = (chain.transitions * ahead.row(t).transpose()).transpose();
   }
-  Posteriors out;
+  ChainPosteriors out;
   out.log_likelihood = scale.array().log().sum() + log_max.sum();
   out.states = alpha.cwiseProduct(beta);
   out.transition_counts = chain.transitions.cwiseProduct(alpha.topRows(n - 1).transpose() * ahead.bottomRows(n - 1));
   return out;
 }
 
-// Each row of `counts` plus a, divided by its sum; a row whose sum is 0 (a = 0 and no expected
-// count) keeps its value in `rows`.
 void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows) {
   for (Eigen::Index p = 0; p < counts.rows(); ++p) {
     const double total = counts.row(p).sum() + a * static_cast<double>(counts.cols());
@@ -68,11 +53,30 @@ void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& ro
   }
 }
 
-// a sum log theta over the entries of p: the log of the Dirichlet(1 + a) prior density, up to a
-// constant (0 when a = 0, where the prior is flat and a probability may be 0).
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a) {
   return a > 0.0 ? a * p.array().log().sum() : 0.0;
 }
+
+Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  Eigen::MatrixXd p(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    for (Eigen::Index c = 0; c < cols; ++c) p(r, c) = 0.5 + uniform(rng);
+    p.row(r) /= p.row(r).sum();
+  }
+  return p;
+}
+
+}  // namespace detail
+
+namespace {
+
+using Chain = detail::MarkovChain;
+using Posteriors = detail::ChainPosteriors;
+using detail::log_dirichlet_prior;
+using detail::normalise_rows;
+using detail::random_rows;
+
 
 // The emission models of the M hidden states during Baum-Welch.
 class Emissions {
@@ -142,7 +146,7 @@ std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const Hmm
   const double a = options.smoothing;
   std::vector<double> log_likelihoods;
   for (long step = 0;; ++step) {
-    const Posteriors posteriors = forward_backward(chain, emissions.log_probabilities());
+    const Posteriors posteriors = detail::forward_backward(chain, emissions.log_probabilities());
     const double objective = posteriors.log_likelihood + log_dirichlet_prior(chain.start, a) +
                              log_dirichlet_prior(chain.transitions, a) + emissions.log_prior();
     const bool converged = !log_likelihoods.empty() &&
@@ -159,17 +163,6 @@ std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const Hmm
   return log_likelihoods;
 }
 
-// An M x O matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
-Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  Eigen::MatrixXd p(rows, cols);
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    for (Eigen::Index c = 0; c < cols; ++c) p(r, c) = 0.5 + uniform(rng);
-    p.row(r) /= p.row(r).sum();
-  }
-  return p;
-}
-
 Chain random_chain(long states, std::mt19937_64& rng) {
   Chain chain;
   chain.start = random_rows(1, states, rng).transpose();
@@ -181,13 +174,7 @@ void check_options(const HmmFitOptions& options) {
   if (options.states && *options.states < 1)
     throw EstimationError("--states must be at least 1 (or auto), got " + std::to_string(*options.states));
   detail::check_option("--param-ratio", options.param_ratio, 0, true);
-  detail::check_option("--smoothing", options.smoothing, 0, false);
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+  detail::check_sequence_em_options(options);
 }
 
 // The number of emission parameters per state, the O of the state rule for Gaussian emissions.

@@ -43,20 +43,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
   return log_likelihoods;
 }
 
-// The mixture estimators keep the example's vectors themselves (the n x D matrix "x"): a mixture
-// is not an exponential family, so it has no fixed-size sufficient statistics and no pooling.
-class DataMatrixEstimator : public Estimator {
- public:
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = detail::data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
-};
-
-class MixtureEstimator : public DataMatrixEstimator {
+class MixtureEstimator : public detail::DataMatrixEstimator {
  public:
   explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) {
     if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
@@ -74,7 +61,7 @@ class MixtureEstimator : public DataMatrixEstimator {
   MixtureFitOptions options_;
 };
 
-class KdeEstimator : public DataMatrixEstimator {
+class KdeEstimator : public detail::DataMatrixEstimator {
  public:
   explicit KdeEstimator(const KdeFitOptions& options) : options_(options) {
     detail::check_option("--bandwidth", options.bandwidth, 0, true);

@@ -5,6 +5,7 @@
 #include "ppk/bernoulli.hpp"
 #include "ppk/dirichlet.hpp"
 #include "ppk/exponential.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
@@ -32,6 +33,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &lds_family(),          // code 11
       &linear_gaussian_family(),  // code 12
       &montecarlo_family(),       // code 14
+      &fhmm_family(),             // code 15
   };
   return families;
 }

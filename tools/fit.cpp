@@ -26,7 +26,7 @@ namespace {
 constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
 FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
-        hmm (hidden Markov model by Baum-Welch),
+        hmm (hidden Markov model by Baum-Welch), fhmm (factorial HMM by EM),
         bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
         lds (linear dynamical system by EM with a Kalman smoother)
 
@@ -159,6 +159,21 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   fits are reproducible; the best of --restarts runs is kept. The row stores
   T = n - 1 (x_0..x_T) or --length T; HMM kernels need one T for all rows
   (svm-train/ppk gram -d T sets it). No --estimator or --shrink.
+)";
+
+constexpr const char* kFhmmHelp = R"(
+fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma))
+  fitted to each sequence of real vectors x_0..x_{n-1}, one qid group of LIBSVM
+  rows per sequence, by EM with the exact E-step: the scaled forward-backward
+  recursions over the M^C product states (at most 1024). M-step with A =
+  --smoothing pseudo-counts: pi_c and A_c from the chains' marginals of the
+  product posteriors (+ A), W = (sum_t x_t E[s_t]') (sum_t E[s_t s_t'])^+ (s_t the
+  stacked one-hot states of the chains), Sigma = (expected residual scatter +
+  R I)/n: the MAP under Dirichlet(1 + A) priors and the ridge penalty
+  -(R/2) tr Sigma^-1, so the penalised log-likelihood never decreases. Starts are
+  random, seeded by (--seed, the sequence); the best of --restarts runs is kept.
+  The row stores T = n - 1 or --length T (at most 10^6). The kernel between
+  factorial HMMs is a mean-field lower bound (see README). No --estimator or --shrink.
 )";
 
 // The examples to fit, the models' dimension, and files to write when every example fits.
@@ -474,6 +489,30 @@ std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method) {
   return hmm_estimator(options);
 }
 
+void add_fhmm_options(po::options_description& options) {
+  options.add_options()
+      ("chains", po::value<long>()->default_value(2)->value_name("C"), "the number of chains C >= 1")
+      ("states", po::value<long>()->default_value(2)->value_name("M"), "states per chain M >= 1 (M^C <= 1024)")
+      ("smoothing", po::value<double>()->default_value(0.1, "0.1")->value_name("A"),
+       "pseudo-count A >= 0 added to every start and transition count")
+      ("ridge", po::value<double>()->value_name("R"), "R > 0; default 1e-6 times the data's variance")
+      ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  add_em_options(options, 400, "at most N EM iterations per restart");
+}
+
+std::unique_ptr<Estimator> make_fhmm(const po::variables_map& values, Method) {
+  if (values.count("estimator"))
+    throw EstimationError("a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior): --estimator is not offered");
+  FhmmFitOptions options;
+  options.chains = values["chains"].as<long>();
+  options.states = values["states"].as<long>();
+  options.smoothing = option(values, "smoothing");
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  read_em_options(values, options);
+  if (values.count("length")) options.length = values["length"].as<long>();
+  return fhmm_estimator(options);
+}
+
 // LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet.
 FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
   const std::optional<std::string> format = hmm_format(values);
@@ -606,6 +645,7 @@ const FitFamily kFamilies[] = {
     {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture, read_libsvm_input},
     {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
     {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
+    {"fhmm", kFhmmHelp, Method::ml, add_fhmm_options, make_fhmm, read_libsvm_input},
     {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
     {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
 };

@@ -34,6 +34,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ppk/data.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
 #include "ppk/mixture.hpp"
@@ -304,6 +305,47 @@ struct HmmFit {
 HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const HmmFitOptions& options);
 // The rows of x (n x D) as the sequence x_0..x_{n-1}.
 HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// A factorial HMM (fhmm.hpp) from one sequence x_0..x_{n-1} of real vectors by EM (Ghahramani &
+// Jordan 1997), C chains of M states each, with the exact E-step: the FHMM is an HMM over the
+// M^C product states (start prod_c pi_c, transitions prod_c A_c, emission N(sum_c W_c[:, k_c],
+// Sigma)), whose scaled forward-backward recursions (as for hmm) give gamma_t and sum_t xi_t over
+// product states. M^C is limited to 1024 (the E-step costs O(n M^(2C))).
+// M-step, with s_t the stacked one-hot vector of the C chains' states (length K = C M) and
+// E = the 0/1 matrix mapping a product state to s (M^C x K):
+//   pi_c(k) ∝ sum_{product states with chain c in k} gamma_0 + a,   A_c(k, l) ∝ the xi counts of
+//   chain c moving from k to l + a   (the chains' marginals of the product posteriors),
+//   W = [W_1 .. W_C] = (sum_t x_t E[s_t]') (sum_t E[s_t s_t'])^+     (the pseudo-inverse: the
+//       one-hot blocks make the K x K moment matrix singular; every solution has the same means),
+//   Sigma = (sum_t E[(x_t - W s_t)(x_t - W s_t)'] + R I) / n,
+// the MAP under Dirichlet(1 + a) priors on each pi_c and row of A_c and the penalty -(R/2) tr Sigma^-1
+// (as for hmm), so EM never decreases
+//   L = log p(X) + a (sum_c sum_k log pi_c(k) + sum_c sum_kl log A_c(k, l)) - (R/2) tr Sigma^-1.
+// Start: chains as for hmm (rows proportional to 1/2 + u); W_c[:, k] = x-bar / C + a draw of
+// N(0, diag(var) / C) (var the data's per-coordinate variance); Sigma the data's covariance + R I.
+// Restarts, tolerance, iterations, seeding (seed, n, D, a hash of the data) and the stored length
+// as for hmm.
+struct FhmmFitOptions {
+  long chains = 2;              // C >= 1
+  long states = 2;              // M >= 1 per chain, M^C <= 1024
+  double smoothing = 0.1;       // a >= 0
+  std::optional<double> ridge;  // R > 0; default 1e-6 times the data's variance
+  long iterations = 400;        // >= 1
+  double tolerance = 1e-8;      // >= 0
+  long restarts = 3;            // >= 1
+  std::uint64_t seed = 1;
+  std::optional<long> length;   // the stored T >= 0; default n - 1
+};
+std::unique_ptr<Estimator> fhmm_estimator(const FhmmFitOptions& options);
+
+// EM's result: the model and L after each M-step of the kept restart (L[0]: the starting point).
+struct FhmmFit {
+  std::unique_ptr<FhmmModel> model;
+  std::vector<double> log_likelihoods;  // the penalised L above
+};
+// The rows of x (n x D) as the sequence x_0..x_{n-1}.
+FhmmFit fit_fhmm(const Eigen::MatrixXd& x, const FhmmFitOptions& options);
 
 // The kernel density estimate: (1/n) sum_i N(x_i, h I), one isotropic component per vector,
 // the bandwidth h > 0 its variance.

@@ -1,0 +1,49 @@
+# ppk fit fhmm: one factorial HMM per qid group of LIBSVM vectors. Sequences simulated here from a
+# 2-chain model (state means (0,0), (3,0), (0,2), (3,2)) give back those four means (up to the labels);
+# the rows are the same on 1 and 2 threads; the fitted rows have kernels; bad options are errors.
+source "$(dirname "$0")/lib.bash" "$@"
+
+python3 - <<'PY'
+import random
+random.seed(7)
+# Chain 0 moves the first coordinate (0 or 3), chain 1 the second (0 or 2); noise N(0, 0.3 I).
+stay = [(0.9, 0.8), (0.7, 0.85)]
+means = [(0.0, 3.0), (0.0, 2.0)]
+with open("train.txt", "w") as out:
+    for group, (label, length) in enumerate([(1, 1500), (-1, 40), (1, 60)], start=1):
+        k = [random.randrange(2), random.randrange(2)]
+        for t in range(length):
+            if t > 0:
+                k = [s if random.random() < stay[c][s] else 1 - s for c, s in enumerate(k)]
+            x = means[0][k[0]] + random.gauss(0, 0.3 ** 0.5)
+            y = means[1][k[1]] + random.gauss(0, 0.3 ** 0.5)
+            out.write(f"{label} qid:{group} 1:{x:.6f} 2:{y:.6f}\n")
+PY
+"$PPK" fit fhmm --chains 2 --states 2 --threads 1 train.txt -o one.ppk
+"$PPK" fit fhmm --chains 2 --states 2 --threads 2 train.txt -o two.ppk
+cmp one.ppk two.ppk || fail "1 and 2 threads differ"
+[[ $(wc -l < one.ppk) == 3 ]] || fail "expected 3 rows: $(cat one.ppk)"
+[[ $(cut -d' ' -f1 one.ppk | tr '\n' ' ') == "1 -1 1 " ]] || fail "labels: $(cut -d' ' -f1 one.ppk)"
+pass
+"$PPK" decode one.ppk > one.jsonl
+python3 - <<'PY' || fail "the first sequence's state means: $(head -1 one.jsonl)"
+import json
+model = json.loads(open("one.jsonl").readline())
+assert model["family"] == "fhmm" and len(model["chains"]) == 2 and model["length"] == 1499
+w0, w1 = (chain["means"] for chain in model["chains"])
+got = [[a[i] + b[i] for i in range(2)] for a in w0 for b in w1]
+for expected in ([0, 0], [3, 0], [0, 2], [3, 2]):
+    nearest = min(got, key=lambda g: (g[0] - expected[0]) ** 2 + (g[1] - expected[1]) ** 2)
+    assert abs(nearest[0] - expected[0]) < 0.15 and abs(nearest[1] - expected[1]) < 0.15, (expected, got)
+    got.remove(nearest)
+PY
+pass
+"$PPK" gram -t ppk_norm -g 1 -d 10 one.ppk > gram.txt
+awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0)) exit 1 }' gram.txt || fail "gram of fitted rows: $(cat gram.txt)"
+pass
+
+expect_error 2 "4096 product states" "at most 1024" -- "$PPK" fit fhmm --chains 6 --states 4 train.txt -o bad.ppk
+expect_no_output bad.ppk
+expect_error 2 "--estimator is not offered" -- "$PPK" fit fhmm --estimator map train.txt
+expect_error 2 "--smoothing" -- "$PPK" fit fhmm --smoothing -1 train.txt
+finish

@@ -1,0 +1,391 @@
+// Factorial HMMs (fhmm.hpp): the structured mean-field bound against the exact k~, computed two
+// independent ways: the HMM family's kernel on the equivalent HMM over the product state space, and,
+// for tiny models over R, brute-force enumeration of every pair of hidden paths with the 1-D Gaussian
+// kernel written out per step. The bound is below k~ for random models, equal to it where the mean
+// field is exact, never decreases over the iterations, converges, and is symmetric; row and JSON
+// round trips; rejected models.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "emission_models.hpp"
+#include "kernel_params.hpp"
+#include "positive_family_checks.hpp"
+#include "ppk/fhmm.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/hmm.hpp"
+#include "ppk/json.hpp"
+#include "ppk/kernel.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk {
+namespace {
+
+using checks::json_error;
+using checks::mentions;
+using checks::replaced;
+using checks::row_error;
+using checks::with_value;
+
+// A factorial HMM in plain numbers.
+struct Fhmm {
+  std::vector<FhmmChain> chains;
+  Eigen::MatrixXd cov;
+  long length = 0;
+};
+
+std::unique_ptr<FhmmModel> fhmm_model(const Fhmm& f) { return std::make_unique<FhmmModel>(f.chains, f.cov, f.length); }
+
+// A probability vector drawn uniformly from the simplex (normalised exponentials).
+Eigen::VectorXd random_probabilities(std::mt19937& rng, long size) {
+  std::exponential_distribution<double> exponential;
+  Eigen::VectorXd p = Eigen::VectorXd::NullaryExpr(size, [&] { return exponential(rng); });
+  return p / p.sum();
+}
+
+// C chains with the given state counts, means of spread `spread` (N(0, spread^2) entries) in d
+// dimensions, and a covariance B B'/d + 0.2 I.
+Fhmm random_fhmm(std::mt19937& rng, const std::vector<long>& states, long d, long length, double spread) {
+  std::normal_distribution<double> normal;
+  Fhmm f;
+  for (long m : states) {
+    FhmmChain chain;
+    chain.start = random_probabilities(rng, m);
+    chain.trans.resize(m, m);
+    for (long p = 0; p < m; ++p) chain.trans.row(p) = random_probabilities(rng, m).transpose();
+    chain.means = spread * Eigen::MatrixXd::NullaryExpr(d, m, [&] { return normal(rng); });
+    f.chains.push_back(chain);
+  }
+  const Eigen::MatrixXd b = Eigen::MatrixXd::NullaryExpr(d, d, [&] { return normal(rng); });
+  f.cov = b * b.transpose() / static_cast<double>(d) + 0.2 * Eigen::MatrixXd::Identity(d, d);
+  f.length = length;
+  return f;
+}
+
+// The product state space: state s is the tuple (k_0..k_{C-1}) with k_0 varying fastest.
+std::vector<long> state_tuple(const Fhmm& f, long s) {
+  std::vector<long> tuple;
+  for (const FhmmChain& chain : f.chains) {
+    const long m = static_cast<long>(chain.start.size());
+    tuple.push_back(s % m);
+    s /= m;
+  }
+  return tuple;
+}
+
+long product_states(const Fhmm& f) {
+  long count = 1;
+  for (const FhmmChain& chain : f.chains) count *= static_cast<long>(chain.start.size());
+  return count;
+}
+
+// The equivalent HMM: start prod_c pi_c(k_c), transitions prod_c A_c(k_c, l_c), and the emission
+// N(sum_c W_c[:, k_c], Sigma) in state (k_c)_c.
+std::unique_ptr<HmmModel> product_hmm(const Fhmm& f) {
+  const long count = product_states(f);
+  Eigen::VectorXd start(count);
+  Eigen::MatrixXd trans(count, count);
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (long s = 0; s < count; ++s) {
+    const std::vector<long> from = state_tuple(f, s);
+    start[s] = 1.0;
+    Eigen::VectorXd mean = Eigen::VectorXd::Zero(f.cov.rows());
+    for (std::size_t c = 0; c < f.chains.size(); ++c) {
+      start[s] *= f.chains[c].start[from[c]];
+      mean += f.chains[c].means.col(from[c]);
+    }
+    for (long r = 0; r < count; ++r) {
+      const std::vector<long> to = state_tuple(f, r);
+      trans(s, r) = 1.0;
+      for (std::size_t c = 0; c < f.chains.size(); ++c) trans(s, r) *= f.chains[c].trans(from[c], to[c]);
+    }
+    emissions.push_back(GaussianModel::full(mean, f.cov));
+  }
+  return std::make_unique<HmmModel>(start, trans, std::move(emissions), f.length);
+}
+
+double exact_log_kernel(const Fhmm& a, const Fhmm& b, double rho) {
+  auto hmm_a = product_hmm(a), hmm_b = product_hmm(b);
+  hmm_a->prepare(with_rho(rho));
+  hmm_b->prepare(with_rho(rho));
+  return hmm_a->log_kernel(*hmm_b);
+}
+
+double bound_log_kernel(const Fhmm& a, const Fhmm& b, double rho) {
+  auto model_a = fhmm_model(a), model_b = fhmm_model(b);
+  model_a->prepare(with_rho(rho));
+  model_b->prepare(with_rho(rho));
+  return model_a->log_kernel(*model_b);
+}
+
+// Calls f(path) for every sequence of `steps` + 1 product states.
+void for_each_path(long states, long steps, const std::function<void(const std::vector<long>&)>& f) {
+  std::vector<long> path(static_cast<std::size_t>(steps + 1), 0);
+  for (;;) {
+    f(path);
+    std::size_t t = 0;
+    while (t < path.size() && ++path[t] == states) path[t++] = 0;
+    if (t == path.size()) return;
+  }
+}
+
+// p(path) = prod_c [pi_c(k_0^c) prod_t A_c(k_{t-1}^c, k_t^c)], from the chains directly.
+double path_probability(const Fhmm& f, const std::vector<long>& path) {
+  double p = 1.0;
+  for (std::size_t t = 0; t < path.size(); ++t) {
+    const std::vector<long> now = state_tuple(f, path[t]);
+    for (std::size_t c = 0; c < f.chains.size(); ++c) {
+      if (t == 0) {
+        p *= f.chains[c].start[now[c]];
+      } else {
+        p *= f.chains[c].trans(state_tuple(f, path[t - 1])[c], now[c]);
+      }
+    }
+  }
+  return p;
+}
+
+// d = 1: k~ = sum over pairs of paths of (p(path) p'(path'))^rho prod_t k_rho(N(mu_t, v), N(mu'_t, v')).
+double brute_force_kernel(const Fhmm& a, const Fhmm& b, double rho) {
+  const auto mean = [](const Fhmm& f, long s) {
+    double m = 0.0;
+    const std::vector<long> tuple = state_tuple(f, s);
+    for (std::size_t c = 0; c < f.chains.size(); ++c) m += f.chains[c].means(0, tuple[c]);
+    return m;
+  };
+  double k = 0.0;
+  for_each_path(product_states(a), a.length, [&](const std::vector<long>& s) {
+    for_each_path(product_states(b), b.length, [&](const std::vector<long>& r) {
+      double term = std::pow(path_probability(a, s) * path_probability(b, r), rho);
+      for (std::size_t t = 0; t < s.size(); ++t)
+        term *= gaussian_1d_kernel({mean(a, s[t]), a.cov(0, 0)}, {mean(b, r[t]), b.cov(0, 0)}, rho);
+      k += term;
+    });
+  });
+  return k;
+}
+
+TEST(Fhmm, ProductHmmOracleEqualsBruteForceOverPathPairs) {
+  std::mt19937 rng(1);
+  for (double rho : {0.5, 1.0, 2.0})
+    for (long steps : {0, 1, 2}) {
+      const Fhmm a = random_fhmm(rng, {2, 2}, 1, steps, 1.0), b = random_fhmm(rng, {3}, 1, steps, 1.0);
+      const double exact = brute_force_kernel(a, b, rho);
+      EXPECT_NEAR(exact_log_kernel(a, b, rho), std::log(exact), 1e-10) << "rho " << rho << " T " << steps;
+      EXPECT_LE(bound_log_kernel(a, b, rho), std::log(exact) + 1e-10) << "rho " << rho << " T " << steps;
+    }
+}
+
+// The gap log k~ - log B on random pairs (C = 1..3 chains of 2 or 3 states, d = 1 and 2, T = 0..6,
+// means N(0, 1) or N(0, 0.3^2) per coordinate): never negative, and within the README's figures.
+TEST(Fhmm, BoundIsBelowTheExactKernelWithinTheDocumentedGap) {
+  std::mt19937 rng(2);
+  const std::vector<std::vector<long>> structures = {{2}, {3}, {2, 2}, {2, 3}, {2, 2, 2}};
+  for (double spread : {0.3, 1.0})
+    for (double rho : {0.5, 1.0, 2.0}) {
+      double largest_gap = 0.0, total_gap = 0.0;
+      int pairs = 0;
+      for (const auto& sa : structures)
+        for (const auto& sb : structures)
+          for (long d : {1, 2}) {
+            const long steps = static_cast<long>(rng() % 7);
+            const Fhmm a = random_fhmm(rng, sa, d, steps, spread), b = random_fhmm(rng, sb, d, steps, spread);
+            const double exact = exact_log_kernel(a, b, rho), bound = bound_log_kernel(a, b, rho);
+            const double gap = exact - bound;
+            EXPECT_GE(gap, -1e-9 * std::max(1.0, std::fabs(exact))) << "rho " << rho << " d " << d << " T " << steps;
+            largest_gap = std::max(largest_gap, gap / static_cast<double>(steps + 1));
+            total_gap += gap / static_cast<double>(steps + 1);
+            ++pairs;
+          }
+      std::cout << "spread " << spread << " rho " << rho << ": gap per time step mean " << total_gap / pairs
+                << ", largest " << largest_gap << "\n";
+      EXPECT_LT(largest_gap, spread < 0.5 ? 1.0 : 6.0) << "spread " << spread << " rho " << rho;
+    }
+}
+
+// With one chain (C = 1) the mean field still separates x from the states, so it is not exact: the
+// gap is positive when the states' means differ.
+TEST(Fhmm, OneChainIsNotExact) {
+  std::mt19937 rng(3);
+  for (double rho : {0.5, 1.0, 2.0}) {
+    const Fhmm a = random_fhmm(rng, {2}, 1, 3, 1.0), b = random_fhmm(rng, {2}, 1, 3, 1.0);
+    const double exact = exact_log_kernel(a, b, rho), bound = bound_log_kernel(a, b, rho);
+    std::cout << "C = 1, rho " << rho << ": log k~ " << exact << ", log B " << bound << "\n";
+    EXPECT_GT(exact - bound, 1e-3) << "rho " << rho;
+  }
+}
+
+// Where the emission does not depend on the states (every chain's means equal across its states),
+// Y = prior(q) prior'(q') N(X) N'(X) factorises like Q, and the bound is k~ itself:
+// (sum_q prior^rho)(sum_q' prior'^rho) prod_t k_rho(N, N').
+TEST(Fhmm, BoundIsExactWhenTheMeanFieldFactorisationIsExact) {
+  std::mt19937 rng(4);
+  for (double rho : {0.5, 1.0, 2.0})
+    for (long d : {1, 3}) {
+      Fhmm a = random_fhmm(rng, {2, 3}, d, 4, 1.0), b = random_fhmm(rng, {3}, d, 4, 1.0);
+      for (Fhmm* f : {&a, &b})
+        for (FhmmChain& chain : f->chains) chain.means = chain.means.col(0).replicate(1, chain.means.cols());
+      const double exact = exact_log_kernel(a, b, rho);
+      EXPECT_NEAR(bound_log_kernel(a, b, rho), exact, 1e-9 * std::max(1.0, std::fabs(exact))) << "rho " << rho;
+    }
+}
+
+// Zero start and transition probabilities (impossible states and moves) contribute nothing to the
+// entropies and expectations: the bound stays finite, below k~, and exact where the factorisation is.
+TEST(Fhmm, ZeroProbabilitiesMakeStatesImpossible) {
+  std::mt19937 rng(10);
+  for (double rho : {0.5, 1.0, 2.0}) {
+    Fhmm a = random_fhmm(rng, {2, 3}, 1, 3, 1.0), b = random_fhmm(rng, {2}, 1, 3, 1.0);
+    a.chains[0].start << 1.0, 0.0;
+    a.chains[0].trans << 0.5, 0.5, 0.0, 1.0;
+    a.chains[1].trans.row(2) << 0.0, 0.0, 1.0;
+    b.chains[0].start << 0.0, 1.0;
+    const double exact = exact_log_kernel(a, b, rho), bound = bound_log_kernel(a, b, rho);
+    EXPECT_TRUE(std::isfinite(bound));
+    EXPECT_LE(bound, exact + 1e-10 * std::fabs(exact)) << "rho " << rho;
+    for (Fhmm* f : {&a, &b})
+      for (FhmmChain& chain : f->chains) chain.means = chain.means.col(0).replicate(1, chain.means.cols());
+    const double factorised = exact_log_kernel(a, b, rho);
+    EXPECT_NEAR(bound_log_kernel(a, b, rho), factorised, 1e-9 * std::max(1.0, std::fabs(factorised))) << "rho " << rho;
+  }
+}
+
+TEST(Fhmm, BoundNeverDecreasesAndConverges) {
+  std::mt19937 rng(5);
+  for (double rho : {0.5, 1.0, 2.0})
+    for (int pair = 0; pair < 6; ++pair) {
+      const Fhmm a = random_fhmm(rng, {2, 3, 2}, 2, 20, 2.0), b = random_fhmm(rng, {3, 2}, 2, 20, 2.0);
+      auto model_a = fhmm_model(a), model_b = fhmm_model(b);
+      model_a->prepare(with_rho(rho));
+      model_b->prepare(with_rho(rho));
+      const MeanFieldTrace trace = mean_field_trace(*model_a, *model_b);
+      EXPECT_TRUE(trace.converged) << "rho " << rho << " pair " << pair;
+      ASSERT_GE(trace.log_bounds.size(), 2u);
+      for (std::size_t i = 1; i < trace.log_bounds.size(); ++i)
+        EXPECT_GE(trace.log_bounds[i], trace.log_bounds[i - 1] - 1e-12 * std::fabs(trace.log_bounds[i]))
+            << "rho " << rho << " pair " << pair << " sweep " << i;
+      EXPECT_GT(trace.log_bounds.back(), trace.log_bounds.front()) << "the ascent did something";
+      EXPECT_EQ(model_a->log_kernel(*model_b), trace.log_bounds.back());
+    }
+}
+
+TEST(Fhmm, SymmetricInTheTwoModels) {
+  std::mt19937 rng(6);
+  for (double rho : {0.5, 1.0, 2.0})
+    for (int pair = 0; pair < 5; ++pair) {
+      const Fhmm a = random_fhmm(rng, {2, 3}, 2, 10, 1.5), b = random_fhmm(rng, {2, 2, 2}, 2, 10, 1.5);
+      const double ab = bound_log_kernel(a, b, rho), ba = bound_log_kernel(b, a, rho);
+      EXPECT_NEAR(ab, ba, 1e-12 * std::max(1.0, std::fabs(ab))) << "rho " << rho;
+    }
+}
+
+// T = 1000: the bound's log stays finite where k~ underflows a double.
+TEST(Fhmm, LongSequencesHaveFiniteLogKernels) {
+  std::mt19937 rng(7);
+  const KernelParams params = with_rho_and_length(1.0, 1000);
+  const PreparedModel a(fhmm_model(random_fhmm(rng, {2, 2}, 2, 5, 1.0)), params),
+      b(fhmm_model(random_fhmm(rng, {3}, 2, 5, 1.0)), params);
+  EXPECT_TRUE(std::isfinite(log_kernel(a, b)));
+  EXPECT_LT(log_kernel(a, b), -1000.0);
+  EXPECT_NEAR(normalized_kernel(a, a), 1.0, 1e-12);
+  EXPECT_TRUE(std::isfinite(normalized_kernel(a, b)));
+}
+
+// -d T overrides the stored length; FHMMs of other T or d, and HMMs with Gaussian emissions, have no
+// kernel with them.
+TEST(Fhmm, LengthAndSampleSpace) {
+  std::mt19937 rng(8);
+  auto model = fhmm_model(random_fhmm(rng, {2, 2}, 1, 4, 1.0));
+  EXPECT_EQ(model->steps(), 4);
+  EXPECT_EQ(model->sample_space().describe(), "factorial-HMM sequences of 5 real vectors of dimension 1");
+  model->prepare(with_rho_and_length(1.0, 9));
+  EXPECT_EQ(model->steps(), 9);
+  EXPECT_EQ(model->length(), 4);
+  model->prepare(with_rho(1.0));
+  EXPECT_EQ(model->steps(), 4);
+  EXPECT_THROW(check_compatible(*model, *fhmm_model(random_fhmm(rng, {2}, 1, 5, 1.0))), KernelDomainError);
+  EXPECT_THROW(check_compatible(*model, *fhmm_model(random_fhmm(rng, {2}, 2, 4, 1.0))), KernelDomainError);
+  EXPECT_THROW(check_compatible(*model, *product_hmm(random_fhmm(rng, {2}, 1, 4, 1.0))), KernelDomainError);
+  EXPECT_THROW(model->prepare(with_rho(0.0)), KernelDomainError);
+  try {
+    model->prepare(with_rho_and_length(1.0, 1000001));
+    ADD_FAILURE() << "-d 1000001 accepted";
+  } catch (const KernelDomainError& error) {
+    EXPECT_TRUE(mentions(error.what(), {"fhmm kernel: -d 1000001", "T = 1000000"}));
+  }
+}
+
+// The JSON example of the README and its row: 3 C, 4 d, 5 T, 6..7 M_1 M_2, chain 0 at 8..9 (start),
+// 10..13 (trans), 14..17 (means); chain 1 at 18..19, 20..23, 24..27; 28..30 Sigma.
+const char* const kJson =
+    R"({"family":"fhmm","chains":[{"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],"means":[[1.0,-1.0],[2.0,0.5]]},)"
+    R"({"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]],"means":[[0.5,1.0],[-0.5,-1.5]]}],)"
+    R"("cov":[[0.5,0.1],[0.1,0.4]],"length":3})";
+
+TEST(Fhmm, RowAndJsonRoundTrips) {
+  std::mt19937 rng(9);
+  checks::expect_round_trips(*fhmm_model(random_fhmm(rng, {2, 3, 1}, 2, 6, 1.0)));
+  checks::expect_round_trips(*fhmm_model(random_fhmm(rng, {4}, 3, 0, 1.0)));
+  const auto parsed = model_from_json(nlohmann::json::parse(kJson));
+  EXPECT_EQ(format_entries(encode_row(*parsed)),
+            "1:1 2:15 3:2 4:2 5:3 6:2 7:2 8:0.59999999999999998 9:0.40000000000000002 10:0.90000000000000002 "
+            "11:0.10000000000000001 12:0.20000000000000001 13:0.80000000000000004 14:1 15:-1 16:2 17:0.5 18:0.5 "
+            "19:0.5 20:0.69999999999999996 21:0.29999999999999999 22:0.25 23:0.75 24:0.5 25:1 26:-0.5 27:-1.5 "
+            "28:0.5 29:0.10000000000000001 30:0.40000000000000002");
+}
+
+TEST(Fhmm, RejectsMalformedRows) {
+  const Row row = encode_row(*model_from_json(nlohmann::json::parse(kJson)));
+  EXPECT_EQ(row_error(row), "");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(mentions(row_error(with_value(row, 9, 0.5)),
+                       {"fhmm chains[0] field \"start\" (index 8)", "summing to 1", "1.1"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 22, 0.5)),
+                       {"fhmm chains[1] field \"trans\" (index 22)", "transition row 1", "1.25"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 21, -0.3)),
+                       {"fhmm chains[1] field \"trans\" (index 21)", "probability in [0, 1]", "-0.3"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 25, nan)), {"fhmm field \"means\" (index 25)", "finite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 30, 0.01)), {"fhmm field \"cov\" (indices 28..30)", "positive definite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 3, 0.0)), {"fhmm field \"chains\"", "[1, 1000]"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 5, -1.0)), {"fhmm field \"length\"", "whole number"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 6, 0.5)), {"fhmm field \"states\"", "whole number"}));
+  Row extra = row;
+  extra.push_back({31, 1.0});
+  EXPECT_NE(row_error(extra), "");
+}
+
+TEST(Fhmm, RejectsMalformedJson) {
+  const std::string json = kJson;
+  EXPECT_EQ(json_error(json), "");
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("start":[0.6,0.4])", R"("start":[0.6,0.6])")),
+                       {"fhmm chains[0] field \"start\"", "summing to 1", "1.2"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"([[0.7,0.3],[0.25,0.75]])", R"([[0.7,0.3],[0.25,0.7]])")),
+                       {"fhmm chains[1] field \"trans\"[1]", "transition row 1", "0.95"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"([[0.7,0.3],[0.25,0.75]])", R"([[0.7,0.3,0.0],[0.25,0.75,0.0]])")),
+                       {"fhmm chains[1] field \"trans\"", "2 x 2", "2 x 3"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("means":[[1.0,-1.0],[2.0,0.5]])", R"("means":[[1.0],[2.0]])")),
+                       {"fhmm chains[0] field \"means\"", "dimension 2", "(the size of \"cov\")"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("means":[[1.0,-1.0],[2.0,0.5]])", R"("means":[[1.0,-1.0]])")),
+                       {"fhmm chains[0] field \"means\"", "2 mean vectors", "got 1"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov":[[0.5,0.1],[0.1,0.4]])", R"("cov":[[0.5,0.9],[0.9,0.4]])")),
+                       {"fhmm field \"cov\"", "positive definite"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov":[[0.5,0.1],[0.1,0.4]])", R"("cov":[[0.5,0.1],[0.2,0.4]])")),
+                       {"fhmm field \"cov\"[0][1]", "symmetric"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov":[[0.5,0.1],[0.1,0.4]])", R"("cov":[[0.5,0.1]])")),
+                       {"fhmm field \"cov\"", "square", "1 x 2"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("chains":[)", R"("chains":[{"start":[1],"trans":[[1]],"means":[[0,0]],"x":1},)")),
+                       {"fhmm chains[0] field \"x\"", "not a field"}));
+  EXPECT_TRUE(mentions(json_error(replaced(json, R"("length":3)", R"("length":1.5)")), {"fhmm field \"length\""}));
+}
+
+}  // namespace
+}  // namespace ppk
