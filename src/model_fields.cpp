@@ -36,6 +36,7 @@ FieldError::FieldError(std::string family, std::string field, long element, std:
       family_(std::move(family)),
       field_(std::move(field)),
       element_(element),
+      json_path_(std::move(json_path)),
       expected_(std::move(expected)),
       got_(std::move(got)) {}
 

@@ -46,13 +46,14 @@ class FieldError : public ModelError {
   const std::string& family() const { return family_; }
   const std::string& field() const { return field_; }
   long element() const { return element_; }
+  const std::string& json_path() const { return json_path_; }
   const std::string& expected() const { return expected_; }
   const std::string& got() const { return got_; }
 
  private:
   std::string family_, field_;
   long element_;
-  std::string expected_, got_;
+  std::string json_path_, expected_, got_;
 };
 
 // A FieldError about element `index` of a vector field, addressed as JSON does ("[index]").

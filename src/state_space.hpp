@@ -1,0 +1,148 @@
+// Internal to libppk: the linear-Gaussian state-space machinery that the lds and slds families share
+// (the coupled Kalman recursion of lds.cpp, generalised to dynamics that switch between regimes),
+// and the validation, row and JSON helpers of their matrix fields.
+//
+// A switching state-space model: an n-dimensional state and d-dimensional observations,
+//     s_0 ~ N(mean0, cov0),  s_t = A_{r_t} s_{t-1} + w_t,  w_t ~ N(0, Q_{r_t}),
+//     x_t = C s_t + v_t,  v_t ~ N(0, R),  t = 0..T,
+// where the regime r_t (t = 1..T) picks one of the model's dynamics (A_r, Q_r). Given the regimes,
+// it is a non-stationary LDS; an LDS is the case of one regime.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "model_fields.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk::detail {
+
+// One regime of the state dynamics: s_t = transition s_{t-1} + N(0, noise).
+struct StateDynamics {
+  Eigen::MatrixXd transition, noise;
+};
+
+struct SwitchingStateSpace {
+  Eigen::VectorXd mean0;
+  Eigen::MatrixXd cov0;
+  std::vector<StateDynamics> dynamics;  // indexed by regime
+  Eigen::MatrixXd observation, observation_noise;
+};
+
+// Sums of the prediction-error decomposition of the observation sequence y_0..y_T = 0 (lds.cpp):
+// for the joint covariance V and mean M of the observations,
+struct InnovationSums {
+  double log_det = 0.0;    // sum_t log|F_t| = log|V|
+  double quadratic = 0.0;  // sum_t yhat_t' F_t^-1 yhat_t = M' V^-1 M
+};
+
+// The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
+// regime_of(t). NaN sums when an innovation covariance is not numerically positive definite. Scratch
+// is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+template <class RegimeOf>
+InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of) {
+  thread_local Eigen::VectorXd mean, predicted, whitened;
+  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
+  thread_local Eigen::LLT<Eigen::MatrixXd> llt;
+  mean = model.mean0;  // s_t given y_0..y_{t-1}
+  cov = model.cov0;
+  InnovationSums sums;
+  for (long t = 0;; ++t) {
+    predicted.noalias() = model.observation * mean;   // yhat_t; the innovation is 0 - yhat_t
+    observed_cov.noalias() = model.observation * cov;  // H P
+    innovation_cov = model.observation_noise;
+    innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
+    llt.compute(innovation_cov);
+    if (llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
+    sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    whitened = predicted;
+    llt.matrixL().solveInPlace(whitened);
+    sums.quadratic += whitened.squaredNorm();
+    if (t == steps) break;
+    // Update on y_t = 0 with the gain K = P H' F^-1: mean - K yhat, P - K H P; then predict with the
+    // dynamics of step t + 1.
+    gain_transposed = observed_cov;
+    llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
+    mean.noalias() -= gain_transposed.transpose() * predicted;
+    cov.noalias() -= observed_cov.transpose() * gain_transposed;
+    const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
+    predicted.noalias() = next.transition * mean;
+    mean.swap(predicted);
+    scratch.noalias() = next.transition * cov;
+    cov.noalias() = scratch * next.transition.transpose();
+    cov += next.noise;
+    scratch = cov.transpose();
+    cov = 0.5 * (cov + scratch);  // rounding leaves P slightly asymmetric
+  }
+  return sums;
+}
+
+// The model of Y = X - X', X and X' drawn independently from `a` and `b` (lds.cpp): the stacked state
+// (s, s'), regime k * (b's regime count) + k' for the pair of regimes (k, k'), observation [C, -C'],
+// observation noise R + R'. Written into `out` (reused scratch).
+void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b, SwitchingStateSpace& out);
+
+// One model's share of log k_rho between the joint Gaussians of two models' observations
+// x_0..x_steps (lds.cpp): (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|, D = (steps+1)d.
+double log_kernel_share(double rho, long steps, long observation_dim, double log_det);
+
+// log k_rho from the two shares and the innovation sums of the stacked difference model.
+inline double log_kernel_from_sums(double share_a, double share_b, double rho, const InnovationSums& sums) {
+  return share_a + share_b - 0.5 * (sums.log_det + rho * sums.quadratic);
+}
+
+// The joint Gaussian of X = (x_0..x_T), T = regimes.size() - 1, step t >= 1 following the dynamics
+// regimes[t], built densely: mean blocks C m_t (m_t = A_t m_{t-1}, m_0 = mean0), covariance blocks
+// cov(x_t, x_u) = C A_t A_{t-1} .. A_{u+1} Sigma_u C' (t >= u) plus R when t = u, Sigma_u the state
+// covariance (Sigma_u = A_u Sigma_{u-1} A_u' + Q_u). O((T d)^2) memory: the test oracle.
+std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes);
+
+// Validation of matrix fields. `where` names the field and where the matrix sits in it (a field
+// may hold a list of matrices, one per regime: element offsets and JSON paths then start at the
+// matrix's own).
+struct MatrixField {
+  const char* family;
+  const char* field;
+  long first_element = 0;   // the offset in the field of the matrix's first stored value
+  std::string path_prefix;  // "" or "[k]" (the k-th matrix of the field)
+};
+void check_shape(const MatrixField& where, const Eigen::MatrixXd& matrix, Eigen::Index rows, Eigen::Index cols,
+                 const std::string& meaning);
+// Every value finite (a general matrix, stored row by row).
+void check_finite(const MatrixField& where, const Eigen::MatrixXd& matrix);
+// Symmetric positive semidefinite (cov0, Q): finite, symmetric, and no eigenvalue below -1e-10 times
+// the largest magnitude (rounding). Returns it symmetrised.
+Eigen::MatrixXd checked_semidefinite(const MatrixField& where, const Eigen::MatrixXd& matrix);
+// Symmetric positive definite (R), else the observations have no density. Returns it symmetrised.
+Eigen::MatrixXd checked_definite(const MatrixField& where, const Eigen::MatrixXd& matrix);
+
+// Rows: symmetric matrices as their lower triangle row by row, general matrices row by row.
+void write_lower_triangle(RowWriter& out, const Eigen::MatrixXd& matrix);
+void write_row_major(RowWriter& out, const Eigen::MatrixXd& matrix);
+// A matrix read from a row and the indices it occupies (for errors).
+struct RowMatrix {
+  Eigen::MatrixXd matrix;
+  RowFieldSpan span;
+};
+RowMatrix read_symmetric(RowReader& fields, const char* field, long dim);
+RowMatrix read_general(RowReader& fields, const char* field, long rows, long cols);
+// `count` matrices stored one after the other in one field.
+struct RowMatrices {
+  std::vector<Eigen::MatrixXd> matrices;
+  RowFieldSpan span;
+};
+RowMatrices read_symmetric_list(RowReader& fields, const char* field, long count, long dim);
+RowMatrices read_general_list(RowReader& fields, const char* field, long count, long rows, long cols);
+
+// JSON: a matrix is an array of rows of one length; a list of matrices an array of those.
+nlohmann::json json_rows(const Eigen::MatrixXd& matrix);
+Eigen::MatrixXd json_matrix(const JsonFields& fields, const char* field);
+std::vector<Eigen::MatrixXd> json_matrices(const JsonFields& fields, const char* field);
+
+}  // namespace ppk::detail
