@@ -12,6 +12,7 @@
 #include "ppk/mixture.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
+#include "ppk/slds.hpp"
 
 namespace ppk {
 
@@ -28,6 +29,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &hmm_family(),          // code 9
       &bayesnet_family(),     // code 10
       &lds_family(),          // code 11
+      &slds_family(),         // code 13
   };
   return families;
 }

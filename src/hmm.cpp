@@ -34,29 +34,6 @@ namespace {
 const char* const kFamily = "hmm";
 constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
 constexpr long kMaxLength = 100000000;      // 10^8
-constexpr double kSumTolerance = 1e-6;      // how far a probability vector may sum from 1 (then renormalised)
-
-// Checks that `p` (the field `field`, or its row `row` when row >= 0, whose first element is at
-// offset `first` of the field) is a probability vector and renormalises it to sum 1.
-template <class Vector>
-void normalise_probabilities(Vector&& p, const char* field, long row, long first) {
-  const std::string path = row >= 0 ? "[" + std::to_string(row) + "]" : "";
-  for (Eigen::Index i = 0; i < p.size(); ++i)
-    if (!detail::is_probability(p[i]))
-      throw detail::FieldError(kFamily, field, first + i, path + "[" + std::to_string(i) + "]",
-                               "a probability in [0, 1]", detail::format_number(p[i]));
-  const double sum = p.sum();
-  if (!(std::fabs(sum - 1.0) <= kSumTolerance))
-    throw detail::FieldError(kFamily, field, first, path,
-                             (row >= 0 ? "transition row " + std::to_string(row) + " (the probabilities of leaving state " +
-                                             std::to_string(row) + ")"
-                                       : std::string("probabilities")) +
-                                 " summing to 1 within 1e-6",
-                             "a sum of " + detail::format_number(sum));
-  // Dividing by a sum within rounding of 1 would change the last bits of a vector that was already
-  // renormalised (after a row or JSON round trip): only a sum off by more than rounding is divided out.
-  if (std::fabs(sum - 1.0) > static_cast<double>(p.size()) * std::numeric_limits<double>::epsilon()) p /= sum;
-}
 
 }  // namespace
 
@@ -83,8 +60,8 @@ HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vect
   if (transitions.rows() != states || transitions.cols() != states)
     throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
                               std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
-  normalise_probabilities(start, "start", -1, 0);
-  for (long p = 0; p < states; ++p) normalise_probabilities(transitions.row(p), "trans", p, p * states);
+  detail::normalise_probabilities(kFamily, start, "start", -1, 0);
+  for (long p = 0; p < states; ++p) detail::normalise_probabilities(kFamily, transitions.row(p), "trans", p, p * states);
   if (static_cast<long>(emissions.size()) != states)
     throw detail::field_error(kFamily, "emissions", std::to_string(states) + " emission models (one per state)",
                               std::to_string(emissions.size()));

@@ -43,7 +43,6 @@
 
 namespace ppk {
 
-using detail::field_error;
 using detail::json_matrix;
 using detail::json_rows;
 using detail::read_general;
@@ -54,10 +53,8 @@ using detail::write_row_major;
 namespace {
 
 const char* const kFamily = "lds";
-constexpr long kMaxDim = 1000;          // n and d: n^2 and d n values must fit in a row
-constexpr long kMaxLength = 100000000;  // 10^8, as for HMMs
-
-detail::MatrixField field(const char* name) { return {kFamily, name, 0, ""}; }
+using detail::kMaxSequenceLength;
+using detail::kMaxStateSpaceDim;
 
 // Step t of an LDS follows its one regime.
 constexpr auto kStationary = [](long) { return 0; };
@@ -77,30 +74,9 @@ LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd 
                    Eigen::MatrixXd state_noise, Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise,
                    long length)
     : impl_(std::make_unique<Impl>()) {
-  const Eigen::Index n = mean0.size(), d = observation.rows();
-  if (n < 1 || n > kMaxDim)
-    throw field_error(kFamily, "mean0", "between 1 and " + std::to_string(kMaxDim) + " values (the state dimension)",
-                      std::to_string(n) + " values");
-  if (d < 1 || d > kMaxDim)
-    throw field_error(kFamily, "C", "between 1 and " + std::to_string(kMaxDim) + " rows (the observation dimension)",
-                      std::to_string(d) + " rows");
-  if (length < 0 || length > kMaxLength)
-    throw field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (!std::isfinite(mean0[i])) throw detail::element_error(kFamily, "mean0", i, "a finite number", mean0[i]);
-  check_shape(field("cov0"), cov0, n, n, "n x n, n = the length of mean0");
-  check_shape(field("A"), transition, n, n, "n x n, n = the length of mean0");
-  check_shape(field("Q"), state_noise, n, n, "n x n, n = the length of mean0");
-  check_shape(field("C"), observation, d, n, "d x n, n = the length of mean0");
-  check_shape(field("R"), observation_noise, d, d, "d x d, d = the number of rows of C");
-  check_finite(field("A"), transition);
-  check_finite(field("C"), observation);
-  detail::SwitchingStateSpace& space = impl_->space;
-  space.cov0 = checked_semidefinite(field("cov0"), cov0);
-  space.dynamics.push_back({std::move(transition), checked_semidefinite(field("Q"), state_noise)});
-  space.observation_noise = checked_definite(field("R"), observation_noise);
-  space.mean0 = std::move(mean0);
-  space.observation = std::move(observation);
+  impl_->space = detail::checked_state_space(kFamily, std::move(mean0), std::move(cov0), std::move(observation),
+                                             std::move(observation_noise), length);
+  detail::add_dynamics(impl_->space, kFamily, std::move(transition), std::move(state_noise), -1);
   impl_->length = length;
 }
 
@@ -187,10 +163,10 @@ void LdsModel::to_json(nlohmann::json& out) const {
 namespace {
 
 std::unique_ptr<Model> decode_lds(RowReader& fields) {
-  const long states = fields.integer("n", 1, kMaxDim);
-  const long dim = fields.integer("d", 1, kMaxDim);
+  const long states = fields.integer("n", 1, kMaxStateSpaceDim);
+  const long dim = fields.integer("d", 1, kMaxStateSpaceDim);
   const long length_first = fields.next_index();
-  const long length = fields.integer("length", 0, kMaxLength);
+  const long length = fields.integer("length", 0, kMaxSequenceLength);
   const long mean_first = fields.next_index();
   const std::vector<double> mean0 = fields.reals("mean0", static_cast<std::size_t>(states));
   detail::RowMatrix cov0 = read_symmetric(fields, "cov0", states);
@@ -212,7 +188,7 @@ std::unique_ptr<Model> decode_lds(RowReader& fields) {
 std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {
   const detail::JsonFields fields(object, kFamily, {"mean0", "cov0", "A", "Q", "C", "R", "length"});
   const std::vector<double> mean0 = fields.reals("mean0");
-  const long length = fields.whole_number("length", 0, kMaxLength);
+  const long length = fields.whole_number("length", 0, kMaxSequenceLength);
   return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), static_cast<Eigen::Index>(mean0.size())),
                                     json_matrix(fields, "cov0"), json_matrix(fields, "A"), json_matrix(fields, "Q"),
                                     json_matrix(fields, "C"), json_matrix(fields, "R"), length);

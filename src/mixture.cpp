@@ -8,7 +8,6 @@
 // log space: log k~ = logsumexp_{m,n} [rho log w_m + rho log w'_n + log k_rho(p_m, p'_n)].
 #include "ppk/mixture.hpp"
 
-#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -109,11 +108,7 @@ double MixtureModel::log_kernel(const Model& other) const {
       terms.push_back(a.rho_log_weights[m] + rho_log_weight_n + ppk::log_kernel(*a.components[m], component_n));
     }
   }
-  const double largest = *std::max_element(terms.begin(), terms.end());  // a weight is positive on each side
-  if (!std::isfinite(largest)) return largest;
-  double sum = 0.0;
-  for (double term : terms) sum += std::exp(term - largest);
-  return largest + std::log(sum);
+  return detail::log_sum_exp(terms);  // not empty: a weight is positive on each side
 }
 
 // Row fields: M, the M weights, then the M components as nested models.

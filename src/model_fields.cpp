@@ -119,6 +119,14 @@ void check_symmetric(const std::string& family, const char* field, const Eigen::
     }
 }
 
+double log_sum_exp(const std::vector<double>& terms) {
+  const double largest = *std::max_element(terms.begin(), terms.end());
+  if (!std::isfinite(largest)) return largest;
+  double sum = 0.0;
+  for (double term : terms) sum += std::exp(term - largest);
+  return largest + std::log(sum);
+}
+
 void check_rho(const std::string& family, const KernelParams& params) {
   if (!is_positive_finite(params.rho))
     throw KernelDomainError(family + " kernel: rho (-g) must be a positive finite number, got " +

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,6 +98,32 @@ auto build_from_row(std::initializer_list<RowFieldSpan> spans, Build build) -> d
 inline bool is_probability(double p) { return p >= 0.0 && p <= 1.0; }  // false for NaN
 inline bool is_positive_finite(double v) { return v > 0.0 && std::isfinite(v); }
 
+// How far a dense probability vector (HMM start and transition rows) may sum from 1; it is then
+// renormalised.
+constexpr double kProbabilitySumTolerance = 1e-6;
+
+// Checks that `p` (the field `field` of `family`, or its row `row` when row >= 0, whose first element
+// is at offset `first` of the field) is a probability vector and renormalises it to sum 1.
+template <class Vector>
+void normalise_probabilities(const std::string& family, Vector&& p, const char* field, long row, long first) {
+  const std::string path = row >= 0 ? "[" + std::to_string(row) + "]" : "";
+  for (Eigen::Index i = 0; i < p.size(); ++i)
+    if (!is_probability(p[i]))
+      throw FieldError(family, field, first + i, path + "[" + std::to_string(i) + "]", "a probability in [0, 1]",
+                       format_number(p[i]));
+  const double sum = p.sum();
+  if (!(std::fabs(sum - 1.0) <= kProbabilitySumTolerance))
+    throw FieldError(family, field, first, path,
+                     (row >= 0 ? "transition row " + std::to_string(row) + " (the probabilities of leaving state " +
+                                     std::to_string(row) + ")"
+                               : std::string("probabilities")) +
+                         " summing to 1 within 1e-6",
+                     "a sum of " + format_number(sum));
+  // Dividing by a sum within rounding of 1 would change the last bits of a vector that was already
+  // renormalised (after a row or JSON round trip): only a sum off by more than rounding is divided out.
+  if (std::fabs(sum - 1.0) > static_cast<double>(p.size()) * std::numeric_limits<double>::epsilon()) p /= sum;
+}
+
 // Validates a sparse probability vector (fields "dim", "base" and "p"): 1 <= D <= 10^8, listed
 // coordinates strictly increasing in [0, D), every probability finite and in [0, 1]. Returns it in
 // canonical form: no listed value equal to the base, and base 0 whenever some p_d is 0 (a row
@@ -117,6 +144,11 @@ inline long lower_triangle_offset(long i, long j) { return i >= j ? i * (i + 1) 
 // non-finite entry is named by its lower-triangle offset. Symmetry is checked to 1e-7 relative: a
 // covariance read back from %.8g text is symmetric only to about 1e-8.
 void check_symmetric(const std::string& family, const char* field, const Eigen::MatrixXd& matrix);
+
+// log sum_i exp(terms_i), each term shifted by the largest so that no exp overflows or underflows to
+// an all-zero sum; the largest itself when it is not finite (-inf: every term -inf; NaN). `terms`
+// must not be empty.
+double log_sum_exp(const std::vector<double>& terms);
 
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);

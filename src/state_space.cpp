@@ -132,6 +132,45 @@ Eigen::MatrixXd checked_definite(const MatrixField& where, const Eigen::MatrixXd
   return symmetric;
 }
 
+SwitchingStateSpace checked_state_space(const char* family, Eigen::VectorXd mean0, Eigen::MatrixXd cov0,
+                                        Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length) {
+  const Eigen::Index n = mean0.size(), d = observation.rows();
+  const std::string limit = "between 1 and " + std::to_string(kMaxStateSpaceDim);
+  if (n < 1 || n > kMaxStateSpaceDim)
+    throw field_error(family, "mean0", limit + " values (the state dimension)", std::to_string(n) + " values");
+  if (d < 1 || d > kMaxStateSpaceDim)
+    throw field_error(family, "C", limit + " rows (the observation dimension)", std::to_string(d) + " rows");
+  if (length < 0 || length > kMaxSequenceLength)
+    throw field_error(family, "length", whole_numbers(0, kMaxSequenceLength), std::to_string(length));
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!std::isfinite(mean0[i])) throw element_error(family, "mean0", i, "a finite number", mean0[i]);
+  const auto field = [family](const char* name) { return MatrixField{family, name, 0, ""}; };
+  check_shape(field("cov0"), cov0, n, n, "n x n, n = the length of mean0");
+  check_shape(field("C"), observation, d, n, "d x n, n = the length of mean0");
+  check_shape(field("R"), observation_noise, d, d, "d x d, d = the number of rows of C");
+  check_finite(field("C"), observation);
+  SwitchingStateSpace space;
+  space.cov0 = checked_semidefinite(field("cov0"), cov0);
+  space.observation_noise = checked_definite(field("R"), observation_noise);
+  space.mean0 = std::move(mean0);
+  space.observation = std::move(observation);
+  return space;
+}
+
+void add_dynamics(SwitchingStateSpace& space, const char* family, Eigen::MatrixXd transition, Eigen::MatrixXd noise,
+                  long regime) {
+  const Eigen::Index n = space.mean0.size();
+  const auto field = [&](const char* name, long size) {
+    return regime < 0 ? MatrixField{family, name, 0, ""}
+                      : MatrixField{family, name, regime * size, "[" + std::to_string(regime) + "]"};
+  };
+  const MatrixField transition_field = field("A", n * n), noise_field = field("Q", n * (n + 1) / 2);
+  check_shape(transition_field, transition, n, n, "n x n, n = the length of mean0");
+  check_shape(noise_field, noise, n, n, "n x n, n = the length of mean0");
+  check_finite(transition_field, transition);
+  space.dynamics.push_back({std::move(transition), checked_semidefinite(noise_field, noise)});
+}
+
 void write_lower_triangle(RowWriter& out, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i)
     for (Eigen::Index j = 0; j <= i; ++j) out.real(matrix(i, j));

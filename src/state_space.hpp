@@ -103,6 +103,21 @@ inline double log_kernel_from_sums(double share_a, double share_b, double rho, c
 // covariance (Sigma_u = A_u Sigma_{u-1} A_u' + Q_u). O((T d)^2) memory: the test oracle.
 std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes);
 
+constexpr long kMaxStateSpaceDim = 1000;        // n and d: n^2 and d n values must fit in a row
+constexpr long kMaxSequenceLength = 100000000;  // T: 10^8, as for HMMs
+
+// Validates what every state-space model of `family` has besides its dynamics, and returns the model
+// without dynamics: n = mean0.size() and d = observation.rows() in [1, 1000] (fields "mean0" and "C"),
+// length in [0, 10^8], every value finite, cov0 n x n and symmetric positive semidefinite, C d x n, R
+// d x d and symmetric positive definite (symmetrised).
+SwitchingStateSpace checked_state_space(const char* family, Eigen::VectorXd mean0, Eigen::MatrixXd cov0,
+                                        Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length);
+// Appends the regime (A, Q) (fields "A" and "Q") after checking that both are n x n, A finite and Q
+// symmetric positive semidefinite. `regime`: the index of the matrices in fields that list one per
+// regime (element offsets and JSON paths start at theirs), -1 when the fields hold one matrix.
+void add_dynamics(SwitchingStateSpace& space, const char* family, Eigen::MatrixXd transition, Eigen::MatrixXd noise,
+                  long regime);
+
 // Validation of matrix fields. `where` names the field and where the matrix sits in it (a field
 // may hold a list of matrices, one per regime: element offsets and JSON paths then start at the
 // matrix's own).
