@@ -58,7 +58,7 @@ struct SldsParameters {
   long paths = 1;                                  // S
 };
 
-class SldsModel : public Model {
+class SldsModel final : public Model {  // final: the constructor hashes its own row
  public:
   // Throws ModelError (a FieldError naming field and element) unless K, n, d >= 1, start and every
   // transition row are probability vectors (summing to 1 within 1e-6; then renormalised), there are K
