@@ -60,8 +60,8 @@ HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vect
   if (transitions.rows() != states || transitions.cols() != states)
     throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
                               std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
-  detail::normalise_probabilities(kFamily, start, "start", -1, 0);
-  for (long p = 0; p < states; ++p) detail::normalise_probabilities(kFamily, transitions.row(p), "trans", p, p * states);
+  detail::normalise_probabilities(kFamily, "start", start, -1, 0);
+  for (long p = 0; p < states; ++p) detail::normalise_probabilities(kFamily, "trans", transitions.row(p), p, p * states);
   if (static_cast<long>(emissions.size()) != states)
     throw detail::field_error(kFamily, "emissions", std::to_string(states) + " emission models (one per state)",
                               std::to_string(emissions.size()));

@@ -98,14 +98,14 @@ auto build_from_row(std::initializer_list<RowFieldSpan> spans, Build build) -> d
 inline bool is_probability(double p) { return p >= 0.0 && p <= 1.0; }  // false for NaN
 inline bool is_positive_finite(double v) { return v > 0.0 && std::isfinite(v); }
 
-// How far a dense probability vector (HMM start and transition rows) may sum from 1; it is then
-// renormalised.
+// How far a probability vector of a model's parameters (HMM start and transition rows) may sum
+// from 1 before it is refused; within it, the vector is renormalised.
 constexpr double kProbabilitySumTolerance = 1e-6;
 
 // Checks that `p` (the field `field` of `family`, or its row `row` when row >= 0, whose first element
-// is at offset `first` of the field) is a probability vector and renormalises it to sum 1.
+// is at offset `first` of the field) is a probability vector, and renormalises it to sum 1.
 template <class Vector>
-void normalise_probabilities(const std::string& family, Vector&& p, const char* field, long row, long first) {
+void normalise_probabilities(const std::string& family, const char* field, Vector&& p, long row, long first) {
   const std::string path = row >= 0 ? "[" + std::to_string(row) + "]" : "";
   for (Eigen::Index i = 0; i < p.size(); ++i)
     if (!is_probability(p[i]))

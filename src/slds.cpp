@@ -88,9 +88,9 @@ SldsModel::SldsModel(SldsParameters p) : impl_(std::make_unique<Impl>()) {
   if (p.paths < 1 || p.paths > kMaxPaths)
     throw field_error(kFamily, "paths", detail::whole_numbers(1, kMaxPaths), std::to_string(p.paths));
   check_shape(MatrixField{kFamily, "trans", 0, ""}, p.transitions, states, states, "K x K, K = the length of start");
-  detail::normalise_probabilities(kFamily, p.start, "start", -1, 0);
+  detail::normalise_probabilities(kFamily, "start", p.start, -1, 0);
   for (Eigen::Index j = 0; j < states; ++j)
-    detail::normalise_probabilities(kFamily, p.transitions.row(j), "trans", j, j * states);
+    detail::normalise_probabilities(kFamily, "trans", p.transitions.row(j), j, j * states);
   detail::SwitchingStateSpace& space = impl_->space;
   space = detail::checked_state_space(kFamily, p.mean0, p.cov0, p.observation, p.observation_noise, p.length);
   for (const auto& [name, list] : {std::pair<const char*, std::vector<Eigen::MatrixXd>*>{"A", &p.state_transitions},

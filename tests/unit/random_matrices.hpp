@@ -1,4 +1,4 @@
-// Random matrices for the state-space tests (lds, slds).
+// Random matrices for the slds tests.
 #pragma once
 
 #include <random>

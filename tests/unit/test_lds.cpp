@@ -21,7 +21,6 @@
 #include "kernel_params.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "random_matrices.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
 #include "ppk/json.hpp"
@@ -52,12 +51,24 @@ std::unique_ptr<LdsModel> lds_model(const Lds& s) {
   return std::make_unique<LdsModel>(s.mean0, s.cov0, s.A, s.Q, s.C, s.R, s.length);
 }
 
+Eigen::MatrixXd random_matrix(std::mt19937& rng, long rows, long cols) {
+  std::normal_distribution<double> normal;
+  return Eigen::MatrixXd::NullaryExpr(rows, cols, [&] { return normal(rng); });
+}
+
+// B B' / dim + floor I: symmetric positive definite.
+Eigen::MatrixXd random_covariance(std::mt19937& rng, long dim, double floor) {
+  const Eigen::MatrixXd b = random_matrix(rng, dim, dim);
+  return b * b.transpose() / static_cast<double>(dim) + floor * Eigen::MatrixXd::Identity(dim, dim);
+}
+
 // A stable LDS: A scaled to spectral norm 0.9 (so the state covariance stays bounded for any T).
 Lds random_lds(std::mt19937& rng, long n, long d, long length) {
   Lds s;
   s.mean0 = random_matrix(rng, n, 1);
   s.cov0 = random_covariance(rng, n, 0.1);
-  s.A = random_stable_transition(rng, n);
+  const Eigen::MatrixXd a = random_matrix(rng, n, n);
+  s.A = a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
   s.Q = random_covariance(rng, n, 0.05);
   s.C = random_matrix(rng, d, n);
   s.R = random_covariance(rng, d, 0.2);
