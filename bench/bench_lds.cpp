@@ -2,6 +2,8 @@
 // the default linear-time kernel (a Kalman filter over the stacked pair of state chains,
 // O(T (n + n' + d)^3)) against the dense joint Gaussians (build both (T+1)d-dimensional joints and
 // factorise their sum, O((T d)^3)), the test oracle. The dense timing includes building the joints.
+// SLDS kernel evaluations (slds.hpp): K = 2 discrete states each, n = 2 and 3, d = 2, S paths per model,
+// T in {10, 100}: up to S^2 filters of the LDS kernel's size per evaluation (fewer when paths repeat).
 #include <cmath>
 #include <memory>
 #include <random>
@@ -10,6 +12,7 @@
 #include <Eigen/Dense>
 
 #include "ppk/lds.hpp"
+#include "ppk/slds.hpp"
 
 namespace {
 
@@ -52,9 +55,37 @@ void BM_LdsKernelDense(benchmark::State& state) {
   state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+// A 2-state SLDS whose discrete states have the dynamics of two random stable LDSs, S paths, length T.
+std::unique_ptr<ppk::SldsModel> random_slds(std::mt19937& rng, long n, long d, long length, long paths) {
+  const auto first = random_lds(rng, n, d, length), second = random_lds(rng, n, d, length);
+  ppk::SldsParameters p;
+  p.start = Eigen::Vector2d(0.5, 0.5);
+  p.transitions = (Eigen::Matrix2d() << 0.9, 0.1, 0.2, 0.8).finished();
+  p.state_transitions = {first->transition(), second->transition()};
+  p.state_noises = {first->state_noise(), second->state_noise()};
+  p.mean0 = first->mean0();
+  p.cov0 = first->cov0();
+  p.observation = first->observation();
+  p.observation_noise = first->observation_noise();
+  p.length = length;
+  p.paths = paths;
+  auto model = std::make_unique<ppk::SldsModel>(std::move(p));
+  model->prepare(ppk::KernelParams{1.0, 0});
+  return model;
+}
+
+void BM_SldsKernel(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const auto a = random_slds(rng, 2, 2, state.range(0), state.range(1));
+  const auto b = random_slds(rng, 3, 2, state.range(0), state.range(1));
+  for (auto _ : state) benchmark::DoNotOptimize(a->log_kernel(*b));
+  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 // T = 1, 2, 5 locate the crossover below T = 10; bench/lds_crossover.py prints it and the growth rates.
 BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000);
 BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SldsKernel)->ArgNames({"T", "S"})->ArgsProduct({{10, 100}, {1, 10}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -14,7 +14,7 @@ import sys
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    command = [f"{sys.argv[1]}/bin/bench_lds", "--benchmark_format=json"] + sys.argv[2:]
+    command = [f"{sys.argv[1]}/bin/bench_lds", "--benchmark_format=json", "--benchmark_filter=BM_LdsKernel"] + sys.argv[2:]
     report = json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout)
     seconds = {}  # (method, T) -> CPU seconds per kernel value
     for run in report["benchmarks"]:

@@ -15,6 +15,7 @@
 #include "ppk/montecarlo.hpp"
 #include "ppk/multinomial.hpp"
 #include "ppk/poisson.hpp"
+#include "ppk/slds.hpp"
 
 namespace ppk {
 
@@ -32,6 +33,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &bayesnet_family(),     // code 10
       &lds_family(),          // code 11
       &linear_gaussian_family(),  // code 12
+      &slds_family(),             // code 13
       &montecarlo_family(),       // code 14
       &fhmm_family(),             // code 15
   };

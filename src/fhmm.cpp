@@ -96,11 +96,7 @@ Eigen::ArrayXXd exact_exp(const Array& a) {
 }
 
 // log sum_i exp(v_i); -inf when every v_i is -inf.
-double log_sum_exp(const Eigen::ArrayXd& v) {
-  const double largest = v.maxCoeff();
-  if (largest == kMinusInfinity) return kMinusInfinity;
-  return largest + std::log(exact_exp(v - largest).sum());
-}
+double log_sum_exp(const Eigen::ArrayXd& v) { return detail::log_sum_exp(v.data(), static_cast<std::size_t>(v.size())); }
 
 // x log x summed where x > 0 is skipped otherwise: 0 log 0 = 0, and 0 (-inf) = 0 for impossible events.
 double weighted_sum(double weight, double log_value) { return weight > 0.0 ? weight * log_value : 0.0; }

@@ -25,105 +25,44 @@
 // Each model contributes (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S| (prepare()); a pair costs
 // one filter over T + 1 steps with an (n + n')-dimensional state: O(T (n + n' + d)^3).
 //
+// The filter, the stacked model and the dense joints are state_space.hpp's, written for dynamics that
+// switch between regimes (the slds family); an LDS is the case of one regime.
+//
 // dense_log_kernel builds N(m, S) and N(m', S') explicitly and evaluates the Gaussian family's kernel.
 #include "ppk/lds.hpp"
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
-#include <Eigen/Cholesky>
 #include <nlohmann/json.hpp>
 
-#include "matrix_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
+#include "state_space.hpp"
 
 namespace ppk {
 
-using detail::field_error;
 using detail::json_matrix;
 using detail::json_rows;
 using detail::read_general;
 using detail::read_symmetric;
-using detail::RowMatrix;
 using detail::write_lower_triangle;
 using detail::write_row_major;
 
 namespace {
 
 const char* const kFamily = "lds";
-constexpr long kMaxDim = 1000;          // n and d: n^2 and d n values must fit in a row
-constexpr long kMaxLength = 100000000;  // 10^8, as for HMMs
-const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+using detail::kMaxSequenceLength;
+using detail::kMaxStateSpaceDim;
 
-// R: symmetric positive definite, else the observations have no density.
-Eigen::MatrixXd checked_definite(const char* field, const Eigen::MatrixXd& matrix) {
-  detail::check_symmetric(kFamily, field, matrix);
-  Eigen::MatrixXd symmetric = 0.5 * (matrix + matrix.transpose());
-  const Eigen::LLT<Eigen::MatrixXd> llt(symmetric);
-  if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
-    throw field_error(kFamily, field,
-                      "a positive definite matrix (the observation noise; its Cholesky factorisation failed)");
-  return symmetric;
-}
-
-// The state-space model z_0 ~ N(start_mean, start_cov), z_t = transition z_{t-1} + N(0, noise),
-// y_t = observation z_t + N(0, observation_noise), t = 0..steps.
-struct StateSpace {
-  Eigen::VectorXd start_mean;
-  Eigen::MatrixXd start_cov, transition, noise, observation, observation_noise;
-};
-
-// Sums of the prediction-error decomposition of the sequence y = 0 (the file comment).
-struct InnovationSums {
-  double log_det = 0.0;    // sum_t log|F_t| = log|V|
-  double quadratic = 0.0;  // sum_t yhat_t' F_t^-1 yhat_t = M' V^-1 M
-};
-
-// The Kalman filter of `model` over y_0..y_steps = 0. NaN sums when an innovation covariance is not
-// numerically positive definite. Scratch is per thread: kernels run from several threads at once.
-InnovationSums innovation_sums(const StateSpace& model, long steps) {
-  thread_local Eigen::VectorXd mean, predicted, whitened;
-  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
-  thread_local Eigen::LLT<Eigen::MatrixXd> llt;
-  mean = model.start_mean;  // z_t given y_0..y_{t-1}
-  cov = model.start_cov;
-  InnovationSums sums;
-  for (long t = 0;; ++t) {
-    predicted.noalias() = model.observation * mean;   // yhat_t; the innovation is 0 - yhat_t
-    observed_cov.noalias() = model.observation * cov;  // H P
-    innovation_cov = model.observation_noise;
-    innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
-    llt.compute(innovation_cov);
-    if (llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
-    sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-    whitened = predicted;
-    llt.matrixL().solveInPlace(whitened);
-    sums.quadratic += whitened.squaredNorm();
-    if (t == steps) break;
-    // Update on y_t = 0 with the gain K = P H' F^-1: mean - K yhat, P - K H P; then predict.
-    gain_transposed = observed_cov;
-    llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
-    mean.noalias() -= gain_transposed.transpose() * predicted;
-    cov.noalias() -= observed_cov.transpose() * gain_transposed;
-    predicted.noalias() = model.transition * mean;
-    mean.swap(predicted);
-    scratch.noalias() = model.transition * cov;
-    cov.noalias() = scratch * model.transition.transpose();
-    cov += model.noise;
-    scratch = cov.transpose();
-    cov = 0.5 * (cov + scratch);  // rounding leaves P slightly asymmetric
-  }
-  return sums;
-}
+// Step t of an LDS follows its one regime.
+constexpr auto kStationary = [](long) { return 0; };
 
 }  // namespace
 
 struct LdsModel::Impl {
-  Eigen::VectorXd mean0;
-  Eigen::MatrixXd cov0, transition, state_noise, observation, observation_noise;
+  detail::SwitchingStateSpace space;  // one regime: A = dynamics[0].transition, Q = dynamics[0].noise
   long length = 0;
   // Set by prepare():
   double rho = 0.0;
@@ -135,44 +74,22 @@ LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd 
                    Eigen::MatrixXd state_noise, Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise,
                    long length)
     : impl_(std::make_unique<Impl>()) {
-  const Eigen::Index n = mean0.size(), d = observation.rows();
-  if (n < 1 || n > kMaxDim)
-    throw field_error(kFamily, "mean0", "between 1 and " + std::to_string(kMaxDim) + " values (the state dimension)",
-                      std::to_string(n) + " values");
-  if (d < 1 || d > kMaxDim)
-    throw field_error(kFamily, "C", "between 1 and " + std::to_string(kMaxDim) + " rows (the observation dimension)",
-                      std::to_string(d) + " rows");
-  if (length < 0 || length > kMaxLength)
-    throw field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (!std::isfinite(mean0[i])) throw detail::element_error(kFamily, "mean0", i, "a finite number", mean0[i]);
-  detail::check_shape(kFamily, "cov0", cov0, n, n, "n x n, n = the length of mean0");
-  detail::check_shape(kFamily, "A", transition, n, n, "n x n, n = the length of mean0");
-  detail::check_shape(kFamily, "Q", state_noise, n, n, "n x n, n = the length of mean0");
-  detail::check_shape(kFamily, "C", observation, d, n, "d x n, n = the length of mean0");
-  detail::check_shape(kFamily, "R", observation_noise, d, d, "d x d, d = the number of rows of C");
-  detail::check_finite_entries(kFamily, "A", transition);
-  detail::check_finite_entries(kFamily, "C", observation);
-  Impl& m = *impl_;
-  m.cov0 = detail::checked_semidefinite(kFamily, "cov0", cov0);
-  m.state_noise = detail::checked_semidefinite(kFamily, "Q", state_noise);
-  m.observation_noise = checked_definite("R", observation_noise);
-  m.mean0 = std::move(mean0);
-  m.transition = std::move(transition);
-  m.observation = std::move(observation);
-  m.length = length;
+  impl_->space = detail::checked_state_space(kFamily, std::move(mean0), std::move(cov0), std::move(observation),
+                                             std::move(observation_noise), length);
+  detail::add_dynamics(impl_->space, kFamily, std::move(transition), std::move(state_noise), -1);
+  impl_->length = length;
 }
 
 LdsModel::~LdsModel() = default;
 
-const Eigen::VectorXd& LdsModel::mean0() const { return impl_->mean0; }
-const Eigen::MatrixXd& LdsModel::cov0() const { return impl_->cov0; }
-const Eigen::MatrixXd& LdsModel::transition() const { return impl_->transition; }
-const Eigen::MatrixXd& LdsModel::state_noise() const { return impl_->state_noise; }
-const Eigen::MatrixXd& LdsModel::observation() const { return impl_->observation; }
-const Eigen::MatrixXd& LdsModel::observation_noise() const { return impl_->observation_noise; }
-long LdsModel::state_dim() const { return static_cast<long>(impl_->mean0.size()); }
-long LdsModel::observation_dim() const { return static_cast<long>(impl_->observation.rows()); }
+const Eigen::VectorXd& LdsModel::mean0() const { return impl_->space.mean0; }
+const Eigen::MatrixXd& LdsModel::cov0() const { return impl_->space.cov0; }
+const Eigen::MatrixXd& LdsModel::transition() const { return impl_->space.dynamics[0].transition; }
+const Eigen::MatrixXd& LdsModel::state_noise() const { return impl_->space.dynamics[0].noise; }
+const Eigen::MatrixXd& LdsModel::observation() const { return impl_->space.observation; }
+const Eigen::MatrixXd& LdsModel::observation_noise() const { return impl_->space.observation_noise; }
+long LdsModel::state_dim() const { return static_cast<long>(impl_->space.mean0.size()); }
+long LdsModel::observation_dim() const { return static_cast<long>(impl_->space.observation.rows()); }
 long LdsModel::length() const { return impl_->length; }
 long LdsModel::steps() const { return impl_->steps >= 0 ? impl_->steps : impl_->length; }
 
@@ -189,59 +106,23 @@ void LdsModel::prepare(const KernelParams& params) {
   Impl& m = *impl_;
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
-  const StateSpace own{Eigen::VectorXd::Zero(m.mean0.size()), m.cov0, m.transition, m.state_noise, m.observation,
-                       m.observation_noise};
-  const double log_det = innovation_sums(own, m.steps).log_det;  // log|S|
-  const double dim = static_cast<double>((m.steps + 1) * observation_dim());
-  m.log_scale = 0.25 * (1.0 - 2.0 * m.rho) * dim * kLog2Pi - 0.25 * dim * std::log(m.rho) + 0.5 * (1.0 - m.rho) * log_det;
+  const double log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;  // log|S|
+  m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), log_det);
 }
 
 double LdsModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const LdsModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.observation.rows() != b.observation.rows())
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
     detail::throw_unprepared_pair(kFamily);
   // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
-  const Eigen::Index n = a.mean0.size(), nb = b.mean0.size(), d = a.observation.rows();
-  thread_local StateSpace pair;
-  pair.start_mean.resize(n + nb);
-  pair.start_mean << a.mean0, b.mean0;
-  const auto block_diagonal = [n, nb](Eigen::MatrixXd& out, const Eigen::MatrixXd& top, const Eigen::MatrixXd& bottom) {
-    out.setZero(n + nb, n + nb);
-    out.topLeftCorner(n, n) = top;
-    out.bottomRightCorner(nb, nb) = bottom;
-  };
-  block_diagonal(pair.start_cov, a.cov0, b.cov0);
-  block_diagonal(pair.transition, a.transition, b.transition);
-  block_diagonal(pair.noise, a.state_noise, b.state_noise);
-  pair.observation.resize(d, n + nb);
-  pair.observation << a.observation, -b.observation;
-  pair.observation_noise = a.observation_noise + b.observation_noise;
-  const InnovationSums sums = innovation_sums(pair, a.steps);
-  return a.log_scale + b.log_scale - 0.5 * (sums.log_det + a.rho * sums.quadratic);
+  thread_local detail::SwitchingStateSpace pair;
+  detail::stack_difference(a.space, b.space, pair);
+  return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho, detail::innovation_sums(pair, a.steps, kStationary));
 }
 
 std::unique_ptr<GaussianModel> LdsModel::joint_observations() const {
-  const Impl& m = *impl_;
-  const Eigen::Index n = m.mean0.size(), d = m.observation.rows(), count = steps() + 1;
-  Eigen::VectorXd mean(count * d);
-  Eigen::MatrixXd covariance(count * d, count * d);
-  Eigen::VectorXd state_mean = m.mean0;  // A^t mean0
-  Eigen::MatrixXd state_cov = m.cov0;    // Sigma_u = A Sigma_{u-1} A' + Q
-  Eigen::MatrixXd cross(n, d);           // cov(s_t, x_u) = A^(t-u) Sigma_u C'
-  for (Eigen::Index u = 0; u < count; ++u) {
-    mean.segment(u * d, d) = m.observation * state_mean;
-    cross = state_cov * m.observation.transpose();
-    for (Eigen::Index t = u; t < count; ++t) {
-      covariance.block(t * d, u * d, d, d) = m.observation * cross;  // cov(x_t, x_u), t >= u
-      if (t > u) covariance.block(u * d, t * d, d, d) = covariance.block(t * d, u * d, d, d).transpose();
-      cross = m.transition * cross;
-    }
-    covariance.block(u * d, u * d, d, d) += m.observation_noise;
-    state_mean = m.transition * state_mean;
-    state_cov = m.transition * state_cov * m.transition.transpose() + m.state_noise;
-  }
-  return GaussianModel::full(std::move(mean), std::move(covariance));
+  return detail::joint_observations(impl_->space, std::vector<int>(static_cast<std::size_t>(steps() + 1), 0));
 }
 
 double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
@@ -256,45 +137,43 @@ double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
 
 // Row fields: n, d, T, mean0, cov0, A, Q, C, R (see lds.hpp).
 void LdsModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
   out.real(static_cast<double>(state_dim()));
   out.real(static_cast<double>(observation_dim()));
-  out.real(static_cast<double>(m.length));
-  out.reals(m.mean0.data(), m.mean0.data() + m.mean0.size());
-  write_lower_triangle(out, m.cov0);
-  write_row_major(out, m.transition);
-  write_lower_triangle(out, m.state_noise);
-  write_row_major(out, m.observation);
-  write_lower_triangle(out, m.observation_noise);
+  out.real(static_cast<double>(impl_->length));
+  out.reals(mean0().data(), mean0().data() + mean0().size());
+  write_lower_triangle(out, cov0());
+  write_row_major(out, transition());
+  write_lower_triangle(out, state_noise());
+  write_row_major(out, observation());
+  write_lower_triangle(out, observation_noise());
 }
 
 void LdsModel::to_json(nlohmann::json& out) const {
-  const Impl& m = *impl_;
   out = nlohmann::json::object();
   out["family"] = kFamily;
-  out["mean0"] = std::vector<double>(m.mean0.data(), m.mean0.data() + m.mean0.size());
-  out["cov0"] = json_rows(m.cov0);
-  out["A"] = json_rows(m.transition);
-  out["Q"] = json_rows(m.state_noise);
-  out["C"] = json_rows(m.observation);
-  out["R"] = json_rows(m.observation_noise);
-  out["length"] = m.length;
+  out["mean0"] = std::vector<double>(mean0().data(), mean0().data() + mean0().size());
+  out["cov0"] = json_rows(cov0());
+  out["A"] = json_rows(transition());
+  out["Q"] = json_rows(state_noise());
+  out["C"] = json_rows(observation());
+  out["R"] = json_rows(observation_noise());
+  out["length"] = impl_->length;
 }
 
 namespace {
 
 std::unique_ptr<Model> decode_lds(RowReader& fields) {
-  const long states = fields.integer("n", 1, kMaxDim);
-  const long dim = fields.integer("d", 1, kMaxDim);
+  const long states = fields.integer("n", 1, kMaxStateSpaceDim);
+  const long dim = fields.integer("d", 1, kMaxStateSpaceDim);
   const long length_first = fields.next_index();
-  const long length = fields.integer("length", 0, kMaxLength);
+  const long length = fields.integer("length", 0, kMaxSequenceLength);
   const long mean_first = fields.next_index();
   const std::vector<double> mean0 = fields.reals("mean0", static_cast<std::size_t>(states));
-  RowMatrix cov0 = read_symmetric(fields, "cov0", states);
-  RowMatrix transition = read_general(fields, "A", states, states);
-  RowMatrix state_noise = read_symmetric(fields, "Q", states);
-  RowMatrix observation = read_general(fields, "C", dim, states);
-  RowMatrix observation_noise = read_symmetric(fields, "R", dim);
+  detail::RowMatrix cov0 = read_symmetric(fields, "cov0", states);
+  detail::RowMatrix transition = read_general(fields, "A", states, states);
+  detail::RowMatrix state_noise = read_symmetric(fields, "Q", states);
+  detail::RowMatrix observation = read_general(fields, "C", dim, states);
+  detail::RowMatrix observation_noise = read_symmetric(fields, "R", dim);
   return detail::build_from_row(
       {{"length", length_first, 1}, {"mean0", mean_first, states}, cov0.span, transition.span, state_noise.span,
        observation.span, observation_noise.span},
@@ -309,7 +188,7 @@ std::unique_ptr<Model> decode_lds(RowReader& fields) {
 std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {
   const detail::JsonFields fields(object, kFamily, {"mean0", "cov0", "A", "Q", "C", "R", "length"});
   const std::vector<double> mean0 = fields.reals("mean0");
-  const long length = fields.whole_number("length", 0, kMaxLength);
+  const long length = fields.whole_number("length", 0, kMaxSequenceLength);
   return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), static_cast<Eigen::Index>(mean0.size())),
                                     json_matrix(fields, "cov0"), json_matrix(fields, "A"), json_matrix(fields, "Q"),
                                     json_matrix(fields, "C"), json_matrix(fields, "R"), length);

@@ -97,8 +97,8 @@ void check_body(std::vector<LinearGaussianNode>& nodes, long i) {
     for (Eigen::Index k = 0; k < node.offset.size(); ++k)
       if (!std::isfinite(node.offset[k]))
         throw detail::element_error(family, "offset", k, "a finite number", node.offset[k]);
-    detail::check_shape(family, "cov", node.cov, node.dim, node.dim, "d x d, d = \"dim\"");
-    node.cov = detail::checked_semidefinite(family, "cov", node.cov);
+    detail::check_shape({family.c_str(), "cov", 0, ""}, node.cov, node.dim, node.dim, "d x d, d = \"dim\"");
+    node.cov = detail::checked_semidefinite({family.c_str(), "cov", 0, ""}, node.cov);
     long parent_dims = 0;
     std::string columns;
     for (long u : node.parents) {
@@ -107,11 +107,11 @@ void check_body(std::vector<LinearGaussianNode>& nodes, long i) {
       columns += (columns.empty() ? "" : ", ") + std::to_string(d) + " for node " + std::to_string(u);
     }
     if (node.parents.empty() && node.weights.size() == 0) node.weights.resize(node.dim, 0);
-    detail::check_shape(family, "weights", node.weights, node.dim, parent_dims,
+    detail::check_shape({family.c_str(), "weights", 0, ""}, node.weights, node.dim, parent_dims,
                         node.parents.empty()
                             ? "no parents: no weights"
                             : "d = \"dim\" rows; columns: " + columns + ", the parents' blocks side by side");
-    detail::check_finite_entries(family, "weights", node.weights);
+    detail::check_finite({family.c_str(), "weights", 0, ""}, node.weights);
   });
 }
 

@@ -109,7 +109,7 @@ double MixtureModel::log_kernel(const Model& other) const {
       terms.push_back(a.rho_log_weights[m] + rho_log_weight_n + ppk::log_kernel(*a.components[m], component_n));
     }
   }
-  return log_sum_exp(terms.data(), terms.size());  // not empty: a weight is positive on each side
+  return detail::log_sum_exp(terms);  // not empty: a weight is positive on each side
 }
 
 bool MixtureModel::can_sample() const {
@@ -147,7 +147,7 @@ double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
   std::vector<double> terms;
   for (std::size_t i = 0; i < m.components.size(); ++i)
     if (m.weights[i] > 0.0) terms.push_back(std::log(m.weights[i]) + as_samplable(*m.components[i])->log_probability(x));
-  return log_sum_exp(terms.data(), terms.size());
+  return detail::log_sum_exp(terms);
 }
 
 // Row fields: M, the M weights, then the M components as nested models.

@@ -45,6 +45,7 @@ FieldError::FieldError(std::string family, std::string field, long element, std:
       family_(std::move(family)),
       field_(std::move(field)),
       element_(element),
+      json_path_(std::move(json_path)),
       expected_(std::move(expected)),
       got_(std::move(got)) {}
 
@@ -125,6 +126,14 @@ void check_symmetric(const std::string& family, const char* field, const Eigen::
                              format_number(matrix(j, i)) + ")",
                          format_number(matrix(i, j)));
     }
+}
+
+double log_sum_exp(const double* terms, std::size_t n) {
+  const double largest = *std::max_element(terms, terms + n);
+  if (!std::isfinite(largest)) return largest;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += std::exp(terms[i] - largest);
+  return largest + std::log(sum);
 }
 
 void check_rho(const std::string& family, const KernelParams& params) {

@@ -47,13 +47,14 @@ class FieldError : public ModelError {
   const std::string& family() const { return family_; }
   const std::string& field() const { return field_; }
   long element() const { return element_; }
+  const std::string& json_path() const { return json_path_; }
   const std::string& expected() const { return expected_; }
   const std::string& got() const { return got_; }
 
  private:
   std::string family_, field_;
   long element_;
-  std::string expected_, got_;
+  std::string json_path_, expected_, got_;
 };
 
 // A FieldError about element `index` of a vector field, addressed as JSON does ("[index]").
@@ -147,6 +148,12 @@ inline long lower_triangle_offset(long i, long j) { return i >= j ? i * (i + 1) 
 // non-finite entry is named by its lower-triangle offset. Symmetry is checked to 1e-7 relative: a
 // covariance read back from %.8g text is symmetric only to about 1e-8.
 void check_symmetric(const std::string& family, const char* field, const Eigen::MatrixXd& matrix);
+
+// log sum_i exp(terms_i), each term shifted by the largest so that no exp overflows or underflows to
+// an all-zero sum; the largest itself when it is not finite (-inf: every term -inf; NaN). `terms`
+// must not be empty.
+double log_sum_exp(const double* terms, std::size_t n);
+inline double log_sum_exp(const std::vector<double>& terms) { return log_sum_exp(terms.data(), terms.size()); }
 
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);

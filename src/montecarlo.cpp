@@ -78,7 +78,7 @@ struct MonteCarloModel::Impl {
     std::vector<double> terms(static_cast<std::size_t>(draws.cols()));
     for (Eigen::Index i = 0; i < draws.cols(); ++i)
       terms[static_cast<std::size_t>(i)] = log_normalizer + rho * density.log_probability(draws.col(i));
-    return log_sum_exp(terms.data(), terms.size());
+    return detail::log_sum_exp(terms);
   }
 };
 

@@ -50,14 +50,6 @@ void sample_parts(const std::vector<const SamplableModel*>& parts, const std::ve
   }
 }
 
-double log_sum_exp(const double* terms, std::size_t n) {
-  const double largest = *std::max_element(terms, terms + n);
-  if (!std::isfinite(largest)) return largest;
-  double sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) sum += std::exp(terms[i] - largest);
-  return largest + std::log(sum);
-}
-
 const SamplableModel* as_samplable(const Model& model) {
   const auto* samplable = dynamic_cast<const SamplableModel*>(&model);
   return samplable != nullptr && samplable->can_sample() ? samplable : nullptr;

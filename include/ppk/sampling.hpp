@@ -68,9 +68,6 @@ class SamplableModel {
 void sample_parts(const std::vector<const SamplableModel*>& parts, const std::vector<std::size_t>& labels, double rho,
                   SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples);
 
-// log sum_i exp(terms[i]) for n >= 1 terms, relative to the largest (-inf if every term is -inf).
-double log_sum_exp(const double* terms, std::size_t n);
-
 // `model` as a samplable model, or nullptr when its family, or a part of it, cannot be sampled.
 const SamplableModel* as_samplable(const Model& model);
 

@@ -34,13 +34,18 @@ inline Eigen::MatrixXd random_covariance(std::mt19937& rng, long dim, double flo
   return b * b.transpose() / static_cast<double>(dim) + floor * Eigen::MatrixXd::Identity(dim, dim);
 }
 
-// A stable LDS: A scaled to spectral norm 0.9 (so the state covariance stays bounded for any T).
+// A n x n with spectral norm 0.9: a stable transition (the state covariance stays bounded for any T).
+inline Eigen::MatrixXd random_stable_transition(std::mt19937& rng, long n) {
+  const Eigen::MatrixXd a = random_matrix(rng, n, n);
+  return a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
+}
+
+// A stable LDS (random_stable_transition).
 inline Lds random_lds(std::mt19937& rng, long n, long d, long length) {
   Lds s;
   s.mean0 = random_matrix(rng, n, 1);
   s.cov0 = random_covariance(rng, n, 0.1);
-  const Eigen::MatrixXd a = random_matrix(rng, n, n);
-  s.A = a * (0.9 / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
+  s.A = random_stable_transition(rng, n);
   s.Q = random_covariance(rng, n, 0.05);
   s.C = random_matrix(rng, d, n);
   s.R = random_covariance(rng, d, 0.2);

@@ -1,0 +1,123 @@
+// Internal to libppk: the linear-Gaussian state-space machinery that the lds and slds families share
+// (the coupled Kalman recursion of lds.cpp, generalised to dynamics that switch between regimes),
+// and the validation of what they have in common; their matrix fields are read, written and checked
+// by matrix_fields.hpp.
+//
+// A switching state-space model: an n-dimensional state and d-dimensional observations,
+//     s_0 ~ N(mean0, cov0),  s_t = A_{r_t} s_{t-1} + w_t,  w_t ~ N(0, Q_{r_t}),
+//     x_t = C s_t + v_t,  v_t ~ N(0, R),  t = 0..T,
+// where the regime r_t (t = 1..T) picks one of the model's dynamics (A_r, Q_r). Given the regimes,
+// it is a non-stationary LDS; an LDS is the case of one regime.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "matrix_fields.hpp"
+#include "model_fields.hpp"
+#include "ppk/gaussian.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk::detail {
+
+// One regime of the state dynamics: s_t = transition s_{t-1} + N(0, noise).
+struct StateDynamics {
+  Eigen::MatrixXd transition, noise;
+};
+
+struct SwitchingStateSpace {
+  Eigen::VectorXd mean0;
+  Eigen::MatrixXd cov0;
+  std::vector<StateDynamics> dynamics;  // indexed by regime
+  Eigen::MatrixXd observation, observation_noise;
+};
+
+// Sums of the prediction-error decomposition of the observation sequence y_0..y_T = 0 (lds.cpp):
+// for the joint covariance V and mean M of the observations,
+struct InnovationSums {
+  double log_det = 0.0;    // sum_t log|F_t| = log|V|
+  double quadratic = 0.0;  // sum_t yhat_t' F_t^-1 yhat_t = M' V^-1 M
+};
+
+// The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
+// regime_of(t). NaN sums when an innovation covariance is not numerically positive definite. Scratch
+// is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+template <class RegimeOf>
+InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of) {
+  thread_local Eigen::VectorXd mean, predicted, whitened;
+  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
+  thread_local Eigen::LLT<Eigen::MatrixXd> llt;
+  mean = model.mean0;  // s_t given y_0..y_{t-1}
+  cov = model.cov0;
+  InnovationSums sums;
+  for (long t = 0;; ++t) {
+    predicted.noalias() = model.observation * mean;   // yhat_t; the innovation is 0 - yhat_t
+    observed_cov.noalias() = model.observation * cov;  // H P
+    innovation_cov = model.observation_noise;
+    innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
+    llt.compute(innovation_cov);
+    if (llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
+    sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    whitened = predicted;
+    llt.matrixL().solveInPlace(whitened);
+    sums.quadratic += whitened.squaredNorm();
+    if (t == steps) break;
+    // Update on y_t = 0 with the gain K = P H' F^-1: mean - K yhat, P - K H P; then predict with the
+    // dynamics of step t + 1.
+    gain_transposed = observed_cov;
+    llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
+    mean.noalias() -= gain_transposed.transpose() * predicted;
+    cov.noalias() -= observed_cov.transpose() * gain_transposed;
+    const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
+    predicted.noalias() = next.transition * mean;
+    mean.swap(predicted);
+    scratch.noalias() = next.transition * cov;
+    cov.noalias() = scratch * next.transition.transpose();
+    cov += next.noise;
+    scratch = cov.transpose();
+    cov = 0.5 * (cov + scratch);  // rounding leaves P slightly asymmetric
+  }
+  return sums;
+}
+
+// The model of Y = X - X', X and X' drawn independently from `a` and `b` (lds.cpp): the stacked state
+// (s, s'), regime k * (b's regime count) + k' for the pair of regimes (k, k'), observation [C, -C'],
+// observation noise R + R'. Written into `out` (reused scratch).
+void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b, SwitchingStateSpace& out);
+
+// One model's share of log k_rho between the joint Gaussians of two models' observations
+// x_0..x_steps (lds.cpp): (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|, D = (steps+1)d.
+double log_kernel_share(double rho, long steps, long observation_dim, double log_det);
+
+// log k_rho from the two shares and the innovation sums of the stacked difference model.
+inline double log_kernel_from_sums(double share_a, double share_b, double rho, const InnovationSums& sums) {
+  return share_a + share_b - 0.5 * (sums.log_det + rho * sums.quadratic);
+}
+
+// The joint Gaussian of X = (x_0..x_T), T = regimes.size() - 1, step t >= 1 following the dynamics
+// regimes[t], built densely: mean blocks C m_t (m_t = A_t m_{t-1}, m_0 = mean0), covariance blocks
+// cov(x_t, x_u) = C A_t A_{t-1} .. A_{u+1} Sigma_u C' (t >= u) plus R when t = u, Sigma_u the state
+// covariance (Sigma_u = A_u Sigma_{u-1} A_u' + Q_u). O((T d)^2) memory: the test oracle.
+std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes);
+
+constexpr long kMaxStateSpaceDim = 1000;        // n and d: n^2 and d n values must fit in a row
+constexpr long kMaxSequenceLength = 100000000;  // T: 10^8, as for HMMs
+
+// Validates what every state-space model of `family` has besides its dynamics, and returns the model
+// without dynamics: n = mean0.size() and d = observation.rows() in [1, 1000] (fields "mean0" and "C"),
+// length in [0, 10^8], every value finite, cov0 n x n and symmetric positive semidefinite, C d x n, R
+// d x d and symmetric positive definite (symmetrised).
+SwitchingStateSpace checked_state_space(const char* family, Eigen::VectorXd mean0, Eigen::MatrixXd cov0,
+                                        Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length);
+// Appends the regime (A, Q) (fields "A" and "Q") after checking that both are n x n, A finite and Q
+// symmetric positive semidefinite. `regime`: the index of the matrices in fields that list one per
+// regime (element offsets and JSON paths start at theirs), -1 when the fields hold one matrix.
+void add_dynamics(SwitchingStateSpace& space, const char* family, Eigen::MatrixXd transition, Eigen::MatrixXd noise,
+                  long regime);
+
+}  // namespace ppk::detail
