@@ -14,119 +14,40 @@
 
 #include "estimate_detail.hpp"
 #include "gaussian_em.hpp"
+#include "lds_em.hpp"
 
 namespace ppk {
 namespace {
 
-const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+using detail::StateDynamics;
+using detail::symmetrised;
+using detail::trace_of_inverse;
 
-// The parameters EM works on (an LdsModel validates on construction, once, at the end).
-struct Parameters {
-  Eigen::VectorXd mean0;
-  Eigen::MatrixXd cov0, transition, state_noise, observation, observation_noise;  // cov0, A, Q, C, R
-};
+// The parameters EM works on (an LdsModel validates on construction, once, at the end): the
+// state-space model with one regime.
+using Parameters = detail::SwitchingStateSpace;
 
 Parameters parameters_of(const LdsModel& model) {
-  return {model.mean0(), model.cov0(), model.transition(), model.state_noise(), model.observation(),
+  return {model.mean0(), model.cov0(), {StateDynamics{model.transition(), model.state_noise()}}, model.observation(),
           model.observation_noise()};
 }
 
-// (S + S') / 2: rounding leaves computed covariances slightly asymmetric.
-Eigen::MatrixXd symmetrised(const Eigen::MatrixXd& s) { return 0.5 * (s + s.transpose()); }
-
-// The Cholesky factorisation of a covariance that must be positive definite.
-Eigen::LLT<Eigen::MatrixXd> cholesky(const Eigen::MatrixXd& covariance, const char* what) {
-  Eigen::LLT<Eigen::MatrixXd> llt(covariance);
-  if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
-    throw EstimationError(std::string("the ") + what + " is not numerically positive definite; give --ridge R > 0");
-  return llt;
-}
-
-// The filter and smoother of estimate_lds.hpp.
-LdsPosterior kalman_smoother(const Parameters& p, const Eigen::MatrixXd& x) {
-  const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
-  std::vector<Eigen::VectorXd> predicted_means(count), filtered_means(count);
-  std::vector<Eigen::MatrixXd> predicted_covs(count), filtered_covs(count);
-  LdsPosterior out;
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-  for (Eigen::Index t = 0; t < count; ++t) {
-    if (t == 0) {
-      predicted_means[0] = p.mean0;
-      predicted_covs[0] = p.cov0;
-    } else {
-      predicted_means[t] = p.transition * filtered_means[t - 1];
-      predicted_covs[t] = symmetrised(p.transition * filtered_covs[t - 1] * p.transition.transpose() + p.state_noise);
-    }
-    const Eigen::MatrixXd observed_cov = p.observation * predicted_covs[t];  // C P
-    const Eigen::LLT<Eigen::MatrixXd> innovation_cov =
-        cholesky(symmetrised(observed_cov * p.observation.transpose() + p.observation_noise), "innovation covariance");
-    const Eigen::VectorXd innovation = x.row(t).transpose() - p.observation * predicted_means[t];
-    const Eigen::VectorXd whitened = innovation_cov.matrixL().solve(innovation);
-    out.log_likelihood -= 0.5 * (static_cast<double>(d) * kLog2Pi +
-                                 2.0 * innovation_cov.matrixLLT().diagonal().array().log().sum() + whitened.squaredNorm());
-    const Eigen::MatrixXd gain = innovation_cov.solve(observed_cov).transpose();  // K = P C' F^-1
-    const Eigen::MatrixXd reduction = identity - gain * p.observation;         // I - K C
-    filtered_means[t] = predicted_means[t] + gain * innovation;
-    filtered_covs[t] = symmetrised(reduction * predicted_covs[t] * reduction.transpose() +
-                                   gain * p.observation_noise * gain.transpose());
-  }
-  out.means.resize(count);
-  out.covariances.resize(count);
-  out.lag_covariances.resize(count - 1);
-  out.means[count - 1] = filtered_means[count - 1];
-  out.covariances[count - 1] = filtered_covs[count - 1];
-  for (Eigen::Index t = count - 2; t >= 0; --t) {
-    // J_t' = P_t+1|t^-1 A V_t|t.
-    const Eigen::MatrixXd smoother_gain_transposed =
-        cholesky(predicted_covs[t + 1], "predicted state covariance").solve(p.transition * filtered_covs[t]);
-    const Eigen::MatrixXd smoother_gain = smoother_gain_transposed.transpose();
-    out.means[t] = filtered_means[t] + smoother_gain * (out.means[t + 1] - predicted_means[t + 1]);
-    out.covariances[t] = symmetrised(filtered_covs[t] +
-                                     smoother_gain * (out.covariances[t + 1] - predicted_covs[t + 1]) * smoother_gain_transposed);
-    out.lag_covariances[t] = out.covariances[t + 1] * smoother_gain_transposed;
-  }
-  return out;
-}
-
-// tr(S^-1) of a positive definite S, by a Cholesky solve.
-double trace_of_inverse(const Eigen::MatrixXd& s, const char* what) {
-  return cholesky(s, what).solve(Eigen::MatrixXd::Identity(s.rows(), s.cols())).trace();
-}
+// Every step follows the one regime.
+std::vector<int> one_regime(const Eigen::MatrixXd& x) { return std::vector<int>(static_cast<std::size_t>(x.rows()), 0); }
 
 // L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)).
 double objective(const Parameters& p, double log_likelihood, double ridge) {
   if (ridge == 0.0) return log_likelihood;
   return log_likelihood - 0.5 * ridge *
                               (trace_of_inverse(p.cov0, "initial state covariance") +
-                               trace_of_inverse(p.state_noise, "state noise covariance") +
+                               trace_of_inverse(p.dynamics[0].noise, "state noise covariance") +
                                trace_of_inverse(p.observation_noise, "observation noise covariance"));
 }
 
 // The M-step of estimate_lds.hpp from the posterior moments.
 void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge, Parameters& p) {
-  const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
-  const auto second_moment = [&](Eigen::Index t) -> Eigen::MatrixXd {  // E[s_t s_t' | X]
-    return posterior.covariances[t] + posterior.means[t] * posterior.means[t].transpose();
-  };
-  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n), lag = Eigen::MatrixXd::Zero(n, n);  // P, P1
-  Eigen::MatrixXd observed_states = Eigen::MatrixXd::Zero(d, n);                          // Sxs
-  for (Eigen::Index t = 0; t < count; ++t) {
-    all += second_moment(t);
-    observed_states += x.row(t).transpose() * posterior.means[t].transpose();
-    if (t > 0) lag += posterior.lag_covariances[t - 1] + posterior.means[t] * posterior.means[t - 1].transpose();
-  }
-  const Eigen::MatrixXd previous = all - second_moment(count - 1);  // P-
-  const Eigen::MatrixXd next = all - second_moment(0);              // P+
-  const Eigen::MatrixXd ridge_n = ridge * Eigen::MatrixXd::Identity(n, n);
-  const Eigen::MatrixXd ridge_d = ridge * Eigen::MatrixXd::Identity(d, d);
-  const double steps = static_cast<double>(count - 1);
-  p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
-  p.observation_noise =
-      symmetrised(x.transpose() * x - p.observation * observed_states.transpose() + ridge_d) / static_cast<double>(count);
-  p.transition = cholesky(previous, "sum of the state second moments").solve(lag.transpose()).transpose();
-  p.state_noise = symmetrised(next - p.transition * lag.transpose() + ridge_n) / steps;
-  p.mean0 = posterior.means[0];
-  p.cov0 = symmetrised(posterior.covariances[0] + ridge_n);
+  detail::maximise_observation(x, posterior, ridge, p);
+  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), ridge, 0.0);
 }
 
 // The starting point of one restart (estimate_lds.hpp).
@@ -146,9 +67,9 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, std
   p.observation_noise = (noise + ridge) * Eigen::MatrixXd::Identity(d, d);
   const Eigen::MatrixXd a = Eigen::MatrixXd::NullaryExpr(n, n, [&] { return normal(rng); });
   const double norm = std::uniform_real_distribution<double>(0.5, 0.95)(rng);
-  p.transition = a * (norm / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
+  const Eigen::MatrixXd transition = a * (norm / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-  p.state_noise = symmetrised(identity - p.transition * p.transition.transpose()) + ridge * identity;
+  p.dynamics = {StateDynamics{transition, symmetrised(identity - transition * transition.transpose()) + ridge * identity}};
   p.mean0 = Eigen::VectorXd::Zero(n);
   p.cov0 = identity;
   return p;
@@ -168,7 +89,7 @@ void check_options(const LdsFitOptions& options) {
 std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
   for (long step = 0;; ++step) {
-    const LdsPosterior posterior = kalman_smoother(p, x);
+    const LdsPosterior posterior = detail::smooth_along(p, x, one_regime(x));
     const double value = objective(p, posterior.log_likelihood, ridge);
     if (!std::isfinite(value)) throw EstimationError("the log-likelihood is not finite; give --ridge R > 0");
     const bool converged =
@@ -205,7 +126,7 @@ LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x) {
   if (x.rows() < 1 || x.cols() != model.observation_dim())
     throw EstimationError("the sequence must have at least 1 vector of dimension d = " +
                           std::to_string(model.observation_dim()));
-  return kalman_smoother(parameters_of(model), x);
+  return detail::smooth_along(parameters_of(model), x, one_regime(x));
 }
 
 LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
@@ -240,7 +161,7 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   if (!best) throw *first_failure;
   LdsFit fit;
   fit.model = detail::build_model([&] {
-    return std::make_unique<LdsModel>(best->mean0, best->cov0, best->transition, best->state_noise, best->observation,
+    return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise, best->observation,
                                       best->observation_noise, options.length ? *options.length : static_cast<long>(x.rows()) - 1);
   });
   fit.log_likelihoods = std::move(best_log_likelihoods);

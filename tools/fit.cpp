@@ -18,6 +18,7 @@
 #include "ppk/estimate.hpp"
 #include "ppk/estimate_bayesnet.hpp"
 #include "ppk/estimate_lds.hpp"
+#include "ppk/estimate_slds.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk::cli {
@@ -28,7 +29,8 @@ FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet
         mixture (Gaussian mixture by EM), kde (kernel density estimate),
         hmm (hidden Markov model by Baum-Welch), fhmm (factorial HMM by EM),
         bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
-        lds (linear dynamical system by EM with a Kalman smoother)
+        lds (linear dynamical system by EM with a Kalman smoother),
+        slds (switching LDS by approximate, hard-assignment EM)
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -584,6 +586,59 @@ std::unique_ptr<Estimator> make_lds(const po::variables_map& values, Method) {
   return lds_estimator(options);
 }
 
+constexpr const char* kSldsHelp = R"(
+slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
+  chain of regimes r_0..r_T over K states (--states), and per regime k the
+  dynamics s_t = A_k s_{t-1} + N(0, Q_k) of an n-dimensional state
+  (--state-dim); s_0 ~ N(mean0, cov0), x_t = C s_t + N(0, R). Fitted to each
+  sequence x_0..x_{N-1} (N >= 2) of qid-grouped LIBSVM vectors by APPROXIMATE
+  EM: hard-assignment ("Viterbi-like") EM, which keeps one best regime path
+  instead of the intractable posterior over K^N paths. It maximises over the
+  parameters and the path r
+    J = log p(r) + log p(X | r) + A (sum log pi + sum log trans)
+        - (R/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k'))),
+  A = --smoothing, R = --ridge, by repeating: (2) the Viterbi path maximising
+  log pi_r0 + sum_t [log trans(r_t-1, r_t) + E log N(s_t; A_rt s_t-1, Q_rt)]
+  under the current smoothed state moments (stop if the path is unchanged);
+  (3) M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + R I)/n_k
+  over its n_k steps (a regime with no step keeps its dynamics), C, R, mean0,
+  cov0 as for lds, pi and trans from the path's counts + A; (1) Kalman filter
+  and RTS smoother along the path (time-varying A_t, Q_t), giving J. J never
+  decreases; EM stops when it gains less than --tolerance times |J| or after
+  --iterations rounds. Start: the lds fit (same --state-dim, --ridge,
+  --iterations, --tolerance, --restarts, --seed), its A copied to the K regimes
+  and perturbed by N(0, 0.25/n) entries (K > 1), a uniform chain; the best of
+  --restarts perturbations is kept. With --states 1 the fit is the lds fit.
+  The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
+  No --estimator or --shrink.
+)";
+
+void add_slds_options(po::options_description& options) {
+  options.add_options()
+      ("states", po::value<long>()->default_value(2)->value_name("K"), "the number of regimes K >= 1")
+      ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
+      ("paths", po::value<long>()->default_value(10)->value_name("S"), "the number S >= 1 of kernel paths stored in the rows")
+      ("smoothing", po::value<double>()->default_value(0.1, "0.1")->value_name("A"),
+       "pseudo-count A >= 0 added to every start and transition count")
+      ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q_k, R and cov0; default 1e-6 times the data's variance")
+      ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
+  add_em_options(options, 400, "at most N EM iterations (lds start) and N hard-EM rounds per restart");
+}
+
+std::unique_ptr<Estimator> make_slds(const po::variables_map& values, Method) {
+  if (values.count("estimator")) throw EstimationError("an SLDS is fitted by approximate EM: --estimator is not offered");
+  if (!values.count("state-dim")) throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
+  SldsFitOptions options;
+  options.states = values["states"].as<long>();
+  options.state_dim = values["state-dim"].as<long>();
+  options.paths = values["paths"].as<long>();
+  options.smoothing = option(values, "smoothing");
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  read_em_options(values, options);
+  if (values.count("length")) options.length = values["length"].as<long>();
+  return slds_estimator(options);
+}
+
 constexpr const char* kBayesNetHelp = R"(
 bayesnet: a Bayesian network of the structure in --structure S.json, a network's
   JSON without CPTs: {"nodes":[{"states":K,"parents":[..],"variable":j},..]}
@@ -648,6 +703,7 @@ const FitFamily kFamilies[] = {
     {"fhmm", kFhmmHelp, Method::ml, add_fhmm_options, make_fhmm, read_libsvm_input},
     {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
     {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
+    {"slds", kSldsHelp, Method::ml, add_slds_options, make_slds, read_libsvm_input},
 };
 
 // "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".

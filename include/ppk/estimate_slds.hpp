@@ -1,0 +1,71 @@
+// Fitting a switching linear dynamical system (slds.hpp) to one sequence x_0..x_{N-1} of real
+// d-vectors by APPROXIMATE EM: hard-assignment ("Viterbi-like") EM, which replaces the intractable
+// posterior over the K^N regime paths (JMLR 2004 section 5.1) by the single best path. For a path
+// r = (r_0..r_T), T = N - 1, the model given r is a non-stationary LDS (estimate_lds.hpp with
+// A_t = A_{r_t}, Q_t = Q_{r_t}), and the method maximises over the parameters theta AND the path
+//     J(theta, r) = log p(r | theta) + log p(X | r, theta) + a (sum_k log pi_k + sum_jk log trans_jk)
+//                   - (r/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k')))
+// (a = --smoothing, the Dirichlet(1 + a) priors of the chain, its term dropped for a = 0; r = --ridge,
+// the LDS fit's penalty plus a matrix-normal prior on each A_k that keeps a regime with few steps
+// well posed), by coordinate ascent on F(q, r, theta) = E_q log p(S, X, r | theta) + H(q) + priors,
+// whose maximum over the state posterior q is J:
+//   (1) smooth: q = p(S | X, r, theta), the Kalman filter and RTS smoother along r (lds_em.hpp), which
+//       also gives log p(X | r, theta) and so J;
+//   (2) path: with q fixed, the path maximising
+//           log pi_{r_0} + sum_{t >= 1} [log trans(r_{t-1}, r_t) + E_q log N(s_t; A_{r_t} s_{t-1}, Q_{r_t})]
+//       by Viterbi, E_q log N(s_t; A s_{t-1}, Q) = -1/2 (n log 2pi + log|Q| + tr(Q^-1 E_q[e e'])),
+//       e = s_t - A s_{t-1}, E_q[e e'] = E s_t s_t' - A E s_{t-1} s_t' - E s_t s_{t-1}' A' + A E s_{t-1} s_{t-1}' A'
+//       (ties: the lowest regime);
+//   (3) M-step given q and the path: per regime k, from the sums P-, P+, P1 over the steps t >= 1 with
+//       r_t = k: A_k = P1 (P- + r I)^-1, Q_k = (P+ - A_k P1' + r I) / (number of those steps) (a regime
+//       with no step keeps its dynamics); C, R, mean0, cov0 as in the LDS M-step; pi_k ~ [r_0 = k] + a,
+//       trans_jk ~ #{t: r_{t-1} = j, r_t = k} + a (a row with no count and a = 0: uniform).
+// Each step cannot decrease F, so J never decreases. Start: `ppk fit lds`'s fit with the same --state-dim,
+// --ridge, --iterations, --tolerance, --restarts and --seed (fit_lds); its (A, Q) copied to the K
+// regimes, A_k perturbed by N(0, 0.25 / n) entries for K > 1 (a random stream seeded by (seed, N, d, n,
+// K, a hash of the data)), a uniform chain; the first path is the Viterbi path (2) under the LDS fit's
+// smoothed moments. Then repeated: (2); stop if the path is the previous one; (3); (1); stop when J
+// gains less than tolerance * |J| or after `iterations` rounds. With K = 1 the path cannot change, so
+// the fit is the LDS fit. The fit with the largest J over `restarts` perturbations is kept.
+// The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "ppk/estimate.hpp"
+#include "ppk/slds.hpp"
+
+namespace ppk {
+
+struct SldsFitOptions {
+  long states = 2;              // K >= 1
+  long state_dim = 1;           // n >= 1
+  long paths = 10;              // S >= 1, stored in the row
+  std::optional<double> ridge;  // r >= 0; default as for the LDS fit
+  double smoothing = 0.1;       // a >= 0
+  long iterations = 400;        // >= 1
+  double tolerance = 1e-8;      // >= 0
+  long restarts = 3;            // >= 1
+  std::uint64_t seed = 1;
+  std::optional<long> length;   // the stored T >= 0; default N - 1
+};
+
+// The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).
+std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options);
+
+// The fit, its regime path r_0..r_{N-1} and J after the start and each round of the kept restart
+// (the model is the one of the last entry). Throws EstimationError for bad options, fewer than 2
+// vectors, non-finite values, or a covariance that becomes singular (with r = 0).
+struct SldsFit {
+  std::unique_ptr<SldsModel> model;
+  std::vector<int> path;
+  std::vector<double> objectives;  // J above
+};
+SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options);
+
+}  // namespace ppk

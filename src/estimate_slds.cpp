@@ -1,0 +1,276 @@
+// The SLDS estimator (see estimate_slds.hpp): hard-assignment EM started from the LDS fit, reusing
+// the LDS fit's smoother and M-step (lds_em.hpp). Like the LDS, it keeps the example's data matrix
+// "x" and cannot pool.
+#include "ppk/estimate_slds.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+
+#include <Eigen/Dense>
+
+#include "estimate_detail.hpp"
+#include "lds_em.hpp"
+#include "ppk/estimate_lds.hpp"
+
+namespace ppk {
+namespace {
+
+using detail::StateDynamics;
+using Path = std::vector<int>;
+
+const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+
+// The parameters hard EM works on (an SldsModel validates on construction, once, at the end).
+struct Parameters {
+  detail::SwitchingStateSpace space;  // regime k: (A_k, Q_k)
+  Eigen::VectorXd log_start;          // log pi
+  Eigen::MatrixXd log_transitions;    // log trans, row j: from regime j
+};
+
+// E_q log N(s_t; A s_{t-1}, Q) for every step t >= 1 (row t - 1) and regime (column), q the posterior.
+Eigen::MatrixXd expected_transition_log_densities(const Parameters& p, const LdsPosterior& q) {
+  const std::size_t steps = q.means.size() - 1, regimes = p.space.dynamics.size();
+  const double n = static_cast<double>(p.space.mean0.size());
+  Eigen::MatrixXd out(steps, regimes);
+  for (std::size_t k = 0; k < regimes; ++k) {
+    const StateDynamics& dynamics = p.space.dynamics[k];
+    const Eigen::LLT<Eigen::MatrixXd> noise(dynamics.noise);
+    if (noise.info() != Eigen::Success) throw EstimationError("a state noise covariance is not positive definite; give --ridge R > 0");
+    const double log_det = 2.0 * noise.matrixLLT().diagonal().array().log().sum();
+    for (std::size_t t = 1; t <= steps; ++t) {
+      const Eigen::MatrixXd lag = q.lag_covariances[t - 1] + q.means[t] * q.means[t - 1].transpose();  // E s_t s_t-1'
+      const Eigen::MatrixXd cross = dynamics.transition * lag.transpose();                         // A E s_t-1 s_t'
+      const Eigen::MatrixXd residual = detail::second_moment(q, static_cast<Eigen::Index>(t)) - cross - cross.transpose() +
+                                       dynamics.transition * detail::second_moment(q, static_cast<Eigen::Index>(t - 1)) *
+                                           dynamics.transition.transpose();  // E[e e']
+      out(static_cast<Eigen::Index>(t - 1), static_cast<Eigen::Index>(k)) =
+          -0.5 * (n * kLog2Pi + log_det + noise.solve(residual).trace());
+    }
+  }
+  return out;
+}
+
+// Step (2): the Viterbi path r_0..r_T under the chain of p and the scores of the steps t >= 1.
+Path best_path(const Parameters& p, const Eigen::MatrixXd& scores) {
+  const Eigen::Index steps = scores.rows(), regimes = scores.cols();
+  Eigen::VectorXd best = p.log_start;  // max over r_0..r_{t-1} of the objective ending in r_t = k
+  std::vector<Path> from(static_cast<std::size_t>(steps), Path(static_cast<std::size_t>(regimes)));
+  for (Eigen::Index t = 1; t <= steps; ++t) {
+    Eigen::VectorXd next(regimes);
+    for (Eigen::Index k = 0; k < regimes; ++k) {
+      Eigen::Index argmax = 0;
+      double value = -std::numeric_limits<double>::infinity();
+      for (Eigen::Index j = 0; j < regimes; ++j) {
+        const double candidate = best(j) + p.log_transitions(j, k);
+        if (candidate > value) {
+          value = candidate;
+          argmax = j;
+        }
+      }
+      next(k) = value + scores(t - 1, k);
+      from[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(k)] = static_cast<int>(argmax);
+    }
+    best = std::move(next);
+  }
+  Path path(static_cast<std::size_t>(steps + 1));
+  Eigen::Index last = 0;
+  best.maxCoeff(&last);
+  path.back() = static_cast<int>(last);
+  for (Eigen::Index t = steps; t >= 1; --t)
+    path[static_cast<std::size_t>(t - 1)] = from[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(path[static_cast<std::size_t>(t)])];
+  return path;
+}
+
+// log of (counts + a) normalised per row; a row with no count and a = 0 is uniform.
+Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
+  counts.array() += smoothing;
+  for (Eigen::Index j = 0; j < counts.rows(); ++j) {
+    const double total = counts.row(j).sum();
+    if (total > 0.0) counts.row(j) /= total;
+    else counts.row(j).setConstant(1.0 / static_cast<double>(counts.cols()));
+  }
+  return counts.array().log().matrix();
+}
+
+// Step (3): the M-step given the posterior q along the path.
+void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path, double ridge, double smoothing,
+              Parameters& p) {
+  const auto regimes = static_cast<Eigen::Index>(p.space.dynamics.size());
+  detail::maximise_observation(x, q, ridge, p.space);
+  for (Eigen::Index k = 0; k < regimes; ++k) {
+    const detail::TransitionSums sums = detail::transition_sums(q, path, static_cast<int>(k));
+    if (sums.steps > 0) p.space.dynamics[static_cast<std::size_t>(k)] = detail::maximise_dynamics(sums, ridge, ridge);
+  }
+  Eigen::MatrixXd start = Eigen::MatrixXd::Zero(1, regimes), transitions = Eigen::MatrixXd::Zero(regimes, regimes);
+  start(0, path[0]) = 1.0;
+  for (std::size_t t = 1; t < path.size(); ++t) transitions(path[t - 1], path[t]) += 1.0;
+  p.log_start = log_normalised_rows(start, smoothing).row(0).transpose();
+  p.log_transitions = log_normalised_rows(transitions, smoothing);
+}
+
+// J of estimate_slds.hpp, given log p(X | r, theta) from the smoother.
+double objective(const Parameters& p, const Path& path, double log_likelihood, double ridge, double smoothing) {
+  double value = log_likelihood + p.log_start(path[0]);
+  for (std::size_t t = 1; t < path.size(); ++t) value += p.log_transitions(path[t - 1], path[t]);
+  if (smoothing > 0.0) value += smoothing * (p.log_start.sum() + p.log_transitions.sum());
+  if (ridge > 0.0) {
+    double traces = detail::trace_of_inverse(p.space.cov0, "initial state covariance") +
+                    detail::trace_of_inverse(p.space.observation_noise, "observation noise covariance");
+    for (const StateDynamics& dynamics : p.space.dynamics) {
+      const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dynamics.noise.rows(), dynamics.noise.cols());
+      traces += detail::trace_of_inverse(dynamics.noise, "state noise covariance") +
+                (dynamics.noise.llt().solve(dynamics.transition * dynamics.transition.transpose())).trace();
+    }
+    value -= 0.5 * ridge * traces;
+  }
+  return value;
+}
+
+void check_options(const SldsFitOptions& options) {
+  if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
+  if (options.paths < 1) throw EstimationError("--paths must be at least 1, got " + std::to_string(options.paths));
+  detail::check_option("--smoothing", options.smoothing, 0, false);
+}
+
+LdsFitOptions lds_options(const SldsFitOptions& options) {
+  LdsFitOptions out;
+  out.state_dim = options.state_dim;
+  out.ridge = options.ridge;
+  out.iterations = options.iterations;
+  out.tolerance = options.tolerance;
+  out.restarts = options.restarts;
+  out.seed = options.seed;
+  out.length = options.length;
+  return out;
+}
+
+struct Restart {
+  Parameters parameters;
+  Path path;
+  std::vector<double> objectives;
+};
+
+// Hard EM from `p` (estimate_slds.hpp), the first path chosen under the LDS fit's posterior.
+Restart run_hard_em(const Eigen::MatrixXd& x, const LdsPosterior& lds_posterior, double ridge,
+                    const SldsFitOptions& options, Parameters p) {
+  Restart out;
+  out.path = best_path(p, expected_transition_log_densities(p, lds_posterior));
+  LdsPosterior q = detail::smooth_along(p.space, x, out.path);
+  out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
+  for (long round = 0; round < options.iterations; ++round) {
+    maximise(x, q, out.path, ridge, options.smoothing, p);
+    q = detail::smooth_along(p.space, x, out.path);
+    Path path = best_path(p, expected_transition_log_densities(p, q));
+    const bool same_path = path == out.path;
+    if (!same_path) {
+      out.path = std::move(path);
+      q = detail::smooth_along(p.space, x, out.path);
+    }
+    const double value = objective(p, out.path, q.log_likelihood, ridge, options.smoothing);
+    if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --ridge R > 0");
+    const bool converged = same_path || value - out.objectives.back() < options.tolerance * std::fabs(value);
+    out.objectives.push_back(value);
+    if (converged) break;
+  }
+  out.parameters = std::move(p);
+  return out;
+}
+
+// The start itself, its J along the one-regime path.
+Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, Parameters p) {
+  Restart out;
+  out.path = Path(static_cast<std::size_t>(x.rows()), 0);
+  const LdsPosterior q = detail::smooth_along(p.space, x, out.path);
+  out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
+  out.parameters = std::move(p);
+  return out;
+}
+
+class SldsEstimator : public Estimator {
+ public:
+  explicit SldsEstimator(const SldsFitOptions& options) : options_(options) {
+    check_options(options);
+    lds_estimator(lds_options(options));  // checks the options shared with the LDS fit
+  }
+  std::string family() const override { return "slds"; }
+  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
+    detail::check_example(vectors, dim);
+    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
+    statistics.sums["x"] = detail::data_matrix(vectors, dim);
+    return statistics;
+  }
+  Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
+  std::unique_ptr<Model> fit(const Statistics& statistics) const override {
+    return std::move(fit_slds(detail::data_of(statistics), options_).model);
+  }
+
+ private:
+  SldsFitOptions options_;
+};
+
+}  // namespace
+
+SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
+  check_options(options);
+  const LdsFit lds = fit_lds(x, lds_options(options));  // checks the sequence and the shared options
+  const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  const LdsModel& start = *lds.model;
+  const LdsPosterior lds_posterior = smooth_lds(start, x);
+  const Eigen::Index regimes = options.states, n = options.state_dim;
+  std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
+                     static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(regimes),
+                     detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> perturbation(0.0, 0.5 / std::sqrt(static_cast<double>(n)));
+  std::optional<Restart> best;
+  std::optional<EstimationError> first_failure;
+  // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
+  for (long restart = 0; restart < (regimes == 1 ? 1 : options.restarts); ++restart) {
+    Parameters p;
+    p.space = {start.mean0(), start.cov0(), {}, start.observation(), start.observation_noise()};
+    for (Eigen::Index k = 0; k < regimes; ++k) {
+      Eigen::MatrixXd transition = start.transition();
+      if (regimes > 1) transition += Eigen::MatrixXd::NullaryExpr(n, n, [&] { return perturbation(rng); });
+      p.space.dynamics.push_back(StateDynamics{transition, start.state_noise()});
+    }
+    const double log_uniform = -std::log(static_cast<double>(regimes));
+    p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
+    p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
+    try {
+      Restart fitted = regimes == 1 ? unchanged(x, ridge, options, std::move(p))
+                                    : run_hard_em(x, lds_posterior, ridge, options, std::move(p));
+      if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
+    } catch (const EstimationError& e) {
+      if (!first_failure) first_failure = e;
+    }
+  }
+  if (!best) throw *first_failure;
+  SldsFit fit;
+  fit.model = detail::build_model([&] {
+    SldsParameters parameters;
+    parameters.start = best->parameters.log_start.array().exp().matrix();
+    parameters.transitions = best->parameters.log_transitions.array().exp().matrix();
+    for (const StateDynamics& dynamics : best->parameters.space.dynamics) {
+      parameters.state_transitions.push_back(dynamics.transition);
+      parameters.state_noises.push_back(dynamics.noise);
+    }
+    parameters.mean0 = best->parameters.space.mean0;
+    parameters.cov0 = best->parameters.space.cov0;
+    parameters.observation = best->parameters.space.observation;
+    parameters.observation_noise = best->parameters.space.observation_noise;
+    parameters.length = options.length ? *options.length : static_cast<long>(x.rows()) - 1;
+    parameters.paths = options.paths;
+    return std::make_unique<SldsModel>(std::move(parameters));
+  });
+  fit.path = std::move(best->path);
+  fit.objectives = std::move(best->objectives);
+  return fit;
+}
+
+std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options) { return std::make_unique<SldsEstimator>(options); }
+
+}  // namespace ppk

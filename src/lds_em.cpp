@@ -1,0 +1,127 @@
+// The shared EM pieces for state-space models (lds_em.hpp): the smoother along a regime path and the
+// M-step's closed forms (the derivations are in estimate_lds.hpp and estimate_slds.hpp).
+#include "lds_em.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <Eigen/Dense>
+
+#include "ppk/estimate.hpp"
+
+namespace ppk::detail {
+namespace {
+
+const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+
+// The Cholesky factorisation of a covariance that must be positive definite.
+Eigen::LLT<Eigen::MatrixXd> cholesky(const Eigen::MatrixXd& covariance, const char* what) {
+  Eigen::LLT<Eigen::MatrixXd> llt(covariance);
+  if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
+    throw EstimationError(std::string("the ") + what + " is not numerically positive definite; give --ridge R > 0");
+  return llt;
+}
+
+}  // namespace
+
+Eigen::MatrixXd symmetrised(const Eigen::MatrixXd& s) { return 0.5 * (s + s.transpose()); }
+
+double trace_of_inverse(const Eigen::MatrixXd& s, const char* what) {
+  return cholesky(s, what).solve(Eigen::MatrixXd::Identity(s.rows(), s.cols())).trace();
+}
+
+LdsPosterior smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const std::vector<int>& regimes) {
+  const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
+  const auto dynamics = [&](Eigen::Index t) -> const StateDynamics& {
+    return p.dynamics[static_cast<std::size_t>(regimes[static_cast<std::size_t>(t)])];
+  };
+  std::vector<Eigen::VectorXd> predicted_means(count), filtered_means(count);
+  std::vector<Eigen::MatrixXd> predicted_covs(count), filtered_covs(count);
+  LdsPosterior out;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+  for (Eigen::Index t = 0; t < count; ++t) {
+    if (t == 0) {
+      predicted_means[0] = p.mean0;
+      predicted_covs[0] = p.cov0;
+    } else {
+      const StateDynamics& step = dynamics(t);
+      predicted_means[t] = step.transition * filtered_means[t - 1];
+      predicted_covs[t] = symmetrised(step.transition * filtered_covs[t - 1] * step.transition.transpose() + step.noise);
+    }
+    const Eigen::MatrixXd observed_cov = p.observation * predicted_covs[t];  // C P
+    const Eigen::LLT<Eigen::MatrixXd> innovation_cov =
+        cholesky(symmetrised(observed_cov * p.observation.transpose() + p.observation_noise), "innovation covariance");
+    const Eigen::VectorXd innovation = x.row(t).transpose() - p.observation * predicted_means[t];
+    const Eigen::VectorXd whitened = innovation_cov.matrixL().solve(innovation);
+    out.log_likelihood -= 0.5 * (static_cast<double>(d) * kLog2Pi +
+                                 2.0 * innovation_cov.matrixLLT().diagonal().array().log().sum() + whitened.squaredNorm());
+    const Eigen::MatrixXd gain = innovation_cov.solve(observed_cov).transpose();  // K = P C' F^-1
+    const Eigen::MatrixXd reduction = identity - gain * p.observation;         // I - K C
+    filtered_means[t] = predicted_means[t] + gain * innovation;
+    filtered_covs[t] = symmetrised(reduction * predicted_covs[t] * reduction.transpose() +
+                                   gain * p.observation_noise * gain.transpose());
+  }
+  out.means.resize(count);
+  out.covariances.resize(count);
+  out.lag_covariances.resize(count - 1);
+  out.means[count - 1] = filtered_means[count - 1];
+  out.covariances[count - 1] = filtered_covs[count - 1];
+  for (Eigen::Index t = count - 2; t >= 0; --t) {
+    // J_t' = P_t+1|t^-1 A_t+1 V_t|t.
+    const Eigen::MatrixXd smoother_gain_transposed =
+        cholesky(predicted_covs[t + 1], "predicted state covariance").solve(dynamics(t + 1).transition * filtered_covs[t]);
+    const Eigen::MatrixXd smoother_gain = smoother_gain_transposed.transpose();
+    out.means[t] = filtered_means[t] + smoother_gain * (out.means[t + 1] - predicted_means[t + 1]);
+    out.covariances[t] = symmetrised(filtered_covs[t] +
+                                     smoother_gain * (out.covariances[t + 1] - predicted_covs[t + 1]) * smoother_gain_transposed);
+    out.lag_covariances[t] = out.covariances[t + 1] * smoother_gain_transposed;
+  }
+  return out;
+}
+
+Eigen::MatrixXd second_moment(const LdsPosterior& posterior, Eigen::Index t) {
+  const auto u = static_cast<std::size_t>(t);
+  return posterior.covariances[u] + posterior.means[u] * posterior.means[u].transpose();
+}
+
+TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<int>& regimes, int regime) {
+  const Eigen::Index n = posterior.means[0].size();
+  TransitionSums sums{Eigen::MatrixXd::Zero(n, n), Eigen::MatrixXd::Zero(n, n), Eigen::MatrixXd::Zero(n, n), 0.0};
+  for (std::size_t t = 1; t < posterior.means.size(); ++t) {
+    if (regimes[t] != regime) continue;
+    sums.previous += second_moment(posterior, static_cast<Eigen::Index>(t - 1));
+    sums.next += second_moment(posterior, static_cast<Eigen::Index>(t));
+    sums.lag += posterior.lag_covariances[t - 1] + posterior.means[t] * posterior.means[t - 1].transpose();
+    sums.steps += 1.0;
+  }
+  return sums;
+}
+
+StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge) {
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(sums.previous.rows(), sums.previous.cols());
+  StateDynamics out;
+  out.transition = cholesky(sums.previous + transition_ridge * identity, "sum of the state second moments")
+                       .solve(sums.lag.transpose())
+                       .transpose();
+  out.noise = symmetrised(sums.next - out.transition * sums.lag.transpose() + ridge * identity) / sums.steps;
+  return out;
+}
+
+void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge,
+                          SwitchingStateSpace& p) {
+  const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
+  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);               // P
+  Eigen::MatrixXd observed_states = Eigen::MatrixXd::Zero(d, n);  // Sxs
+  for (Eigen::Index t = 0; t < count; ++t) {
+    all += second_moment(posterior, t);
+    observed_states += x.row(t).transpose() * posterior.means[static_cast<std::size_t>(t)].transpose();
+  }
+  p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
+  p.observation_noise = symmetrised(x.transpose() * x - p.observation * observed_states.transpose() +
+                                    ridge * Eigen::MatrixXd::Identity(d, d)) /
+                        static_cast<double>(count);
+  p.mean0 = posterior.means[0];
+  p.cov0 = symmetrised(posterior.covariances[0] + ridge * Eigen::MatrixXd::Identity(n, n));
+}
+
+}  // namespace ppk::detail

@@ -1,0 +1,231 @@
+// The SLDS estimator (estimate_slds.hpp, approximate hard-assignment EM): with one regime it is the
+// LDS fit; the objective J(theta, r) = log p(r) + log p(X | r) + priors never decreases, and its
+// final value is recomputed here from the fitted row and path with the dense joint Gaussian of X
+// given the path (built from the model's equations); on a long simulated series with two clearly
+// different regimes the path and both transitions are recovered; bad sequences and options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "estimate_helpers.hpp"
+#include "lds_sampling.hpp"
+#include "positive_family_checks.hpp"
+#include "ppk/estimate_lds.hpp"
+#include "ppk/estimate_slds.hpp"
+#include "ppk/slds.hpp"
+
+namespace ppk {
+namespace {
+
+using checks::mentions;
+
+const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+
+// A 1-D switching series: a sticky two-regime chain (switch probability 0.02), s_t = a_{r_t} s_{t-1}
+// + N(0, 1), x_t = s_t + N(0, 0.2^2). Returns the observations (one column) and the true path.
+struct Series {
+  Eigen::MatrixXd x;
+  std::vector<int> path;
+};
+Series simulate_switching(const double (&a)[2], long count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  Series out{Eigen::MatrixXd(count, 1), std::vector<int>(static_cast<std::size_t>(count))};
+  int regime = 0;
+  double s = normal(rng);
+  for (long t = 0; t < count; ++t) {
+    if (t > 0) {
+      if (uniform(rng) < 0.02) regime = 1 - regime;
+      s = a[regime] * s + normal(rng);
+    }
+    out.path[static_cast<std::size_t>(t)] = regime;
+    out.x(t, 0) = s + 0.2 * normal(rng);
+  }
+  return out;
+}
+
+// log p(X | r, theta) by the dense joint Gaussian of X = (x_0..x_T) given the path: E s_t = A_{r_t} E s_{t-1},
+// Cov(s_t, s_u) = A_{r_t} .. A_{r_{u+1}} Sigma_u (t >= u), Sigma_u = A_{r_u} Sigma_{u-1} A_{r_u}' + Q_{r_u},
+// Sigma_0 = cov0; Cov(x_t, x_u) = C Cov(s_t, s_u) C' + [t = u] R.
+double dense_log_likelihood(const SldsParameters& p, const std::vector<int>& path, const Eigen::MatrixXd& x) {
+  const long count = x.rows(), n = p.mean0.size(), d = x.cols();
+  std::vector<Eigen::VectorXd> means(static_cast<std::size_t>(count));
+  std::vector<Eigen::MatrixXd> covs(static_cast<std::size_t>(count));
+  Eigen::MatrixXd states(count * n, count * n);
+  for (long t = 0; t < count; ++t) {
+    const auto u = static_cast<std::size_t>(t);
+    if (t == 0) {
+      means[0] = p.mean0;
+      covs[0] = p.cov0;
+    } else {
+      const Eigen::MatrixXd& a = p.state_transitions[static_cast<std::size_t>(path[u])];
+      means[u] = a * means[u - 1];
+      covs[u] = a * covs[u - 1] * a.transpose() + p.state_noises[static_cast<std::size_t>(path[u])];
+    }
+    states.block(t * n, t * n, n, n) = covs[u];
+  }
+  for (long t = 0; t < count; ++t)
+    for (long v = 0; v < t; ++v) {
+      Eigen::MatrixXd product = Eigen::MatrixXd::Identity(n, n);  // A_{r_t} .. A_{r_{v+1}}
+      for (long w = v + 1; w <= t; ++w) product = p.state_transitions[static_cast<std::size_t>(path[static_cast<std::size_t>(w)])] * product;
+      states.block(t * n, v * n, n, n) = product * covs[static_cast<std::size_t>(v)];
+      states.block(v * n, t * n, n, n) = states.block(t * n, v * n, n, n).transpose();
+    }
+  Eigen::MatrixXd observe = Eigen::MatrixXd::Zero(count * d, count * n);
+  Eigen::VectorXd mean(count * d), data(count * d);
+  for (long t = 0; t < count; ++t) {
+    observe.block(t * d, t * n, d, n) = p.observation;
+    mean.segment(t * d, d) = p.observation * means[static_cast<std::size_t>(t)];
+    data.segment(t * d, d) = x.row(t).transpose();
+  }
+  Eigen::MatrixXd cov = observe * states * observe.transpose();
+  for (long t = 0; t < count; ++t) cov.block(t * d, t * d, d, d) += p.observation_noise;
+  const Eigen::LLT<Eigen::MatrixXd> llt(cov);
+  const Eigen::VectorXd whitened = llt.matrixL().solve(data - mean);
+  return -0.5 * (static_cast<double>(count * d) * kLog2Pi + 2.0 * llt.matrixLLT().diagonal().array().log().sum() +
+                 whitened.squaredNorm());
+}
+
+// J of estimate_slds.hpp from the fitted row and path, log p(X | r) dense.
+double dense_objective(const SldsParameters& p, const std::vector<int>& path, const Eigen::MatrixXd& x, double ridge,
+                       double smoothing) {
+  double value = dense_log_likelihood(p, path, x) + std::log(p.start(path[0]));
+  for (std::size_t t = 1; t < path.size(); ++t) value += std::log(p.transitions(path[t - 1], path[t]));
+  if (smoothing > 0.0) value += smoothing * (p.start.array().log().sum() + p.transitions.array().log().sum());
+  double traces = p.cov0.inverse().trace() + p.observation_noise.inverse().trace();
+  for (std::size_t k = 0; k < p.state_noises.size(); ++k)
+    traces += (p.state_noises[k].inverse() *
+               (Eigen::MatrixXd::Identity(p.mean0.size(), p.mean0.size()) + p.state_transitions[k] * p.state_transitions[k].transpose()))
+                  .trace();
+  return value - 0.5 * ridge * traces;
+}
+
+SldsFitOptions slds_options(long states, long state_dim, double ridge, long restarts) {
+  SldsFitOptions options;
+  options.states = states;
+  options.state_dim = state_dim;
+  options.ridge = ridge;
+  options.restarts = restarts;
+  return options;
+}
+
+TEST(SldsEstimate, OneRegimeIsTheLdsFit) {
+  std::mt19937 rng(41);
+  const Lds truth = random_lds(rng, 2, 2, 0);
+  std::mt19937 draw(42);
+  const Eigen::VectorXd stacked = Simulator(truth).draw(draw, 79);
+  const Eigen::MatrixXd x = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      stacked.data(), 80, 2);
+  SldsFitOptions options = slds_options(1, 2, 1e-4, 2);
+  options.seed = 7;
+  options.iterations = 50;
+  const SldsFit slds = fit_slds(x, options);
+  LdsFitOptions lds_options;
+  lds_options.state_dim = 2;
+  lds_options.ridge = 1e-4;
+  lds_options.restarts = 2;
+  lds_options.seed = 7;
+  lds_options.iterations = 50;
+  const LdsFit lds = fit_lds(x, lds_options);
+  const SldsParameters& p = slds.model->parameters();
+  EXPECT_TRUE(p.state_transitions[0].isApprox(lds.model->transition(), 1e-9));
+  EXPECT_TRUE(p.state_noises[0].isApprox(lds.model->state_noise(), 1e-9));
+  EXPECT_TRUE(p.observation.isApprox(lds.model->observation(), 1e-9));
+  EXPECT_TRUE(p.observation_noise.isApprox(lds.model->observation_noise(), 1e-9));
+  EXPECT_TRUE(p.mean0.isApprox(lds.model->mean0(), 1e-9));
+  EXPECT_TRUE(p.cov0.isApprox(lds.model->cov0(), 1e-9));
+  EXPECT_DOUBLE_EQ(p.start(0), 1.0);
+  EXPECT_EQ(slds.path, std::vector<int>(80, 0));
+}
+
+TEST(SldsEstimate, TheObjectiveNeverDecreasesAndEqualsTheDenseValue) {
+  const double a[2] = {0.9, -0.6};
+  const Series series = simulate_switching(a, 150, 43);
+  for (const double smoothing : {0.0, 0.5}) {
+    for (const long states : {2L, 3L}) {
+      SldsFitOptions options = slds_options(states, 1, 1e-3, 1);
+      options.smoothing = smoothing;
+      options.tolerance = 0.0;
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        options.seed = seed;
+        const SldsFit fit = fit_slds(series.x, options);
+        ASSERT_GE(fit.objectives.size(), 2u) << "no hard-EM round was taken";
+        for (std::size_t i = 1; i < fit.objectives.size(); ++i)
+          EXPECT_GE(fit.objectives[i], fit.objectives[i - 1] - 1e-9 * std::fabs(fit.objectives[i])) << "round " << i;
+        const double dense = dense_objective(fit.model->parameters(), fit.path, series.x, 1e-3, smoothing);
+        EXPECT_NEAR(fit.objectives.back(), dense, 1e-7 * std::fabs(dense));
+      }
+    }
+  }
+}
+
+TEST(SldsEstimate, RecoversTheRegimesOfALongSeries) {
+  const double a[2] = {0.95, -0.5};
+  const Series series = simulate_switching(a, 1500, 44);
+  // Hard EM has local optima: 10 perturbations of the LDS start (3 are not enough on this series).
+  SldsFitOptions options = slds_options(2, 1, 1e-6, 10);
+  const SldsFit fit = fit_slds(series.x, options);
+  // Up to the label permutation.
+  long same = 0;
+  for (std::size_t t = 0; t < fit.path.size(); ++t) same += fit.path[t] == series.path[t];
+  const long steps = static_cast<long>(fit.path.size());
+  const bool swapped = 2 * same < steps;
+  EXPECT_GE(static_cast<double>(swapped ? steps - same : same) / static_cast<double>(steps), 0.85);
+  const SldsParameters& p = fit.model->parameters();
+  // A scalar transition is the same in every state basis. Tolerance 0.15: the least-squares error of
+  // a over ~700 steps is about 0.03; the rest is hard EM's bias (steps near a switch misassigned, the
+  // state smoothed along one path).
+  EXPECT_NEAR(p.state_transitions[swapped ? 1 : 0](0, 0), a[0], 0.15);
+  EXPECT_NEAR(p.state_transitions[swapped ? 0 : 1](0, 0), a[1], 0.15);
+  // Sticky chain: both stay probabilities near the true 0.98.
+  EXPECT_GT(p.transitions(0, 0), 0.9);
+  EXPECT_GT(p.transitions(1, 1), 0.9);
+}
+
+TEST(SldsEstimate, ThroughTheEstimatorInterface) {
+  SldsFitOptions options = slds_options(3, 1, 1e-3, 1);
+  options.paths = 4;
+  options.length = 12;
+  const auto estimator = slds_estimator(options);
+  EXPECT_EQ(estimator->family(), "slds");
+  const double a[2] = {0.9, -0.6};
+  const Series series = simulate_switching(a, 40, 45);
+  std::vector<SparseVector> vectors;
+  for (long t = 0; t < series.x.rows(); ++t) vectors.push_back(sparse({series.x(t, 0)}));
+  const auto model = estimate(*estimator, vectors, 1);
+  const auto& slds = dynamic_cast<const SldsModel&>(*model);
+  EXPECT_EQ(slds.discrete_states(), 3);
+  EXPECT_EQ(slds.state_dim(), 1);
+  EXPECT_EQ(slds.parameters().paths, 4);
+  EXPECT_EQ(slds.parameters().length, 12);
+  EXPECT_EQ(slds.parameters().state_transitions, fit_slds(series.x, options).model->parameters().state_transitions);
+  Statistics statistics = estimator->statistics(vectors, 1);
+  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(statistics, statistics, 1.0); }), {"slds"}));
+}
+
+TEST(SldsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
+  const SldsFitOptions options = slds_options(2, 1, 1e-3, 1);
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_slds(Eigen::MatrixXd::Ones(1, 2), options); }), {"1 vector", "at least 2"}));
+  Eigen::MatrixXd x = Eigen::MatrixXd::Ones(5, 2);
+  x(3, 1) = std::nan("");
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_slds(x, options); }), {"finite"}));
+  const auto with = [&](auto change) {
+    SldsFitOptions changed = options;
+    change(changed);
+    return estimation_error([&] { slds_estimator(changed); });
+  };
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 0; }), {"--states must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 0; }), {"--paths must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.smoothing = -1; }), {"--smoothing"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.state_dim = 0; }), {"--state-dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.iterations = 0; }), {"--iterations"}));
+}
+
+}  // namespace
+}  // namespace ppk
