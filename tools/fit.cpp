@@ -597,18 +597,19 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   parameters and the path r
     J = log p(r) + log p(X | r) + A (sum log pi + sum log trans)
         - (R/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k'))),
-  A = --smoothing, R = --ridge, by repeating: (2) the Viterbi path maximising
-  log pi_r0 + sum_t [log trans(r_t-1, r_t) + E log N(s_t; A_rt s_t-1, Q_rt)]
-  under the current smoothed state moments (stop if the path is unchanged);
-  (3) M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + R I)/n_k
+  A = --smoothing, R = --ridge, by coordinate ascent. Start: the lds fit (same
+  --state-dim, --ridge, --iterations, --tolerance, --restarts, --seed), its A
+  copied to the K regimes and perturbed by N(0, 0.25/n) entries, a uniform
+  chain, the Viterbi path under the lds fit's smoothed states. Each round:
+  M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + R I)/n_k
   over its n_k steps (a regime with no step keeps its dynamics), C, R, mean0,
-  cov0 as for lds, pi and trans from the path's counts + A; (1) Kalman filter
-  and RTS smoother along the path (time-varying A_t, Q_t), giving J. J never
-  decreases; EM stops when it gains less than --tolerance times |J| or after
-  --iterations rounds. Start: the lds fit (same --state-dim, --ridge,
-  --iterations, --tolerance, --restarts, --seed), its A copied to the K regimes
-  and perturbed by N(0, 0.25/n) entries (K > 1), a uniform chain; the best of
-  --restarts perturbations is kept. With --states 1 the fit is the lds fit.
+  cov0 as for lds, pi and trans from the path's counts + A; Kalman filter and
+  RTS smoother along the path (time-varying A_t, Q_t); the Viterbi path
+  maximising log pi_r0 + sum_t [log trans(r_t-1, r_t) + E log N(s_t; A_rt
+  s_t-1, Q_rt)] under the smoothed states. J never decreases; EM stops when
+  the path is unchanged, J gains less than --tolerance times |J|, or after
+  --iterations rounds; the best of --restarts perturbations is kept (hard EM
+  has local optima: use several). With --states 1 the fit is the lds fit.
   The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
   No --estimator or --shrink.
 )";

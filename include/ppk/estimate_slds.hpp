@@ -22,11 +22,12 @@
 //       trans_jk ~ #{t: r_{t-1} = j, r_t = k} + a (a row with no count and a = 0: uniform).
 // Each step cannot decrease F, so J never decreases. Start: `ppk fit lds`'s fit with the same --state-dim,
 // --ridge, --iterations, --tolerance, --restarts and --seed (fit_lds); its (A, Q) copied to the K
-// regimes, A_k perturbed by N(0, 0.25 / n) entries for K > 1 (a random stream seeded by (seed, N, d, n,
-// K, a hash of the data)), a uniform chain; the first path is the Viterbi path (2) under the LDS fit's
-// smoothed moments. Then repeated: (2); stop if the path is the previous one; (3); (1); stop when J
-// gains less than tolerance * |J| or after `iterations` rounds. With K = 1 the path cannot change, so
-// the fit is the LDS fit. The fit with the largest J over `restarts` perturbations is kept.
+// regimes, A_k perturbed by N(0, 0.25 / n) entries (a random stream seeded by (seed, N, d, n, K, a hash
+// of the data)), a uniform chain; the first path is the Viterbi path (2) under the LDS fit's smoothed
+// moments, and J[0] is J there after (1). Then each round: (3); (1); (2), and (1) again if the path
+// changed; J. Stop when the path is unchanged, J gains less than tolerance * |J|, or after
+// `iterations` rounds. With K = 1 the path is certain and the LDS fit is exact EM: it is the fit, as
+// it is (J has one entry). The fit with the largest J over `restarts` perturbations is kept.
 // The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
 #pragma once
 
