@@ -138,7 +138,7 @@ expect_error 2 "--alphabet and --alphabet-from exclude each other" -- \
   "$PPK" fit hmm --alphabet ACGT --alphabet-from alphabet.txt train.fa
 expect_error 2 "--estimator is not offered" -- "$PPK" fit hmm --estimator map train.fa
 expect_error 2 "--smoothing must be a finite number >= 0" -- "$PPK" fit hmm --smoothing -1 train.fa
-expect_error 2 "ppk fit supports gaussian" "mixture, kde, hmm, fhmm, bayesnet and lds" -- "$PPK" fit hmmm train.fa
+expect_error 2 "unknown family 'hmmm'" "ppk fit supports gaussian" ", hmm, " -- "$PPK" fit hmmm train.fa
 "$PPK" fit --help | grep -F "M = floor(sqrt(O^2 + 4 (n z + O + 1))/2" >/dev/null || fail "ppk fit --help lacks the state rule"
 pass
 "$PPK" fit hmm --help | grep -F -- "--save-alphabet" >/dev/null || fail "ppk fit hmm --help lacks --save-alphabet"
