@@ -85,8 +85,8 @@ auto build_model(Build build) -> decltype(build()) {
   }
 }
 
-// Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, Gaussian
-// sequences of the factorial HMM. Not exponential families: no fixed-size sufficient statistics and
+// Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, and the
+// vector sequences of factorial HMMs and (switching) linear dynamical systems. Not exponential families: no fixed-size sufficient statistics and
 // no pooling.
 class DataMatrixEstimator : public Estimator {
  public:

@@ -101,17 +101,10 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitO
   return log_likelihoods;
 }
 
-class LdsEstimator : public Estimator {
+class LdsEstimator : public detail::DataMatrixEstimator {
  public:
   explicit LdsEstimator(const LdsFitOptions& options) : options_(options) { check_options(options); }
   std::string family() const override { return "lds"; }
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = detail::data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_lds(detail::data_of(statistics), options_).model);
   }

@@ -190,20 +190,13 @@ Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& 
   return out;
 }
 
-class SldsEstimator : public Estimator {
+class SldsEstimator : public detail::DataMatrixEstimator {
  public:
   explicit SldsEstimator(const SldsFitOptions& options) : options_(options) {
     check_options(options);
     lds_estimator(lds_options(options));  // checks the options shared with the LDS fit
   }
   std::string family() const override { return "slds"; }
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["x"] = detail::data_matrix(vectors, dim);
-    return statistics;
-  }
-  Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_slds(detail::data_of(statistics), options_).model);
   }
