@@ -44,30 +44,32 @@ constexpr double kSweepTolerance = 1e-10;  // a mean-field sweep gaining less th
 constexpr int kMaxSweeps = 100;
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
 
+// M^C (infinite when it overflows).
+double product_states(const FhmmFitOptions& options) {
+  return std::pow(static_cast<double>(options.states), static_cast<double>(options.chains));
+}
+
 // The E-step the options ask for: as given, else exact when M^C <= 1024.
 FhmmEStep e_step_of(const FhmmFitOptions& options) {
   if (options.e_step) return *options.e_step;
-  double product = 1.0;
-  for (long c = 0; c < options.chains && product <= static_cast<double>(kMaxProductStates); ++c)
-    product *= static_cast<double>(options.states);
-  return product <= static_cast<double>(kMaxProductStates) ? FhmmEStep::exact : FhmmEStep::mean_field;
+  return product_states(options) <= static_cast<double>(kMaxProductStates) ? FhmmEStep::exact : FhmmEStep::mean_field;
 }
 
 void check_options(const FhmmFitOptions& options) {
   if (options.chains < 1) throw EstimationError("--chains must be at least 1, got " + std::to_string(options.chains));
   if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
   const std::string sizes = "--states " + std::to_string(options.states) + " and --chains " + std::to_string(options.chains);
-  if (e_step_of(options) == FhmmEStep::exact) {
-    double product = 1.0;
-    for (long c = 0; c < options.chains; ++c) product *= static_cast<double>(options.states);
-    if (product > static_cast<double>(kMaxProductStates))
-      throw EstimationError(sizes + " give " + detail::short_number(product) +
-                            " product states; the exact E-step takes at most " + std::to_string(kMaxProductStates) +
-                            " (--e-step mean-field fits larger models)");
-  } else if (static_cast<double>(options.chains) * static_cast<double>(options.states) > static_cast<double>(kMaxStackedStates)) {
-    throw EstimationError(sizes + " give " + detail::short_number(static_cast<double>(options.chains) * static_cast<double>(options.states)) +
-                          " states in all; the mean-field E-step takes at most " + std::to_string(kMaxStackedStates));
-  }
+  const double stacked = static_cast<double>(options.chains) * static_cast<double>(options.states);
+  if (e_step_of(options) == FhmmEStep::exact && product_states(options) > static_cast<double>(kMaxProductStates))
+    throw EstimationError(sizes + " give " +
+                          (std::isfinite(product_states(options))
+                               ? detail::short_number(product_states(options))
+                               : std::to_string(options.states) + "^" + std::to_string(options.chains)) +
+                          " product states; the exact E-step takes at most " + std::to_string(kMaxProductStates) +
+                          " (--e-step mean-field fits larger models)");
+  if (e_step_of(options) == FhmmEStep::mean_field && stacked > static_cast<double>(kMaxStackedStates))
+    throw EstimationError(sizes + " give " + detail::short_number(stacked) + " states in all; the mean-field E-step takes at most " +
+                          std::to_string(kMaxStackedStates));
   detail::check_sequence_em_options(options);
 }
 
