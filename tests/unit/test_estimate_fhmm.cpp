@@ -343,6 +343,7 @@ TEST(EstimateFhmm, DefaultsToMeanFieldBeyondTheExactLimit) {
   options.chains = 4;
   options.states = 6;  // 1296 product states
   options.restarts = 1;
+  options.iterations = 30;
   const FhmmFit fit = fit_fhmm(x, options);
   ASSERT_EQ(fit.model->chains().size(), 4u);
   for (const FhmmChain& chain : fit.model->chains()) EXPECT_EQ(chain.start.size(), 6);
