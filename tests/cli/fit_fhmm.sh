@@ -1,6 +1,7 @@
 # ppk fit fhmm: one factorial HMM per qid group of LIBSVM vectors. Sequences simulated here from a
 # 2-chain model (state means (0,0), (3,0), (0,2), (3,2)) give back those four means (up to the labels);
-# the rows are the same on 1 and 2 threads; the fitted rows have kernels; bad options are errors.
+# the rows are the same on 1 and 2 threads; the fitted rows have kernels; --e-step defaults to exact
+# up to 1024 product states and to mean-field above; bad options are errors.
 source "$(dirname "$0")/lib.bash" "$@"
 
 python3 - <<'PY'
@@ -42,7 +43,30 @@ pass
 awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0)) exit 1 }' gram.txt || fail "gram of fitted rows: $(cat gram.txt)"
 pass
 
-expect_error 2 "4096 product states" "at most 1024" -- "$PPK" fit fhmm --chains 6 --states 4 train.txt -o bad.ppk
+# --e-step: the default is the exact E-step for 2^2 product states, the mean-field one for 6^4 = 1296.
+head -n 100 train.txt > short.txt
+"$PPK" fit fhmm --iterations 20 --restarts 1 short.txt -o default.ppk
+"$PPK" fit fhmm --iterations 20 --restarts 1 --e-step exact short.txt -o exact.ppk
+"$PPK" fit fhmm --iterations 20 --restarts 1 --e-step mean-field short.txt -o mean-field.ppk
+cmp default.ppk exact.ppk || fail "the default for 4 product states is not the exact E-step"
+! cmp -s exact.ppk mean-field.ppk || fail "the mean-field E-step gave the exact one's rows"
+pass
+"$PPK" fit fhmm --chains 4 --states 6 --iterations 20 --restarts 1 short.txt -o default.ppk
+"$PPK" fit fhmm --chains 4 --states 6 --iterations 20 --restarts 1 --e-step mean-field short.txt -o mean-field.ppk
+cmp default.ppk mean-field.ppk || fail "the default for 1296 product states is not the mean-field E-step"
+"$PPK" decode default.ppk | python3 -c '
+import json, sys
+model = json.loads(sys.stdin.readline())
+assert len(model["chains"]) == 4 and all(len(chain["start"]) == 6 for chain in model["chains"]), model' ||
+  fail "4 chains of 6 states: $(head -c 300 default.ppk)"
+pass
+
+expect_error 2 "4096 product states" "at most 1024" "--e-step mean-field" -- \
+  "$PPK" fit fhmm --chains 6 --states 4 --e-step exact train.txt -o bad.ppk
+expect_no_output bad.ppk
+expect_error 2 "--e-step must be exact or mean-field, got 'variational'" -- "$PPK" fit fhmm --e-step variational train.txt -o bad.ppk
+expect_no_output bad.ppk
+expect_error 2 "1100 states in all" "at most 1000" -- "$PPK" fit fhmm --chains 11 --states 100 train.txt -o bad.ppk
 expect_no_output bad.ppk
 expect_error 2 "--estimator is not offered" -- "$PPK" fit fhmm --estimator map train.txt
 expect_error 2 "--smoothing" -- "$PPK" fit fhmm --smoothing -1 train.txt
