@@ -13,6 +13,7 @@
 
 #include "estimate_detail.hpp"
 #include "gaussian_em.hpp"
+#include "model_fields.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/multinomial.hpp"
 
@@ -23,7 +24,7 @@ namespace detail {
 ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions) {
   const Eigen::Index n = log_emissions.rows(), m = log_emissions.cols();
   const Eigen::VectorXd log_max = log_emissions.rowwise().maxCoeff();  // log m_t
-  const Eigen::MatrixXd b = (log_emissions.colwise() - log_max).array().exp().matrix();
+  const Eigen::MatrixXd b = detail::exp_entries((log_emissions.colwise() - log_max).array()).matrix();
   Eigen::MatrixXd alpha(n, m);
   Eigen::VectorXd scale(n);  // c_t
   alpha.row(0) = chain.start.transpose().cwiseProduct(b.row(0));

@@ -13,6 +13,7 @@
 
 #include "estimate_detail.hpp"
 #include "gaussian_em.hpp"
+#include "model_fields.hpp"
 #include "ppk/estimate.hpp"
 
 namespace ppk {
@@ -35,7 +36,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
     log_likelihoods.push_back(objective);
     if (converged) break;
     // M-step.
-    const Eigen::MatrixXd responsibilities = (log_joint.colwise() - log_rows).array().exp();
+    const Eigen::MatrixXd responsibilities = detail::exp_entries((log_joint.colwise() - log_rows).array());
     weights = responsibilities.colwise().sum().transpose() / static_cast<double>(n);
     weights /= weights.sum();
     detail::update_gaussians(x, responsibilities, ridge, c);

@@ -198,7 +198,7 @@ double HmmModel::log_kernel(const Model& other) const {
     }
   // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
   if (std::isinf(log_psi_max)) return log_psi_max;
-  psi = (psi.array() - log_psi_max).exp().matrix();  // psi / max psi; exp(-inf) = 0
+  psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
   const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
   return log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, a.steps) +
@@ -271,7 +271,7 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
     const double largest = log_emission.maxCoeff();
     if (!std::isfinite(largest)) return -std::numeric_limits<double>::infinity();
     if (t > 0) alpha = m.transitions.transpose() * alpha;
-    alpha.array() *= (log_emission.array() - largest).exp();
+    alpha.array() *= detail::exp_entries(log_emission.array() - largest);
     const double sum = alpha.sum();
     if (!(sum > 0.0)) return -std::numeric_limits<double>::infinity();
     alpha /= sum;

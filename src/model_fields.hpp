@@ -153,6 +153,14 @@ void check_symmetric(const std::string& family, const char* field, const Eigen::
 // an all-zero sum; the largest itself when it is not finite (-inf: every term -inf; NaN). `terms`
 // must not be empty.
 double log_sum_exp(const double* terms, std::size_t n);
+
+// exp of each entry by std::exp, for entries that may be -inf (log 0) or below about -708: Eigen 3.4's
+// vectorised exp clamps its argument and returns about 5.6e-309 there instead of 0, which would turn
+// an impossible state, transition or pair of states into a possible one.
+template <class Derived>
+auto exp_entries(const Eigen::ArrayBase<Derived>& logs) {
+  return logs.unaryExpr([](double v) { return std::exp(v); });
+}
 inline double log_sum_exp(const std::vector<double>& terms) { return log_sum_exp(terms.data(), terms.size()); }
 
 // KernelDomainError unless params.rho is a positive finite number.

@@ -192,6 +192,12 @@ TEST(Hmm, ZeroKernelWhenNoSequenceIsSharedAndSelfKernelPositive) {
   EXPECT_EQ(kernel(a, b), 0.0);
   EXPECT_EQ(normalized_kernel(a, b), 0.0);
   EXPECT_NEAR(normalized_kernel(a, a), 1.0, 1e-15);
+  // The same when another emission pair has a positive kernel that no path pair reaches: the first
+  // model never leaves its symbol-0 state, so its symbol-1 state meets only_one's emissions in vain.
+  const Hmm stays_on_zero{{1.0, 0.0}, {{1.0, 0.0}, {0.0, 1.0}}, {{1.0, 0.0}, {0.0, 1.0}}, 2};
+  const PreparedModel c(hmm_model(stays_on_zero), with_rho(0.5));
+  EXPECT_EQ(log_kernel(c, b), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(kernel(c, b), 0.0);
 }
 
 // Given both paths, the integral over X factorises per time step:
