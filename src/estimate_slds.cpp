@@ -134,18 +134,7 @@ void check_options(const SldsFitOptions& options) {
   if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
   if (options.paths < 1) throw EstimationError("--paths must be at least 1, got " + std::to_string(options.paths));
   detail::check_option("--smoothing", options.smoothing, 0, false);
-}
-
-LdsFitOptions lds_options(const SldsFitOptions& options) {
-  LdsFitOptions out;
-  out.state_dim = options.state_dim;
-  out.ridge = options.ridge;
-  out.iterations = options.iterations;
-  out.tolerance = options.tolerance;
-  out.restarts = options.restarts;
-  out.seed = options.seed;
-  out.length = options.length;
-  return out;
+  detail::check_lds_options(options);
 }
 
 struct Restart {
@@ -194,7 +183,6 @@ class SldsEstimator : public detail::DataMatrixEstimator {
  public:
   explicit SldsEstimator(const SldsFitOptions& options) : options_(options) {
     check_options(options);
-    lds_estimator(lds_options(options));  // checks the options shared with the LDS fit
   }
   std::string family() const override { return "slds"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
@@ -209,7 +197,7 @@ class SldsEstimator : public detail::DataMatrixEstimator {
 
 SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   check_options(options);
-  const LdsFit lds = fit_lds(x, lds_options(options));  // checks the sequence and the shared options
+  const LdsFit lds = fit_lds(x, options);  // checks the sequence
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   const LdsModel& start = *lds.model;
   const LdsPosterior lds_posterior = smooth_lds(start, x);

@@ -31,29 +31,23 @@
 // The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "ppk/estimate.hpp"
+#include "ppk/estimate_lds.hpp"
 #include "ppk/slds.hpp"
 
 namespace ppk {
 
-struct SldsFitOptions {
-  long states = 2;              // K >= 1
-  long state_dim = 1;           // n >= 1
-  long paths = 10;              // S >= 1, stored in the row
-  std::optional<double> ridge;  // r >= 0; default as for the LDS fit
-  double smoothing = 0.1;       // a >= 0
-  long iterations = 400;        // >= 1
-  double tolerance = 1e-8;      // >= 0
-  long restarts = 3;            // >= 1
-  std::uint64_t seed = 1;
-  std::optional<long> length;   // the stored T >= 0; default N - 1
+// The options of the LDS fit (state_dim, ridge, iterations, tolerance, restarts, seed, length; they
+// also drive the LDS start) and the SLDS's own.
+struct SldsFitOptions : LdsFitOptions {
+  long states = 2;         // K >= 1
+  long paths = 10;         // S >= 1, stored in the row
+  double smoothing = 0.1;  // a >= 0
 };
 
 // The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).
