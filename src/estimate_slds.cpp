@@ -141,8 +141,9 @@ void check_options(const SldsFitOptions& options) {
 
 // The local linear dynamics of the start (estimate_slds.hpp): for each step t = 1..T, the least-squares
 // B_t of x_u ~ B x_{u-1} over the steps u of its window, |u - t| <= h clipped to 1..T,
-// B_t = L_t (P_t + e I)^-1, L_t = sum x_u x_{u-1}', P_t = sum x_{u-1} x_{u-1}' (running sums), e a
-// tiny ridge; row t - 1 of the result is vec(B_t).
+// B_t = L_t (P_t + e I)^-1, L_t = sum x_u x_{u-1}', P_t = sum x_{u-1} x_{u-1}' (differences of running
+// sums), e = 1e-6 times the mean square of the entries x_{u-1},j plus 1e-12, so that a window of
+// zeros or of collinear vectors is solved too; row t - 1 of the result is vec(B_t).
 Eigen::MatrixXd local_dynamics(const Eigen::MatrixXd& x, Eigen::Index half_width) {
   const Eigen::Index steps = x.rows() - 1, d = x.cols();
   std::vector<Eigen::MatrixXd> lag(static_cast<std::size_t>(steps + 1), Eigen::MatrixXd::Zero(d, d)),
@@ -313,9 +314,13 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   std::optional<EstimationError> first_failure;
   // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
   if (regimes == 1) best = unchanged(x, ridge, options, p);
+  std::vector<Path> first_paths;  // of the restarts so far: the same first path gives the same fit
   for (long restart = 0; regimes > 1 && restart < options.restarts; ++restart) {
+    Path path = clustered_path(x, regimes, half_width, rng);
+    if (std::find(first_paths.begin(), first_paths.end(), path) != first_paths.end()) continue;
+    first_paths.push_back(path);
     try {
-      Restart fitted = run_restart(x, ridge, options, p, clustered_path(x, regimes, half_width, rng));
+      Restart fitted = run_restart(x, ridge, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;

@@ -39,7 +39,8 @@
 // tolerance * |J| or after `iterations` rounds (an unchanged path is not the end: the M-step along it
 // still raises J). With K = 1 the path is certain and the LDS fit is exact EM: it is the fit, as it is
 // (J has one entry). Each of `restarts` restarts draws its own k-means++ means (so a clustering that
-// stops in a poor local optimum has a fallback); the fit with the largest J is kept.
+// stops in a poor local optimum has a fallback); a restart whose first path an earlier one had is
+// skipped (everything after it is determined by that path), and the fit with the largest J is kept.
 // The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
 #pragma once
 
