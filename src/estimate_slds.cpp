@@ -279,9 +279,7 @@ Restart run_restart(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions
 
 class SldsEstimator : public detail::DataMatrixEstimator {
  public:
-  explicit SldsEstimator(const SldsFitOptions& options) : options_(options) {
-    check_options(options);
-  }
+  explicit SldsEstimator(const SldsFitOptions& options) : options_(options) { check_options(options); }
   std::string family() const override { return "slds"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_slds(detail::data_of(statistics), options_).model);
