@@ -75,16 +75,6 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, std
   return p;
 }
 
-void check_options(const LdsFitOptions& options) {
-  if (options.state_dim < 1) throw EstimationError("--state-dim must be at least 1, got " + std::to_string(options.state_dim));
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, false);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
-}
-
 // EM from `p` until converged or `iterations` M-steps; returns L after each, p is the last entry's.
 std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
@@ -103,7 +93,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitO
 
 class LdsEstimator : public detail::DataMatrixEstimator {
  public:
-  explicit LdsEstimator(const LdsFitOptions& options) : options_(options) { check_options(options); }
+  explicit LdsEstimator(const LdsFitOptions& options) : options_(options) { detail::check_lds_options(options); }
   std::string family() const override { return "lds"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_lds(detail::data_of(statistics), options_).model);
@@ -115,6 +105,21 @@ class LdsEstimator : public detail::DataMatrixEstimator {
 
 }  // namespace
 
+namespace detail {
+
+void check_lds_options(const LdsFitOptions& options) {
+  if (options.state_dim < 1) throw EstimationError("--state-dim must be at least 1, got " + std::to_string(options.state_dim));
+  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, false);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.length && *options.length < 0)
+    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+}
+
+
+}  // namespace detail
+
 LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x) {
   if (x.rows() < 1 || x.cols() != model.observation_dim())
     throw EstimationError("the sequence must have at least 1 vector of dimension d = " +
@@ -123,7 +128,7 @@ LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x) {
 }
 
 LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
-  check_options(options);
+  detail::check_lds_options(options);
   if (x.rows() < 2)
     throw EstimationError("the sequence has " + detail::vector_count(static_cast<double>(x.rows())) +
                           "; an LDS fit needs at least 2 (one transition)");

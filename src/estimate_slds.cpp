@@ -3,6 +3,7 @@
 // "x" and cannot pool.
 #include "ppk/estimate_slds.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "estimate_detail.hpp"
+#include "gaussian_em.hpp"
 #include "lds_em.hpp"
 #include "ppk/estimate_lds.hpp"
 
@@ -134,18 +136,78 @@ void check_options(const SldsFitOptions& options) {
   if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
   if (options.paths < 1) throw EstimationError("--paths must be at least 1, got " + std::to_string(options.paths));
   detail::check_option("--smoothing", options.smoothing, 0, false);
+  detail::check_lds_options(options);
 }
 
-LdsFitOptions lds_options(const SldsFitOptions& options) {
-  LdsFitOptions out;
-  out.state_dim = options.state_dim;
-  out.ridge = options.ridge;
-  out.iterations = options.iterations;
-  out.tolerance = options.tolerance;
-  out.restarts = options.restarts;
-  out.seed = options.seed;
-  out.length = options.length;
+// The local linear dynamics of the start (estimate_slds.hpp): for each step t = 1..T, the least-squares
+// B_t of x_u ~ B x_{u-1} over the steps u of its window, |u - t| <= h clipped to 1..T,
+// B_t = L_t (P_t + e I)^-1, L_t = sum x_u x_{u-1}', P_t = sum x_{u-1} x_{u-1}' (differences of running
+// sums), e = 1e-6 times the mean square of the entries x_{u-1},j plus 1e-12, so that a window of
+// zeros or of collinear vectors is solved too; row t - 1 of the result is vec(B_t).
+Eigen::MatrixXd local_dynamics(const Eigen::MatrixXd& x, Eigen::Index half_width) {
+  const Eigen::Index steps = x.rows() - 1, d = x.cols();
+  std::vector<Eigen::MatrixXd> lag(static_cast<std::size_t>(steps + 1), Eigen::MatrixXd::Zero(d, d)),
+      previous = lag;  // running sums over u = 1..t at index t
+  for (Eigen::Index u = 1; u <= steps; ++u) {
+    const auto t = static_cast<std::size_t>(u);
+    lag[t] = lag[t - 1] + x.row(u).transpose() * x.row(u - 1);
+    previous[t] = previous[t - 1] + x.row(u - 1).transpose() * x.row(u - 1);
+  }
+  const double ridge = 1e-6 * (previous.back().trace() / static_cast<double>(steps * d)) + 1e-12;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(d, d);
+  Eigen::MatrixXd out(steps, d * d);
+  for (Eigen::Index t = 1; t <= steps; ++t) {
+    const auto last = static_cast<std::size_t>(std::min(steps, t + half_width)),
+               before = static_cast<std::size_t>(std::max<Eigen::Index>(1, t - half_width) - 1);
+    const Eigen::MatrixXd window_previous = previous[last] - previous[before] + ridge * identity;
+    const Eigen::MatrixXd b = window_previous.llt().solve((lag[last] - lag[before]).transpose()).transpose();
+    out.row(t - 1) = Eigen::Map<const Eigen::RowVectorXd>(b.data(), d * d);
+  }
   return out;
+}
+
+// Lloyd's k-means on the rows of `points` from k-means++ means (detail::seed_gaussians): the label of
+// each row, its nearest mean (ties: the lowest label), once the labels no longer change.
+Path k_means(const Eigen::MatrixXd& points, Eigen::Index clusters, std::mt19937_64& rng) {
+  std::vector<Eigen::VectorXd> means =
+      detail::seed_gaussians(points, static_cast<long>(clusters), CovarianceForm::isotropic, 0.0, rng).means;
+  Path labels(static_cast<std::size_t>(points.rows()), -1);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Eigen::Index i = 0; i < points.rows(); ++i) {
+      Eigen::Index nearest = 0;
+      double distance = std::numeric_limits<double>::infinity();
+      for (Eigen::Index k = 0; k < clusters; ++k) {
+        const double candidate = (points.row(i).transpose() - means[static_cast<std::size_t>(k)]).squaredNorm();
+        if (candidate < distance) {
+          distance = candidate;
+          nearest = k;
+        }
+      }
+      changed |= labels[static_cast<std::size_t>(i)] != static_cast<int>(nearest);
+      labels[static_cast<std::size_t>(i)] = static_cast<int>(nearest);
+    }
+    for (Eigen::Index k = 0; k < clusters; ++k) {
+      Eigen::VectorXd sum = Eigen::VectorXd::Zero(points.cols());
+      double count = 0;
+      for (Eigen::Index i = 0; i < points.rows(); ++i)
+        if (labels[static_cast<std::size_t>(i)] == k) {
+          sum += points.row(i).transpose();
+          ++count;
+        }
+      if (count > 0) means[static_cast<std::size_t>(k)] = sum / count;  // an empty cluster keeps its mean
+    }
+  }
+  return labels;
+}
+
+// The first regime path of a restart (estimate_slds.hpp): the local dynamics clustered, r_0 = r_1.
+Path clustered_path(const Eigen::MatrixXd& x, Eigen::Index regimes, Eigen::Index half_width, std::mt19937_64& rng) {
+  const Path labels = k_means(local_dynamics(x, half_width), regimes, rng);
+  Path path(labels.size() + 1);
+  std::copy(labels.begin(), labels.end(), path.begin() + 1);
+  path[0] = path[1];
+  return path;
 }
 
 struct Restart {
@@ -154,25 +216,24 @@ struct Restart {
   std::vector<double> objectives;
 };
 
-// Hard EM from `p` (estimate_slds.hpp), the first path chosen under the LDS fit's posterior.
-Restart run_hard_em(const Eigen::MatrixXd& x, const LdsPosterior& lds_posterior, double ridge,
-                    const SldsFitOptions& options, Parameters p) {
+// Hard EM from `p` and the first path (estimate_slds.hpp).
+Restart run_hard_em(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, long rounds, Parameters p,
+                    Path path) {
   Restart out;
-  out.path = best_path(p, expected_transition_log_densities(p, lds_posterior));
+  out.path = std::move(path);
   LdsPosterior q = detail::smooth_along(p.space, x, out.path);
   out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
-  for (long round = 0; round < options.iterations; ++round) {
+  for (long round = 0; round < rounds; ++round) {
     maximise(x, q, out.path, ridge, options.smoothing, p);
     q = detail::smooth_along(p.space, x, out.path);
     Path path = best_path(p, expected_transition_log_densities(p, q));
-    const bool same_path = path == out.path;
-    if (!same_path) {
+    if (path != out.path) {
       out.path = std::move(path);
       q = detail::smooth_along(p.space, x, out.path);
     }
     const double value = objective(p, out.path, q.log_likelihood, ridge, options.smoothing);
     if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --ridge R > 0");
-    const bool converged = same_path || value - out.objectives.back() < options.tolerance * std::fabs(value);
+    const bool converged = value - out.objectives.back() < options.tolerance * std::fabs(value);
     out.objectives.push_back(value);
     if (converged) break;
   }
@@ -190,12 +251,35 @@ Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& 
   return out;
 }
 
+// One restart from the LDS fit `p` and a clustered first path (estimate_slds.hpp): R is the LDS fit's
+// scaled by the factor among 1, 0.1, 0.01, 0.001 after whose first round J is largest (ties: the
+// larger; a factor whose round fails is skipped), then hard EM.
+Restart run_restart(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, Parameters p, const Path& path) {
+  const Eigen::MatrixXd lds_noise = p.space.observation_noise;
+  double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
+  std::optional<EstimationError> first_failure;
+  for (const double scale : {1.0, 0.1, 0.01, 0.001}) {
+    p.space.observation_noise = scale * lds_noise;
+    double value = 0;
+    try {
+      value = run_hard_em(x, ridge, options, 1, p, path).objectives.back();
+    } catch (const EstimationError& e) {
+      if (!first_failure) first_failure = e;
+      continue;
+    }
+    if (value > best_value) {
+      best_value = value;
+      best_scale = scale;
+    }
+  }
+  if (first_failure && !std::isfinite(best_value)) throw *first_failure;
+  p.space.observation_noise = best_scale * lds_noise;
+  return run_hard_em(x, ridge, options, options.iterations, std::move(p), path);
+}
+
 class SldsEstimator : public detail::DataMatrixEstimator {
  public:
-  explicit SldsEstimator(const SldsFitOptions& options) : options_(options) {
-    check_options(options);
-    lds_estimator(lds_options(options));  // checks the options shared with the LDS fit
-  }
+  explicit SldsEstimator(const SldsFitOptions& options) : options_(options) { check_options(options); }
   std::string family() const override { return "slds"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_slds(detail::data_of(statistics), options_).model);
@@ -209,33 +293,32 @@ class SldsEstimator : public detail::DataMatrixEstimator {
 
 SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   check_options(options);
-  const LdsFit lds = fit_lds(x, lds_options(options));  // checks the sequence and the shared options
+  const LdsFit lds = fit_lds(x, options);  // checks the sequence
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   const LdsModel& start = *lds.model;
-  const LdsPosterior lds_posterior = smooth_lds(start, x);
   const Eigen::Index regimes = options.states, n = options.state_dim;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
                      static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(regimes),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> perturbation(0.0, 0.5 / std::sqrt(static_cast<double>(n)));
+  const Eigen::Index half_width = std::max<Eigen::Index>(5, x.cols());
+  Parameters p;  // the LDS fit for every regime, a uniform chain
+  p.space = {start.mean0(), start.cov0(), {}, start.observation(), start.observation_noise()};
+  p.space.dynamics.assign(static_cast<std::size_t>(regimes), StateDynamics{start.transition(), start.state_noise()});
+  const double log_uniform = -std::log(static_cast<double>(regimes));
+  p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
+  p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
   std::optional<Restart> best;
   std::optional<EstimationError> first_failure;
   // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
-  for (long restart = 0; restart < (regimes == 1 ? 1 : options.restarts); ++restart) {
-    Parameters p;
-    p.space = {start.mean0(), start.cov0(), {}, start.observation(), start.observation_noise()};
-    for (Eigen::Index k = 0; k < regimes; ++k) {
-      Eigen::MatrixXd transition = start.transition();
-      if (regimes > 1) transition += Eigen::MatrixXd::NullaryExpr(n, n, [&] { return perturbation(rng); });
-      p.space.dynamics.push_back(StateDynamics{transition, start.state_noise()});
-    }
-    const double log_uniform = -std::log(static_cast<double>(regimes));
-    p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
-    p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
+  if (regimes == 1) best = unchanged(x, ridge, options, p);
+  std::vector<Path> first_paths;  // of the restarts so far: the same first path gives the same fit
+  for (long restart = 0; regimes > 1 && restart < options.restarts; ++restart) {
+    Path path = clustered_path(x, regimes, half_width, rng);
+    if (std::find(first_paths.begin(), first_paths.end(), path) != first_paths.end()) continue;
+    first_paths.push_back(path);
     try {
-      Restart fitted = regimes == 1 ? unchanged(x, ridge, options, std::move(p))
-                                    : run_hard_em(x, lds_posterior, ridge, options, std::move(p));
+      Restart fitted = run_restart(x, ridge, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;

@@ -12,6 +12,9 @@
 
 namespace ppk::detail {
 
+// Checks the options of the LDS fit, which the SLDS fit shares (EstimationError naming the option).
+void check_lds_options(const LdsFitOptions& options);
+
 // (S + S') / 2: rounding leaves computed covariances slightly asymmetric.
 Eigen::MatrixXd symmetrised(const Eigen::MatrixXd& s);
 

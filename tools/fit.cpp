@@ -611,18 +611,23 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
     J = log p(r) + log p(X | r) + A (sum log pi + sum log trans)
         - (R/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k'))),
   A = --smoothing, R = --ridge, by coordinate ascent. Start: the lds fit (same
-  --state-dim, --ridge, --iterations, --tolerance, --restarts, --seed), its A
-  copied to the K regimes and perturbed by N(0, 0.25/n) entries, a uniform
-  chain, the Viterbi path under the lds fit's smoothed states. Each round:
+  --state-dim, --ridge, --iterations, --tolerance, --restarts, --seed) for
+  every regime, a uniform chain, and a first path from the data: for each step
+  the least-squares local dynamics x_u ~ B x_u-1 over a window of 2h + 1 steps
+  (h = max(5, d)), k-means (k-means++ means, seeded) of the B's into K clusters
+  (Ferrari-Trecate et al. 2003, with windows in time); the lds fit's
+  observation noise scaled by the factor in 1, 0.1, 0.01, 0.001 whose first
+  round gives the largest J (the one-regime fit takes a fast regime's motion
+  for noise). Each round:
   M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + R I)/n_k
   over its n_k steps (a regime with no step keeps its dynamics), C, R, mean0,
   cov0 as for lds, pi and trans from the path's counts + A; Kalman filter and
   RTS smoother along the path (time-varying A_t, Q_t); the Viterbi path
   maximising log pi_r0 + sum_t [log trans(r_t-1, r_t) + E log N(s_t; A_rt
   s_t-1, Q_rt)] under the smoothed states. J never decreases; EM stops when
-  the path is unchanged, J gains less than --tolerance times |J|, or after
-  --iterations rounds; the best of --restarts perturbations is kept (hard EM
-  has local optima: use several). With --states 1 the fit is the lds fit.
+  J gains less than --tolerance times |J| or after --iterations rounds; each
+  of --restarts restarts draws its own k-means++ means and the one with the
+  largest J is kept. With --states 1 the fit is the lds fit.
   The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
   No --estimator or --shrink.
 )";

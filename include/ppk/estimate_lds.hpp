@@ -53,6 +53,7 @@
 
 namespace ppk {
 
+// These options are also the ones `ppk fit slds` shares with it (SldsFitOptions derives from them).
 struct LdsFitOptions {
   long state_dim = 1;           // n >= 1
   std::optional<double> ridge;  // r >= 0; default as above

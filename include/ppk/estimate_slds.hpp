@@ -20,40 +20,47 @@
 //       r_t = k: A_k = P1 (P- + r I)^-1, Q_k = (P+ - A_k P1' + r I) / (number of those steps) (a regime
 //       with no step keeps its dynamics); C, R, mean0, cov0 as in the LDS M-step; pi_k ~ [r_0 = k] + a,
 //       trans_jk ~ #{t: r_{t-1} = j, r_t = k} + a (a row with no count and a = 0: uniform).
-// Each step cannot decrease F, so J never decreases. Start: `ppk fit lds`'s fit with the same --state-dim,
-// --ridge, --iterations, --tolerance, --restarts and --seed (fit_lds); its (A, Q) copied to the K
-// regimes, A_k perturbed by N(0, 0.25 / n) entries (a random stream seeded by (seed, N, d, n, K, a hash
-// of the data)), a uniform chain; the first path is the Viterbi path (2) under the LDS fit's smoothed
-// moments, and J[0] is J there after (1). Then each round: (3); (1); (2), and (1) again if the path
-// changed; J. Stop when the path is unchanged, J gains less than tolerance * |J|, or after
-// `iterations` rounds. With K = 1 the path is certain and the LDS fit is exact EM: it is the fit, as
-// it is (J has one entry). The fit with the largest J over `restarts` perturbations is kept.
+// Each step cannot decrease F, so J never decreases.
+// Start: the parameters of `ppk fit lds`'s fit with the same --state-dim, --ridge, --iterations,
+// --tolerance, --restarts and --seed (fit_lds) for every regime, a uniform chain, and a first path
+// from the data alone, as in the clustering identification of piecewise affine systems
+// (Ferrari-Trecate, Muselli, Liberati and Morari 2003, "A clustering technique for the identification
+// of piecewise affine systems", Automatica 39(2)), with windows in time instead of neighbourhoods in
+// the regressor space: for each step t >= 1 the least-squares local dynamics B_t of x_u ~ B x_{u-1}
+// over the window |u - t| <= h (h = max(5, d), so each window has more equations than unknowns;
+// clipped to 1..T), then Lloyd's k-means of the vec(B_t) into K clusters from k-means++ means (a
+// random stream seeded by (seed, N, d, n, K, a hash of the data)), r_t the cluster of B_t, r_0 = r_1.
+// The overlapping windows make the labels piecewise constant, and the first Viterbi step (2) under
+// the chain counted from them smooths them further. A regime whose dynamics are poorly explained by
+// the one-regime LDS makes its R too large (it takes the fast regime's motion for noise), which
+// hard EM corrects only slowly or not at all: the start's R is the LDS fit's R scaled by the factor
+// among 1, 0.1, 0.01, 0.001 after whose first round J is largest. J[0] is J at that start after (1).
+// Each round: (3); (1); (2), and (1) again if the path changed; J. Stop when J gains less than
+// tolerance * |J| or after `iterations` rounds (an unchanged path is not the end: the M-step along it
+// still raises J). With K = 1 the path is certain and the LDS fit is exact EM: it is the fit, as it is
+// (J has one entry). Each of `restarts` restarts draws its own k-means++ means (so a clustering that
+// stops in a poor local optimum has a fallback); a restart whose first path an earlier one had is
+// skipped (everything after it is determined by that path), and the fit with the largest J is kept.
 // The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "ppk/estimate.hpp"
+#include "ppk/estimate_lds.hpp"
 #include "ppk/slds.hpp"
 
 namespace ppk {
 
-struct SldsFitOptions {
-  long states = 2;              // K >= 1
-  long state_dim = 1;           // n >= 1
-  long paths = 10;              // S >= 1, stored in the row
-  std::optional<double> ridge;  // r >= 0; default as for the LDS fit
-  double smoothing = 0.1;       // a >= 0
-  long iterations = 400;        // >= 1
-  double tolerance = 1e-8;      // >= 0
-  long restarts = 3;            // >= 1
-  std::uint64_t seed = 1;
-  std::optional<long> length;   // the stored T >= 0; default N - 1
+// The options of the LDS fit (state_dim, ridge, iterations, tolerance, restarts, seed, length; they
+// also drive the LDS start) and the SLDS's own.
+struct SldsFitOptions : LdsFitOptions {
+  long states = 2;         // K >= 1
+  long paths = 10;         // S >= 1, stored in the row
+  double smoothing = 0.1;  // a >= 0
 };
 
 // The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).

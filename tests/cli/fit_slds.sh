@@ -20,7 +20,7 @@ with open("sequences.txt", "w") as out:
             out.write("%d qid:%d 1:%.6f\n" % (qid, qid, s + random.gauss(0, 0.2)))
 PY
 
-"$PPK" fit slds --states 2 --state-dim 1 --paths 4 --restarts 10 sequences.txt -o slds.ppk
+"$PPK" fit slds --states 2 --state-dim 1 --paths 4 sequences.txt -o slds.ppk
 [[ $(wc -l < slds.ppk) == 2 ]] || fail "expected one row per qid group: $(wc -l < slds.ppk)"
 pass
 mapfile -t rows < slds.ppk
@@ -30,22 +30,21 @@ mapfile -t rows < slds.ppk
   fail "expected family 13, K = 2, n = 1, d = 1, T = 1499, S = 4: ${rows[0]}"
 pass
 
-# The rows decode as SLDSs; a scalar transition is the same in every state basis: one regime near
-# 0.95 (within 0.15), the other clearly below it (by more than 0.6; hard EM can stop in a local
-# optimum, so its -0.5 is checked by the unit test RecoversTheRegimesOfALongSeries, not here).
+# The rows decode as SLDSs; a scalar transition is the same in every state basis: the regimes' a
+# near the simulating 0.95 and -0.5 (within 0.15).
 "$PPK" decode slds.ppk | python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     assert m["family"] == "slds" and m["paths"] == 4 and len(m["A"]) == 2, m
     a = sorted(x[0][0] for x in m["A"])
-    assert abs(a[1] - 0.95) < 0.15 and a[1] - a[0] > 0.6, a
+    assert abs(a[1] - 0.95) < 0.15 and abs(a[0] + 0.5) < 0.15, a
 ' || fail "decoded rows: $(head -1 slds.ppk)"
 pass
 
 # The same input gives the same rows, on any number of threads.
 for threads in 1 3; do
-  "$PPK" fit slds --states 2 --state-dim 1 --paths 4 --restarts 10 --threads "$threads" sequences.txt -o again.ppk
+  "$PPK" fit slds --states 2 --state-dim 1 --paths 4 --threads "$threads" sequences.txt -o again.ppk
   cmp -s slds.ppk again.ppk || fail "fits on $threads thread(s) differ from the first"
   pass
 done
