@@ -1,6 +1,8 @@
 // The Monte Carlo kernel (montecarlo.hpp, JMLR 2004 section 5) around the continuous-state and
 // structured families (sampling.hpp): LDS draws against the dense joint Gaussian (mean m and
 // covariance S / rho), log p(x) and log Z(rho) against the dense joint's density and normalizer;
+// SLDS log p(x) against its paths' dense joints, fhmm log p(x) against enumeration over hidden paths,
+// network log p(x) against the joint written out, and the draws' moments and frequencies;
 // convergence of the estimate to the closed forms (error ~ 1/sqrt(N), unbiased at the largest N) for
 // lds, linear_gaussian, slds, bayesnet and, against the exact kernel of the equivalent product-state
 // HMM, fhmm (an independent check of its mean-field bound); the domain errors outside each family's rho.
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -17,10 +20,12 @@
 
 #include <Eigen/Dense>
 
+#include "emission_models.hpp"
 #include "fhmm_oracles.hpp"
 #include "kernel_params.hpp"
 #include "lds_sampling.hpp"
 #include "montecarlo_checks.hpp"
+#include "ppk/bayesnet.hpp"
 #include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
@@ -302,6 +307,83 @@ TEST(MonteCarloStateSpace, FhmmDrawsHaveTheChainsMeans) {
     EXPECT_NEAR(model->log_probability(x.col(i)), as_samplable(*product)->log_probability(x.col(i)), 1e-9);
 }
 
+// ---- Bayesian networks ----
+
+// A hidden node h (2 states) with two observed children: variable 0 discrete (3 states, P(v | h)) and
+// variable 1 an emission leaf N(mu_h, s_h^2) over R.
+struct SmallNetwork {
+  Eigen::Vector2d prior;        // P(h)
+  Eigen::Matrix<double, 2, 3> children;  // P(v | h), row h
+  Eigen::Vector2d means, variances;
+};
+
+SmallNetwork random_small_network(std::mt19937& rng) {
+  std::uniform_real_distribution<double> uniform(0.1, 1.0);
+  std::normal_distribution<double> normal;
+  SmallNetwork n;
+  n.prior << uniform(rng), uniform(rng);
+  n.prior /= n.prior.sum();
+  for (int h = 0; h < 2; ++h) {
+    for (int v = 0; v < 3; ++v) n.children(h, v) = uniform(rng);
+    n.children.row(h) /= n.children.row(h).sum();
+    n.means[h] = normal(rng);
+    n.variances[h] = uniform(rng) + 0.3;
+  }
+  return n;
+}
+
+std::unique_ptr<Model> network_model(const SmallNetwork& n) {
+  std::vector<BayesNode> nodes(3);
+  nodes[0].states = 2;
+  nodes[0].cpt = {n.prior[0], n.prior[1]};
+  nodes[1].states = 3;
+  nodes[1].variable = 0;
+  nodes[1].parents = {0};
+  for (int h = 0; h < 2; ++h)
+    for (int v = 0; v < 3; ++v) nodes[1].cpt.push_back(n.children(h, v));
+  nodes[2].variable = 1;
+  nodes[2].parents = {0};
+  for (int h = 0; h < 2; ++h) nodes[2].emissions.push_back(gaussian_1d({n.means[h], n.variances[h]}));
+  return std::make_unique<BayesNetModel>(std::move(nodes));
+}
+
+TEST(MonteCarloStateSpace, BayesnetWithAHiddenNodeConvergesToTheClosedFormAtRho1) {
+  expect_converges("bayesnet", checks::pairs_of([](std::mt19937& rng) { return network_model(random_small_network(rng)); }),
+                   with_rho(1.0));
+}
+
+// log p(v, y) = log sum_h P(h) P(v | h) N(y; mu_h, s_h^2), written out; the draws' frequencies of v
+// and mean of y against P(v) = sum_h P(h) P(v | h) and sum_h P(h) mu_h.
+TEST(MonteCarloStateSpace, BayesnetLogProbabilityAndDrawsMatchTheWrittenOutJoint) {
+  std::mt19937 rng(48);
+  const SmallNetwork n = random_small_network(rng);
+  const auto model = network_model(n);
+  const SamplableModel* samplable = as_samplable(*model);
+  ASSERT_NE(samplable, nullptr);
+  ASSERT_EQ(samplable->sample_size(), 2);
+  constexpr double kPi = 3.14159265358979323846;
+  for (int v = 0; v < 3; ++v)
+    for (double y : {-1.0, 0.5, 2.0}) {
+      double p = 0.0;
+      for (int h = 0; h < 2; ++h)
+        p += n.prior[h] * n.children(h, v) * std::exp(-0.5 * (y - n.means[h]) * (y - n.means[h]) / n.variances[h]) /
+             std::sqrt(2.0 * kPi * n.variances[h]);
+      EXPECT_NEAR(samplable->log_probability(Eigen::Vector2d(v, y)), std::log(p), 1e-12) << v << " " << y;
+    }
+  EXPECT_EQ(samplable->log_probability(Eigen::Vector2d(3.0, 0.0)), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(samplable->log_probability(Eigen::Vector2d(0.5, 0.0)), -std::numeric_limits<double>::infinity());
+  constexpr long kDraws = 50000;
+  const Eigen::MatrixXd x = draws_of(*model, 1.0, kDraws);
+  for (int v = 0; v < 3; ++v) {
+    const double p = n.prior.dot(n.children.col(v));
+    const double frequency = (x.row(0).array() == v).cast<double>().sum() / kDraws;
+    EXPECT_NEAR(frequency, p, 5.0 * std::sqrt(p * (1.0 - p) / kDraws)) << v;
+  }
+  const double mean = n.prior.dot(n.means);
+  const double variance = n.prior.dot(n.variances + n.means.cwiseAbs2()) - mean * mean;
+  EXPECT_NEAR(x.row(1).mean(), mean, 5.0 * std::sqrt(variance / kDraws));
+}
+
 // ---- Domains ----
 
 TEST(MonteCarloStateSpace, RhoOutsideTheDomainIsAKernelDomainErrorNamingTheModelAndRho) {
@@ -319,6 +401,7 @@ TEST(MonteCarloStateSpace, RhoOutsideTheDomainIsAKernelDomainErrorNamingTheModel
   } catch (const KernelDomainError& e) {
     EXPECT_NE(std::string(e.what()).find("at most 10000"), std::string::npos) << e.what();
   }
+  expect_domain_error(*network_model(random_small_network(rng)), 2.0, "bayesnet", "2");
   // Any rho > 0 for lds and linear_gaussian.
   for (double rho : kRhos) {
     EXPECT_NO_THROW(monte_carlo(*lds_model(random_lds(rng, 1, 1, 2)), 10)->prepare(with_rho(rho)));
