@@ -841,6 +841,146 @@ std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
 
 }  // namespace
 
+// ---- Sampling (bayesnet.hpp): ancestral draws, and log p(x) over the hidden configurations, rho = 1 ----
+
+namespace {
+
+// The nodes in an order where parents come first (the structure is a DAG: check_structure).
+std::vector<std::size_t> topological_order(const std::vector<BayesNode>& nodes) {
+  std::vector<std::size_t> order;
+  std::vector<char> placed(nodes.size(), 0);
+  while (order.size() < nodes.size())
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!placed[i] && std::all_of(nodes[i].parents.begin(), nodes[i].parents.end(),
+                                    [&](long u) { return placed[static_cast<std::size_t>(u)] != 0; })) {
+        placed[i] = 1;
+        order.push_back(i);
+      }
+  return order;
+}
+
+// Node i's parent configuration given every node's state (row-major, the last parent fastest).
+long parent_configuration(const std::vector<BayesNode>& nodes, std::size_t i, const std::vector<long>& state) {
+  long c = 0;
+  for (long u : nodes[i].parents) c = c * nodes[static_cast<std::size_t>(u)].states + state[static_cast<std::size_t>(u)];
+  return c;
+}
+
+// The size of observed variable j's sample: 1 for a discrete node (its state), else its models'.
+long variable_sample_size(const BayesNode& node) {
+  return node.states > 0 ? 1 : as_samplable(*node.emissions.front())->sample_size();
+}
+
+// prod K_i over the hidden discrete nodes, counted only up to kMaxSampledHiddenConfigurations + 1.
+long capped_hidden_configurations(const std::vector<BayesNode>& nodes) {
+  long count = 1;
+  for (const BayesNode& node : nodes)
+    if (node.variable < 0) count = std::min(count * node.states, kMaxSampledHiddenConfigurations + 1);
+  return count;
+}
+
+}  // namespace
+
+bool BayesNetModel::can_sample() const {
+  for (const BayesNode& node : impl_->nodes)
+    for (const auto& model : node.emissions)
+      if (as_samplable(*model) == nullptr) return false;
+  return true;
+}
+
+long BayesNetModel::sample_size() const {
+  long size = 0;
+  for (long i : impl_->network.node_of_variable) size += variable_sample_size(impl_->nodes[static_cast<std::size_t>(i)]);
+  return size;
+}
+
+double BayesNetModel::log_tilted_normalizer(double rho) const {
+  if (rho != 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": Monte Carlo draws from a network only at rho = 1 (p^rho / Z is not a network and Z has "
+                            "no closed form); got rho = " + detail::format_number(rho));
+  if (capped_hidden_configurations(impl_->nodes) > kMaxSampledHiddenConfigurations)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the Monte Carlo kernel evaluates p(x) by summing over the configurations of the hidden "
+                            "nodes, at most " + std::to_string(kMaxSampledHiddenConfigurations) +
+                            "; this network has more (rho = " + detail::format_number(rho) + ")");
+  return 0.0;
+}
+
+// Per sample, the nodes in topological order: a discrete node's state from its CPT row, an emission
+// leaf's draw from its model for the parents' configuration.
+void BayesNetModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const std::vector<BayesNode>& nodes = impl_->nodes;
+  const std::vector<std::size_t> order = topological_order(nodes);
+  std::vector<long> offset(nodes.size(), 0);  // of each observed node's sample
+  long next = 0;
+  for (long i : impl_->network.node_of_variable) {
+    offset[static_cast<std::size_t>(i)] = next;
+    next += variable_sample_size(nodes[static_cast<std::size_t>(i)]);
+  }
+  std::vector<long> state(nodes.size(), 0);
+  std::vector<double> sums;
+  for (Eigen::Index k = 0; k < samples.cols(); ++k)
+    for (std::size_t i : order) {
+      const BayesNode& node = nodes[i];
+      const long c = parent_configuration(nodes, i, state);
+      if (node.states > 0) {
+        sums.assign(node.cpt.begin() + c * node.states, node.cpt.begin() + (c + 1) * node.states);
+        for (std::size_t s = 1; s < sums.size(); ++s) sums[s] += sums[s - 1];
+        state[i] = static_cast<long>(generator.categorical(sums.data(), sums.size()));
+        if (node.variable >= 0) samples(offset[i], k) = static_cast<double>(state[i]);
+      } else {
+        const SamplableModel& emission = *as_samplable(*node.emissions[static_cast<std::size_t>(c)]);
+        Eigen::MatrixXd draw(emission.sample_size(), 1);
+        emission.sample_tilted(rho, generator, draw);
+        samples.col(k).segment(offset[i], draw.rows()) = draw.col(0);
+      }
+    }
+}
+
+// log p(x) = log sum over the hidden states h of prod_i P(node i | its parents) (discrete nodes, at
+// their observed or hidden state) prod_leaves p_leaf(x_leaf | its parents' configuration). An observed
+// discrete value that is not one of the node's states has probability 0.
+double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const std::vector<BayesNode>& nodes = impl_->nodes;
+  if (capped_hidden_configurations(nodes) > kMaxSampledHiddenConfigurations) log_tilted_normalizer(1.0);  // throws
+  std::vector<long> state(nodes.size(), 0);
+  std::vector<std::size_t> hidden;
+  std::vector<std::vector<double>> leaf_log_probability(nodes.size());  // per emission leaf, per configuration
+  long next = 0;
+  for (long variable_node : impl_->network.node_of_variable) {
+    const std::size_t i = static_cast<std::size_t>(variable_node);
+    const BayesNode& node = nodes[i];
+    const long size = variable_sample_size(node);
+    if (node.states > 0) {
+      const double value = x[next];
+      if (!(value >= 0.0 && value < static_cast<double>(node.states) && value == std::floor(value))) return kMinusInfinity;
+      state[i] = static_cast<long>(value);
+    } else {
+      for (const auto& model : node.emissions)
+        leaf_log_probability[i].push_back(as_samplable(*model)->log_probability(x.segment(next, size)));
+    }
+    next += size;
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].variable < 0) hidden.push_back(i);
+  std::vector<double> terms;
+  for (;;) {
+    double term = 0.0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const long c = parent_configuration(nodes, i, state);
+      term += nodes[i].states > 0 ? std::log(nodes[i].cpt[static_cast<std::size_t>(c * nodes[i].states + state[i])])
+                                  : leaf_log_probability[i][static_cast<std::size_t>(c)];
+    }
+    terms.push_back(term);
+    // The next hidden configuration (the last hidden node fastest).
+    std::size_t h = hidden.size();
+    while (h > 0 && ++state[hidden[h - 1]] == nodes[hidden[h - 1]].states) state[hidden[--h]] = 0;
+    if (h == 0) break;
+  }
+  return detail::log_sum_exp(terms);
+}
+
 const FamilyInfo& bayesnet_family() {
   static const FamilyInfo info{kFamily, 10, &decode_bayesnet, &bayesnet_from_json};
   return info;

@@ -434,6 +434,130 @@ std::unique_ptr<Model> fhmm_from_json(const nlohmann::json& object) {
 
 }  // namespace
 
+// ---- Sampling (fhmm.hpp): ancestral draws, and log p(x) by the forward algorithm over the product
+// states, rho = 1 ----
+
+namespace {
+
+// prod_c M_c, counted only up to kMaxSampledProductStates + 1 (no overflow for many chains).
+long capped_product_states(const std::vector<FhmmChain>& chains) {
+  long count = 1;
+  for (const FhmmChain& chain : chains) count = std::min(count * static_cast<long>(chain.start.size()), kMaxSampledProductStates + 1);
+  return count;
+}
+
+// sum_i weights_i, i = 0..n-1, as partial sums (SampleGenerator::categorical).
+std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::Index stride) {
+  std::vector<double> sums(static_cast<std::size_t>(n));
+  double total = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) sums[static_cast<std::size_t>(i)] = total += weights[i * stride];
+  return sums;
+}
+
+}  // namespace
+
+long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
+
+double FhmmModel::log_tilted_normalizer(double rho) const {
+  if (rho != 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": Monte Carlo draws from a factorial HMM only at rho = 1 (p^rho / Z is not a factorial "
+                            "HMM and Z has no closed form); got rho = " + format_number(rho));
+  if (capped_product_states(impl_->chains) > kMaxSampledProductStates)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the Monte Carlo kernel evaluates p(x) by the forward algorithm over the product states "
+                            "prod_c M_c, at most " + std::to_string(kMaxSampledProductStates) +
+                            "; this model has more (rho = " + format_number(rho) + ")");
+  return 0.0;
+}
+
+// Per sample, per step t: each chain's state (from pi_c at t = 0, else from its row of A_c), then
+// the d normals of the emission noise, x_t = sum_c W_c[:, q_t^c] + L z (L L' = Sigma).
+void FhmmModel::sample_tilted(double, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  const Eigen::MatrixXd factor = Eigen::LLT<Eigen::MatrixXd>(m.cov).matrixL();
+  std::vector<std::vector<double>> start_sums;
+  std::vector<std::vector<std::vector<double>>> trans_sums;  // [chain][from state]
+  for (const FhmmChain& chain : m.chains) {
+    const Eigen::Index states = chain.start.size();
+    start_sums.push_back(partial_sums(chain.start.data(), states, 1));
+    trans_sums.emplace_back();
+    for (Eigen::Index p = 0; p < states; ++p) trans_sums.back().push_back(partial_sums(&chain.trans(p, 0), states, states));
+  }
+  const Eigen::Index d = dim();
+  std::vector<std::size_t> state(m.chains.size());
+  Eigen::VectorXd x_t(d), noise(d);
+  for (Eigen::Index k = 0; k < samples.cols(); ++k)
+    for (long t = 0; t <= steps(); ++t) {
+      x_t.setZero();
+      for (std::size_t c = 0; c < m.chains.size(); ++c) {
+        const std::vector<double>& sums = t == 0 ? start_sums[c] : trans_sums[c][state[c]];
+        state[c] = generator.categorical(sums.data(), sums.size());
+        x_t += m.chains[c].means.col(static_cast<Eigen::Index>(state[c]));
+      }
+      for (Eigen::Index i = 0; i < d; ++i) noise[i] = generator.normal();
+      samples.col(k).segment(t * d, d) = x_t + factor * noise;
+    }
+}
+
+// The scaled forward algorithm over the product states s = (k_0..k_{C-1}) (k_0 varying fastest,
+// stride_c = M_0 .. M_{c-1}): alpha_0(s) = prod_c pi_c(k_c) N(x_0; mu_s, Sigma), alpha_t(s) =
+// sum_r alpha_{t-1}(r) prod_c A_c(r_c, k_c) N(x_t; mu_s, Sigma) with mu_s = sum_c W_c[:, k_c]; the
+// transition is applied one chain at a time (the chains are independent). Each step is normalised
+// and its log scale added to log p(x); the emissions enter relative to their largest value among
+// the states alpha can reach, so nothing underflows.
+double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  const long states = capped_product_states(m.chains);
+  if (states > kMaxSampledProductStates) log_tilted_normalizer(1.0);  // throws the limit's KernelDomainError
+  const Eigen::Index d = dim();
+  const Eigen::LLT<Eigen::MatrixXd> llt(m.cov);
+  std::vector<long> strides(m.chains.size());
+  Eigen::MatrixXd state_means = Eigen::MatrixXd::Zero(d, states);  // mu_s
+  Eigen::ArrayXd alpha = Eigen::ArrayXd::Ones(states), next(states), log_emission(states);
+  long stride = 1;
+  for (std::size_t c = 0; c < m.chains.size(); ++c) {
+    const long chain_states = static_cast<long>(m.chains[c].start.size());
+    strides[c] = stride;
+    for (long s = 0; s < states; ++s) {
+      const long k = (s / stride) % chain_states;
+      state_means.col(s) += m.chains[c].means.col(k);
+      alpha[s] *= m.chains[c].start[k];
+    }
+    stride *= chain_states;
+  }
+  llt.matrixL().solveInPlace(state_means);  // L^-1 mu_s: the quadratic form is |L^-1 x_t - L^-1 mu_s|^2
+  const double log_constant = -0.5 * (static_cast<double>(d) * kLog2Pi + m.log_det_cov);
+  double log_p = 0.0;
+  Eigen::VectorXd whitened(d);
+  for (long t = 0; t <= steps(); ++t) {
+    if (t > 0)
+      for (std::size_t c = 0; c < m.chains.size(); ++c) {
+        const Eigen::MatrixXd& trans = m.chains[c].trans;
+        const long chain_states = trans.rows();
+        next.setZero();
+        for (long s = 0; s < states; ++s) {
+          if (alpha[s] == 0.0) continue;
+          const long from = (s / strides[c]) % chain_states, base = s - from * strides[c];
+          for (long to = 0; to < chain_states; ++to) next[base + to * strides[c]] += alpha[s] * trans(from, to);
+        }
+        alpha.swap(next);
+      }
+    whitened = llt.matrixL().solve(x.segment(t * d, d));
+    double largest = kMinusInfinity;
+    for (long s = 0; s < states; ++s) {
+      log_emission[s] = log_constant - 0.5 * (whitened - state_means.col(s)).squaredNorm();
+      if (alpha[s] > 0.0) largest = std::max(largest, log_emission[s]);
+    }
+    alpha *= (log_emission - largest).exp();
+    const double total = alpha.sum();
+    if (!(total > 0.0)) return kMinusInfinity;
+    alpha /= total;
+    log_p += largest + std::log(total);
+  }
+  return log_p;
+}
+
 const FamilyInfo& fhmm_family() {
   static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json};
   return info;

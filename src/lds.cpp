@@ -135,6 +135,23 @@ double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
   return joint_a->log_kernel(*joint_b);
 }
 
+long LdsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
+
+double LdsModel::log_tilted_normalizer(double rho) const {
+  const double log_det = detail::innovation_sums(impl_->space, steps(), kStationary).log_det;  // log|S|
+  return detail::log_tilted_normalizer(rho, steps(), observation_dim(), log_det);
+}
+
+void LdsModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  detail::sample_tilted_along(impl_->space, {std::vector<int>(static_cast<std::size_t>(steps() + 1), 0)},
+                              std::vector<std::size_t>(static_cast<std::size_t>(samples.cols()), 0), rho, generator,
+                              samples);
+}
+
+double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  return detail::log_density(impl_->space, x, kStationary);
+}
+
 // Row fields: n, d, T, mean0, cov0, A, Q, C, R (see lds.hpp).
 void LdsModel::encode_fields(RowWriter& out) const {
   out.real(static_cast<double>(state_dim()));

@@ -249,6 +249,18 @@ double LinearGaussianModel::log_kernel(const Model& other) const {
 }
 
 // Row fields: N, then per node dim, observed, P, parents, offset, cov, weights (see linear_gaussian.hpp).
+long LinearGaussianModel::sample_size() const { return impl_->marginal->sample_size(); }
+
+double LinearGaussianModel::log_tilted_normalizer(double rho) const { return impl_->marginal->log_tilted_normalizer(rho); }
+
+void LinearGaussianModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  impl_->marginal->sample_tilted(rho, generator, samples);
+}
+
+double LinearGaussianModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  return impl_->marginal->log_probability(x);
+}
+
 void LinearGaussianModel::encode_fields(RowWriter& out) const {
   out.real(static_cast<double>(impl_->nodes.size()));
   for (const LinearGaussianNode& node : impl_->nodes) {

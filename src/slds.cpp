@@ -16,6 +16,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -290,6 +291,40 @@ std::unique_ptr<Model> slds_from_json(const nlohmann::json& object) {
 }
 
 }  // namespace
+
+// ---- Sampling (slds.hpp): the row as the equal-weight mixture of its path-conditioned LDSs, rho = 1 ----
+
+long SldsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
+
+double SldsModel::log_tilted_normalizer(double rho) const {
+  if (rho != 1.0)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": Monte Carlo draws from an SLDS only at rho = 1 (p^rho / Z is not a mixture of "
+                            "LDSs and Z has no closed form); got rho = " + detail::format_number(rho));
+  return 0.0;
+}
+
+// The path of each column first (uniform over the S drawn paths), then the draws along them.
+void SldsModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  if (m.paths.empty()) throw std::logic_error("SldsModel::sample_tilted before prepare()");
+  std::vector<double> cumulative(m.paths.size());
+  for (std::size_t i = 0; i < cumulative.size(); ++i) cumulative[i] = static_cast<double>(i + 1);
+  std::vector<std::size_t> path_of_column(static_cast<std::size_t>(samples.cols()));
+  for (std::size_t& path : path_of_column) path = generator.categorical(cumulative.data(), cumulative.size());
+  detail::sample_tilted_along(m.space, m.paths, path_of_column, rho, generator, samples);
+}
+
+// log (1/S) sum_i p(x | q^(i)).
+double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  if (m.paths.empty()) throw std::logic_error("SldsModel::log_probability before prepare()");
+  thread_local std::vector<double> terms;
+  terms.clear();
+  for (const std::vector<int>& path : m.paths)
+    terms.push_back(detail::log_density(m.space, x, [&path](long t) { return path[static_cast<std::size_t>(t)]; }));
+  return detail::log_sum_exp(terms) - std::log(static_cast<double>(m.paths.size()));
+}
 
 const FamilyInfo& slds_family() {
   static const FamilyInfo info{kFamily, 13, &decode_slds, &slds_from_json};

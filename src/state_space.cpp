@@ -44,6 +44,52 @@ double log_kernel_share(double rho, long steps, long observation_dim, double log
   return 0.25 * (1.0 - 2.0 * rho) * dim * kLog2Pi - 0.25 * dim * std::log(rho) + 0.5 * (1.0 - rho) * log_det;
 }
 
+double log_tilted_normalizer(double rho, long steps, long observation_dim, double log_det) {
+  const double dim = static_cast<double>((steps + 1) * observation_dim);
+  return 0.5 * (1.0 - rho) * (dim * kLog2Pi + log_det) - 0.5 * dim * std::log(rho);
+}
+
+namespace {
+
+// F with F F' = S for a symmetric positive semidefinite S: V diag(sqrt(max(lambda, 0))) from S's
+// eigenvectors V and eigenvalues lambda (rounding may leave a zero eigenvalue slightly negative).
+Eigen::MatrixXd semidefinite_factor(const Eigen::MatrixXd& s) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(s);
+  return eigen.eigenvectors() * eigen.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal();
+}
+
+// F z, z a fresh standard normal vector.
+Eigen::VectorXd correlated_normal(const Eigen::MatrixXd& factor, SampleGenerator& generator) {
+  Eigen::VectorXd z(factor.cols());
+  for (Eigen::Index i = 0; i < z.size(); ++i) z[i] = generator.normal();
+  return factor * z;
+}
+
+}  // namespace
+
+void sample_tilted_along(const SwitchingStateSpace& model, const std::vector<std::vector<int>>& paths,
+                         const std::vector<std::size_t>& path_of_column, double rho, SampleGenerator& generator,
+                         Eigen::Ref<Eigen::MatrixXd> samples) {
+  const double scale = 1.0 / std::sqrt(rho);
+  const Eigen::MatrixXd initial_factor = scale * semidefinite_factor(model.cov0);
+  const Eigen::MatrixXd observation_factor = scale * semidefinite_factor(model.observation_noise);
+  std::vector<Eigen::MatrixXd> state_factors;
+  for (const StateDynamics& regime : model.dynamics) state_factors.push_back(scale * semidefinite_factor(regime.noise));
+  const Eigen::Index d = model.observation.rows();
+  for (Eigen::Index k = 0; k < samples.cols(); ++k) {
+    const std::vector<int>& path = paths[path_of_column[static_cast<std::size_t>(k)]];
+    Eigen::VectorXd state = model.mean0 + correlated_normal(initial_factor, generator);
+    for (std::size_t t = 0; t < path.size(); ++t) {
+      if (t > 0) {
+        const std::size_t regime = static_cast<std::size_t>(path[t]);
+        state = model.dynamics[regime].transition * state + correlated_normal(state_factors[regime], generator);
+      }
+      samples.col(k).segment(static_cast<Eigen::Index>(t) * d, d) =
+          model.observation * state + correlated_normal(observation_factor, generator);
+    }
+  }
+}
+
 std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes) {
   const Eigen::Index n = model.mean0.size(), d = model.observation.rows(), count = static_cast<Eigen::Index>(regimes.size());
   const auto dynamics = [&](Eigen::Index t) -> const StateDynamics& {

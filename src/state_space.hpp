@@ -10,6 +10,7 @@
 // it is a non-stationary LDS; an LDS is the case of one regime.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "model_fields.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/row.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk::detail {
 
@@ -47,8 +49,11 @@ struct InnovationSums {
 // The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
 // regime_of(t). NaN sums when an innovation covariance is not numerically positive definite. Scratch
 // is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+// With `observed` ((steps + 1) d values, y_0..y_steps stacked) the filter runs on those observations
+// instead: the innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
 template <class RegimeOf>
-InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of) {
+InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
+                               const double* observed = nullptr) {
   thread_local Eigen::VectorXd mean, predicted, whitened;
   thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
   thread_local Eigen::LLT<Eigen::MatrixXd> llt;
@@ -56,7 +61,9 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
   cov = model.cov0;
   InnovationSums sums;
   for (long t = 0;; ++t) {
-    predicted.noalias() = model.observation * mean;   // yhat_t; the innovation is 0 - yhat_t
+    predicted.noalias() = model.observation * mean;  // yhat_t; `predicted` holds minus the innovation y_t - yhat_t
+    if (observed != nullptr)
+      predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * model.observation.rows(), model.observation.rows());
     observed_cov.noalias() = model.observation * cov;  // H P
     innovation_cov = model.observation_noise;
     innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
@@ -67,7 +74,7 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
     llt.matrixL().solveInPlace(whitened);
     sums.quadratic += whitened.squaredNorm();
     if (t == steps) break;
-    // Update on y_t = 0 with the gain K = P H' F^-1: mean - K yhat, P - K H P; then predict with the
+    // Update on y_t with the gain K = P H' F^-1: mean + K (y_t - yhat_t), P - K H P; then predict with the
     // dynamics of step t + 1.
     gain_transposed = observed_cov;
     llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
@@ -89,6 +96,32 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
 // (s, s'), regime k * (b's regime count) + k' for the pair of regimes (k, k'), observation [C, -C'],
 // observation noise R + R'. Written into `out` (reused scratch).
 void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b, SwitchingStateSpace& out);
+
+// log p(x) of the observations x = (x_0..x_steps) stacked ((steps + 1) d values), step t >= 1 following
+// regime_of(t): the prediction-error decomposition -1/2 (D log 2pi + sum_t log|F_t| + sum_t e_t' F_t^-1 e_t),
+// D = (steps + 1) d, by the filter on x.
+template <class RegimeOf>
+double log_density(const SwitchingStateSpace& model, const Eigen::Ref<const Eigen::VectorXd>& x, RegimeOf regime_of) {
+  const long steps = static_cast<long>(x.size() / model.observation.rows()) - 1;
+  const InnovationSums sums = innovation_sums(model, steps, regime_of, x.data());
+  const double log_2pi = std::log(2.0 * 3.14159265358979323846);
+  return -0.5 * (static_cast<double>(x.size()) * log_2pi + sums.log_det + sums.quadratic);
+}
+
+// log Z(rho) = log integral p(x)^rho dx for the Gaussian p = N(m, S) of x_0..x_steps (dimension D)
+// with log|S| = log_det: (1 - rho)/2 (D log 2pi + log|S|) - D/2 log rho (gaussian.cpp).
+double log_tilted_normalizer(double rho, long steps, long observation_dim, double log_det);
+
+// Fills column k of `samples` ((T + 1) d rows, x_0..x_T stacked) with a draw of the observations
+// along paths[path_of_column[k]] (T + 1 regimes each, step t >= 1 following regime path[t]) from the
+// model with every noise covariance (cov0, Q_r, R) divided by rho. The joint covariance of X given
+// the path is linear in the noise covariances, so X ~ N(m, S / rho): p^rho / Z for p = N(m, S).
+// Noise by F z / sqrt(rho), z standard normal and F F' = the covariance (from its eigenvectors, so
+// a semidefinite cov0 or Q works); per column in order: s_0, the noise of x_0, then per step the
+// state noise and the observation noise.
+void sample_tilted_along(const SwitchingStateSpace& model, const std::vector<std::vector<int>>& paths,
+                         const std::vector<std::size_t>& path_of_column, double rho, SampleGenerator& generator,
+                         Eigen::Ref<Eigen::MatrixXd> samples);
 
 // One model's share of log k_rho between the joint Gaussians of two models' observations
 // x_0..x_steps (lds.cpp): (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|, D = (steps+1)d.

@@ -39,8 +39,12 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
+
+// The most configurations of the hidden discrete nodes whose sum log p(x) enumerates (sampling).
+constexpr long kMaxSampledHiddenConfigurations = 100000;
 
 struct BayesNode {
   long states = 0;            // K >= 1: a discrete node; 0: an emission leaf
@@ -50,7 +54,7 @@ struct BayesNode {
   std::vector<std::unique_ptr<Model>> emissions;  // emission leaf: one model per parent configuration
 };
 
-class BayesNetModel : public Model {
+class BayesNetModel : public Model, public SamplableModel {
  public:
   // Throws ModelError (a FieldError naming the node and its field) unless the nodes form a DAG,
   // parents are distinct discrete nodes, emission leaves are observed, every CPT row is a
@@ -70,6 +74,19 @@ class BayesNetModel : public Model {
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface (sampling.hpp), rho = 1 only (p^rho / Z is not a network otherwise),
+  // when every emission model can be sampled. A sample is the observed variables 0..n-1 in order,
+  // each as its space's sample (a discrete variable: its state k as the number k). A draw is
+  // ancestral: each discrete node from its CPT row given its parents' drawn states (in a topological
+  // order), each emission leaf from its model for its parents' configuration. log p(x) sums the joint
+  // over the configurations of the hidden discrete nodes (enumerated, log-sum-exp), at most
+  // kMaxSampledHiddenConfigurations (100000): more, or another rho, gives KernelDomainError.
+  bool can_sample() const override;
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

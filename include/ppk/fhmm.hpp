@@ -31,8 +31,12 @@
 
 #include "ppk/family.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
+
+// The most product states prod_c M_c whose forward algorithm the Monte Carlo kernel runs (log p(x)).
+constexpr long kMaxSampledProductStates = 10000;
 
 // One Markov chain of a factorial HMM.
 struct FhmmChain {
@@ -47,7 +51,7 @@ struct MeanFieldTrace {
   bool converged = false;          // the last sweep gained less than the tolerance
 };
 
-class FhmmModel : public Model {
+class FhmmModel : public Model, public SamplableModel {
  public:
   // Throws ModelError (a FieldError naming the chain, field and element) unless there is at least one
   // chain, each start and transition row is a probability vector (summing to 1 within 1e-6; then
@@ -67,6 +71,18 @@ class FhmmModel : public Model {
   double log_kernel(const Model& other) const override;  // log B of the converged mean field
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
+  // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each
+  // chain's state from its start or transition row, then x_t ~ N(sum_c W_c[:, q_t^c], Sigma). log p(x)
+  // by the scaled forward algorithm over the prod_c M_c product states (the transition applied chain by
+  // chain, O(T prod_c M_c (sum_c M_c + d)) per evaluation), for at most kMaxSampledProductStates
+  // (10000) product states: a model with more, or another rho, gives KernelDomainError. A sample is
+  // x_0..x_T stacked ((T + 1) d values).
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

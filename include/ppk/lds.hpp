@@ -24,10 +24,11 @@
 #include "ppk/family.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
-class LdsModel : public Model {
+class LdsModel : public Model, public SamplableModel {
  public:
   // Throws ModelError (a FieldError naming field and element) unless every value is finite, the shapes
   // agree (mean0: n, cov0, A, Q: n x n, C: d x n, R: d x d, n and d >= 1), cov0 and Q are symmetric
@@ -56,6 +57,16 @@ class LdsModel : public Model {
   double log_kernel(const Model& other) const override;  // linear in T
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface (sampling.hpp), any rho > 0. A sample is x_0..x_T stacked ((T + 1) d
+  // values, T = steps()). Scaling cov0, Q and R by 1/rho scales the joint covariance S by 1/rho, so
+  // p^rho / Z = N(m, S / rho) is the same LDS with its noises divided by rho; log Z(rho) is the
+  // Gaussian's (gaussian.cpp) with log|S| the sum of the Kalman filter's innovation log-determinants,
+  // and log p(x) is the filter's prediction-error decomposition on x.
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

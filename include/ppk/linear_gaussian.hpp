@@ -30,6 +30,7 @@
 #include "ppk/family.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
@@ -42,7 +43,7 @@ struct LinearGaussianNode {
   Eigen::MatrixXd cov;        // S, symmetric positive semidefinite
 };
 
-class LinearGaussianModel : public Model {
+class LinearGaussianModel : public Model, public SamplableModel {
  public:
   // Throws ModelError (a FieldError naming the node and its field) unless there are 1..5000 nodes of
   // dimension 1..1000 with at most 5000 coordinates in all, each parent index is below the node's and
@@ -63,6 +64,13 @@ class LinearGaussianModel : public Model {
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface (sampling.hpp), any rho > 0: the observed marginal's (gaussian.cpp),
+  // p^rho / Z = N(m, S / rho). A sample is the observed nodes' values, concatenated in node order.
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

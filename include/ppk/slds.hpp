@@ -42,6 +42,7 @@
 #include "ppk/family.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
@@ -58,7 +59,7 @@ struct SldsParameters {
   long paths = 1;                                  // S
 };
 
-class SldsModel final : public Model {  // final: the constructor hashes its own row
+class SldsModel final : public Model, public SamplableModel {  // final: the constructor hashes its own row
  public:
   // Throws ModelError (a FieldError naming field and element) unless K, n, d >= 1, start and every
   // transition row are probability vectors (summing to 1 within 1e-6; then renormalised), there are K
@@ -86,6 +87,19 @@ class SldsModel final : public Model {  // final: the constructor hashes its own
   double log_kernel(const Model& other) const override;
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
+
+  // SamplableModel interface (sampling.hpp), rho = 1 only, once prepared (the drawn paths). At rho = 1
+  // the hybrid kernel above is the expected likelihood kernel between the equal-weight mixtures
+  // (1/S) sum_i p(X | q^(i)) and (1/S') sum_j p'(X | q'^(j)) (each k_1 term is the integral of a
+  // product), so as a samplable model the row IS that mixture of its S path-conditioned
+  // non-stationary LDSs: a draw picks one of the S paths uniformly, then draws x_0..x_T from the LDS
+  // along it; log p(x) is the log-mean-exp over the S paths of the Kalman filter's log-likelihood;
+  // Z(1) = 1. Other rho: KernelDomainError (p^rho / Z is not such a mixture). A sample is x_0..x_T
+  // stacked ((T + 1) d values).
+  long sample_size() const override;
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

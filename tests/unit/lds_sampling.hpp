@@ -1,5 +1,5 @@
-// Random linear dynamical systems and sequences simulated from them by running the recursion, shared
-// by the LDS kernel and estimator tests.
+// Random linear dynamical systems (and switching ones) and sequences simulated from them by running
+// the recursion, shared by the LDS and SLDS kernel, estimator and Monte Carlo tests.
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "ppk/lds.hpp"
+#include "ppk/slds.hpp"
 
 namespace ppk {
 
@@ -79,5 +80,31 @@ class Simulator {
   Eigen::MatrixXd l0_, lq_, lr_;
   std::normal_distribution<double> normal_;
 };
+
+// A stochastic vector with every entry at least 0.05 (each state reachable).
+inline Eigen::VectorXd random_reachable_probabilities(std::mt19937& rng, long size) {
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  Eigen::VectorXd p = Eigen::VectorXd::NullaryExpr(size, [&] { return uniform(rng); });
+  return p / p.sum();
+}
+
+// K discrete states, each with a stable A_k (spectral norm 0.9) and its own Q_k.
+inline SldsParameters random_slds(std::mt19937& rng, long states, long n, long d, long length, long paths) {
+  SldsParameters p;
+  p.start = random_reachable_probabilities(rng, states);
+  p.transitions.resize(states, states);
+  for (long k = 0; k < states; ++k) p.transitions.row(k) = random_reachable_probabilities(rng, states).transpose();
+  for (long k = 0; k < states; ++k) {
+    p.state_transitions.push_back(random_stable_transition(rng, n));
+    p.state_noises.push_back(random_covariance(rng, n, 0.05));
+  }
+  p.mean0 = random_matrix(rng, n, 1);
+  p.cov0 = random_covariance(rng, n, 0.1);
+  p.observation = random_matrix(rng, d, n);
+  p.observation_noise = random_covariance(rng, d, 0.2);
+  p.length = length;
+  p.paths = paths;
+  return p;
+}
 
 }  // namespace ppk

@@ -37,32 +37,6 @@ using checks::replaced;
 using checks::row_error;
 using checks::with_value;
 
-// A stochastic vector with every entry at least 0.05 (each state reachable).
-Eigen::VectorXd random_probabilities(std::mt19937& rng, long size) {
-  std::uniform_real_distribution<double> uniform(0.05, 1.0);
-  Eigen::VectorXd p = Eigen::VectorXd::NullaryExpr(size, [&] { return uniform(rng); });
-  return p / p.sum();
-}
-
-// K discrete states, each with a stable A_k (spectral norm 0.9) and its own Q_k.
-SldsParameters random_slds(std::mt19937& rng, long states, long n, long d, long length, long paths) {
-  SldsParameters p;
-  p.start = random_probabilities(rng, states);
-  p.transitions.resize(states, states);
-  for (long k = 0; k < states; ++k) p.transitions.row(k) = random_probabilities(rng, states).transpose();
-  for (long k = 0; k < states; ++k) {
-    p.state_transitions.push_back(random_stable_transition(rng, n));
-    p.state_noises.push_back(random_covariance(rng, n, 0.05));
-  }
-  p.mean0 = random_matrix(rng, n, 1);
-  p.cov0 = random_covariance(rng, n, 0.1);
-  p.observation = random_matrix(rng, d, n);
-  p.observation_noise = random_covariance(rng, d, 0.2);
-  p.length = length;
-  p.paths = paths;
-  return p;
-}
-
 std::unique_ptr<SldsModel> prepared(const SldsParameters& p, double rho, long steps) {
   auto model = std::make_unique<SldsModel>(p);
   model->prepare(with_rho_and_length(rho, static_cast<int>(steps)));
