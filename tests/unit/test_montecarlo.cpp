@@ -22,6 +22,7 @@
 
 #include "emission_models.hpp"
 #include "kernel_params.hpp"
+#include "montecarlo_checks.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/bernoulli.hpp"
@@ -39,25 +40,17 @@
 namespace ppk {
 namespace {
 
+using checks::clone;
+using checks::draws_of;
+using checks::expect_converges;
+using checks::expect_frequencies;
 using checks::json_error;
 using checks::mentions;
+using checks::monte_carlo;
+using checks::normal;
+using checks::pairs_of;
 using checks::row_error;
-
-std::unique_ptr<Model> clone(const Model& model) { return decode_row(encode_row(model)); }
-
-std::unique_ptr<Model> monte_carlo(const Model& model, long samples, BetaRule beta = BetaRule::pooled) {
-  return std::make_unique<MonteCarloModel>(clone(model), samples, beta);
-}
-
-// N draws from p^rho / Z through the model's sampling interface, with a fixed seed.
-Eigen::MatrixXd draws_of(const Model& model, double rho, long n, std::uint64_t seed = 7) {
-  const SamplableModel* samplable = as_samplable(model);
-  EXPECT_NE(samplable, nullptr);
-  SampleGenerator generator(seed);
-  Eigen::MatrixXd draws(samplable->sample_size(), n);
-  samplable->sample_tilted(rho, generator, draws);
-  return draws;
-}
+using checks::uniform;
 
 // ---- The generator ----
 
@@ -98,22 +91,6 @@ TEST(SampleGenerator, DrawsHaveTheirDistributionsMoments) {
 }
 
 // ---- The tilted samplers p^rho / Z and Z(rho) ----
-
-// |frequency - probability| within 5 binomial standard errors for each outcome.
-void expect_frequencies(const std::map<std::vector<double>, double>& probabilities, const Eigen::MatrixXd& draws,
-                        const std::string& what) {
-  std::map<std::vector<double>, double> counts;
-  for (Eigen::Index i = 0; i < draws.cols(); ++i)
-    ++counts[std::vector<double>(draws.col(i).data(), draws.col(i).data() + draws.rows())];
-  const double n = static_cast<double>(draws.cols());
-  double total = 0.0;
-  for (const auto& [outcome, p] : probabilities) {
-    total += p;
-    EXPECT_NEAR(counts[outcome] / n, p, 5.0 * std::sqrt(p * (1.0 - p) / n) + 1e-12) << what;
-  }
-  EXPECT_NEAR(total, 1.0, 1e-12) << what;
-  for (const auto& [outcome, count] : counts) EXPECT_EQ(probabilities.count(outcome), 1u) << what << ": an impossible draw";
-}
 
 TEST(MonteCarloSampling, GaussianDrawsHaveMeanMuAndCovarianceSigmaOverRho) {
   Eigen::Vector2d mean(1.0, -2.0);
@@ -289,64 +266,6 @@ TEST(MonteCarloSampling, HmmDrawsSequencesWithTheirProbabilitiesAndTheForwardAlg
 
 // ---- Convergence to the closed forms ----
 
-using PairMaker = std::function<std::pair<std::unique_ptr<Model>, std::unique_ptr<Model>>(std::mt19937&)>;
-
-// Over kPairs (40) random pairs (p, p'), the relative error |k_MC / k - 1| of the Monte Carlo row pair
-// against the family's closed form k, for N in {100, 400, 1600, 6400}: its mean over the pairs
-// falls like N^-1/2 (fitted slope of log error against log N within [-0.7, -0.3]), and at N = 6400
-// the signed errors average to 0 within 4 standard errors (no bias) and stay below 10% on average.
-void expect_converges(const std::string& what, const PairMaker& make_pair, const KernelParams& params) {
-  constexpr int kPairs = 40;
-  const long kSampleCounts[] = {100, 400, 1600, 6400};
-  std::mt19937 rng(2004);
-  std::vector<double> mean_error;
-  std::vector<double> signed_errors;
-  std::vector<std::pair<std::unique_ptr<Model>, std::unique_ptr<Model>>> pairs;
-  std::vector<double> exact_log_kernels;
-  for (int k = 0; k < kPairs; ++k) {
-    pairs.push_back(make_pair(rng));
-    exact_log_kernels.push_back(log_kernel(PreparedModel(clone(*pairs.back().first), params),
-                                           PreparedModel(clone(*pairs.back().second), params)));
-  }
-  for (long n : kSampleCounts) {
-    double sum = 0.0;
-    for (int k = 0; k < kPairs; ++k) {
-      const PreparedModel a(monte_carlo(*pairs[k].first, n), params), b(monte_carlo(*pairs[k].second, n), params);
-      ASSERT_NO_THROW(check_compatible(a.model(), b.model()));
-      const double error = std::expm1(log_kernel(a, b) - exact_log_kernels[k]);
-      ASSERT_TRUE(std::isfinite(error)) << what;
-      sum += std::fabs(error);
-      if (n == kSampleCounts[3]) signed_errors.push_back(error);
-    }
-    mean_error.push_back(sum / kPairs);
-  }
-  // Least-squares slope of log(mean error) against log N.
-  double x_mean = 0.0, y_mean = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    x_mean += std::log(static_cast<double>(kSampleCounts[i])) / 4.0;
-    y_mean += std::log(mean_error[i]) / 4.0;
-  }
-  double sxy = 0.0, sxx = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    const double dx = std::log(static_cast<double>(kSampleCounts[i])) - x_mean;
-    sxy += dx * (std::log(mean_error[i]) - y_mean);
-    sxx += dx * dx;
-  }
-  const double slope = sxy / sxx;
-  EXPECT_GE(slope, -0.7) << what << ": mean errors " << mean_error[0] << " " << mean_error[1] << " " << mean_error[2]
-                         << " " << mean_error[3];
-  EXPECT_LE(slope, -0.3) << what << ": mean errors " << mean_error[0] << " " << mean_error[1] << " " << mean_error[2]
-                         << " " << mean_error[3];
-  double bias = 0.0, square = 0.0;
-  for (double e : signed_errors) bias += e / kPairs;
-  for (double e : signed_errors) square += (e - bias) * (e - bias) / (kPairs - 1);
-  EXPECT_LE(std::fabs(bias), 4.0 * std::sqrt(square / kPairs)) << what << ": bias " << bias;
-  EXPECT_LT(mean_error[3], 0.1) << what;
-}
-
-double normal(std::mt19937& rng, double sd) { return std::normal_distribution<double>(0.0, sd)(rng); }
-double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
-
 std::unique_ptr<Model> random_full_gaussian(std::mt19937& rng) {
   Eigen::Matrix2d b;
   b << normal(rng, 1.0), normal(rng, 1.0), normal(rng, 1.0), normal(rng, 1.0);
@@ -369,11 +288,6 @@ std::vector<double> random_probabilities(std::mt19937& rng, int size) {
   for (double& v : p) sum += v = uniform(rng, 0.05, 1.0);
   for (double& v : p) v /= sum;
   return p;
-}
-
-template <class Make>
-PairMaker pairs_of(Make make) {
-  return [make](std::mt19937& rng) { return std::make_pair(make(rng), make(rng)); };
 }
 
 std::unique_ptr<Model> random_mixture(std::mt19937& rng) {
@@ -536,12 +450,11 @@ TEST(MonteCarloRows, RejectsUnsamplableModelsAndSampleCountsBelow1) {
                        {"montecarlo field \"beta\"", "\"pooled\"", "\"equal\""}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"montecarlo","samples":5,"model":{"family":"gaussian","mean":[1]}})"),
                        {"montecarlo field \"model\": gaussian"}));
-  // Unsamplable inner models: a Poisson model, a multinomial over counts, a mixture with a
-  // Poisson component, a montecarlo row inside another.
+  // Unsamplable inner models: a multinomial over all trial counts, a mixture of those, a montecarlo
+  // row inside another.
   const char* const unsamplable[] = {
-      R"({"family":"poisson","rate":[1,2]})",
-      R"({"family":"multinomial","p":[0.5,0.5],"trials":3})",
-      R"({"family":"mixture","weights":[0.5,0.5],"components":[{"family":"poisson","rate":[1]},{"family":"poisson","rate":[2]}]})",
+      R"({"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5})",
+      R"({"family":"mixture","weights":[0.5,0.5],"components":[{"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5},{"family":"multinomial","p":[0.2,0.8],"trials":"all","decay":0.5}]})",
       R"({"family":"montecarlo","samples":3,"model":{"family":"gaussian","mean":[1],"var":1}})"};
   for (const char* inner : unsamplable) {
     const std::string text = std::string(R"({"family":"montecarlo","samples":10,"model":)") + inner + "}";
