@@ -260,36 +260,43 @@ std::vector<double> uniform_vector(std::mt19937& rng, int size, double lo, doubl
   return values;
 }
 
-TEST(MonteCarloExponentialKernel, EstimatesConvergeToTheClosedForms) {
-  for (double rho : {0.5, 1.0, 2.0}) {
-    const std::string at = " rho " + std::to_string(rho);
-    expect_converges("exponential" + at, pairs_of([](std::mt19937& rng) -> std::unique_ptr<Model> {
-                       return std::make_unique<ExponentialModel>(uniform_vector(rng, 2, 0.5, 2.0));
-                     }),
-                     with_rho(rho));
-    expect_converges("gamma" + at, pairs_of([](std::mt19937& rng) -> std::unique_ptr<Model> {
-                       std::vector<double> shapes = uniform_vector(rng, 2, 1.0, 4.0);
-                       return std::make_unique<GammaModel>(std::move(shapes), uniform_vector(rng, 2, 0.5, 2.0));
-                     }),
-                     with_rho(rho));
-    expect_converges("dirichlet" + at, pairs_of([](std::mt19937& rng) -> std::unique_ptr<Model> {
-                       return std::make_unique<DirichletModel>(uniform_vector(rng, 3, 1.0, 4.0));
-                     }),
-                     with_rho(rho));
-    expect_converges("poisson" + at, pairs_of([](std::mt19937& rng) -> std::unique_ptr<Model> {
-                       return std::make_unique<PoissonModel>(uniform_vector(rng, 2, 0.5, 6.0));
-                     }),
-                     with_rho(rho));
-  }
+// expect_converges at rho = 1/2, 1 and 2 for pairs of models from `make`.
+template <class Make>
+void expect_converges_at_three_rhos(const std::string& what, Make make) {
+  for (double rho : {0.5, 1.0, 2.0}) expect_converges(what + " rho " + std::to_string(rho), pairs_of(make), with_rho(rho));
+}
+
+std::unique_ptr<Model> random_exponential(std::mt19937& rng) {
+  return std::make_unique<ExponentialModel>(uniform_vector(rng, 2, 0.5, 2.0));
+}
+
+std::unique_ptr<Model> random_gamma(std::mt19937& rng) {
+  std::vector<double> shapes = uniform_vector(rng, 2, 1.0, 4.0);
+  return std::make_unique<GammaModel>(std::move(shapes), uniform_vector(rng, 2, 0.5, 2.0));
+}
+
+TEST(MonteCarloExponentialKernel, ExponentialAndGammaEstimatesConvergeToTheClosedForms) {
+  expect_converges_at_three_rhos("exponential", random_exponential);
+  expect_converges_at_three_rhos("gamma", random_gamma);
   // Across families: an exponential model against a gamma model (the exponential-gamma closed form).
   expect_converges("exponential vs gamma",
                    [](std::mt19937& rng) {
-                     std::unique_ptr<Model> exponential = std::make_unique<ExponentialModel>(uniform_vector(rng, 2, 0.5, 2.0));
-                     std::vector<double> shapes = uniform_vector(rng, 2, 1.0, 4.0);
-                     std::unique_ptr<Model> gamma = std::make_unique<GammaModel>(std::move(shapes), uniform_vector(rng, 2, 0.5, 2.0));
-                     return std::make_pair(std::move(exponential), std::move(gamma));
+                     std::unique_ptr<Model> exponential = random_exponential(rng);
+                     return std::make_pair(std::move(exponential), random_gamma(rng));
                    },
                    with_rho(1.0));
+}
+
+TEST(MonteCarloExponentialKernel, DirichletEstimatesConvergeToTheClosedForm) {
+  expect_converges_at_three_rhos("dirichlet", [](std::mt19937& rng) -> std::unique_ptr<Model> {
+    return std::make_unique<DirichletModel>(uniform_vector(rng, 3, 1.0, 4.0));
+  });
+}
+
+TEST(MonteCarloExponentialKernel, PoissonEstimatesConvergeToTheClosedForm) {
+  expect_converges_at_three_rhos("poisson", [](std::mt19937& rng) -> std::unique_ptr<Model> {
+    return std::make_unique<PoissonModel>(uniform_vector(rng, 2, 0.5, 6.0));
+  });
 }
 
 TEST(MonteCarloExponentialKernel, MultinomialCountEstimatesConvergeToTheBhattacharyyaKernel) {
