@@ -10,6 +10,7 @@
 #include "ppk/dirichlet.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,7 @@ Eigen::VectorXd checked_natural_parameters(const std::vector<double>& alpha) {
 
 struct DirichletModel::Impl {
   std::vector<double> alpha;  // a_d
+  double log_partition = 0.0;  // K(theta) = log B(a)
   // Set by prepare():
   double rho = 0.0;
   std::vector<double> half_shapes;  // h_d = rho (a_d - 1) + 1/2 > 0
@@ -49,8 +51,9 @@ struct DirichletModel::Impl {
 };
 
 DirichletModel::DirichletModel(std::vector<double> alpha)
-    : ExponentialFamilyModel(checked_natural_parameters(alpha)), impl_(std::make_unique<Impl>()) {
+    : SamplableExponentialFamilyModel(checked_natural_parameters(alpha)), impl_(std::make_unique<Impl>()) {
   impl_->alpha = std::move(alpha);
+  impl_->log_partition = log_partition(natural_parameters());
 }
 
 DirichletModel::~DirichletModel() = default;
@@ -94,6 +97,33 @@ bool DirichletModel::in_natural_domain(const Eigen::VectorXd& theta) const {
 
 // A(x) = 0 (Lebesgue measure on the simplex): exp(2 rho A(x)) = 1 = exp(A(x)) at every rho (eta = 1, c = 1).
 std::optional<MeasureScaling> DirichletModel::measure_scaling(double /*rho*/) const { return MeasureScaling{}; }
+
+// x = (G_1, .., G_D) / sum_d G_d with independent G_d ~ Gamma(rho (a_d - 1) + 1, 1) (the tilted alpha,
+// (rho theta)_d + 1): normalised independent gammas are Dirichlet. In logs, x_d = exp(log G_d -
+// logsumexp_d log G_d), so that small shapes do not underflow every G_d to 0.
+void DirichletModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Eigen::VectorXd shapes = tilted_natural_parameters(rho).array() + 1.0;
+  std::vector<double> log_gammas(static_cast<std::size_t>(shapes.size()));
+  for (Eigen::Index s = 0; s < samples.cols(); ++s) {
+    for (Eigen::Index d = 0; d < shapes.size(); ++d)
+      log_gammas[static_cast<std::size_t>(d)] = generator.log_gamma_variate(shapes[d]);
+    const double log_total = detail::log_sum_exp(log_gammas);
+    for (Eigen::Index d = 0; d < shapes.size(); ++d)
+      samples(d, s) = detail::positive_exp(log_gammas[static_cast<std::size_t>(d)] - log_total);
+  }
+}
+
+// log p(x) = sum_d (a_d - 1) log x_d - log B(a), -inf where an x_d <= 0.
+double DirichletModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  double log_p = -m.log_partition;
+  for (std::size_t d = 0; d < m.alpha.size(); ++d) {
+    const double x_d = x[static_cast<Eigen::Index>(d)];
+    if (!(x_d > 0.0)) return -std::numeric_limits<double>::infinity();
+    log_p += (m.alpha[d] - 1.0) * std::log(x_d);
+  }
+  return log_p;
+}
 
 // Row fields: D, then alpha.
 void DirichletModel::encode_fields(RowWriter& out) const {

@@ -16,6 +16,7 @@
 #include "estimate_detail.hpp"
 #include "gaussian_em.hpp"
 #include "lds_em.hpp"
+#include "model_fields.hpp"
 #include "ppk/estimate_lds.hpp"
 
 namespace ppk {
@@ -328,8 +329,8 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   SldsFit fit;
   fit.model = detail::build_model([&] {
     SldsParameters parameters;
-    parameters.start = best->parameters.log_start.array().exp().matrix();
-    parameters.transitions = best->parameters.log_transitions.array().exp().matrix();
+    parameters.start = detail::exp_entries(best->parameters.log_start.array()).matrix();
+    parameters.transitions = detail::exp_entries(best->parameters.log_transitions.array()).matrix();
     for (const StateDynamics& dynamics : best->parameters.space.dynamics) {
       parameters.state_transitions.push_back(dynamics.transition);
       parameters.state_noises.push_back(dynamics.noise);

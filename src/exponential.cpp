@@ -10,6 +10,7 @@
 #include "ppk/exponential.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,7 @@ struct ExponentialModel::Impl {
 };
 
 ExponentialModel::ExponentialModel(std::vector<double> scales)
-    : ExponentialFamilyModel(checked_natural_parameters(scales)), impl_(std::make_unique<Impl>()) {
+    : SamplableExponentialFamilyModel(checked_natural_parameters(scales)), impl_(std::make_unique<Impl>()) {
   impl_->scales = std::move(scales);
 }
 
@@ -87,6 +88,27 @@ bool ExponentialModel::in_natural_domain(const Eigen::VectorXd& theta) const {
 
 // A(x) = 0: exp(2 rho A(x)) = 1 = exp(A(x)) at every rho (eta = 1, c = 1).
 std::optional<MeasureScaling> ExponentialModel::measure_scaling(double /*rho*/) const { return MeasureScaling{}; }
+
+// x_d = G_d / r_d, G_d ~ Gamma(1, 1) (a standard exponential) and r_d = -(rho theta)_d = rho / b_d the
+// tilted rate.
+void ExponentialModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Eigen::VectorXd log_rates = (-tilted_natural_parameters(rho)).array().log();
+  for (Eigen::Index s = 0; s < samples.cols(); ++s)
+    for (Eigen::Index d = 0; d < samples.rows(); ++d)
+      samples(d, s) = std::exp(generator.log_gamma_variate(1.0) - log_rates[d]);
+}
+
+// log p(x) = -sum_d (x_d / b_d + log b_d), -inf outside (0, inf)^D.
+double ExponentialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const std::vector<double>& b = impl_->scales;
+  double log_p = 0.0;
+  for (std::size_t d = 0; d < b.size(); ++d) {
+    const double x_d = x[static_cast<Eigen::Index>(d)];
+    if (!(x_d > 0.0)) return -std::numeric_limits<double>::infinity();
+    log_p -= x_d / b[d] + std::log(b[d]);
+  }
+  return log_p;
+}
 
 // Row fields: D, then the scales.
 void ExponentialModel::encode_fields(RowWriter& out) const {

@@ -28,6 +28,28 @@ double ExponentialFamilyModel::log_kernel(const Model& other) const {
   return log_kernel_from_log_partition(*this, b, rho_);
 }
 
+long SamplableExponentialFamilyModel::sample_size() const { return sample_space().dim; }
+
+Eigen::VectorXd SamplableExponentialFamilyModel::tilted_natural_parameters(double rho) const {
+  const std::string what = family().name + " over " + sample_space().describe() +
+                           ": Monte Carlo draws from p^rho / Z at rho = " + detail::format_number(rho);
+  const std::optional<MeasureScaling> scaling = measure_scaling(0.5 * rho);
+  if (!scaling)
+    throw KernelDomainError(what + ": the measure A(x) of the family does not scale (exp(rho A(x)) = c exp(A(eta x))), "
+                                   "so Z(rho) = integral p^rho has no closed form");
+  Eigen::VectorXd tilted = (rho / scaling->eta) * natural_parameters();
+  if (!in_natural_domain(tilted))
+    throw KernelDomainError(what + ": the natural parameters (rho/eta) theta lie outside the family's natural "
+                                   "parameter space, so Z(rho) = integral p^rho diverges");
+  return tilted;
+}
+
+// log Z(rho) = K((rho/eta) theta) + log c - D log eta - rho K(theta) (top of exponential_family.hpp).
+double SamplableExponentialFamilyModel::log_tilted_normalizer(double rho) const {
+  const Eigen::VectorXd tilted = tilted_natural_parameters(rho);
+  return log_partition(tilted) + measure_scaling(0.5 * rho)->log_factor - rho * log_partition(natural_parameters());
+}
+
 double log_kernel_from_log_partition(const ExponentialFamilyModel& a, const ExponentialFamilyModel& b,
                                      double rho) {
   const std::string& name = a.family().name;

@@ -12,6 +12,7 @@
 #include "ppk/gamma.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,7 @@ Eigen::VectorXd checked_natural_parameters(const std::vector<double>& shapes, co
 struct GammaModel::Impl {
   std::vector<double> shapes;  // a_d
   std::vector<double> scales;  // b_d
+  double log_partition = 0.0;  // K(theta) = sum_d [log Gamma(a_d) + a_d log b_d]
   // Set by prepare():
   double rho = 0.0;
   std::vector<double> half_shapes;  // h_d = rho (a_d - 1) + 1/2 > 0
@@ -57,9 +59,10 @@ struct GammaModel::Impl {
 };
 
 GammaModel::GammaModel(std::vector<double> shapes, std::vector<double> scales)
-    : ExponentialFamilyModel(checked_natural_parameters(shapes, scales)), impl_(std::make_unique<Impl>()) {
+    : SamplableExponentialFamilyModel(checked_natural_parameters(shapes, scales)), impl_(std::make_unique<Impl>()) {
   impl_->shapes = std::move(shapes);
   impl_->scales = std::move(scales);
+  impl_->log_partition = log_partition(natural_parameters());
 }
 
 GammaModel::~GammaModel() = default;
@@ -126,6 +129,29 @@ bool GammaModel::in_natural_domain(const Eigen::VectorXd& theta) const {
 
 // A(x) = 0: exp(2 rho A(x)) = 1 = exp(A(x)) at every rho (eta = 1, c = 1).
 std::optional<MeasureScaling> GammaModel::measure_scaling(double /*rho*/) const { return MeasureScaling{}; }
+
+// x_d = G_d / r_d, G_d ~ Gamma(rho (a_d - 1) + 1, 1) and r_d = rho / b_d: the tilted model's shape
+// (rho theta)_d + 1 and rate -(rho theta)_{D+d}. Drawn in logs (SampleGenerator::log_gamma_variate).
+void GammaModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Eigen::VectorXd tilted = tilted_natural_parameters(rho);
+  const Eigen::Index dim = samples.rows();
+  const Eigen::VectorXd shapes = tilted.head(dim).array() + 1.0, log_rates = (-tilted.tail(dim)).array().log();
+  for (Eigen::Index s = 0; s < samples.cols(); ++s)
+    for (Eigen::Index d = 0; d < dim; ++d)
+      samples(d, s) = detail::positive_exp(generator.log_gamma_variate(shapes[d]) - log_rates[d]);
+}
+
+// log p(x) = sum_d [(a_d - 1) log x_d - x_d / b_d] - K(theta), -inf outside (0, inf)^D.
+double GammaModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  double log_p = -m.log_partition;
+  for (std::size_t d = 0; d < m.shapes.size(); ++d) {
+    const double x_d = x[static_cast<Eigen::Index>(d)];
+    if (!(x_d > 0.0)) return -std::numeric_limits<double>::infinity();
+    log_p += (m.shapes[d] - 1.0) * std::log(x_d) - x_d / m.scales[d];
+  }
+  return log_p;
+}
 
 // Row fields: D, the shapes, then the scales.
 void GammaModel::encode_fields(RowWriter& out) const {

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@
 #include "ppk/model.hpp"
 
 namespace ppk::detail {
+
+// exp(log_x), but at least the smallest positive double: a draw of the tilted gamma or Dirichlet
+// model (sampling.hpp) made in logs stays inside the support (0, inf), where log p is finite, even
+// when a shape far below 1 puts it below 1e-308.
+inline double positive_exp(double log_x) {
+  return std::fmax(std::exp(log_x), std::numeric_limits<double>::denorm_min());
+}
 
 // log Gamma(x) for x > 0. std::lgamma stores the sign of Gamma(x) in the global `signgam`, a data
 // race when kernels are evaluated on several threads (OpenMP); lgamma_r returns the sign instead.

@@ -15,10 +15,12 @@
 // exact where k~ itself would underflow (long sequences).
 #include "ppk/hmm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
@@ -180,6 +182,40 @@ LogForward log_forward_for(Eigen::Index m, Eigen::Index n) {
   }
 }
 
+
+// The same recursion in log space (log_sum_exp over pairs of states), for emission kernels whose logs
+// span more than kLinearRange: there psi / max psi underflows to 0 (below exp(-708) it is subnormal,
+// below exp(-745) zero), so the linear recursion would drop pairs of states that may carry every
+// path pair the transitions allow, e.g. when the best-matching pair of states cannot be reached.
+// log_psi: log psi; log_start_*, log_transitions_*: rho log pi, rho log A.
+constexpr double kLinearRange = 700.0;
+
+double log_forward_in_logs(const Eigen::MatrixXd& log_psi, const Eigen::VectorXd& log_start_a,
+                           const Eigen::VectorXd& log_start_b, const Eigen::MatrixXd& log_transitions_a,
+                           const Eigen::MatrixXd& log_transitions_b, long steps) {
+  const Eigen::Index m = log_psi.rows(), n = log_psi.cols();
+  Eigen::MatrixXd log_phi = log_start_a.replicate(1, n).rowwise() + log_start_b.transpose();  // log Phi_0
+  Eigen::MatrixXd weighted(m, n), half_step(m, n);
+  std::vector<double> terms(static_cast<std::size_t>(std::max(m, n)));
+  for (long t = 0; t < steps; ++t) {
+    weighted = log_psi + log_phi;  // log(psi .* Phi_t)
+    // log (A' (psi .* Phi_t)): over the first model's previous state p.
+    for (Eigen::Index q = 0; q < m; ++q)
+      for (Eigen::Index r = 0; r < n; ++r) {
+        for (Eigen::Index p = 0; p < m; ++p) terms[p] = log_transitions_a(p, q) + weighted(p, r);
+        half_step(q, r) = detail::log_sum_exp(terms.data(), static_cast<std::size_t>(m));
+      }
+    // log Phi_{t+1} = log (half_step B): over the second model's previous state.
+    for (Eigen::Index q = 0; q < m; ++q)
+      for (Eigen::Index r = 0; r < n; ++r) {
+        for (Eigen::Index p = 0; p < n; ++p) terms[p] = half_step(q, p) + log_transitions_b(p, r);
+        log_phi(q, r) = detail::log_sum_exp(terms.data(), static_cast<std::size_t>(n));
+      }
+  }
+  weighted = log_psi + log_phi;
+  return detail::log_sum_exp(weighted.data(), static_cast<std::size_t>(weighted.size()));
+}
+
 }  // namespace
 
 double HmmModel::log_kernel(const Model& other) const {
@@ -198,6 +234,13 @@ double HmmModel::log_kernel(const Model& other) const {
     }
   // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
   if (std::isinf(log_psi_max)) return log_psi_max;
+  double log_psi_min = log_psi_max;  // the smallest positive emission kernel
+  for (Eigen::Index i = 0; i < psi.size(); ++i)
+    if (std::isfinite(psi(i))) log_psi_min = std::min(log_psi_min, psi(i));
+  if (log_psi_max - log_psi_min > kLinearRange)
+    return log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
+                               a.rho * a.transitions.array().log().matrix(),
+                               b.rho * b.transitions.array().log().matrix(), a.steps);
   psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
   const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;

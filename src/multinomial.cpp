@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gamma_integrals.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 
@@ -223,12 +224,88 @@ void MultinomialModel::log_kernel_many(const Model* const* others, std::size_t n
   batch(others, n, out, &Impl::log_kernel_from_sum);
 }
 
-bool MultinomialModel::can_sample() const { return impl_->trials.kind == Trials::one_event; }
+namespace {
 
-long MultinomialModel::sample_size() const { return 1; }
+// Beyond this many steps, D (s + 1)^2 / 2, the tilted model over counts is refused (a fraction of a
+// second, and at most 2 x 10^7 doubles of tables).
+constexpr double kMaxCountSteps = 1e7;
 
-// Z(rho) = sum_d a_d^rho = (D - listed) b^rho + sum over listed d of a_d^rho.
+// The tilted model over counts with s trials, p^rho / Z with pmf(c) = s! prod_d a_d^c_d / c_d! over
+// the count vectors c summing to s. Z(rho) = sum_c pmf(c)^rho has no closed form other than at rho = 1
+// (Z = 1) and is summed exactly by dynamic programming over the coordinates, in logs:
+//     L_0(m) = 0 for m = 0, -inf above;
+//     L_d(m) = logsumexp over c = 0..m of [w_d(c) + L_{d-1}(m - c)],   w_d(c) = rho (c log a_d - log c!),
+// L_d(m) the log of the sum over (c_1..c_d) summing to m of prod_{j <= d} (a_j^c_j / c_j!)^rho, so
+// log Z = rho log s! + L_D(s). A draw goes backwards: with m trials left for coordinates 1..d,
+// c_d = c with probability exp(w_d(c) + L_{d-1}(m - c) - L_d(m)), then m -= c_d.
+// O(D (s + 1)^2 / 2) steps and O(D (s + 1)) memory once, O(D (s + 1)) a draw.
+class TiltedCounts {
+ public:
+  TiltedCounts(const SparseProbabilities& a, long trials, double rho)
+      : dim_(a.dim), width_(trials + 1), weight_(dim_ * width_), partial_((dim_ + 1) * width_, -kInfinity) {
+    const std::vector<double> p = a.dense();
+    for (long d = 0; d < dim_; ++d)
+      for (long c = 0; c < width_; ++c)  // a_d = 0 allows only c = 0 (0^0 = 1)
+        weight_[d * width_ + c] =
+            p[d] > 0.0 ? rho * (c * std::log(p[d]) - detail::log_gamma(c + 1.0)) : (c == 0 ? 0.0 : -kInfinity);
+    partial_[0] = 0.0;
+    std::vector<double> terms;
+    for (long d = 1; d <= dim_; ++d)
+      for (long m = 0; m < width_; ++m) {
+        terms.resize(static_cast<std::size_t>(m + 1));
+        for (long c = 0; c <= m; ++c) terms[c] = weight(d, c) + partial(d - 1, m - c);
+        partial_[d * width_ + m] = detail::log_sum_exp(terms);
+      }
+    log_normalizer_ = rho * detail::log_gamma(static_cast<double>(width_)) + partial(dim_, trials);
+  }
+
+  double log_normalizer() const { return log_normalizer_; }
+
+  // One count vector into `counts` (D entries).
+  void draw(SampleGenerator& generator, Eigen::Ref<Eigen::VectorXd> counts) const {
+    long left = width_ - 1;
+    std::vector<double> cumulative;
+    for (long d = dim_; d >= 1; --d) {
+      cumulative.resize(static_cast<std::size_t>(left + 1));
+      double total = 0.0;
+      for (long c = 0; c <= left; ++c)
+        cumulative[c] = total += std::exp(weight(d, c) + partial(d - 1, left - c) - partial(d, left));
+      const long c = static_cast<long>(generator.categorical(cumulative.data(), cumulative.size()));
+      counts[d - 1] = static_cast<double>(c);
+      left -= c;
+    }
+  }
+
+ private:
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  double weight(long d, long c) const { return weight_[(d - 1) * width_ + c]; }  // w_d(c), d = 1..D
+  double partial(long d, long m) const { return partial_[d * width_ + m]; }      // L_d(m)
+  long dim_, width_;
+  std::vector<double> weight_, partial_;
+  double log_normalizer_ = 0.0;
+};
+
+// The tilted model over counts (TiltedCounts), refused beyond kMaxCountSteps.
+TiltedCounts tilted_counts(const MultinomialModel& model, double rho) {
+  const double dim = static_cast<double>(model.probabilities().dim), width = model.trials().count + 1.0;
+  if (dim * width * width / 2.0 > kMaxCountSteps)
+    throw KernelDomainError(std::string(kFamily) + " over " + model.sample_space().describe() +
+                            ": Monte Carlo draws from p^rho / Z at rho = " + format_number(rho) +
+                            " sum Z(rho) over every count vector by dynamic programming, D (s + 1)^2 / 2 = " +
+                            format_number(dim * width * width / 2.0) + " steps, above the limit of 10^7");
+  return TiltedCounts(model.probabilities(), model.trials().count, rho);
+}
+
+}  // namespace
+
+bool MultinomialModel::can_sample() const { return impl_->trials.kind != Trials::all; }
+
+long MultinomialModel::sample_size() const { return impl_->trials.kind == Trials::one_event ? 1 : impl_->a.dim; }
+
+// One event: Z(rho) = sum_d a_d^rho = (D - listed) b^rho + sum over listed d of a_d^rho.
+// Counts: TiltedCounts.
 double MultinomialModel::log_tilted_normalizer(double rho) const {
+  if (impl_->trials.kind == Trials::fixed) return tilted_counts(*this, rho).log_normalizer();
   const SparseProbabilities& a = impl_->a;
   double sum = static_cast<double>(a.dim - static_cast<long>(a.listed())) * std::pow(a.base, rho);
   for (double v : a.value) sum += std::pow(v, rho);
@@ -241,6 +318,11 @@ double MultinomialModel::log_tilted_normalizer(double rho) const {
 // uniform draw picks the j-th unlisted coordinate, d = j + #{listed i : index_i - i <= j}
 // (index_i - i counts the unlisted coordinates below index_i). O(listed) once, O(log listed) a draw.
 void MultinomialModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  if (impl_->trials.kind == Trials::fixed) {
+    const TiltedCounts counts = tilted_counts(*this, rho);
+    for (Eigen::Index s = 0; s < samples.cols(); ++s) counts.draw(generator, samples.col(s));
+    return;
+  }
   const SparseProbabilities& a = impl_->a;
   const long unlisted = a.dim - static_cast<long>(a.listed());
   std::vector<double> cumulative(a.listed() + 1);
@@ -261,8 +343,16 @@ void MultinomialModel::sample_tilted(double rho, SampleGenerator& generator, Eig
   }
 }
 
+// One event: log a_x. Counts: log pmf(c) = log s! + sum_d [c_d log a_d - log c_d!] (-inf where a_d = 0
+// < c_d, or where the counts do not sum to s).
 double MultinomialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
-  return std::log(impl_->a.at(static_cast<long>(x[0])));
+  const Impl& m = *impl_;
+  if (m.trials.kind == Trials::one_event) return std::log(m.a.at(static_cast<long>(x[0])));
+  if (x.sum() != static_cast<double>(m.trials.count)) return -std::numeric_limits<double>::infinity();
+  double log_p = detail::log_gamma(x.sum() + 1.0);
+  for (long d = 0; d < m.a.dim; ++d)
+    if (x[d] != 0.0) log_p += x[d] * std::log(m.a.at(d)) - detail::log_gamma(x[d] + 1.0);
+  return log_p;
 }
 
 // Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.

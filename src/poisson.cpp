@@ -19,6 +19,8 @@
 
 #include <climits>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +30,7 @@
 #include <boost/math/special_functions/bessel.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gamma_integrals.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 
@@ -92,16 +95,22 @@ constexpr double kMaxSeriesRate = 1e9;
 // truncation error of P is below 2 kSeriesTolerance. log t_m = 2 rho log pmf(m; z) comes from
 // Boost's Poisson pmf, accurate to a few ulps at any z (x log z - z - lgamma(x+1) would cancel
 // to an absolute error of about z log z * 2^-53).
-double log_power_sum_series(double z, double rho) {
+//
+// on_term(x, t_x / t_m) is called for every term of the sum: the peak x = m first, then upwards from
+// m + 1, then downwards from m - 1 (the tilted sampler tabulates them; the kernel ignores them).
+template <class OnTerm>
+double log_power_sum_series(double z, double rho, OnTerm&& on_term) {
   const double two_rho = 2.0 * rho;
   const double mode = std::floor(z);
   double sum = 1.0;  // sum of t_x / t_m so far
   double term = 1.0;
+  on_term(mode, term);
   for (double x = mode + 1.0;; x += 1.0) {  // adds t_x / t_m; term is t_{x-1} / t_m
     const double ratio = std::pow(z / x, two_rho);
     if (term * ratio < kSeriesTolerance * (1.0 - ratio) * sum) break;
     term *= ratio;
     sum += term;
+    on_term(x, term);
   }
   term = 1.0;
   for (double x = mode; x > 0.0; x -= 1.0) {  // adds t_{x-1} / t_m; term is t_x / t_m
@@ -109,6 +118,7 @@ double log_power_sum_series(double z, double rho) {
     if (term * ratio < kSeriesTolerance * (1.0 - ratio) * sum) break;
     term *= ratio;
     sum += term;
+    on_term(x - 1.0, term);
   }
   const double log_peak =
       two_rho * std::log(boost::math::pdf(boost::math::poisson_distribution<double, DoublePrecision>(z), mode));
@@ -119,7 +129,7 @@ double log_power_sum_series(double z, double rho) {
 double log_power_sum(double z, double rho) {
   if (rho == 0.5) return 0.0;
   if (rho == 1.0) return log_scaled_bessel_i0(2.0 * z);
-  return log_power_sum_series(z, rho);
+  return log_power_sum_series(z, rho, [](double, double) {});
 }
 
 bool has_closed_form(double rho) { return rho == 0.5 || rho == 1.0; }
@@ -149,7 +159,7 @@ struct PoissonModel::Impl {
 };
 
 PoissonModel::PoissonModel(std::vector<double> rates)
-    : ExponentialFamilyModel(natural_parameters_of(rates)), impl_(std::make_unique<Impl>()) {
+    : SamplableExponentialFamilyModel(natural_parameters_of(rates)), impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.rates = std::move(rates);
   for (std::size_t d = 0; d < m.rates.size(); ++d)
@@ -201,6 +211,63 @@ double PoissonModel::log_kernel(const Model& other) const {
     j += dj <= di;
   }
   return log_k;
+}
+
+// log Z(rho) = sum_d log sum_x pmf(x; l_d)^rho = sum_d log P(l_d) with the exponent 2 rho' = rho, the
+// series of the kernel (top of this file) at rho' = rho/2: 0 at rho = 1, the Bessel form at rho = 2.
+// A rate of 0 (the point mass at 0) contributes log 1 = 0.
+double PoissonModel::log_tilted_normalizer(double rho) const {
+  double log_z = 0.0;
+  for (const Impl::ListedRate& entry : impl_->listed) {
+    if (entry.rate > kMaxSeriesRate)
+      throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                              ": Monte Carlo draws from p^rho / Z at rho = " + detail::format_number(rho) +
+                              ": rate " + detail::format_number(entry.rate) + " (coordinate " +
+                              std::to_string(entry.index) + ") is above 10^9, the largest rate whose tilted "
+                              "pmf the sampler tabulates");
+    log_z += log_power_sum(entry.rate, 0.5 * rho);
+  }
+  return log_z;
+}
+
+// Per coordinate of positive rate l, by inverse CDF over the terms of the series for P(l) at
+// rho' = rho/2: t_x / t_m = (pmf(x; l) / pmf(m; l))^rho, tabulated in the order of x, then one
+// categorical draw per sample. The terms the series leaves out weigh below 2e-17 of the total
+// (the bound at kSeriesTolerance), less than the 2^-53 resolution of a uniform draw. A rate of 0
+// draws 0. Coordinates in order, all samples of one coordinate at a time.
+void PoissonModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  samples.setZero();
+  std::vector<double> below, above, cumulative;  // terms of x < m (downwards), of x >= m (upwards)
+  for (const Impl::ListedRate& entry : impl_->listed) {
+    below.clear();
+    above.clear();
+    const double mode = std::floor(entry.rate);
+    log_power_sum_series(entry.rate, 0.5 * rho,
+                         [&](double x, double term) { (x < mode ? below : above).push_back(term); });
+    cumulative.assign(below.rbegin(), below.rend());
+    cumulative.insert(cumulative.end(), above.begin(), above.end());
+    std::partial_sum(cumulative.begin(), cumulative.end(), cumulative.begin());
+    const double lowest = mode - static_cast<double>(below.size());
+    for (Eigen::Index s = 0; s < samples.cols(); ++s)
+      samples(entry.index, s) = lowest + static_cast<double>(generator.categorical(cumulative.data(), cumulative.size()));
+  }
+}
+
+// log p(x) = sum_d [x_d log l_d - l_d - log x_d!], with 0 log 0 = 0 at a rate of 0 (-inf for x_d > 0).
+double PoissonModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  double log_p = 0.0;
+  std::size_t next = 0;  // the next listed coordinate
+  for (std::size_t d = 0; d < m.rates.size(); ++d) {
+    const double x_d = x[static_cast<Eigen::Index>(d)];
+    if (next < m.listed.size() && m.listed[next].index == static_cast<long>(d)) {
+      const double rate = m.listed[next++].rate;
+      log_p += x_d * std::log(rate) - rate - detail::log_gamma(x_d + 1.0);
+    } else if (x_d != 0.0) {
+      return -std::numeric_limits<double>::infinity();
+    }
+  }
+  return log_p;
 }
 
 // Row fields: D, then the D rates (zeros omitted).

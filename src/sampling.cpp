@@ -37,6 +37,17 @@ std::size_t SampleGenerator::categorical(const double* cumulative, std::size_t n
   return i;
 }
 
+double SampleGenerator::log_gamma_variate(double shape) {
+  if (shape < 1.0) return log_gamma_variate(shape + 1.0) + std::log(uniform()) / shape;
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    const double z = normal(), root = 1.0 + c * z;
+    if (root <= 0.0) continue;
+    const double v = root * root * root, u = uniform(), z2 = z * z;
+    if (u < 1.0 - 0.0331 * z2 * z2 || std::log(u) < 0.5 * z2 + d * (1.0 - v + std::log(v))) return std::log(d * v);
+  }
+}
+
 void sample_parts(const std::vector<const SamplableModel*>& parts, const std::vector<std::size_t>& labels, double rho,
                   SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) {
   for (std::size_t part = 0; part < parts.size(); ++part) {

@@ -8,6 +8,12 @@
 // a_d < 1. prepare() rejects other rho with that bound.
 // Natural form: theta_d = a_d - 1, K(theta) = log B(theta + 1), A = 0 (Lebesgue measure on the simplex).
 //
+// Sampling (sampling.hpp): p^rho / Z is the Dirichlet model of alpha rho (a_d - 1) + 1 (natural
+// parameters rho theta), a density iff every rho (a_d - 1) + 1 > 0: any rho > 0 when every a_d >= 1,
+// else rho < 1 / (1 - a_d) for each a_d < 1 (log_tilted_normalizer throws KernelDomainError otherwise).
+// A sample is the vector x (its D entries, summing to 1); densities are with respect to Lebesgue
+// measure on the first D - 1 coordinates, as the kernel's integral is.
+//
 // Row fields (family code 7): 3: D (>= 2)   4..3+D: alpha_d > 0.
 // JSON: {"family":"dirichlet","alpha":[..]}
 #pragma once
@@ -19,7 +25,7 @@
 
 namespace ppk {
 
-class DirichletModel : public ExponentialFamilyModel {
+class DirichletModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (a field error on "dim" or "alpha") unless 2 <= D <= 10^8 and every alpha_d is
   // finite and > 0.
@@ -37,6 +43,10 @@ class DirichletModel : public ExponentialFamilyModel {
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;
   std::optional<MeasureScaling> measure_scaling(double rho) const override;  // eta = 1, c = 1
+
+  // SamplableModel interface: see sampling.hpp and exponential_family.hpp.
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

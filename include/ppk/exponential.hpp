@@ -7,6 +7,9 @@
 // An exponential model has a kernel with a gamma model of the same dimension too (kernel.cpp): it is
 // the gamma model of shapes 1.
 //
+// Sampling (sampling.hpp), every rho > 0: p^rho / Z is the exponential model of scales b_d / rho
+// (rate rho / b_d), Z(rho) = prod_d 1 / (rho b_d^(rho - 1)). A sample is the vector x.
+//
 // Row fields (family code 5): 3: D (>= 1)   4..3+D: scale b_d > 0.
 // JSON: {"family":"exponential","scale":[..]}
 #pragma once
@@ -18,7 +21,7 @@
 
 namespace ppk {
 
-class ExponentialModel : public ExponentialFamilyModel {
+class ExponentialModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (a field error on "dim" or "scale") unless 1 <= D <= 10^8 and every scale is
   // finite and > 0.
@@ -36,6 +39,10 @@ class ExponentialModel : public ExponentialFamilyModel {
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;
   std::optional<MeasureScaling> measure_scaling(double rho) const override;  // eta = 1, c = 1
+
+  // SamplableModel interface: see sampling.hpp and exponential_family.hpp.
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

@@ -21,6 +21,16 @@
 // the measure's scaling; it then has the kernel above at every rho the measure allows. Families
 // with a faster or wider closed form (Poisson at every rho, gamma, ...) override prepare() and
 // log_kernel(), and keep log_kernel_from_log_partition() as the path tests compare against.
+//
+// Sampling (sampling.hpp, the Monte Carlo kernel of JMLR 2004 section 5): Z(rho) = integral p^rho dx
+// is the kernel of the model with itself at rho/2, so when the measure scales at rho/2,
+// exp(rho A(x)) = c exp(A(eta x)),
+//     log Z(rho) = K((rho/eta) theta) + log c - D log eta - rho K(theta),
+// finite iff (rho/eta) theta lies in Theta. With a constant measure (eta = 1, c = 1: exponential,
+// gamma, Dirichlet) p^rho / Z = exp(rho theta . T(x) - K(rho theta)) is the family's own model at the
+// natural parameters rho theta, which each family draws from in its sample_tilted(). A family that
+// can be sampled derives from SamplableExponentialFamilyModel, which supplies this log Z; one whose
+// measure does not scale (Poisson) overrides log_tilted_normalizer().
 #pragma once
 
 #include <optional>
@@ -29,6 +39,7 @@
 #include <Eigen/Core>
 
 #include "ppk/model.hpp"
+#include "ppk/sampling.hpp"
 
 namespace ppk {
 
@@ -63,6 +74,22 @@ class ExponentialFamilyModel : public Model {
  private:
   Eigen::VectorXd theta_;
   double rho_ = 0.0;  // set by prepare()
+};
+
+// An exponential family that can be sampled (sampling.hpp): log Z(rho) from the log-partition
+// function (above); the family adds sample_tilted() and log_probability().
+class SamplableExponentialFamilyModel : public ExponentialFamilyModel, public SamplableModel {
+ public:
+  long sample_size() const override;  // the dimension of the sample space
+  // log Z(rho) above; KernelDomainError from tilted_natural_parameters().
+  double log_tilted_normalizer(double rho) const override;
+
+ protected:
+  using ExponentialFamilyModel::ExponentialFamilyModel;
+  // (rho/eta) theta, the natural parameters of p^rho / Z when the measure is constant. Throws
+  // KernelDomainError, naming the model and rho, when the measure does not scale at rho/2 or
+  // (rho/eta) theta lies outside Theta (then Z(rho) = integral p^rho diverges).
+  Eigen::VectorXd tilted_natural_parameters(double rho) const;
 };
 
 // log k_rho(a, b) from the log-partition function (the formulas above), for two models of one

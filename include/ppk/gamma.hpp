@@ -9,6 +9,11 @@
 // for shapes below 1. prepare() rejects other rho with that bound.
 // Natural form: theta = (a_d - 1, -1/b_d) for each d, K = sum_d log Gamma(a_d) + a_d log b_d, A = 0.
 //
+// Sampling (sampling.hpp): p^rho / Z is the gamma model of shapes rho (a_d - 1) + 1 and scales b_d / rho
+// (natural parameters rho theta), a density iff every rho (a_d - 1) + 1 > 0: any rho > 0 when every
+// shape a_d >= 1, else rho < 1 / (1 - a_d) for each a_d < 1 (log_tilted_normalizer throws
+// KernelDomainError otherwise). A sample is the vector x.
+//
 // Row fields (family code 6): 3: D (>= 1)   4..3+D: shape a_d > 0   4+D..3+2D: scale b_d > 0.
 // JSON: {"family":"gamma","shape":[..],"scale":[..]}
 #pragma once
@@ -20,7 +25,7 @@
 
 namespace ppk {
 
-class GammaModel : public ExponentialFamilyModel {
+class GammaModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (field errors on "dim", "shape", "scale") unless 1 <= D <= 10^8 (D = the
   // number of shapes), both vectors have length D, and every entry is finite and > 0.
@@ -41,6 +46,10 @@ class GammaModel : public ExponentialFamilyModel {
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;
   std::optional<MeasureScaling> measure_scaling(double rho) const override;  // eta = 1, c = 1
+
+  // SamplableModel interface: see sampling.hpp and exponential_family.hpp.
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

@@ -10,8 +10,12 @@
 // With a_d = base + u_d, the sum is D (b b')^rho + b^rho U' + b'^rho U + sum over
 // common listed d of u_d u'_d (u_d = a_d^rho - b^rho), so sparse rows cost O(listed).
 //
-// Sampling (sampling.hpp), one event only: p^rho / Z picks category d with probability a_d^rho / Z,
-// Z(rho) = sum_d a_d^rho, any rho > 0.
+// Sampling (sampling.hpp), any rho > 0. One event: p^rho / Z picks category d with probability
+// a_d^rho / Z, Z(rho) = sum_d a_d^rho; a sample is the category d (0-based). s trials: p^rho / Z over
+// the count vectors c (summing to s) has Z(rho) = sum_c pmf(c)^rho, summed exactly by dynamic
+// programming over the coordinates (multinomial.cpp) when D (s + 1)^2 / 2 <= 10^7 (KernelDomainError
+// otherwise); a sample is the count vector c. (The kernel over counts itself needs rho = 1/2.) All
+// trial counts: not samplable (the sum over s is not a distribution).
 //
 // Row fields (family code 3): 3: D (>= 1)   4: trials (0 one event, s >= 1 fixed, -1 all)
 //   5: decay for "all" (0 or absent means 1)   6: base probability
@@ -55,7 +59,7 @@ class MultinomialModel : public Model, public SamplableModel {
   void encode_fields(RowWriter& out) const override;
   void to_json(nlohmann::json& out) const override;
 
-  // SamplableModel interface: see sampling.hpp. A sample is the category d (0-based), one event only.
+  // SamplableModel interface: see sampling.hpp (one event or s trials).
   bool can_sample() const override;
   long sample_size() const override;
   double log_tilted_normalizer(double rho) const override;

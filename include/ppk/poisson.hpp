@@ -10,6 +10,11 @@
 // which scales only at rho = 1/2 (log_kernel_from_log_partition then agrees with the above).
 // A rate of 0 (the point mass at 0) is allowed: its kernels are the limits of the formulas.
 //
+// Sampling (sampling.hpp), every rho > 0 and rates up to 10^9: p^rho / Z has the pmf
+// prod_d pmf(x_d; l_d)^rho / Z_d, a Poisson only at rho = 1; Z_d = sum_x pmf(x; l_d)^rho is the
+// kernel's series (the self-kernel at rho/2), and the sampler draws by inverse CDF over its terms.
+// A sample is the count vector x.
+//
 // Row fields (family code 4): 3: D (>= 1)   4..3+D: rate_d >= 0 (absent means 0).
 // JSON: {"family":"poisson","rate":[..]}
 #pragma once
@@ -21,7 +26,7 @@
 
 namespace ppk {
 
-class PoissonModel : public ExponentialFamilyModel {
+class PoissonModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (a field error on "rate") unless 1 <= D <= 10^8 and every rate is finite and >= 0.
   explicit PoissonModel(std::vector<double> rates);
@@ -38,6 +43,11 @@ class PoissonModel : public ExponentialFamilyModel {
 
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;
+
+  // SamplableModel interface: see sampling.hpp. KernelDomainError for a rate above 10^9.
+  double log_tilted_normalizer(double rho) const override;
+  void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
+  double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
 
  private:
   struct Impl;

@@ -38,6 +38,13 @@ class SampleGenerator {
   // probability (cumulative[i] - cumulative[i - 1]) / cumulative[n - 1]. cumulative: n >= 1
   // non-decreasing partial sums of non-negative weights, the total positive.
   std::size_t categorical(const double* cumulative, std::size_t n);
+  // log G for G ~ Gamma(shape, 1) (density g^(shape-1) e^-g / Gamma(shape)), shape > 0, in logs so
+  // that draws of a small shape (which crowd towards 0) do not underflow. Shape >= 1: Marsaglia and
+  // Tsang (2000): d = shape - 1/3, c = 1/sqrt(9d); draw z standard normal and u uniform, v = (1 + c z)^3;
+  // accept G = d v when 1 + c z > 0 and log u < z^2/2 + d (1 - v + log v) (first tried as the cheap
+  // squeeze u < 1 - 0.0331 z^4), else draw again. Shape < 1: G = G' u^(1/shape), G' ~ Gamma(shape + 1, 1)
+  // and u uniform (the product has the Gamma(shape, 1) density), so log G = log G' + log(u) / shape.
+  double log_gamma_variate(double shape);
 
  private:
   std::mt19937_64 engine_;

@@ -1,8 +1,11 @@
 # Monte Carlo rows (montecarlo.hpp): ppk encode of JSON montecarlo rows and their layout; ppk montecarlo
 # turning model rows into montecarlo rows; ppk gram on them against the closed forms of the plain rows
-# (Gaussian at rho = 1/2, 1, 2; one-event multinomial; mixture and HMM at rho = 1), bit-for-bit
-# symmetric and independent of row order and of the rows around; rejected commands and rows.
+# (Gaussian at rho = 1/2, 1, 2; one-event multinomial; gamma and Poisson at rho = 1/2, 1, 2; mixture
+# and HMM at rho = 1), bit-for-bit symmetric and independent of row order and of the rows around; the
+# patched svm-train training on montecarlo rows around gamma and Poisson rows; rejected commands and rows.
 source "$(dirname "$0")/lib.bash" "$@"
+BIN=$(dirname "$PPK")
+[[ -x $BIN/svm-train && -x $BIN/svm-predict ]] || fail "the patched svm-train and svm-predict are not next to $PPK"
 
 cat > gaussians.jsonl <<'EOF2'
 {"family":"gaussian","mean":[0,1],"var":2,"label":1}
@@ -18,7 +21,19 @@ cat > hmms.jsonl <<'EOF2'
 {"family":"hmm","start":[0.5,0.5],"trans":[[0.9,0.1],[0.5,0.5]],"emissions":[{"family":"multinomial","p":[0.2,0.2,0.6]},{"family":"multinomial","p":[0.7,0.2,0.1]}],"length":3}
 EOF2
 printf '{"family":"multinomial","p":[0.1,0.2,0.3,0.4]}\n{"family":"multinomial","p":[0.4,0.3,0.2,0.1]}\n' > multinomials.jsonl
-for set in gaussians latent hmms multinomials; do "$PPK" encode $set.jsonl -o $set.ppk; done
+cat > gammas.jsonl <<'EOF2'
+{"family":"gamma","shape":[2,1.5],"scale":[1,0.5],"label":1}
+{"family":"gamma","shape":[2.5,1.2],"scale":[0.8,0.7],"label":1}
+{"family":"gamma","shape":[1.5,2.5],"scale":[1.2,0.4],"label":-1}
+{"family":"gamma","shape":[1.2,3],"scale":[1.5,0.3],"label":-1}
+EOF2
+cat > poissons.jsonl <<'EOF2'
+{"family":"poisson","rate":[1,4,0],"label":1}
+{"family":"poisson","rate":[1.5,3,0.5],"label":1}
+{"family":"poisson","rate":[3,1.5,1],"label":-1}
+{"family":"poisson","rate":[4,1,1.5],"label":-1}
+EOF2
+for set in gaussians latent hmms multinomials gammas poissons; do "$PPK" encode $set.jsonl -o $set.ppk; done
 
 # JSON montecarlo rows: 3 N, 4 beta rule (1 equal), 5 the inner row's length, 6.. its row from the family code.
 printf '{"family":"montecarlo","samples":40,"beta":"equal","model":{"family":"gaussian","mean":[1,2],"var":0.5},"label":2}\n' |
@@ -52,7 +67,14 @@ PY
 }
 # N = 40000: the relative standard error of these entries is below 1%; 4% is several of them.
 for set in gaussians multinomials latent hmms; do "$PPK" montecarlo -n 40000 $set.ppk -o mc_$set.ppk; done
+# (gamma and Poisson: 4 rows, N = 20000; their relative standard errors stay below 1.5% at rho <= 2.)
+for set in gammas poissons; do "$PPK" montecarlo -n 20000 $set.ppk -o mc_$set.ppk; done
 for rho in 0.5 1 2; do
+  for set in gammas poissons; do
+    "$PPK" gram -t ppk -g $rho mc_$set.ppk > mc.txt
+    "$PPK" gram -t ppk -g $rho $set.ppk > exact.txt
+    check_close mc.txt exact.txt 4 0.06
+  done
   "$PPK" gram -t ppk -g $rho mc_gaussians.ppk > mc.txt
   "$PPK" gram -t ppk -g $rho gaussians.ppk > exact.txt
   check_close mc.txt exact.txt 3 0.04
@@ -69,6 +91,17 @@ done
 awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
 pass
 
+# The patched svm-train trains on montecarlo rows around gamma and Poisson rows (normalised kernel,
+# rho = 1/2) and svm-predict separates the training rows (two well-separated classes).
+for set in gammas poissons; do
+  "$PPK" montecarlo -n 2000 $set.ppk -o train_$set.ppk
+  "$BIN/svm-train" -q -t ppk_norm -g 0.5 -c 100 train_$set.ppk model.txt
+  grep -qF "kernel_type ppk_norm" model.txt || fail "$set model file: $(head -5 model.txt)"
+  "$BIN/svm-predict" train_$set.ppk model.txt predictions.txt > accuracy.txt
+  grep -qF "Accuracy = 100% (4/4)" accuracy.txt || fail "$set svm-predict: $(cat accuracy.txt)"
+  pass
+done
+
 # The same rows in another order, or next to other rows, give the same entries bit for bit.
 "$PPK" gram -t ppk -g 1 mc_gaussians.ppk > forward.txt
 tac mc_gaussians.ppk > reversed.ppk
@@ -80,13 +113,13 @@ head -1 mc_gaussians.ppk > first.ppk
 [[ $(cat alone.txt) == "$(cut -d' ' -f1 forward.txt | head -1)" ]] || fail "row 1 alone: $(cat alone.txt)"
 pass
 
-# Rejected: no samples, an unknown beta rule (command line, exit 2); an unsamplable row (a Poisson
-# model) with its row number; a mixture at rho = 1/2; montecarlo rows against plain rows.
+# Rejected: no samples, an unknown beta rule (command line, exit 2); an unsamplable row (a multinomial
+# over all trial counts) with its row number; a mixture at rho = 1/2; montecarlo rows against plain rows.
 expect_error 2 "--samples" "[1, 10000000]" -- "$PPK" montecarlo -n 0 gaussians.ppk
 expect_error 2 "--beta" "pooled or equal" -- "$PPK" montecarlo -n 5 --beta half gaussians.ppk
-printf '{"family":"poisson","rate":[1,2]}\n' | "$PPK" encode > poisson.ppk
-cat gaussians.ppk poisson.ppk > mixed.ppk
-expect_error 1 "mixed.ppk: row 4: " 'montecarlo field "model"' "a model that can be sampled" "poisson" -- \
+printf '{"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5}\n' | "$PPK" encode > all_counts.ppk
+cat gaussians.ppk all_counts.ppk > mixed.ppk
+expect_error 1 "mixed.ppk: row 4: " 'montecarlo field "model"' "a model that can be sampled" "multinomial" -- \
   "$PPK" montecarlo -n 5 mixed.ppk -o out.ppk
 expect_no_output out.ppk
 expect_error 1 "row 1: " "montecarlo row: mixture" "only at rho = 1" "got rho = 0.5" -- "$PPK" gram -t ppk -g 0.5 mc_latent.ppk

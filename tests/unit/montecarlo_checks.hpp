@@ -1,5 +1,6 @@
-// What the Monte Carlo kernel tests share (test_montecarlo*.cpp): montecarlo rows around a model,
-// draws through the sampling interface, and the convergence of the estimate to a closed form.
+// What the Monte Carlo tests share (test_montecarlo*.cpp): montecarlo rows around a model, draws
+// through the sampling interface, frequencies of draws against probabilities, and the convergence of
+// Monte Carlo estimates to a closed form.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -36,6 +38,22 @@ inline Eigen::MatrixXd draws_of(const Model& model, double rho, long n, std::uin
   Eigen::MatrixXd draws(samplable->sample_size(), n);
   samplable->sample_tilted(rho, generator, draws);
   return draws;
+}
+
+// |frequency - probability| within 5 binomial standard errors for each outcome.
+inline void expect_frequencies(const std::map<std::vector<double>, double>& probabilities,
+                               const Eigen::MatrixXd& draws, const std::string& what) {
+  std::map<std::vector<double>, double> counts;
+  for (Eigen::Index i = 0; i < draws.cols(); ++i)
+    ++counts[std::vector<double>(draws.col(i).data(), draws.col(i).data() + draws.rows())];
+  const double n = static_cast<double>(draws.cols());
+  double total = 0.0;
+  for (const auto& [outcome, p] : probabilities) {
+    total += p;
+    EXPECT_NEAR(counts[outcome] / n, p, 5.0 * std::sqrt(p * (1.0 - p) / n) + 1e-12) << what;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-12) << what;
+  for (const auto& [outcome, count] : counts) EXPECT_EQ(probabilities.count(outcome), 1u) << what << ": an impossible draw";
 }
 
 using PairMaker = std::function<std::pair<std::unique_ptr<Model>, std::unique_ptr<Model>>(std::mt19937&)>;
@@ -100,6 +118,9 @@ inline void expect_converges(const std::string& what, const PairMaker& make_pair
   EXPECT_LE(std::fabs(bias), 4.0 * std::sqrt(square / pair_count)) << what << ": bias " << bias;
   EXPECT_LT(mean_error[3], 0.1) << what;
 }
+
+inline double normal(std::mt19937& rng, double sd) { return std::normal_distribution<double>(0.0, sd)(rng); }
+inline double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
 
 template <class Make>
 inline PairMaker pairs_of(Make make) {

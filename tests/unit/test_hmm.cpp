@@ -268,6 +268,26 @@ double log_space_kernel(const Hmm& a, const Hmm& b, double rho, long steps) {
   return log_sum_exp(terms);
 }
 
+TEST(Hmm, FarApartEmissionsStayExactWhenTheBestPairOfStatesIsUnreachable) {
+  // The first model never leaves state 0, whose emission N(0, 1) is 60 standard deviations from the
+  // second model's N(60, 1); its unreachable state 1 matches it exactly. The only path pair has
+  // log k = (T + 1) log k_rho(N(0, 1), N(60, 1)), about -900 rho per step: more than 700 nats below
+  // the unreachable pair's, where the emission kernels divided by their largest underflow.
+  const auto log_gaussian_1d_kernel = [](double m, double v, double m2, double v2, double rho) {
+    const double s_plus = 1.0 / (1.0 / v + 1.0 / v2), m_plus = m / v + m2 / v2;
+    return (1.0 - 2.0 * rho) / 2.0 * std::log(2.0 * M_PI) - 0.5 * std::log(rho) + 0.5 * std::log(s_plus) -
+           rho / 2.0 * std::log(v * v2) - rho / 2.0 * (m * m / v + m2 * m2 / v2 - m_plus * m_plus * s_plus);
+  };
+  for (double rho : {0.5, 1.0, 2.0})
+    for (long steps : {0L, 3L}) {
+      const Hmm stays{{1.0, 0.0}, {{1.0, 0.0}, {0.0, 1.0}}, {{0.0, 1.0}, {60.0, 1.0}}, steps};
+      const Hmm far{{1.0}, {{1.0}}, {{60.0, 1.0}}, steps};
+      const double expected = static_cast<double>(steps + 1) * log_gaussian_1d_kernel(0.0, 1.0, 60.0, 1.0, rho);
+      const PreparedModel a(hmm_model(stays, gaussian_1d), with_rho(rho)), b(hmm_model(far, gaussian_1d), with_rho(rho));
+      EXPECT_NEAR(log_kernel(a, b), expected, 1e-9 * std::fabs(expected)) << "rho " << rho << " T " << steps;
+    }
+}
+
 TEST(Hmm, LongSequencesStayExactInLogSpace) {
   constexpr int kSteps = 10000;
   // Two close models, so that their normalised kernel stays well above the smallest double.

@@ -43,11 +43,14 @@ namespace {
 using checks::clone;
 using checks::draws_of;
 using checks::expect_converges;
+using checks::expect_frequencies;
 using checks::json_error;
 using checks::mentions;
 using checks::monte_carlo;
+using checks::normal;
 using checks::pairs_of;
 using checks::row_error;
+using checks::uniform;
 
 // ---- The generator ----
 
@@ -88,22 +91,6 @@ TEST(SampleGenerator, DrawsHaveTheirDistributionsMoments) {
 }
 
 // ---- The tilted samplers p^rho / Z and Z(rho) ----
-
-// |frequency - probability| within 5 binomial standard errors for each outcome.
-void expect_frequencies(const std::map<std::vector<double>, double>& probabilities, const Eigen::MatrixXd& draws,
-                        const std::string& what) {
-  std::map<std::vector<double>, double> counts;
-  for (Eigen::Index i = 0; i < draws.cols(); ++i)
-    ++counts[std::vector<double>(draws.col(i).data(), draws.col(i).data() + draws.rows())];
-  const double n = static_cast<double>(draws.cols());
-  double total = 0.0;
-  for (const auto& [outcome, p] : probabilities) {
-    total += p;
-    EXPECT_NEAR(counts[outcome] / n, p, 5.0 * std::sqrt(p * (1.0 - p) / n) + 1e-12) << what;
-  }
-  EXPECT_NEAR(total, 1.0, 1e-12) << what;
-  for (const auto& [outcome, count] : counts) EXPECT_EQ(probabilities.count(outcome), 1u) << what << ": an impossible draw";
-}
 
 TEST(MonteCarloSampling, GaussianDrawsHaveMeanMuAndCovarianceSigmaOverRho) {
   Eigen::Vector2d mean(1.0, -2.0);
@@ -278,9 +265,6 @@ TEST(MonteCarloSampling, HmmDrawsSequencesWithTheirProbabilitiesAndTheForwardAlg
 }
 
 // ---- Convergence to the closed forms ----
-
-double normal(std::mt19937& rng, double sd) { return std::normal_distribution<double>(0.0, sd)(rng); }
-double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
 
 std::unique_ptr<Model> random_full_gaussian(std::mt19937& rng) {
   Eigen::Matrix2d b;
@@ -466,12 +450,11 @@ TEST(MonteCarloRows, RejectsUnsamplableModelsAndSampleCountsBelow1) {
                        {"montecarlo field \"beta\"", "\"pooled\"", "\"equal\""}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"montecarlo","samples":5,"model":{"family":"gaussian","mean":[1]}})"),
                        {"montecarlo field \"model\": gaussian"}));
-  // Unsamplable inner models: a Poisson model, a multinomial over counts, a mixture with a
-  // Poisson component, a montecarlo row inside another.
+  // Unsamplable inner models: a multinomial over all trial counts, a mixture of those, a montecarlo
+  // row inside another.
   const char* const unsamplable[] = {
-      R"({"family":"poisson","rate":[1,2]})",
-      R"({"family":"multinomial","p":[0.5,0.5],"trials":3})",
-      R"({"family":"mixture","weights":[0.5,0.5],"components":[{"family":"poisson","rate":[1]},{"family":"poisson","rate":[2]}]})",
+      R"({"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5})",
+      R"({"family":"mixture","weights":[0.5,0.5],"components":[{"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5},{"family":"multinomial","p":[0.2,0.8],"trials":"all","decay":0.5}]})",
       R"({"family":"montecarlo","samples":3,"model":{"family":"gaussian","mean":[1],"var":1}})"};
   for (const char* inner : unsamplable) {
     const std::string text = std::string(R"({"family":"montecarlo","samples":10,"model":)") + inner + "}";
