@@ -626,7 +626,8 @@ std::unique_ptr<Model> fhmm_from_json(const nlohmann::json& object) {
 }  // namespace
 
 const FamilyInfo& fhmm_family() {
-  static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json};
+  static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json,
+                               "a structured mean-field lower bound on k~ (JMLR 2004 section 6)"};
   return info;
 }
 
