@@ -25,12 +25,12 @@
 // so Q_c(q^c) ∝ pi_c(q_0)^rho prod_{t>=1} A_c(q_{t-1}, q_t)^rho prod_t exp(rho h_t(q_t)),
 //     h_t(k) = w_k' P r_t - 1/2 w_k' P w_k:
 // an HMM-shaped distribution with potentials pi^rho, A^rho (elementwise powers, not normalised) and
-// exp(rho h_t). Its marginals gamma_t and pairwise marginals xi_t(i, j) = Q(q_{t-1} = i, q_t = j)
-// come from forward-backward in log space.
+// exp(rho h_t). Its marginals gamma_t and normaliser Z_c come from forward-backward (in linear space
+// rescaled by exact powers of two; in log space where that underflows).
 //
-// Evaluating log B from the marginals (not from the updates' normalisers):
-//     rho E_Q[log pi_c + sum log A_c] = rho [sum_k gamma_0(k) log pi(k) + sum_{t>=1} sum_{ij} xi_t(i,j) log A(i,j)],
-//     H(Q_c) = -sum_k gamma_0(k) log gamma_0(k) - sum_{t>=1} sum_{ij} xi_t(i,j) log(xi_t(i,j) / gamma_{t-1}(i)),
+// Evaluating log B. Since log Q_c(q) = rho log(prior(q)) + sum_t rho h_t(q_t) - log Z_c,
+//     rho E_Q[log pi_c + sum log A_c] + H(Q_c) = log Z_c - sum_t sum_k gamma_t(k) rho h_t(k),
+// taken when Q_c is set (no pairwise marginals needed); then
 //     E_Q[(x_t - mu(q_t))' P (x_t - mu(q_t))] = tr(P V) + (m_t - Emu_t)' P (m_t - Emu_t)
 //                                            + sum_c [sum_k gamma_t^c(k) w_k' P w_k - Emu_t^c' P Emu_t^c],
 //        Emu_t^c = W_c gamma_t^c (the chains are independent, so their covariances add),
