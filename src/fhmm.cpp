@@ -25,12 +25,12 @@
 // so Q_c(q^c) ∝ pi_c(q_0)^rho prod_{t>=1} A_c(q_{t-1}, q_t)^rho prod_t exp(rho h_t(q_t)),
 //     h_t(k) = w_k' P r_t - 1/2 w_k' P w_k:
 // an HMM-shaped distribution with potentials pi^rho, A^rho (elementwise powers, not normalised) and
-// exp(rho h_t). Its marginals gamma_t and pairwise marginals xi_t(i, j) = Q(q_{t-1} = i, q_t = j)
-// come from forward-backward in log space.
+// exp(rho h_t). Its marginals gamma_t and normaliser Z_c come from forward-backward (in linear space
+// rescaled by exact powers of two; in log space where that underflows).
 //
-// Evaluating log B from the marginals (not from the updates' normalisers):
-//     rho E_Q[log pi_c + sum log A_c] = rho [sum_k gamma_0(k) log pi(k) + sum_{t>=1} sum_{ij} xi_t(i,j) log A(i,j)],
-//     H(Q_c) = -sum_k gamma_0(k) log gamma_0(k) - sum_{t>=1} sum_{ij} xi_t(i,j) log(xi_t(i,j) / gamma_{t-1}(i)),
+// Evaluating log B. Since log Q_c(q) = rho log(prior(q)) + sum_t rho h_t(q_t) - log Z_c,
+//     rho E_Q[log pi_c + sum log A_c] + H(Q_c) = log Z_c - sum_t sum_k gamma_t(k) rho h_t(k),
+// taken when Q_c is set (no pairwise marginals needed); then
 //     E_Q[(x_t - mu(q_t))' P (x_t - mu(q_t))] = tr(P V) + (m_t - Emu_t)' P (m_t - Emu_t)
 //                                            + sum_c [sum_k gamma_t^c(k) w_k' P w_k - Emu_t^c' P Emu_t^c],
 //        Emu_t^c = W_c gamma_t^c (the chains are independent, so their covariances add),
@@ -81,6 +81,7 @@ constexpr double kRelativeTolerance = 1e-10;  // a sweep gaining less than this 
 constexpr int kMaxSweeps = 1000;
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
+const double kLog2 = std::log(2.0);
 
 // How errors address chain c: `fhmm chains[1] field "trans"[0][1]` (JSON) or `... (index 17)` (rows).
 std::string chain_family(std::size_t c) { return std::string(kFamily) + " chains[" + std::to_string(c) + "]"; }
@@ -88,25 +89,26 @@ std::string chain_family(std::size_t c) { return std::string(kFamily) + " chains
 // log of each entry; log 0 = -inf marks an impossible start or transition.
 Eigen::MatrixXd log_entries(const Eigen::MatrixXd& probabilities) { return probabilities.array().log().matrix(); }
 
-// exp of each entry by std::exp, so that exp(-inf) is exactly 0 (Eigen's vectorised exp clamps its
-// argument and returns about 1e-308 there, which would turn an impossible state into a possible one).
+// log sum_i exp(v_i) of an Eigen array expression; -inf when every v_i is -inf. The largest term
+// contributes exp(0) = 1, so Eigen's exp(-inf) ~ 1e-308 for the others changes nothing.
 template <class Array>
-Eigen::ArrayXXd exact_exp(const Array& a) {
-  return a.unaryExpr([](double v) { return std::exp(v); });
+double log_sum_exp(const Array& v) {
+  const double top = v.maxCoeff();
+  return top == kMinusInfinity ? top : top + std::log((v - top).exp().sum());
 }
 
-// log sum_i exp(v_i); -inf when every v_i is -inf.
-double log_sum_exp(const Eigen::ArrayXd& v) { return detail::log_sum_exp(v.data(), static_cast<std::size_t>(v.size())); }
-
-// x log x summed where x > 0 is skipped otherwise: 0 log 0 = 0, and 0 (-inf) = 0 for impossible events.
-double weighted_sum(double weight, double log_value) { return weight > 0.0 ? weight * log_value : 0.0; }
-
-// What a chain contributes to the mean field, independent of rho (from the constructor).
+// What a chain contributes to the mean field.
 struct ChainTerms {
+  // Independent of rho, from the constructor:
   Eigen::VectorXd log_start;        // log pi_c
   Eigen::MatrixXd log_trans;        // log A_c
-  Eigen::MatrixXd precision_means;  // P W_c (d x M_c)
-  Eigen::VectorXd mean_norms;       // w_k' P w_k
+  Eigen::MatrixXd mean_products;    // W_c' P W_c (M_c x M_c); its diagonal holds w_k' P w_k
+  // Set by prepare():
+  Eigen::VectorXd start_power;      // pi_c^rho (exactly 0 where pi_c is)
+  Eigen::MatrixXd trans_power;      // A_c^rho elementwise (exactly 0 where A_c is)
+  Eigen::MatrixXd trans_power_transposed;  // (A_c^rho)': its column i is row i of A_c^rho
+  Eigen::MatrixXd node_weights;     // rho (P W_c)' (M_c x d): node(k, t) = rho w_k' P r_t + node_offsets(k)
+  Eigen::VectorXd node_offsets;     // -rho/2 w_k' P w_k
 };
 
 // The model's parameters and what the mean field needs of them.
@@ -118,9 +120,11 @@ struct Fhmm {
   Eigen::MatrixXd precision;  // P = Sigma^-1
   double log_det_cov = 0.0;   // log|Sigma|
   std::vector<ChainTerms> terms;
+  long largest_chain = 0;     // max_c M_c
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;  // the T of the kernel
+  double log_bound_constant = 0.0;  // rho (T + 1) (-d/2 log 2pi - 1/2 log|Sigma|)
 };
 
 }  // namespace
@@ -175,9 +179,9 @@ FhmmModel::FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long le
     ChainTerms terms;
     terms.log_start = log_entries(chain.start);
     terms.log_trans = log_entries(chain.trans);
-    terms.precision_means = m.precision * chain.means;
-    terms.mean_norms = chain.means.cwiseProduct(terms.precision_means).colwise().sum().transpose();
+    terms.mean_products = chain.means.transpose() * m.precision * chain.means;
     m.terms.push_back(std::move(terms));
+    m.largest_chain = std::max(m.largest_chain, static_cast<long>(states));
   }
   m.chains = std::move(chains);
   m.length = length;
@@ -203,139 +207,319 @@ void FhmmModel::prepare(const KernelParams& params) {
   if (params.length > kMaxLength)
     throw KernelDomainError(std::string(kFamily) + " kernel: -d " + std::to_string(params.length) +
                             " exceeds the longest sequence the mean field holds, T = " + std::to_string(kMaxLength));
-  impl_->rho = params.rho;
-  impl_->steps = params.length > 0 ? params.length : impl_->length;
+  Impl& m = *impl_;
+  m.rho = params.rho;
+  m.steps = params.length > 0 ? params.length : m.length;
+  const double d = static_cast<double>(m.cov.rows()), count = static_cast<double>(m.steps + 1);
+  m.log_bound_constant = m.rho * count * (-0.5 * d * kLog2Pi - 0.5 * m.log_det_cov);
+  for (std::size_t c = 0; c < m.chains.size(); ++c) {
+    ChainTerms& terms = m.terms[c];
+    terms.start_power = detail::exp_entries(m.rho * terms.log_start.array()).matrix();
+    terms.trans_power = detail::exp_entries(m.rho * terms.log_trans.array()).matrix();
+    terms.trans_power_transposed = terms.trans_power.transpose();
+    terms.node_weights = m.rho * (m.precision * m.chains[c].means).transpose();
+    terms.node_offsets = -0.5 * m.rho * terms.mean_products.diagonal();
+  }
 }
 
 namespace {
 
-// Q_c: its marginals and the two terms of log B it contributes.
+using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
+
+// out = left * right for the products of the mean field, whose inner dimension (d or M_c) is
+// usually small against their T + 1 columns: there Eigen's coefficient-wise product beats its
+// blocked one, which packs both operands first.
+template <class Left, class Right>
+void multiply(const Left& left, const Right& right, MatrixMap out) {
+  constexpr Eigen::Index kLargestLazyInner = 16;
+  if (left.cols() <= kLargestLazyInner)
+    out.noalias() = left.lazyProduct(right);
+  else
+    out.noalias() = left * right;
+}
+
+// Q_c during one kernel evaluation: its marginals and what it contributes to log B.
 struct ChainPosterior {
-  Eigen::MatrixXd marginals;      // gamma_t(k) = Q_c(q_t = k), M_c x (T + 1)
-  double expected_log_prior = 0;  // E_Q[log pi(q_0) + sum_{t>=1} log A(q_{t-1}, q_t)]
-  double entropy = 0;             // H(Q_c)
+  double* marginals = nullptr;  // gamma_t(k) = Q_c(q_t = k), M_c x (T + 1)
+  double* mean = nullptr;       // Emu_t^c = W_c gamma_t, d x (T + 1)
+  double log_terms = 0.0;       // rho E_Q[log pi(q_0) + sum_{t>=1} log A(q_{t-1}, q_t)] + H(Q_c)
+  double variance = 0.0;        // sum_t [sum_k gamma_t(k) w_k' P w_k - Emu_t^c' P Emu_t^c]
 };
 
+// Per-thread storage of one evaluation (kernels run from several threads at once), carved into
+// matrices. It only grows, so evaluations after the first of the largest pair allocate nothing.
+class Workspace {
+ public:
+  void reset(std::size_t values, std::size_t chains) {
+    if (values_.size() < values) values_.resize(values);
+    if (chains_.size() < chains) chains_.resize(chains);
+    used_ = 0;
+  }
+  double* take(Eigen::Index rows, Eigen::Index cols) {
+    double* start = values_.data() + used_;
+    used_ += static_cast<std::size_t>(rows * cols);
+    return start;
+  }
+  MatrixMap matrix(Eigen::Index rows, Eigen::Index cols) { return {take(rows, cols), rows, cols}; }
+  ChainPosterior* chains() { return chains_.data(); }
+
+ private:
+  std::vector<double> values_;
+  std::vector<ChainPosterior> chains_;
+  std::size_t used_ = 0;
+};
+
+// The scratch space of one chain update: room for M x n matrices, M = the largest chain of the
+// pair, n = T + 1 columns; chain c uses them as M_c x n.
+struct ChainScratch {
+  double* node;      // rho h_t(k)
+  double* emission;  // exp(node(k, t) - max_k node(k, t))
+  double* forward;   // alpha_t (the log forward messages in log_forward_backward)
+  double* backward;  // beta_t (the log backward messages there)
+  double* scales;    // n values: the column maxima of node, then the powers of two c_t
+};
+
+// A forward sum this far below the previous one has lost the states that matter to underflow.
+constexpr double kSmallestScale = 1e-200;
+
 // Forward-backward in log space for Q_c(q) ∝ exp(rho log pi(q_0) + sum_{t>=1} rho log A(q_{t-1}, q_t)
-// + sum_t node(q_t, t)), node = rho h (M x (T + 1)); then the marginals, E log(prior) and the
-// entropy from the pairwise marginals (the file comment).
-ChainPosterior chain_posterior(const Fhmm& model, std::size_t c, const Eigen::MatrixXd& node) {
-  const auto& terms = model.terms[c];
+// + sum_t node(q_t, t)): the marginals into `marginals`; returns log Z. The fallback of
+// scaled_forward_backward when an emission potential e^node underflows on every reachable state.
+double log_forward_backward(const Fhmm& model, const ChainTerms& terms, const MatrixMap& node, ChainScratch& scratch,
+                            MatrixMap& marginals) {
   const Eigen::Index states = node.rows(), count = node.cols();
-  const Eigen::ArrayXd log_start_power = model.rho * terms.log_start.array();
-  const Eigen::ArrayXXd log_trans_power = model.rho * terms.log_trans.array();
-  Eigen::ArrayXXd forward(states, count), backward(states, count);
-  forward.col(0) = log_start_power + node.col(0).array();
+  const double rho = model.rho;
+  MatrixMap forward(scratch.forward, states, count), backward(scratch.backward, states, count);
+  forward.col(0) = rho * terms.log_start + node.col(0);
   for (Eigen::Index t = 1; t < count; ++t)
     for (Eigen::Index j = 0; j < states; ++j)
-      forward(j, t) = node(j, t) + log_sum_exp(forward.col(t - 1) + log_trans_power.col(j));
+      forward(j, t) = node(j, t) + log_sum_exp(forward.col(t - 1).array() + rho * terms.log_trans.col(j).array());
   backward.col(count - 1).setZero();
-  for (Eigen::Index t = count - 2; t >= 0; --t) {
-    const Eigen::ArrayXd next = node.col(t + 1).array() + backward.col(t + 1);
-    for (Eigen::Index i = 0; i < states; ++i) backward(i, t) = log_sum_exp(log_trans_power.row(i).transpose() + next);
-  }
-  const double log_normaliser = log_sum_exp(forward.col(count - 1));
-  const Eigen::ArrayXXd log_marginals = forward + backward - log_normaliser;
-  ChainPosterior posterior;
-  posterior.marginals = exact_exp(log_marginals).matrix();
-  for (Eigen::Index k = 0; k < states; ++k) {
-    const double g = posterior.marginals(k, 0);
-    posterior.expected_log_prior += weighted_sum(g, terms.log_start[k]);
-    posterior.entropy -= weighted_sum(g, log_marginals(k, 0));
-  }
-  for (Eigen::Index t = 1; t < count; ++t)
+  for (Eigen::Index t = count - 2; t >= 0; --t)
     for (Eigen::Index i = 0; i < states; ++i)
-      for (Eigen::Index j = 0; j < states; ++j) {
-        const double log_pair = forward(i, t - 1) + log_trans_power(i, j) + node(j, t) + backward(j, t) - log_normaliser;
-        const double pair = std::exp(log_pair);  // xi_t(i, j)
-        posterior.expected_log_prior += weighted_sum(pair, terms.log_trans(i, j));
-        posterior.entropy -= weighted_sum(pair, log_pair - log_marginals(i, t - 1));
-      }
-  return posterior;
+      backward(i, t) = log_sum_exp(rho * terms.log_trans.row(i).transpose().array() + node.col(t + 1).array() +
+                                   backward.col(t + 1).array());
+  const double log_normaliser = log_sum_exp(forward.col(count - 1).array());
+  marginals = detail::exp_entries(forward.array() + backward.array() - log_normaliser).matrix();
+  return log_normaliser;
+}
+
+// The same distribution by forward-backward in linear space, rescaled by exact powers of two:
+// with e_t = exp(node_t - max_k node_t(k)) and c_t = 1 unless the forward sum leaves [2^-128, 2^128],
+// then the power of two that brings it back (exact, so no rounding),
+//     alpha_0 = c_0 pi^rho .* e_0,  alpha_t = c_t (A^rho' alpha_{t-1}) .* e_t,
+//     beta_T = 1,  beta_{t-1} = c_t A^rho (e_t .* beta_t),
+//     gamma_t = alpha_t .* beta_t / sum(alpha_T),  log Z = log sum(alpha_T) - sum_t log c_t + sum_t max_k node_t(k)
+// (alpha_t beta_t carries every c once, whatever t). Falls back to log_forward_backward when a step's
+// forward sum drops below 1e-200 of the previous one (every state the chain can reach has a node
+// potential hundreds of nats below an unreachable one) or a beta overflows.
+double scaled_forward_backward(const Fhmm& model, const ChainTerms& terms, const MatrixMap& node,
+                               ChainScratch& scratch, MatrixMap& marginals) {
+  const Eigen::Index states = node.rows(), count = node.cols();
+  MatrixMap emission(scratch.emission, states, count), forward(scratch.forward, states, count),
+      backward(scratch.backward, states, count);
+  Eigen::Map<Eigen::RowVectorXd> scales(scratch.scales, count);  // c_t
+  scales = node.colwise().maxCoeff();
+  double log_normaliser = scales.sum();
+  emission = node;
+  emission.rowwise() -= scales;
+  emission = emission.array().exp().matrix();  // arguments finite and <= 0
+  // Plain loops, each sum a dot product with a contiguous column of A^rho or of its transpose: the
+  // chains are small, and Eigen's per-call overhead on M-vectors would dominate.
+  const double* power = terms.trans_power.data();
+  const double* power_transposed = terms.trans_power_transposed.data();
+  double previous_sum = 1.0;
+  int exponent = 0;  // sum_t log2 c_t
+  for (Eigen::Index t = 0; t < count; ++t) {
+    double* alpha = forward.col(t).data();
+    const double* previous = alpha - states;
+    const double* e = emission.col(t).data();
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < states; ++j) {
+      double value = 0.0;  // (A^rho' alpha_{t-1})(j), or pi^rho(j) at t = 0
+      if (t == 0)
+        value = terms.start_power[j];
+      else
+        for (Eigen::Index i = 0; i < states; ++i) value += power[i + j * states] * previous[i];
+      alpha[j] = value * e[j];
+      sum += alpha[j];
+    }
+    if (!(sum >= kSmallestScale * previous_sum)) return log_forward_backward(model, terms, node, scratch, marginals);
+    scales[t] = 1.0;
+    if (!(sum >= 0x1p-128 && sum <= 0x1p128)) {
+      int shift = 0;
+      std::frexp(sum, &shift);
+      scales[t] = std::ldexp(1.0, -shift);
+      for (Eigen::Index j = 0; j < states; ++j) alpha[j] *= scales[t];
+      sum *= scales[t];
+      exponent -= shift;
+    }
+    previous_sum = sum;
+  }
+  log_normaliser += std::log(previous_sum) - exponent * kLog2;
+  backward.col(count - 1).setOnes();
+  for (Eigen::Index t = count - 1; t > 0; --t) {
+    double* e = emission.col(t).data();  // e_t is not needed again
+    const double* beta = backward.col(t).data();
+    double* previous = backward.col(t - 1).data();
+    for (Eigen::Index j = 0; j < states; ++j) e[j] *= beta[j] * scales[t];
+    for (Eigen::Index i = 0; i < states; ++i) {
+      double value = 0.0;
+      for (Eigen::Index j = 0; j < states; ++j) value += power_transposed[j + i * states] * e[j];
+      previous[i] = value;
+    }
+  }
+  marginals = forward.cwiseProduct(backward) * (1.0 / previous_sum);
+  if (!std::isfinite(marginals.sum())) return log_forward_backward(model, terms, node, scratch, marginals);
+  return log_normaliser;
 }
 
 // One model's side of the mean field: its chains' posteriors and expected mean Emu (d x (T + 1)).
 struct Side {
   const Fhmm* model;
-  std::vector<ChainPosterior> chains;
-  Eigen::MatrixXd expected_mean;
+  ChainPosterior* chains;
+  MatrixMap expected_mean;
 
-  void update_expected_mean() {
-    expected_mean.setZero(model->cov.rows(), chains[0].marginals.cols());
-    for (std::size_t c = 0; c < chains.size(); ++c) expected_mean.noalias() += model->chains[c].means * chains[c].marginals;
+  Eigen::Index states(std::size_t c) const { return model->chains[c].start.size(); }
+  MatrixMap marginals(std::size_t c) const { return {chains[c].marginals, states(c), expected_mean.cols()}; }
+  MatrixMap chain_mean(std::size_t c) const { return {chains[c].mean, expected_mean.rows(), expected_mean.cols()}; }
+
+  // The optimal Q_c given node potentials node = rho h (M_c x (T + 1)), and its terms of log B:
+  // with log Q_c(q) = rho log(prior(q)) + sum_t node(q_t, t) - log Z,
+  //     rho E log(prior) + H(Q_c) = log Z - sum_t sum_k gamma_t(k) node(k, t);
+  // the chain's variance sum_t [gamma_t' diag(W'PW) - gamma_t' W'PW gamma_t].
+  void set_chain(std::size_t c, const MatrixMap& node, ChainScratch& scratch) {
+    const ChainTerms& terms = model->terms[c];
+    MatrixMap gamma = marginals(c);
+    const double log_normaliser = scaled_forward_backward(*model, terms, node, scratch, gamma);
+    chains[c].log_terms = log_normaliser - node.cwiseProduct(gamma).sum();
+    multiply(model->chains[c].means, gamma, chain_mean(c));
+    MatrixMap products(scratch.emission, gamma.rows(), gamma.cols());
+    multiply(terms.mean_products, gamma, products);
+    chains[c].variance =
+        (gamma.array().colwise() * terms.mean_products.diagonal().array()).sum() - products.cwiseProduct(gamma).sum();
   }
-  // Q_c ∝ the chain's prior to the power rho (h = 0): the deterministic start.
-  void initialise(long steps) {
-    for (std::size_t c = 0; c < model->chains.size(); ++c)
-      chains.push_back(chain_posterior(*model, c, Eigen::MatrixXd::Zero(model->chains[c].start.size(), steps + 1)));
+  void update_expected_mean() {
+    expected_mean = chain_mean(0);
+    for (std::size_t c = 1; c < model->chains.size(); ++c) expected_mean += chain_mean(c);
+  }
+  // Q_c ∝ the chain's prior to the power rho (node = 0): the deterministic start.
+  void initialise(ChainScratch& scratch) {
+    for (std::size_t c = 0; c < model->chains.size(); ++c) {
+      MatrixMap node(scratch.node, states(c), expected_mean.cols());
+      node.setZero();
+      set_chain(c, node, scratch);
+    }
     update_expected_mean();
   }
-  // The optimal Q_c given Q(x) (means x_means) and the other chains: node potentials rho h_t(k).
-  void update_chain(std::size_t c, const Eigen::MatrixXd& x_means) {
-    const auto& terms = model->terms[c];
-    const Eigen::MatrixXd residual = x_means - expected_mean + model->chains[c].means * chains[c].marginals;  // r_t
-    Eigen::MatrixXd node = terms.precision_means.transpose() * residual;  // w_k' P r_t
-    node.colwise() -= 0.5 * terms.mean_norms;
-    chains[c] = chain_posterior(*model, c, model->rho * node);
+  // The optimal Q_c given Q(x) (means x_means, r_t = m_t - the other chains' expected means):
+  // node(k, t) = rho (w_k' P r_t - 1/2 w_k' P w_k).
+  void update_chain(std::size_t c, const MatrixMap& x_means, MatrixMap& residual, ChainScratch& scratch) {
+    const ChainTerms& terms = model->terms[c];
+    residual = x_means - expected_mean + chain_mean(c);
+    MatrixMap node(scratch.node, states(c), x_means.cols());
+    multiply(terms.node_weights, residual, node);
+    node.colwise() += terms.node_offsets;
+    set_chain(c, node, scratch);
     update_expected_mean();
   }
   // This model's terms of log B (the file comment): the chains' rho E log(prior) + H, and
   // rho sum_t [-d/2 log 2pi - 1/2 log|Sigma| - 1/2 ((m_t - Emu_t)' P (m_t - Emu_t) + chain variances)].
-  double log_bound_terms(const Eigen::MatrixXd& x_means) const {
+  double log_bound_terms(const MatrixMap& x_means, MatrixMap& deviation, MatrixMap& weighted) const {
     const Fhmm& m = *model;
-    const double count = static_cast<double>(x_means.cols()), d = static_cast<double>(x_means.rows());
     double chain_terms = 0.0, quadratic = 0.0;
-    for (std::size_t c = 0; c < chains.size(); ++c) {
-      chain_terms += m.rho * chains[c].expected_log_prior + chains[c].entropy;
-      const Eigen::MatrixXd chain_mean = m.chains[c].means * chains[c].marginals;  // Emu_t^c
-      quadratic += (m.terms[c].mean_norms.transpose() * chains[c].marginals).sum() -
-                   chain_mean.cwiseProduct(m.precision * chain_mean).sum();
+    for (std::size_t c = 0; c < m.chains.size(); ++c) {
+      chain_terms += chains[c].log_terms;
+      quadratic += chains[c].variance;
     }
-    const Eigen::MatrixXd deviation = x_means - expected_mean;
-    quadratic += deviation.cwiseProduct(m.precision * deviation).sum();
-    return chain_terms + m.rho * (count * (-0.5 * d * kLog2Pi - 0.5 * m.log_det_cov) - 0.5 * quadratic);
+    deviation = x_means - expected_mean;
+    multiply(m.precision, deviation, weighted);
+    quadratic += deviation.cwiseProduct(weighted).sum();
+    return chain_terms + m.log_bound_constant - 0.5 * m.rho * quadratic;
   }
 };
 
-MeanFieldTrace run_mean_field(const Fhmm& a, const Fhmm& b) {
+struct MeanFieldResult {
+  double log_bound = 0.0;
+  bool converged = false;
+};
+
+// The coordinate ascent for the pair; each log B on the way is appended to `history` when given.
+MeanFieldResult run_mean_field(const Fhmm& a, const Fhmm& b, std::vector<double>* history) {
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.cov.rows() != b.cov.rows())
     detail::throw_unprepared_pair(kFamily);
-  const double rho = a.rho, d = static_cast<double>(a.cov.rows()), count = static_cast<double>(a.steps + 1);
-  const Eigen::LLT<Eigen::MatrixXd> precision_sum(a.precision + b.precision);  // P + P', positive definite
-  const double log_det_precision_sum = 2.0 * precision_sum.matrixLLT().diagonal().array().log().sum();
+  const Eigen::Index d = a.cov.rows(), count = a.steps + 1;
+  const Eigen::Index states = std::max(a.largest_chain, b.largest_chain);
+  std::size_t values = static_cast<std::size_t>(3 * d * d + count * (5 * d + 4 * states + 1));
+  for (const Fhmm* m : {&a, &b})
+    for (const FhmmChain& chain : m->chains) values += static_cast<std::size_t>(count * (chain.start.size() + d));
+  thread_local Workspace workspace;
+  workspace.reset(values, a.chains.size() + b.chains.size());
+
+  // Q(x_t) = N(m_t, (rho (P + P'))^-1) with m_t = G Emu_t + G' Emu'_t, G = (P + P')^-1 P, G' = (P + P')^-1 P'.
+  MatrixMap precision_sum = workspace.matrix(d, d), gain_a = workspace.matrix(d, d), gain_b = workspace.matrix(d, d);
+  precision_sum = a.precision + b.precision;  // positive definite
+  const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> factor(precision_sum);
+  const double log_det_precision_sum = 2.0 * factor.matrixLLT().diagonal().array().log().sum();
+  gain_a = a.precision;
+  factor.solveInPlace(gain_a);
+  gain_b = b.precision;
+  factor.solveInPlace(gain_b);
   // The entropies of the Q(x_t) with the trace terms of both models (the file comment).
-  const double shared = count * (0.5 * d * kLog2Pi - 0.5 * d * std::log(rho) - 0.5 * log_det_precision_sum);
-  Side side_a{&a, {}, {}}, side_b{&b, {}, {}};
-  side_a.initialise(a.steps);
-  side_b.initialise(b.steps);
-  Eigen::MatrixXd x_means;
+  const double shared = static_cast<double>(count) * (0.5 * static_cast<double>(d) * (kLog2Pi - std::log(a.rho)) -
+                                                      0.5 * log_det_precision_sum);
+
+  MatrixMap x_means = workspace.matrix(d, count), residual = workspace.matrix(d, count),
+            weighted = workspace.matrix(d, count);
+  ChainScratch scratch{workspace.take(states, count), workspace.take(states, count), workspace.take(states, count),
+                       workspace.take(states, count), workspace.take(count, 1)};
+  Side side_a{&a, workspace.chains(), workspace.matrix(d, count)};
+  Side side_b{&b, workspace.chains() + a.chains.size(), workspace.matrix(d, count)};
+  for (Side* side : {&side_a, &side_b})
+    for (std::size_t c = 0; c < side->model->chains.size(); ++c) {
+      side->chains[c].marginals = workspace.take(side->states(c), count);
+      side->chains[c].mean = workspace.take(d, count);
+    }
+  side_a.initialise(scratch);
+  side_b.initialise(scratch);
   const auto update_x = [&] {
-    x_means = precision_sum.solve(a.precision * side_a.expected_mean + b.precision * side_b.expected_mean);
+    multiply(gain_a, side_a.expected_mean, x_means);
+    multiply(gain_b, side_b.expected_mean, residual);
+    x_means += residual;
   };
-  const auto log_bound = [&] { return side_a.log_bound_terms(x_means) + side_b.log_bound_terms(x_means) + shared; };
+  const auto log_bound = [&] {
+    return side_a.log_bound_terms(x_means, residual, weighted) + side_b.log_bound_terms(x_means, residual, weighted) +
+           shared;
+  };
   update_x();
-  MeanFieldTrace trace;
-  trace.log_bounds.push_back(log_bound());
-  for (int sweep = 0; sweep < kMaxSweeps && !trace.converged; ++sweep) {
-    for (std::size_t c = 0; c < std::max(side_a.chains.size(), side_b.chains.size()); ++c) {
-      if (c < side_a.chains.size()) side_a.update_chain(c, x_means);
-      if (c < side_b.chains.size()) side_b.update_chain(c, x_means);
+  MeanFieldResult result{log_bound(), false};
+  if (history) history->push_back(result.log_bound);
+  const std::size_t chain_count = std::max(a.chains.size(), b.chains.size());
+  for (int sweep = 0; sweep < kMaxSweeps && !result.converged; ++sweep) {
+    for (std::size_t c = 0; c < chain_count; ++c) {
+      if (c < a.chains.size()) side_a.update_chain(c, x_means, residual, scratch);
+      if (c < b.chains.size()) side_b.update_chain(c, x_means, residual, scratch);
     }
     update_x();
-    const double previous = trace.log_bounds.back(), current = log_bound();
-    trace.log_bounds.push_back(current);
-    if (!std::isfinite(current)) break;  // not converged: the kernel reports the value
-    trace.converged = current - previous < kRelativeTolerance * std::max(1.0, std::fabs(current));
+    const double previous = result.log_bound;
+    result.log_bound = log_bound();
+    if (history) history->push_back(result.log_bound);
+    if (!std::isfinite(result.log_bound)) break;  // not converged: the kernel reports the value
+    result.converged = result.log_bound - previous < kRelativeTolerance * std::max(1.0, std::fabs(result.log_bound));
   }
-  return trace;
+  return result;
 }
 
 }  // namespace
 
-MeanFieldTrace mean_field_trace(const FhmmModel& a, const FhmmModel& b) { return run_mean_field(*a.impl_, *b.impl_); }
+MeanFieldTrace mean_field_trace(const FhmmModel& a, const FhmmModel& b) {
+  MeanFieldTrace trace;
+  trace.converged = run_mean_field(*a.impl_, *b.impl_, &trace.log_bounds).converged;
+  return trace;
+}
 
 double FhmmModel::log_kernel(const Model& other) const {
-  return run_mean_field(*impl_, *static_cast<const FhmmModel&>(other).impl_).log_bounds.back();
+  return run_mean_field(*impl_, *static_cast<const FhmmModel&>(other).impl_, nullptr).log_bound;
 }
 
 // Row fields: C, d, T, M_1..M_C, each chain's start, trans and means, then Sigma (see fhmm.hpp).
@@ -549,7 +733,7 @@ double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
       log_emission[s] = log_constant - 0.5 * (whitened - state_means.col(s)).squaredNorm();
       if (alpha[s] > 0.0) largest = std::max(largest, log_emission[s]);
     }
-    alpha *= (log_emission - largest).exp();
+    alpha *= detail::exp_entries(log_emission - largest);
     const double total = alpha.sum();
     if (!(total > 0.0)) return kMinusInfinity;
     alpha /= total;
@@ -559,7 +743,8 @@ double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& fhmm_family() {
-  static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json};
+  static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json,
+                               "a structured mean-field lower bound on k~ (JMLR 2004 section 6)"};
   return info;
 }
 

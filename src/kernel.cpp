@@ -107,6 +107,12 @@ void check_finite_kernel_values(KernelKind kind, const PreparedModel& model) {
                             "), beyond the largest double; use ppk_norm (-t 6), which is computed in log space");
 }
 
+std::string inexact_kernel_warning(const FamilyInfo& family) {
+  if (family.exact()) return "";
+  return family.name + " rows: the kernel values are " + family.approximation +
+         ", not k itself; the Gram matrix may not be positive semidefinite";
+}
+
 void check_compatible(const Model& a, const Model& b) {
   const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
   if (space_a != space_b)

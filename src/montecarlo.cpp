@@ -188,7 +188,8 @@ std::unique_ptr<Model> montecarlo_from_json(const nlohmann::json& object) {
 }  // namespace
 
 const FamilyInfo& montecarlo_family() {
-  static const FamilyInfo info{kFamily, 14, &decode_montecarlo, &montecarlo_from_json};
+  static const FamilyInfo info{kFamily, 14, &decode_montecarlo, &montecarlo_from_json,
+                               "Monte Carlo estimates of k (JMLR 2004 section 5)"};
   return info;
 }
 

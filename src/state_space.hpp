@@ -54,7 +54,7 @@ struct InnovationSums {
 template <class RegimeOf>
 InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
                                const double* observed = nullptr) {
-  thread_local Eigen::VectorXd mean, predicted, whitened;
+  thread_local Eigen::VectorXd mean, next_mean, predicted, whitened;
   thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
   thread_local Eigen::LLT<Eigen::MatrixXd> llt;
   mean = model.mean0;  // s_t given y_0..y_{t-1}
@@ -81,8 +81,8 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
     mean.noalias() -= gain_transposed.transpose() * predicted;
     cov.noalias() -= observed_cov.transpose() * gain_transposed;
     const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
-    predicted.noalias() = next.transition * mean;
-    mean.swap(predicted);
+    next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
+    mean.swap(next_mean);
     scratch.noalias() = next.transition * cov;
     cov.noalias() = scratch * next.transition.transpose();
     cov += next.noise;

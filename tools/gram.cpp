@@ -15,6 +15,7 @@
 #include "parallel.hpp"
 #include "png_image.hpp"
 #include "ppk/data.hpp"
+#include "ppk/family.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/spectrum.hpp"
 
@@ -75,6 +76,19 @@ PreparedFile prepare_file(const std::string& path, KernelKind kind, const Kernel
     file.labels.push_back(rows[i].label);
   }
   return file;
+}
+
+// One warning on standard error per family in A or B whose kernel is a bound or an estimate
+// (FamilyInfo::approximation), in the order the families first appear.
+void warn_about_inexact_kernels(const PreparedFile& a, const PreparedFile& b) {
+  std::vector<const FamilyInfo*> warned;
+  for (const PreparedFile* file : {&a, &b})
+    for (const auto& model : file->models) {
+      const FamilyInfo& family = model->family();
+      if (family.exact() || std::find(warned.begin(), warned.end(), &family) != warned.end()) continue;
+      warned.push_back(&family);
+      std::cerr << "ppk gram: warning: " << inexact_kernel_warning(family) << "\n";
+    }
 }
 
 // "A: row i and B: row j" for messages.
@@ -247,6 +261,7 @@ int run_gram(const std::vector<std::string>& args) {
   const PreparedFile a = prepare_file(path_a, kind, params);
   const PreparedFile b_file = against_self ? PreparedFile{} : prepare_file(path_b, kind, params);
   const PreparedFile& b = against_self ? a : b_file;
+  warn_about_inexact_kernels(a, b);
   if (png && (a.models.empty() || b.models.empty()))
     throw InputError("--png: the matrix is empty (" + std::to_string(a.models.size()) + " x " +
                      std::to_string(b.models.size()) + "), and a PNG image cannot be");

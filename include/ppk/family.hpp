@@ -21,6 +21,11 @@ struct FamilyInfo {
   std::unique_ptr<Model> (*decode)(RowReader& fields);
   // Builds the model from its JSON object (field names of design.md); throws ModelError.
   std::unique_ptr<Model> (*from_json)(const nlohmann::json& object);
+  // nullptr when the family's kernel values are k itself, so that its Gram matrices are positive
+  // semidefinite; otherwise what the values are instead (a bound or an estimate of k), whose Gram
+  // matrices need not be. `ppk gram` and the LIBSVM plugin warn when such rows are used.
+  const char* approximation = nullptr;
+  bool exact() const { return approximation == nullptr; }
 };
 
 const std::vector<const FamilyInfo*>& all_families();

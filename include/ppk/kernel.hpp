@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "ppk/model.hpp"
 
@@ -33,6 +34,11 @@ enum class KernelKind { ppk = 5, ppk_norm = 6 };
 // Cauchy-Schwarz, k(p, q) <= sqrt(k(p, p) k(q, q)), so every kernel value between
 // models that pass this check is finite (ppk_norm is computed in log space).
 void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
+
+// The one-line warning for rows of a family whose kernel is not exact (FamilyInfo::approximation):
+// "fhmm rows: the kernel values are <approximation>, not k itself; the Gram matrix may not be
+// positive semidefinite". Empty for a family whose kernel is exact.
+std::string inexact_kernel_warning(const FamilyInfo& family);
 
 // Throws KernelDomainError naming both sample spaces when the pair has no kernel.
 void check_compatible(const Model& a, const Model& b);

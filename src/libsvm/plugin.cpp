@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <mutex>
+#include <vector>
 
+#include "ppk/family.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/row.hpp"
 #include "svm.h"
@@ -40,12 +43,25 @@ const char* check_parameter(void*, const svm_parameter* param) {
   return nullptr;
 }
 
+// Once per process and family whose kernel is a bound or an estimate (FamilyInfo::approximation), a
+// warning on standard error, where LIBSVM's programs print theirs: training and prediction go on.
+void warn_once_if_inexact(const ppk::FamilyInfo& family) {
+  if (family.exact()) return;
+  static std::mutex mutex;
+  static std::vector<const ppk::FamilyInfo*> warned;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (std::find(warned.begin(), warned.end(), &family) != warned.end()) return;
+  warned.push_back(&family);
+  std::fprintf(stderr, "ppk: warning: %s\n", ppk::inexact_kernel_warning(family).c_str());
+}
+
 void* decode(void* context, const svm_node* x, const svm_parameter* param, char* err, size_t err_size) {
   try {
     ppk::Row row;
     for (const svm_node* p = x; p->index != -1; ++p) row.push_back({p->index, p->value});
     auto model = std::make_unique<ppk::PreparedModel>(ppk::decode_row(row), kernel_params(param));
     ppk::check_finite_kernel_values(kernel_kind(context), *model);
+    warn_once_if_inexact(model->family());
     return model.release();
   } catch (const std::exception& e) {
     std::snprintf(err, err_size, "%s", e.what());

@@ -1,7 +1,8 @@
 # Factorial-HMM rows (fhmm.hpp): ppk encode of JSON FHMMs, the row layout, ppk gram against the exact
 # k~ summed here over every pair of hidden paths with the 1-D Gaussian kernel per step (JMLR 2004 eq. 5,
 # D = 1): the mean-field values lie below it, and equal it for models whose means do not depend on the
-# states; ppk_norm; mismatched T and families; malformed rows.
+# states; ppk_norm; mismatched T and families; malformed rows; the warning that the values are a bound
+# (ppk gram, svm-train, svm-predict), absent for Gaussian rows.
 source "$(dirname "$0")/lib.bash" "$@"
 
 # Rows 1-3 have state-dependent means; rows 3 and 4 do not (every chain's means equal across states).
@@ -109,6 +110,29 @@ head -1 fhmm.ppk | sed 's/ 24:0.5$/ 24:-0.5/' > cov.ppk
 expect_error 1 "cov.ppk: row 1: " 'fhmm field "cov" (index 24)' 'positive definite' -- "$PPK" decode cov.ppk
 sed -n 1p fhmm.jsonl | sed 's/"start":\[0.6,0.4\]/"start":[0.6,0.6]/' > start.jsonl
 expect_error 1 'fhmm chains[0] field "start"' 'summing to 1' -- "$PPK" encode start.jsonl
+# The kernel is a lower bound, not k: one warning on standard error from ppk gram (per family, not per
+# row or entry), from svm-train and from svm-predict (the patched LIBSVM next to ppk, through the
+# plugin); none for Gaussian rows.
+BIN=$(dirname "$PPK")
+warning='fhmm rows: the kernel values are a structured mean-field lower bound on k~ (JMLR 2004 section 6), not k itself; the Gram matrix may not be positive semidefinite'
+expect_one_warning() {  # FILE PREFIX: FILE holds exactly the line "PREFIX$warning"
+  [[ $(cat "$1") == "$2$warning" ]] || fail "expected the one warning '$2$warning'; stderr was: $(cat "$1")"
+  pass
+}
+"$PPK" gram -t ppk -g 1 fhmm.ppk fhmm.ppk > /dev/null 2> gram_stderr.txt
+expect_one_warning gram_stderr.txt "ppk gram: warning: "
+"$BIN/svm-train" -q -t ppk_norm -g 1 fhmm.ppk fhmm.model 2> train_stderr.txt
+expect_one_warning train_stderr.txt "ppk: warning: "
+"$BIN/svm-predict" fhmm.ppk fhmm.model predictions.txt > /dev/null 2> predict_stderr.txt
+expect_one_warning predict_stderr.txt "ppk: warning: "
+printf '{"family":"gaussian","mean":[0,1],"var":1,"label":1}\n{"family":"gaussian","mean":[1,0],"var":2,"label":-1}\n' |
+  "$PPK" encode > gaussians.ppk
+"$PPK" gram -t ppk -g 1 gaussians.ppk > /dev/null 2> gaussian_stderr.txt
+"$BIN/svm-train" -q -t ppk -g 1 gaussians.ppk gaussians.model 2>> gaussian_stderr.txt
+"$BIN/svm-predict" gaussians.ppk gaussians.model predictions.txt > /dev/null 2>> gaussian_stderr.txt
+[[ ! -s gaussian_stderr.txt ]] || fail "Gaussian rows gave warnings: $(cat gaussian_stderr.txt)"
+pass
+
 sed -n 2p fhmm.jsonl | sed 's/\[\[-1.0\],\[0.0\],\[1.5\]\]/[[-1.0,0],[0.0,0],[1.5,0]]/' > means.jsonl
 expect_error 1 'fhmm chains[0] field "means"' 'dimension 1' -- "$PPK" encode means.jsonl
 finish

@@ -153,6 +153,37 @@ TEST(Fhmm, ZeroProbabilitiesMakeStatesImpossible) {
   }
 }
 
+// A chain that cannot leave state 0 (mean 0) against a model whose mean is 100: the mean field's
+// potentials favour state 1 (mean 50) by ~10^5 nats, so exp of every reachable potential underflows
+// to 0 in linear space and the kernel takes its log-space forward-backward. The only path is known,
+// so the bound is k~ itself: (T + 1) log k_rho(N(0, 0.01), N(100, 0.01)) by the Gaussian family's
+// closed form. (The product-HMM oracle cannot be used here: its emission kernels differ by e^-93750,
+// beyond a double.)
+TEST(Fhmm, UnreachableStatesThatFitBestKeepTheBoundExact) {
+  Fhmm a, b;
+  FhmmChain stuck;
+  stuck.start = Eigen::Vector2d(1.0, 0.0);
+  stuck.trans = Eigen::Matrix2d::Identity();
+  stuck.means = Eigen::RowVector2d(0.0, 50.0);
+  a.chains = {stuck};
+  FhmmChain far;
+  far.start = Eigen::VectorXd::Ones(1);
+  far.trans = Eigen::MatrixXd::Ones(1, 1);
+  far.means = Eigen::MatrixXd::Constant(1, 1, 100.0);
+  b.chains = {far};
+  a.cov = b.cov = Eigen::MatrixXd::Constant(1, 1, 0.01);
+  for (long steps : {0, 5, 40}) {
+    a.length = b.length = steps;
+    for (double rho : {0.5, 1.0, 2.0}) {
+      const PreparedModel near(GaussianModel::full(Eigen::VectorXd::Zero(1), a.cov), with_rho(rho)),
+          away(GaussianModel::full(Eigen::VectorXd::Constant(1, 100.0), b.cov), with_rho(rho));
+      const double exact = static_cast<double>(steps + 1) * log_kernel(near, away), bound = bound_log_kernel(a, b, rho);
+      EXPECT_TRUE(std::isfinite(bound)) << "rho " << rho << " T " << steps;
+      EXPECT_NEAR(bound, exact, 1e-9 * std::fabs(exact)) << "rho " << rho << " T " << steps;
+    }
+  }
+}
+
 TEST(Fhmm, BoundNeverDecreasesAndConverges) {
   std::mt19937 rng(5);
   for (double rho : {0.5, 1.0, 2.0})

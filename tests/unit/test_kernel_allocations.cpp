@@ -14,10 +14,12 @@
 #include <Eigen/Dense>
 
 #include "ppk/bernoulli.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/linear_gaussian.hpp"
 #include "ppk/multinomial.hpp"
+#include "ppk/slds.hpp"
 #include "kernel_params.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)
@@ -180,6 +182,52 @@ TEST(KernelAllocations, LinearGaussianDagKernelsDoNotAllocate) {
   EXPECT_EQ(allocations_while_evaluating(a, b), 0);
   EXPECT_EQ(allocations_while_evaluating(a, gaussian), 0);
   EXPECT_EQ(allocations_while_evaluating(gaussian, b), 0);
+}
+
+// The factorial HMM's mean field keeps its marginals and messages in per-thread storage that only
+// grows: after the largest pair a thread has seen, no evaluation allocates, whatever the pair's
+// chains, dimension or T (pairs of other shapes, smaller, reuse the same storage).
+TEST(KernelAllocations, FactorialHmmKernelsReuseTheirScratchSpace) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const auto fhmm = [](const std::vector<long>& states, long d, double shift) {
+    std::vector<FhmmChain> chains;
+    for (long m : states) {
+      FhmmChain chain;
+      chain.start = Eigen::VectorXd::Constant(m, 1.0 / static_cast<double>(m));
+      chain.trans = Eigen::MatrixXd::Constant(m, m, 0.2 / static_cast<double>(m)) + 0.8 * Eigen::MatrixXd::Identity(m, m);
+      chain.means = Eigen::MatrixXd::Random(d, m) + Eigen::MatrixXd::Constant(d, m, shift);
+      chains.push_back(std::move(chain));
+    }
+    return std::make_unique<FhmmModel>(std::move(chains), Eigen::MatrixXd::Identity(d, d), 30);
+  };
+  const PreparedModel large_a(fhmm({3, 4, 2}, 3, 0.0), with_rho(0.7)), large_b(fhmm({2, 2}, 3, 0.5), with_rho(0.7));
+  const PreparedModel small_a(fhmm({2}, 2, 0.0), with_rho(0.7)), small_b(fhmm({3, 2}, 2, 1.0), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(large_a, large_b), 0);
+  EXPECT_EQ(allocations_while_evaluating(small_a, small_b, 5), 0);  // after the larger pair
+  EXPECT_EQ(allocations_while_evaluating(large_a, large_a, 5), 0);
+}
+
+// An SLDS kernel runs one Kalman filter per pair of distinct drawn paths over the stacked model of
+// the pair, all in per-thread scratch space.
+TEST(KernelAllocations, SwitchingLdsKernelsDoNotAllocateAfterWarmUp) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const auto slds = [](long n, double decay, long paths) {
+    SldsParameters p;
+    p.start = Eigen::Vector2d(0.5, 0.5);
+    p.transitions = (Eigen::Matrix2d() << 0.9, 0.1, 0.2, 0.8).finished();
+    p.state_transitions = {decay * Eigen::MatrixXd::Identity(n, n), -decay * Eigen::MatrixXd::Identity(n, n)};
+    p.state_noises = {Eigen::MatrixXd::Identity(n, n), 0.5 * Eigen::MatrixXd::Identity(n, n)};
+    p.mean0 = Eigen::VectorXd::Ones(n);
+    p.cov0 = Eigen::MatrixXd::Identity(n, n);
+    p.observation = Eigen::MatrixXd::Ones(2, n);
+    p.observation_noise = Eigen::MatrixXd::Identity(2, 2);
+    p.length = 12;
+    p.paths = paths;
+    return std::make_unique<SldsModel>(std::move(p));
+  };
+  const PreparedModel a(slds(2, 0.9, 4), with_rho(0.7)), b(slds(3, 0.5, 3), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(a, b), 0);
+  EXPECT_EQ(allocations_while_evaluating(b, b), 0);
 }
 
 }  // namespace
