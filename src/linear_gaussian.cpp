@@ -248,7 +248,6 @@ double LinearGaussianModel::log_kernel(const Model& other) const {
   return impl_->marginal->log_kernel(other);
 }
 
-// Row fields: N, then per node dim, observed, P, parents, offset, cov, weights (see linear_gaussian.hpp).
 long LinearGaussianModel::sample_size() const { return impl_->marginal->sample_size(); }
 
 double LinearGaussianModel::log_tilted_normalizer(double rho) const { return impl_->marginal->log_tilted_normalizer(rho); }
@@ -261,6 +260,7 @@ double LinearGaussianModel::log_probability(const Eigen::Ref<const Eigen::Vector
   return impl_->marginal->log_probability(x);
 }
 
+// Row fields: N, then per node dim, observed, P, parents, offset, cov, weights (see linear_gaussian.hpp).
 void LinearGaussianModel::encode_fields(RowWriter& out) const {
   out.real(static_cast<double>(impl_->nodes.size()));
   for (const LinearGaussianNode& node : impl_->nodes) {

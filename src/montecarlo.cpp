@@ -90,8 +90,9 @@ MonteCarloModel::MonteCarloModel(std::unique_ptr<Model> model, long samples, Bet
   const SamplableModel* samplable = as_samplable(*model);
   if (samplable == nullptr)
     throw detail::field_error(kFamily, "model",
-                              "a model that can be sampled (gaussian, bernoulli, one-event multinomial, exponential, "
-                              "gamma, dirichlet, poisson, or a mixture or hmm of those)",
+                              "a model that can be sampled (gaussian, bernoulli, multinomial over one event or s "
+                              "trials, exponential, gamma, dirichlet, poisson, lds, linear_gaussian, slds, fhmm, or "
+                              "a mixture, hmm or bayesnet of those)",
                               describe_inner(*model));
   impl_->seed = row_seed(*model, samples);
   impl_->inner = std::move(model);
