@@ -77,5 +77,6 @@ int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);
 int run_montecarlo(const std::vector<std::string>& args);
+int run_kgm(const std::vector<std::string>& args);
 
 }  // namespace ppk::cli

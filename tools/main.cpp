@@ -29,6 +29,10 @@ Commands:
   montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
                    model rows -> montecarlo rows around them (the Monte Carlo
                    kernel from N samples per row instead of the closed form)
+  kgm --var NAME=INDICES[:KERNEL] ... --lambda L (--path V0,...,Vk |
+      --tree 'P>C,...' --ends U,V) SAMPLES (QUERIES | --table) [-o OUTPUT]
+                   kernel graphical models: estimate phi(u)' C_UV phi(v) between
+                   the end variables of a chain or tree path from joint samples
 
 Options:
   -h [ --help ]    this text; 'ppk COMMAND --help' describes a command
@@ -50,6 +54,7 @@ constexpr CommandEntry kCommands[] = {
     {"decode", ppk::cli::run_decode},
     {"gram", ppk::cli::run_gram},
     {"montecarlo", ppk::cli::run_montecarlo},
+    {"kgm", ppk::cli::run_kgm},
 };
 
 }  // namespace
