@@ -2,9 +2,10 @@
 // LIBSVM file: the estimates phi(u)' C_UV phi(v) between the two end variables of a chain or tree path.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <iostream>
-#include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -72,18 +73,22 @@ bool is_name(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// `text` as a Number if all of it is one (std::from_chars: no sign '+', no spaces).
+template <typename Number>
+std::optional<Number> parse_exactly(const std::string& text) {
+  Number value{};
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
 // A whole number >= 1 (a LIBSVM index).
 long parse_index(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < 1)
+  const std::optional<long> value = parse_exactly<long>(text);
+  if (!value || *value < 1)
     throw UsageError(option + ": expected a LIBSVM index (a whole number >= 1), got '" + text + "'");
-  return value;
+  return *value;
 }
 
 kgm::BaseKernel parse_kernel(const std::string& text, const std::string& option) {
@@ -92,16 +97,10 @@ kgm::BaseKernel parse_kernel(const std::string& text, const std::string& option)
   const std::string kind = text.substr(0, colon);
   if ((kind == "rbf" || kind == "gauss") && colon != std::string::npos) {
     const std::string width = text.substr(colon + 1);
-    std::size_t used = 0;
-    double sigma = 0;
-    try {
-      sigma = std::stod(width, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != width.size() || !(sigma > 0) || !std::isfinite(sigma))
+    const std::optional<double> sigma = parse_exactly<double>(width);
+    if (!sigma || !(*sigma > 0) || !std::isfinite(*sigma))
       throw UsageError(option + ": SIGMA must be a finite number > 0, got '" + width + "'");
-    return kgm::GaussianRbfKernel(sigma, kind == "gauss");
+    return kgm::GaussianRbfKernel(*sigma, kind == "gauss");
   }
   throw UsageError(option + ": KERNEL must be delta, rbf:SIGMA or gauss:SIGMA, got '" + text + "'");
 }
