@@ -11,6 +11,7 @@
 #include "ppk/hmm.hpp"
 #include "ppk/lds.hpp"
 #include "ppk/linear_gaussian.hpp"
+#include "ppk/mi.hpp"
 #include "ppk/mixture.hpp"
 #include "ppk/montecarlo.hpp"
 #include "ppk/multinomial.hpp"
@@ -36,6 +37,7 @@ const std::vector<const FamilyInfo*>& all_families() {
       &slds_family(),             // code 13
       &montecarlo_family(),       // code 14
       &fhmm_family(),             // code 15
+      &mi_family(),               // code 16
   };
   return families;
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model_fields.hpp"
+#include "nested_models.hpp"
 #include "ppk/json.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/row.hpp"
@@ -154,16 +155,14 @@ double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
 void MixtureModel::encode_fields(RowWriter& out) const {
   out.real(static_cast<double>(impl_->components.size()));
   out.reals(impl_->weights);
-  for (const auto& component : impl_->components) out.model(*component);
+  detail::write_nested_models(out, impl_->components);
 }
 
 void MixtureModel::to_json(nlohmann::json& out) const {
   out = nlohmann::json::object();
   out["family"] = kFamily;
   out["weights"] = impl_->weights;
-  nlohmann::json components = nlohmann::json::array();
-  for (const auto& component : impl_->components) components.push_back(model_to_json(*component));
-  out["components"] = std::move(components);
+  out["components"] = detail::nested_models_to_json(impl_->components);
 }
 
 namespace {
@@ -172,39 +171,17 @@ std::unique_ptr<Model> decode_mixture(RowReader& fields) {
   const long size = fields.integer("M", 1, INT_MAX);
   const int weights_index = fields.next_index();
   std::vector<double> weights = fields.reals("weights", static_cast<std::size_t>(size));
-  std::vector<std::unique_ptr<Model>> components;
-  std::vector<detail::RowFieldSpan> component_spans;  // each nested model's length field and row
-  for (long m = 0; m < size; ++m) {
-    const int first = fields.next_index();
-    components.push_back(fields.model("components"));
-    component_spans.push_back({"components", first, fields.next_index() - first});
-  }
-  try {
-    return std::make_unique<MixtureModel>(std::move(weights), std::move(components));
-  } catch (const detail::FieldError& error) {
-    if (error.field() == "components" && error.element() >= 0) {
-      const detail::RowFieldSpan& span = component_spans[static_cast<std::size_t>(error.element())];
-      throw ModelError(detail::row_field_location(kFamily, "components", span.first_index, span.count) +
-                       ": expected " + error.expected() + ", got " + error.got());
-    }
-    throw detail::at_row(error, {{"weights", weights_index, size}});
-  }
+  detail::NestedModelsInRow components = detail::read_nested_models(fields, "components", size);
+  return detail::build_with_nested_models(kFamily, "components", components, {{"weights", weights_index, size}}, [&] {
+    return std::make_unique<MixtureModel>(std::move(weights), std::move(components.models));
+  });
 }
 
 std::unique_ptr<Model> mixture_from_json(const nlohmann::json& object) {
   const detail::JsonFields fields(object, kFamily, {"weights", "components"});
   std::vector<double> weights = fields.reals("weights");
-  const nlohmann::json& array = fields.required("components");
-  if (!array.is_array() || array.empty()) throw fields.invalid("components", "a non-empty array of model objects");
-  std::vector<std::unique_ptr<Model>> components;
-  for (std::size_t m = 0; m < array.size(); ++m) {
-    try {
-      components.push_back(model_from_json(array[m]));
-    } catch (const ModelError& error) {
-      throw ModelError(std::string(kFamily) + " field \"components\"[" + std::to_string(m) + "]: " + error.what());
-    }
-  }
-  return std::make_unique<MixtureModel>(std::move(weights), std::move(components));
+  return std::make_unique<MixtureModel>(std::move(weights),
+                                        detail::nested_models_from_json(fields, kFamily, "components"));
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // Pieces shared by the `ppk` subcommands: command-line parsing, input and output files.
 #pragma once
 
+#include <cstddef>
 #include <fstream>
 #include <iosfwd>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +33,23 @@ po::variables_map parse_command_line(const std::vector<std::string>& args,
 
 // True if the words ask for help (-h or --help anywhere).
 bool wants_help(const std::vector<std::string>& args);
+
+// Prints `usage`, then the help text and the options of each entry of `entries` (an array of
+// structs with `name`, `help` and `add_options`: families or likelihoods), or of `only` when it is
+// not null, then the `common` options.
+template <class Entry, std::size_t N>
+void print_help_with_entries(const char* usage, const Entry (&entries)[N], const Entry* only,
+                             const po::options_description& common) {
+  std::cout << usage;
+  for (const Entry& entry : entries) {
+    if (only != nullptr && only != &entry) continue;
+    std::cout << entry.help << "\n";
+    po::options_description options(std::string(entry.name) + " options");
+    entry.add_options(options);
+    std::cout << options;
+  }
+  std::cout << "\n" << common;
+}
 
 // An input file; "-" is standard input (named "<stdin>" in messages).
 class InputFile {
@@ -73,6 +92,7 @@ std::string format_double(double x);
 
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);
+int run_fit_mi(const std::vector<std::string>& args);  // ppk fit mi: args after "mi"
 int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);

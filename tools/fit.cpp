@@ -31,7 +31,8 @@ FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet
         hmm (hidden Markov model by Baum-Welch), fhmm (factorial HMM by EM),
         bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
         lds (linear dynamical system by EM with a Kalman smoother),
-        slds (switching LDS by approximate, hard-assignment EM)
+        slds (switching LDS by approximate, hard-assignment EM),
+        mi (mutual-information kernel rows: 'ppk fit mi --help')
 
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
@@ -769,17 +770,7 @@ po::options_description common_options() {
   return options;
 }
 
-void print_fit_help(const FitFamily* only) {
-  std::cout << kFitUsage;
-  for (const FitFamily& family : kFamilies) {
-    if (only != nullptr && only != &family) continue;
-    std::cout << family.help << "\n";
-    po::options_description options(std::string(family.name) + " options");
-    family.add_options(options);
-    std::cout << options;
-  }
-  std::cout << "\n" << common_options();
-}
+void print_fit_help(const FitFamily* only) { print_help_with_entries(kFitUsage, kFamilies, only, common_options()); }
 
 // The statistics pooled over every example of `data` (the training set).
 Statistics pool_examples(const Estimator& estimator, const Dataset& data, long dim) {
@@ -817,6 +808,7 @@ int run_fit(const std::vector<std::string>& args) {
     print_fit_help(nullptr);
     return 0;
   }
+  if (args[0] == "mi") return run_fit_mi(std::vector<std::string>(args.begin() + 1, args.end()));
   const FitFamily* family = nullptr;
   for (const FitFamily& candidate : kFamilies)
     if (args[0] == candidate.name) family = &candidate;

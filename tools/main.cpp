@@ -21,7 +21,8 @@ Commands:
                    fit one model per example of a LIBSVM data file (hmm: also of
                    FASTA or 'LABEL SEQUENCE' lines); FAMILY: gaussian, bernoulli,
                    multinomial, poisson, exponential, gamma, dirichlet, mixture, kde,
-                   hmm, bayesnet ('ppk fit --help')
+                   hmm, bayesnet, mi (MI kernel rows: 'ppk fit mi --help')
+                   ('ppk fit --help')
   encode [FILE] [-o OUTPUT]   JSON lines -> model rows
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]

@@ -1,0 +1,276 @@
+// ppk fit mi LIKELIHOOD [options] INPUT [-o OUTPUT]: one mutual-information row per datum (mi.hpp).
+//
+// Each line of INPUT is one datum x; its row holds g_x(theta) = P(x | theta) P_med(theta)^(1/2), so
+// that svm-train -t ppk -g 1 trains on Q(x1, x2) = integral P(x1 | theta) P(x2 | theta) P_med(theta)
+// dtheta and -t ppk_norm -g 1 on the MI kernel (Seeger, NIPS 2001, eqs. 2-3). A likelihood is one
+// entry of kLikelihoods: its options, how its mediator is fitted, and how it is read back.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "ppk/data.hpp"
+#include "ppk/mi.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk::cli {
+namespace {
+
+constexpr const char* kFitMiUsage = R"(Usage: ppk fit mi LIKELIHOOD [options] INPUT [-o OUTPUT]
+LIKELIHOOD: gaussian, multinomial
+
+Mutual-information kernels (Seeger, NIPS 2001): with a likelihood P(x | theta)
+and a mediator distribution P_med(theta),
+  Q(x1, x2) = integral P(x1 | theta) P(x2 | theta) P_med(theta) dtheta,
+  K(x1, x2) = Q(x1, x2) / sqrt(Q(x1, x1) Q(x2, x2)).
+Each line of INPUT (a LIBSVM data file, one datum per line; no qid groups) becomes
+one row of the family mi holding g_x = P(x | theta) P_med(theta)^(1/2), with the
+line's label: svm-train -t ppk -g 1 then trains on Q, -t ppk_norm -g 1 on K
+(the kernel is defined only at rho = 1).
+
+The mediator is fitted by model-trust scaling (Seeger eq. 5) to the data of
+--unlabeled (labels ignored), P_med ~ prior * prod_i P(x_i | theta)^(lambda/n),
+from the prior (lambda = 0) to the posterior (lambda = n); without --unlabeled
+it is the prior. Train and test rows must come from one mediator: fit it once
+with --save-mediator, then make every file's rows with --mediator-from.
+)";
+
+constexpr const char* kGaussianHelp = R"(
+gaussian: P(x | theta) = N(x | theta, s I), s = --var; the prior on theta is
+  N(M 1, A0 I) (--prior-mean, --prior-var) or flat (the default). The mediator
+  is N(theta | m, a I) with 1/a = 1/A0 + lambda/s, m = a (M/A0 + lambda x-bar/s),
+  x-bar the mean of the unlabeled data; then K = exp(-a |x1-x2|^2 / (2 s (s + 2a))),
+  an RBF kernel (a flat prior with s = p/2: beta = 2/(p(2 + lambda))). A flat
+  prior needs --unlabeled data and lambda > 0.
+)";
+
+constexpr const char* kMultinomialHelp = R"(
+multinomial: x a vector of counts (whole numbers >= 0), P(x | theta) the
+  multinomial n!/prod_d x_d! prod_d theta_d^x_d (D >= 2), the mediator
+  Dirichlet(alpha) with alpha = A + lambda x-bar (A = --prior-alpha, x-bar the
+  mean unlabeled count vector). Q(x1, x2) = C(x1) C(x2) B(alpha + x1 + x2) / B(alpha),
+  C the multinomial coefficients, B the multivariate Beta function.
+)";
+
+using Points = std::vector<Eigen::VectorXd>;
+
+struct MiLikelihood {
+  const char* name;
+  const char* help;
+  void (*add_options)(po::options_description& options);
+  // The options that describe the mediator's fit (excluded by --mediator-from).
+  std::vector<const char*> fit_options;
+  // The mediator fitted to `unlabeled` (empty: the prior) with model-trust scaling lambda.
+  std::unique_ptr<MiMediator> (*fit)(const po::variables_map& values, long dim, const Points& unlabeled, double lambda);
+  std::unique_ptr<MiMediator> (*from_json)(const nlohmann::json& object);
+};
+
+double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
+
+void add_gaussian_options(po::options_description& options) {
+  options.add_options()
+      ("var", po::value<double>()->value_name("S"), "the likelihood's variance s > 0 (required)")
+      ("prior-mean", po::value<double>()->default_value(0.0)->value_name("M"), "the prior mean M (every coordinate)")
+      ("prior-var", po::value<double>()->value_name("A0"), "the prior variance A0 > 0 (default: a flat prior)");
+}
+
+std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long dim, const Points& unlabeled,
+                                         double lambda) {
+  if (!values.count("var")) throw UsageError("ppk fit mi gaussian needs --var S (the likelihood's variance)");
+  GaussianMiPrior prior;
+  prior.mean = option(values, "prior-mean");
+  if (values.count("prior-var")) {
+    prior.variance = option(values, "prior-var");
+    if (!(prior.variance > 0.0) || !std::isfinite(prior.variance))
+      throw UsageError("--prior-var must be a finite number > 0, got " + format_double(prior.variance));
+  }
+  if (!std::isfinite(prior.mean)) throw UsageError("--prior-mean must be finite");
+  if (unlabeled.empty() && std::isinf(prior.variance))
+    throw UsageError("without --unlabeled the mediator is the prior, and the default flat prior is not a "
+                     "distribution: give --unlabeled FILE (with --lambda > 0) or --prior-var A0");
+  return std::make_unique<GaussianMiMediator>(
+      GaussianMiMediator::fit(dim, option(values, "var"), prior, unlabeled, lambda));
+}
+
+std::unique_ptr<MiMediator> gaussian_from_json(const nlohmann::json& object) {
+  return std::make_unique<GaussianMiMediator>(GaussianMiMediator::from_json(object));
+}
+
+void add_multinomial_options(po::options_description& options) {
+  options.add_options()("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A"),
+                        "the Dirichlet(A) prior, A > 0");
+}
+
+std::unique_ptr<MiMediator> fit_multinomial(const po::variables_map& values, long dim, const Points& unlabeled,
+                                            double lambda) {
+  const double alpha = option(values, "prior-alpha");
+  if (!(alpha > 0.0) || !std::isfinite(alpha))
+    throw UsageError("--prior-alpha must be a finite number > 0, got " + format_double(alpha));
+  if (dim < 2) throw UsageError("a multinomial needs dimension D >= 2 (give --dim D)");
+  return std::make_unique<MultinomialMiMediator>(MultinomialMiMediator::fit(dim, alpha, unlabeled, lambda));
+}
+
+std::unique_ptr<MiMediator> multinomial_from_json(const nlohmann::json& object) {
+  return std::make_unique<MultinomialMiMediator>(MultinomialMiMediator::from_json(object));
+}
+
+const MiLikelihood kLikelihoods[] = {
+    {"gaussian", kGaussianHelp, add_gaussian_options, {"var", "prior-mean", "prior-var"}, fit_gaussian, gaussian_from_json},
+    {"multinomial", kMultinomialHelp, add_multinomial_options, {"prior-alpha"}, fit_multinomial, multinomial_from_json},
+};
+
+std::string likelihood_names() {
+  std::string names;
+  for (const MiLikelihood& likelihood : kLikelihoods) names += std::string(names.empty() ? "" : ", ") + likelihood.name;
+  return names;
+}
+
+po::options_description common_options() {
+  po::options_description options("Options");
+  options.add_options()
+      ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
+       "where to write the rows ('-' = standard output); written only if every datum has its row")
+      ("unlabeled", po::value<std::string>()->value_name("FILE"), "the data the mediator is fitted to (LIBSVM rows; labels ignored)")
+      ("lambda", po::value<double>()->default_value(1.0)->value_name("L"),
+       "model-trust scaling L >= 0: 0 the prior, n (the number of unlabeled points) the posterior")
+      ("save-mediator", po::value<std::string>()->value_name("FILE"), "write the mediator to FILE (JSON)")
+      ("mediator-from", po::value<std::string>()->value_name("FILE"),
+       "use the mediator saved in FILE (excludes --unlabeled, --lambda and the likelihood's options)")
+      ("dim", po::value<long>()->value_name("D"),
+       "the data's dimension (default: the mediator's, or the largest index in INPUT and --unlabeled)")
+      ("help,h", "this text");
+  return options;
+}
+
+void print_help(const MiLikelihood* only) { print_help_with_entries(kFitMiUsage, kLikelihoods, only, common_options()); }
+
+bool given(const po::variables_map& values, const char* name) { return values.count(name) && !values[name].defaulted(); }
+
+// A data file of one datum per line.
+Dataset read_datum_file(const std::string& path) {
+  InputFile input(path);
+  Dataset data = read_data(input.stream(), input.name());
+  if (data.grouped)
+    throw data.error_at(data.examples.front(),
+                        "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)");
+  return data;
+}
+
+// The example's vector as a dense D-vector; an index beyond D is an error naming the line.
+Eigen::VectorXd dense_datum(const Dataset& data, const Example& example, long dim) {
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(dim);
+  for (const Feature& feature : example.vectors.front()) {
+    if (feature.coord >= dim)
+      throw data.error_at(example, "index " + std::to_string(feature.coord + 1) + " is beyond the mediator's dimension " +
+                                       std::to_string(dim));
+    x[feature.coord] = feature.value;
+  }
+  return x;
+}
+
+std::unique_ptr<MiMediator> read_mediator(const MiLikelihood& likelihood, const std::string& path) {
+  InputFile input(path);
+  nlohmann::json object;
+  try {
+    object = nlohmann::json::parse(input.stream());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(input.name() + ": not a JSON mediator: " + e.what());
+  }
+  if (object.is_object() && object.contains("mediator") && object["mediator"] != likelihood.name)
+    throw InputError(input.name() + ": field \"mediator\": a " + object["mediator"].dump() +
+                     " mediator, but the likelihood is " + likelihood.name);
+  try {
+    return likelihood.from_json(object);
+  } catch (const ModelError& e) {
+    throw InputError(input.name() + ": " + e.what());
+  }
+}
+
+std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const po::variables_map& values,
+                                         const Dataset& input) {
+  const double lambda = values["lambda"].as<double>();
+  if (!(lambda >= 0.0) || !std::isfinite(lambda))
+    throw UsageError("--lambda must be a finite number >= 0, got " + format_double(lambda));
+  Dataset unlabeled;
+  if (values.count("unlabeled")) unlabeled = read_datum_file(values["unlabeled"].as<std::string>());
+  long dim = std::max(input.max_index, unlabeled.max_index);
+  if (values.count("dim")) {
+    dim = values["dim"].as<long>();
+    if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
+  }
+  if (dim < 1) throw InputError(input.source + ": no datum has any feature; give --dim D");
+  Points points;
+  for (const Example& example : unlabeled.examples) points.push_back(dense_datum(unlabeled, example, dim));
+  try {
+    return likelihood.fit(values, dim, points, lambda);
+  } catch (const MiPointError& e) {
+    throw unlabeled.error_at(unlabeled.examples[e.point()], e.what());
+  } catch (const ModelError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+int run_fit_mi(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    if (args.empty()) throw UsageError("missing the likelihood: " + likelihood_names());
+    print_help(nullptr);
+    return 0;
+  }
+  const MiLikelihood* likelihood = nullptr;
+  for (const MiLikelihood& candidate : kLikelihoods)
+    if (args[0] == candidate.name) likelihood = &candidate;
+  if (likelihood == nullptr)
+    throw UsageError("unknown likelihood '" + args[0] + "'; ppk fit mi supports " + likelihood_names());
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (wants_help(rest)) {
+    print_help(likelihood);
+    return 0;
+  }
+  po::options_description options = common_options();
+  likelihood->add_options(options);
+  options.add_options()("input", po::value<std::string>(), "INPUT");
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  const po::variables_map values = parse_command_line(rest, options, positional);
+  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
+  if (values.count("mediator-from")) {
+    std::vector<const char*> excluded{"unlabeled", "lambda"};
+    excluded.insert(excluded.end(), likelihood->fit_options.begin(), likelihood->fit_options.end());
+    for (const char* name : excluded)
+      if (given(values, name))
+        throw UsageError(std::string("--mediator-from FILE reuses a fitted mediator: it excludes --") + name);
+  }
+
+  const Dataset data = read_datum_file(values["input"].as<std::string>());
+  std::unique_ptr<MiMediator> mediator;
+  if (values.count("mediator-from")) {
+    const std::string path = values["mediator-from"].as<std::string>();
+    mediator = read_mediator(*likelihood, path);
+    if (values.count("dim") && values["dim"].as<long>() != mediator->dim())
+      throw InputError(path + ": the mediator's dimension is " + std::to_string(mediator->dim()) + ", but --dim is " +
+                       std::to_string(values["dim"].as<long>()));
+  } else {
+    mediator = fit_mediator(*likelihood, values, data);
+  }
+
+  std::vector<std::string> lines;
+  for (const Example& example : data.examples) {
+    try {
+      lines.push_back(format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))));
+    } catch (const ModelError& e) {
+      throw data.error_at(example, e.what());
+    }
+  }
+  if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator->to_json().dump()});
+  write_lines(values["output"].as<std::string>(), lines);
+  return 0;
+}
+
+}  // namespace ppk::cli
