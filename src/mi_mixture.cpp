@@ -82,6 +82,20 @@ Eigen::MatrixXd MixtureMediator::mean_covariance(std::size_t s) const {
   return components_.at(s).covariance * (count_ / (lambda_ * components_.at(s).size));
 }
 
+std::unique_ptr<MiModel> MixtureMediator::row(const Eigen::VectorXd& x) const {
+  if (x.size() != dim())
+    throw ModelError("the datum has dimension " + std::to_string(x.size()) + ", but the mixture mediator's dimension is " +
+                     std::to_string(dim()));
+  std::vector<double> log_weights;
+  std::vector<std::unique_ptr<Model>> blocks;
+  for (std::size_t s = 0; s < components_.size(); ++s) {
+    MiBlock block = gaussian_mi_block(x, components_[s].covariance, components_[s].mean, mean_covariance(s));
+    log_weights.push_back(block.log_weight + 0.5 * std::log(expected_weight(s)));
+    blocks.push_back(std::move(block.block));
+  }
+  return std::make_unique<MiModel>(std::move(log_weights), std::move(blocks));
+}
+
 nlohmann::json MixtureMediator::to_json() const {
   nlohmann::json components = nlohmann::json::array();
   for (const MixtureMediatorComponent& c : components_)
@@ -120,7 +134,7 @@ MixtureMediator MixtureMediator::fit(long dim, const MixtureFitOptions& options,
   Eigen::MatrixXd x(static_cast<Eigen::Index>(unlabeled.size()), dim);
   for (std::size_t i = 0; i < unlabeled.size(); ++i) {
     if (unlabeled[i].size() != dim)
-      throw ModelError("unlabeled point " + std::to_string(i) + " has dimension " +
+      throw MiPointError(i, "unlabeled point " + std::to_string(i) + " has dimension " +
                                 std::to_string(unlabeled[i].size()) + ", but the mediator's dimension is " +
                                 std::to_string(dim));
     x.row(static_cast<Eigen::Index>(i)) = unlabeled[i].transpose();

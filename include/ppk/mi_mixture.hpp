@@ -13,6 +13,12 @@
 //               = N(mu_s | xbar_s, V_s),  V_s = Sigma_s n / (lambda N_s),
 //   P_med(pi) = Dirichlet(alpha0 + lambda N_s / n),
 //   E_med[pi_s] = (alpha0 + lambda N_s / n) / (K alpha0 + lambda).
+//
+// The row of a datum x (Seeger eq. 6, W = diag(E_med[pi_s])) is an mi row (mi.hpp) of K blocks:
+// block s is the Gaussian MI block of x for the likelihood N(x | mu_s, Sigma_s) and the mediator
+// N(mu_s | xbar_s, V_s) (gaussian_mi_block), its log weight raised by (1/2) log E_med[pi_s]. The
+// rho = 1 kernel between the rows of x1 and x2 is then sum_s E_med[pi_s] <g^s_x1, g^s_x2> = Q(x1, x2)
+// exactly, and its normalised form (`-t ppk_norm -g 1`) the diagonal mixture MI kernel K.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +28,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ppk/estimate.hpp"
+#include "ppk/mi.hpp"
 
 namespace ppk {
 
@@ -32,7 +39,7 @@ struct MixtureMediatorComponent {
   Eigen::MatrixXd covariance;  // Sigma_s, the likelihood's covariance (symmetric positive definite)
 };
 
-class MixtureMediator {
+class MixtureMediator : public MiMediator {
  public:
   // Throws ModelError unless there is at least one component, all of one dimension, with finite
   // means, sizes N_s > 0 and positive definite covariances, lambda > 0 and prior_alpha > 0.
@@ -44,13 +51,13 @@ class MixtureMediator {
                                                double prior_alpha);
 
   // EM on the unlabeled points (each of dimension `dim`) with `options`, then the mediator of the
-  // fitted mixture's responsibilities and covariances. ModelError for a point of another
+  // fitted mixture's responsibilities and covariances. MiPointError for a point of another
   // dimension, EstimationError from EM, ModelError for lambda or prior_alpha.
   static MixtureMediator fit(long dim, const MixtureFitOptions& options, const std::vector<Eigen::VectorXd>& unlabeled,
                              double lambda, double prior_alpha);
 
   std::size_t size() const;  // K
-  long dim() const;  // D
+  long dim() const override;  // D
   double lambda() const;
   double prior_alpha() const;  // alpha0
   const MixtureMediatorComponent& component(std::size_t s) const;
@@ -59,9 +66,12 @@ class MixtureMediator {
   // V_s = Sigma_s n / (lambda N_s), the covariance of P_med(mu_s).
   Eigen::MatrixXd mean_covariance(std::size_t s) const;
 
+  // The row of x described above; ModelError unless x has dimension D.
+  std::unique_ptr<MiModel> row(const Eigen::VectorXd& x) const override;
+
   // {"mediator":"mixture","dim":D,"lambda":L,"prior_alpha":A,
   //  "components":[{"size":N_s,"mean":[..],"covariance":[[..],..]},..]}
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const override;
   // The object above; ModelError naming the field that is missing or wrong.
   static MixtureMediator from_json(const nlohmann::json& object);
 

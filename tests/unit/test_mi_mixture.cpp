@@ -1,7 +1,8 @@
 // The diagonal mixture MI kernel (mi_mixture.hpp; Seeger NIPS 2001, 2.1-2.2): the mediator's
 // formulas against sums written out in the test from given responsibilities, E_med[pi_s] against
 // quadrature of the Dirichlet's Beta marginal, the mediator fitted by EM, its JSON form and
-// rejected mediators.
+// rejected mediators; the rows' Q against Boost.Math quadrature over the component means (1-D, and
+// 2-D with full covariances by nested quadrature), Gram matrices, and the cluster property.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,9 +12,12 @@
 #include <boost/math/distributions/beta.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gram_checks.hpp"
+#include "kernel_params.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/estimate.hpp"
+#include "ppk/kernel.hpp"
 #include "ppk/mi_mixture.hpp"
 
 namespace ppk {
@@ -171,6 +175,129 @@ TEST(MiMixtureMediator, RejectsBadMediators) {
   other = json;
   other["extra"] = 1;
   EXPECT_TRUE(mentions(constructor_error([&] { MixtureMediator::from_json(other); }), {"\"extra\""}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows (MixtureMediator::row): Q = the rho = 1 kernel between two rows, against quadrature of
+//   sum_s w_s integral N(x1 | mu, Sigma_s) N(x2 | mu, Sigma_s) N(mu | m_s, V_s) dmu,
+// with w_s = (alpha0 + lambda N_s / n) / (K alpha0 + lambda) and V_s = Sigma_s n / (lambda N_s)
+// written out here from the components' sizes, means and covariances.
+
+double q_of_rows(const Eigen::VectorXd& x1, const Eigen::VectorXd& x2, const MixtureMediator& mediator,
+                 KernelKind kind = KernelKind::ppk) {
+  const PreparedModel a(mediator.row(x1), with_rho(1.0)), b(mediator.row(x2), with_rho(1.0));
+  return evaluate(kind, a, b);
+}
+
+struct Component1d {
+  double size, mean, var;
+};
+
+TEST(MiMixtureRows, OneDimensionalQMatchesQuadrature) {
+  const std::vector<std::vector<Component1d>> mixtures = {{{30.0, -2.0, 0.8}, {10.0, 1.5, 2.0}},
+                                                          {{5.0, -1.0, 0.5}, {12.0, 0.3, 1.2}, {3.0, 4.0, 0.2}}};
+  for (const auto& given : mixtures) {
+    std::vector<MixtureMediatorComponent> components;
+    double n = 0.0;
+    for (const Component1d& c : given) {
+      components.push_back({c.size, Eigen::VectorXd::Constant(1, c.mean), Eigen::MatrixXd::Constant(1, 1, c.var)});
+      n += c.size;
+    }
+    const double k = static_cast<double>(given.size());
+    for (double lambda : {0.2, 1.0, 10.0, 40.0}) {
+      const double alpha0 = 1.5;
+      const MixtureMediator mediator(components, lambda, alpha0);
+      for (const auto& [x1, x2] : std::vector<std::pair<double, double>>{{-2.0, -1.0}, {0.5, 3.0}, {4.0, 4.2}, {-3.0, 2.5}}) {
+        double expected = 0.0;
+        for (const Component1d& c : given) {
+          const double w = (alpha0 + lambda * c.size / n) / (k * alpha0 + lambda);
+          const double v = c.var * n / (lambda * c.size);
+          const double reach = std::max({std::fabs(x1 - c.mean), std::fabs(x2 - c.mean)}) + 40.0 * std::sqrt(std::max(v, c.var));
+          expected += w * oracle::integrate(
+                              [&](double mu) {
+                                return oracle::normal_density(x1, mu, c.var) * oracle::normal_density(x2, mu, c.var) *
+                                       oracle::normal_density(mu, c.mean, v);
+                              },
+                              c.mean - reach, c.mean + reach, 1e-12);
+        }
+        const double q = q_of_rows(Eigen::VectorXd::Constant(1, x1), Eigen::VectorXd::Constant(1, x2), mediator);
+        EXPECT_LT(checks::relative_error(q, expected), 1e-8) << "lambda " << lambda << " x " << x1 << ", " << x2;
+      }
+    }
+  }
+}
+
+// 2-D, full covariances, by nested quadrature over the mean mu = (mu1, mu2).
+TEST(MiMixtureRows, TwoDimensionalFullCovarianceQMatchesNestedQuadrature) {
+  const std::vector<oracle::Gaussian2> likelihoods = {{0.0, 0.0, 1.0, 0.6, 0.9}, {0.0, 0.0, 0.5, -0.2, 1.5}};
+  const std::vector<double> sizes = {14.0, 6.0}, m1 = {-1.0, 2.0}, m2 = {0.5, -1.0};
+  std::vector<MixtureMediatorComponent> components;
+  for (std::size_t s = 0; s < 2; ++s) {
+    Eigen::Matrix2d sigma;
+    sigma << likelihoods[s].s11, likelihoods[s].s12, likelihoods[s].s12, likelihoods[s].s22;
+    components.push_back({sizes[s], Eigen::Vector2d(m1[s], m2[s]), sigma});
+  }
+  const double n = 20.0, alpha0 = 1.0;
+  for (double lambda : {0.5, 5.0, 20.0}) {
+    const MixtureMediator mediator(components, lambda, alpha0);
+    for (const auto& [x1, x2] : std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>>{
+             {{-1.0, 0.0}, {0.5, 1.0}}, {{2.0, -1.5}, {1.0, -0.5}}}) {
+      double expected = 0.0;
+      for (std::size_t s = 0; s < 2; ++s) {
+        const double w = (alpha0 + lambda * sizes[s] / n) / (2.0 * alpha0 + lambda);
+        const double scale = n / (lambda * sizes[s]);
+        const oracle::Gaussian2& l = likelihoods[s];
+        const oracle::Gaussian2 mean_prior{m1[s], m2[s], l.s11 * scale, l.s12 * scale, l.s22 * scale};
+        const double sd = std::sqrt(std::max({l.s11, l.s22, mean_prior.s11, mean_prior.s22}));
+        const double half = std::max({(x1 - Eigen::Vector2d(m1[s], m2[s])).norm(), (x2 - Eigen::Vector2d(m1[s], m2[s])).norm()}) + 20.0 * sd;
+        const auto at = [&](double mu1, double mu2) {
+          const oracle::Gaussian2 likelihood{mu1, mu2, l.s11, l.s12, l.s22};
+          return likelihood.density(x1(0), x1(1)) * likelihood.density(x2(0), x2(1)) * mean_prior.density(mu1, mu2);
+        };
+        expected += w * oracle::integrate(
+                            [&](double mu1) {
+                              return oracle::integrate([&](double mu2) { return at(mu1, mu2); }, m2[s] - half, m2[s] + half, 1e-11);
+                            },
+                            m1[s] - half, m1[s] + half, 1e-11);
+      }
+      EXPECT_LT(checks::relative_error(q_of_rows(x1, x2, mediator), expected), 1e-7) << "lambda " << lambda;
+    }
+  }
+}
+
+TEST(MiMixtureRows, GramOnRandomPointsIsPositiveSemidefinite) {
+  const Responsibilities given = random_responsibilities(10, 3, 17);
+  const MixtureMediator mediator = MixtureMediator::from_responsibilities(given.x, given.r, given.covariances, 3.0, 1.0);
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  std::vector<PreparedModel> rows;
+  for (int i = 0; i < 12; ++i)
+    rows.emplace_back(mediator.row(Eigen::Vector2d(normal(rng), normal(rng))), with_rho(1.0));
+  expect_positive_semidefinite(rows, "mixture MI rows");
+}
+
+// Seeger's cluster property: two well-separated clusters (centres -8 and 8 on the first axis).
+// Pairs at the same distance 3: within a cluster the MI kernel is large, across the gap between
+// the clusters small; an RBF kernel with the same within-cluster value gives both pairs that value.
+TEST(MiMixtureRows, ClusterProperty) {
+  std::mt19937_64 rng(29);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd x(400, 2);
+  for (int i = 0; i < 400; ++i) {
+    x(i, 0) = (i < 200 ? -8.0 : 8.0) + 2.0 * normal(rng);
+    x(i, 1) = normal(rng);
+  }
+  MixtureFitOptions options;
+  options.components = 2;
+  std::vector<Eigen::VectorXd> points;
+  for (int i = 0; i < 400; ++i) points.push_back(x.row(i).transpose());
+  const MixtureMediator mediator = MixtureMediator::fit(2, options, points, 40.0, 1.0);
+  const Eigen::Vector2d within1(-9.5, 0.0), within2(-6.5, 0.0), across1(-1.5, 0.0), across2(1.5, 0.0);
+  const double within = q_of_rows(within1, within2, mediator, KernelKind::ppk_norm);
+  const double across = q_of_rows(across1, across2, mediator, KernelKind::ppk_norm);
+  // The RBF exp(-gamma |d|^2) with exp(-gamma 9) = within is `within` for both pairs.
+  EXPECT_GT(within, 0.5);
+  EXPECT_LT(across, 0.1 * within);
 }
 
 }  // namespace
