@@ -126,6 +126,8 @@ TEST(MiMediatorJson, RejectsMalformedMediators) {
   EXPECT_TRUE(mentions(error(R"({"mediator":"gaussian","dim":2,"likelihood_variance":1,"mean":[0],"variance":2})", true),
                        {"gaussian mediator field \"mean\"", "2 numbers"}));
   EXPECT_TRUE(mentions(error(R"({"mediator":"multinomial","dim":2,"alpha":[1,1]})", true),
+                       {"gaussian mediator field \"alpha\": not a field"}));
+  EXPECT_TRUE(mentions(error(R"({"mediator":"multinomial","dim":1,"likelihood_variance":1,"mean":[0],"variance":2})", true),
                        {"gaussian mediator field \"mediator\"", "\"gaussian\""}));
   EXPECT_TRUE(mentions(error(R"({"mediator":"gaussian","dim":1,"mean":[0],"variance":2})", true),
                        {"gaussian mediator field \"likelihood_variance\": missing"}));
