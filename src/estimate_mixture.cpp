@@ -26,17 +26,14 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
   std::vector<double> log_likelihoods;
   for (long iteration = 0; iteration < options.iterations; ++iteration) {
     // E-step: log w_k + log N(x_i | mu_k, Sigma_k), normalised per row by log-sum-exp.
-    const Eigen::MatrixXd log_joint = detail::log_densities(x, c).rowwise() + weights.array().log().matrix().transpose();
-    const Eigen::VectorXd row_max = log_joint.rowwise().maxCoeff();
-    const Eigen::VectorXd log_rows =
-        row_max.array() + (log_joint.colwise() - row_max).array().exp().rowwise().sum().log();
-    const double objective = log_rows.sum() - detail::ridge_penalty(c, ridge);
+    const detail::MixtureEStep step = detail::mixture_e_step(x, weights, c);
+    const double objective = step.log_rows.sum() - detail::ridge_penalty(c, ridge);
     const bool converged = !log_likelihoods.empty() &&
                            objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
     log_likelihoods.push_back(objective);
     if (converged) break;
     // M-step.
-    const Eigen::MatrixXd responsibilities = detail::exp_entries((log_joint.colwise() - log_rows).array());
+    const Eigen::MatrixXd& responsibilities = step.responsibilities;
     weights = responsibilities.colwise().sum().transpose() / static_cast<double>(n);
     weights /= weights.sum();
     detail::update_gaussians(x, responsibilities, ridge, c);
@@ -46,13 +43,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
 
 class MixtureEstimator : public detail::DataMatrixEstimator {
  public:
-  explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) {
-    if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
-    if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
-    if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-    detail::check_option("--tolerance", options.tolerance, 0, false);
-    if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
-  }
+  explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) { check_mixture_fit_options(options); }
   std::string family() const override { return "mixture"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_gaussian_mixture(detail::data_of(statistics), options_).model);
@@ -86,7 +77,16 @@ class KdeEstimator : public detail::DataMatrixEstimator {
 
 }  // namespace
 
+void check_mixture_fit_options(const MixtureFitOptions& options) {
+  if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
+  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+}
+
 GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options) {
+  check_mixture_fit_options(options);
   const Eigen::Index n = x.rows(), dim = x.cols();
   if (n < options.components)
     throw EstimationError("a mixture of " + std::to_string(options.components) + " components needs at least " +
@@ -114,6 +114,7 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   GaussianMixtureFit fit;
   fit.model = detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weights), std::move(components)); });
   fit.log_likelihoods = std::move(best_log_likelihoods);
+  fit.responsibilities = detail::mixture_e_step(x, best_weights, *best).responsibilities;
   return fit;
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include "estimate_detail.hpp"
+#include "model_fields.hpp"
 #include "ppk/estimate.hpp"
 
 namespace ppk::detail {
@@ -51,6 +52,15 @@ Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents
         (-0.5 * (whitened.colwise().squaredNorm().array() + log_det + x.cols() * kLogTwoPi)).transpose();
   }
   return out;
+}
+
+MixtureEStep mixture_e_step(const Eigen::MatrixXd& x, const Eigen::VectorXd& weights, const GaussianComponents& c) {
+  const Eigen::MatrixXd log_joint = log_densities(x, c).rowwise() + weights.array().log().matrix().transpose();
+  const Eigen::VectorXd row_max = log_joint.rowwise().maxCoeff();
+  MixtureEStep step;
+  step.log_rows = row_max.array() + (log_joint.colwise() - row_max).array().exp().rowwise().sum().log();
+  step.responsibilities = exp_entries((log_joint.colwise() - step.log_rows).array());
+  return step;
 }
 
 double ridge_penalty(const GaussianComponents& c, double ridge) {

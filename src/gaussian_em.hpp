@@ -38,6 +38,14 @@ struct GaussianComponents {
 // EstimationError if a covariance is not positive definite.
 Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents& c);
 
+// The E-step of a mixture with weights w_k: log_rows(i) = log sum_k w_k N(x_i | mu_k, Sigma_k) and the
+// responsibilities r_ik = w_k N(x_i | mu_k, Sigma_k) / exp(log_rows(i)) (n x K), by log-sum-exp.
+struct MixtureEStep {
+  Eigen::MatrixXd responsibilities;
+  Eigen::VectorXd log_rows;
+};
+MixtureEStep mixture_e_step(const Eigen::MatrixXd& x, const Eigen::VectorXd& weights, const GaussianComponents& c);
+
 // (R/2) sum_k trace(Sigma_k^-1), the penalty the ridge R adds to the objective.
 double ridge_penalty(const GaussianComponents& c, double ridge);
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "mixture_options.hpp"
 #include "parallel.hpp"
 #include "ppk/data.hpp"
 #include "ppk/estimate.hpp"
@@ -377,6 +378,8 @@ std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Metho
   return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
 }
 
+}  // namespace
+
 void add_mixture_options(po::options_description& options) {
   options.add_options()
       ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
@@ -386,15 +389,26 @@ void add_mixture_options(po::options_description& options) {
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method method) {
-  if (values.count("estimator") && method != Method::ml)
-    throw EstimationError("a mixture is fitted by maximum likelihood (EM): --estimator must be ml");
+MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
   MixtureFitOptions options;
   options.components = values["components"].as<long>();
   options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
-  return mixture_estimator(options);
+  try {
+    check_mixture_fit_options(options);
+  } catch (const EstimationError& e) {
+    throw UsageError(e.what());
+  }
+  return options;
+}
+
+namespace {
+
+std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method method) {
+  if (values.count("estimator") && method != Method::ml)
+    throw EstimationError("a mixture is fitted by maximum likelihood (EM): --estimator must be ml");
+  return mixture_estimator(mixture_fit_options(values));
 }
 
 void add_kde_options(po::options_description& options) {

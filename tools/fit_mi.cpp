@@ -14,15 +14,17 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "mixture_options.hpp"
 #include "ppk/data.hpp"
 #include "ppk/mi.hpp"
+#include "ppk/mi_mixture.hpp"
 #include "ppk/row.hpp"
 
 namespace ppk::cli {
 namespace {
 
 constexpr const char* kFitMiUsage = R"(Usage: ppk fit mi LIKELIHOOD [options] INPUT [-o OUTPUT]
-LIKELIHOOD: gaussian, multinomial
+LIKELIHOOD: gaussian, multinomial, mixture
 
 Mutual-information kernels (Seeger, NIPS 2001): with a likelihood P(x | theta)
 and a mediator distribution P_med(theta),
@@ -119,9 +121,51 @@ std::unique_ptr<MiMediator> multinomial_from_json(const nlohmann::json& object) 
   return std::make_unique<MultinomialMiMediator>(MultinomialMiMediator::from_json(object));
 }
 
+constexpr const char* kMixtureHelp = R"(
+mixture: the diagonal mixture MI kernel (Seeger section 2.2, eq. 6 with
+  W = diag(E_med[pi_s])): P(x | theta) = sum_s pi_s N(x | mu_s, Sigma_s) and
+  Q(x1, x2) = sum_s E_med[pi_s] integral N(x1 | mu_s, Sigma_s) N(x2 | mu_s, Sigma_s)
+  P_med(mu_s) dmu_s, small across clusters and large within one. The mediator is
+  an approximation: a mixture of K Gaussians fitted to --unlabeled by EM exactly
+  as `ppk fit mixture` (--components, --cov, --ridge, --iterations, --tolerance,
+  --restarts, --seed); its covariances Sigma_s and responsibilities r_is are point
+  estimates held fixed, only the means and the weights are integrated. With
+  N_s = sum_i r_is, xbar_s the responsibility-weighted mean, a flat prior on each
+  mean and model-trust scaling (lambda > 0 required):
+    P_med(mu_s) = N(xbar_s, Sigma_s n / (lambda N_s)),
+    E_med[pi_s] = (A + lambda N_s / n) / (K A + lambda)  (Dirichlet(A + lambda N_s / n)),
+  A = --prior-alpha. Each datum's row has K blocks, one per component.
+)";
+
+void add_mixture_likelihood_options(po::options_description& options) {
+  add_mixture_options(options);
+  options.add_options()("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A"),
+                        "the Dirichlet(A) prior on the weights, A > 0");
+}
+
+std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long dim, const Points& unlabeled,
+                                        double lambda) {
+  const MixtureFitOptions options = mixture_fit_options(values);
+  if (unlabeled.empty())
+    throw UsageError("ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
+  try {
+    return std::make_unique<MixtureMediator>(
+        MixtureMediator::fit(dim, options, unlabeled, lambda, option(values, "prior-alpha")));
+  } catch (const EstimationError& e) {
+    throw InputError("--unlabeled: " + std::string(e.what()));
+  }
+}
+
+std::unique_ptr<MiMediator> mixture_from_json(const nlohmann::json& object) {
+  return std::make_unique<MixtureMediator>(MixtureMediator::from_json(object));
+}
+
 const MiLikelihood kLikelihoods[] = {
     {"gaussian", kGaussianHelp, add_gaussian_options, {"var", "prior-mean", "prior-var"}, fit_gaussian, gaussian_from_json},
     {"multinomial", kMultinomialHelp, add_multinomial_options, {"prior-alpha"}, fit_multinomial, multinomial_from_json},
+    {"mixture", kMixtureHelp, add_mixture_likelihood_options,
+     {"components", "cov", "ridge", "iterations", "tolerance", "restarts", "seed", "prior-alpha"}, fit_mixture,
+     mixture_from_json},
 };
 
 std::string likelihood_names() {

@@ -228,11 +228,15 @@ struct MixtureFitOptions {
   std::uint64_t seed = 1;
 };
 std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
+// EstimationError naming the option (--components, --ridge, ...) unless the options are as above.
+void check_mixture_fit_options(const MixtureFitOptions& options);
 
-// The EM fit of the rows of x (n x D) and L after each iteration of the kept restart.
+// The EM fit of the rows of x (n x D), L after each iteration of the kept restart, and the
+// responsibilities r_ik of the fitted mixture (one more E-step with its parameters; n x K).
 struct GaussianMixtureFit {
   std::unique_ptr<MixtureModel> model;
   std::vector<double> log_likelihoods;  // the penalised L above
+  Eigen::MatrixXd responsibilities;
 };
 GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options);
 

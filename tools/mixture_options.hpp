@@ -1,0 +1,15 @@
+// The options of an EM fit of a Gaussian mixture (MixtureFitOptions, estimate.hpp), shared by
+// `ppk fit mixture` and `ppk fit mi mixture` (defined in fit.cpp).
+#pragma once
+
+#include "cli.hpp"
+#include "ppk/estimate.hpp"
+
+namespace ppk::cli {
+
+// --components K, --cov iso|diag|full, --ridge R, --iterations N, --tolerance T, --restarts N, --seed S.
+void add_mixture_options(po::options_description& options);
+// Those options read back; UsageError naming the option when one is out of range.
+MixtureFitOptions mixture_fit_options(const po::variables_map& values);
+
+}  // namespace ppk::cli
