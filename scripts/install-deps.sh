@@ -9,6 +9,7 @@ packages=(
   libpng-dev                          # ppk gram --png writes the heat map with libpng
   pkgconf                             # the install test compiles the example with pkg-config --libs ppk
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
+  gnuplot-nox                         # the semi-supervised demo draws its learning curves
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
 )
 missing=()
