@@ -8,3 +8,4 @@ cmake --preset default
 cmake --build --preset default
 bash examples/documents-demo.sh build
 bash examples/sequences-demo.sh build
+bash examples/sets-demo.sh build
