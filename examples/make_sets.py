@@ -6,8 +6,9 @@ Each example is a set (a point cloud) of 5 to 20 points, written as consecutive 
 cloud's centre from the same N(0, 0.5^2 I), so the set means carry no information; the
 classes differ in the cloud's shape: an elongated Gaussian (standard deviations 1.2 and
 0.3) whose long axis points at 45 degrees (+1) or -45 degrees (-1), each tilted by a random
-N(0, (15 degrees)^2). A second file per split holds each set's mean as one row, for the
-baseline of an ordinary kernel on the means.
+N(0, (15 degrees)^2). Writes train.txt and test.txt in the working directory, and
+train-means.txt and test-means.txt with each set's mean as one row, for the baseline of an
+ordinary kernel on the means.
 """
 import argparse
 import math
@@ -40,16 +41,12 @@ def write_split(rng, count, sets_path, means_path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--n-train", type=int, default=200)
-    ap.add_argument("--n-test", type=int, default=200)
-    ap.add_argument("--train", required=True, help="output file for the training sets")
-    ap.add_argument("--test", required=True, help="output file for the test sets")
-    ap.add_argument("--train-means", required=True, help="output file for the training sets' means")
-    ap.add_argument("--test-means", required=True, help="output file for the test sets' means")
+    ap.add_argument("--sets", type=int, nargs=2, default=[200, 200], metavar=("TRAIN", "TEST"),
+                    help="the number of training and test sets")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    write_split(rng, args.n_train, args.train, args.train_means)
-    write_split(rng, args.n_test, args.test, args.test_means)
+    for split, count in zip(["train", "test"], args.sets):
+        write_split(rng, count, f"{split}.txt", f"{split}-means.txt")
 
 
 if __name__ == "__main__":

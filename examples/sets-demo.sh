@@ -15,8 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.bash"
 demo_setup "${1:-}" sets-demo
 
-python3 "$here/make_sets.py" --seed 1 --train train.txt --test test.txt --train-means train-means.txt \
-  --test-means test-means.txt
+python3 "$here/make_sets.py" --seed 1
 for split in train test; do
   "$bin/ppk" fit gaussian --cov full --ridge 0.01 $split.txt -o $split-gaussian.ppk
   for sigma in 0.5 1 2 4; do
