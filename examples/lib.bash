@@ -17,18 +17,40 @@ cv_accuracy() {  # options... training-file -> cross-validation accuracy (%)
   "$bin/svm-train" -q -v 5 "$@" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p'
 }
 
+greater() {  # A B -> success if the number A > B
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'
+}
+
+# best_c TRAIN OPTIONS...: "C accuracy" for the C in $grid of the best 5-fold cross-validation
+# accuracy on TRAIN (the first of equals).
+best_c() {
+  local train=$1
+  shift
+  local best_c="" best=-1 acc c
+  for c in "${grid[@]}"; do
+    acc=$(cv_accuracy "$@" -c "$c" "$train")
+    if greater "$acc" "$best"; then best=$acc; best_c=$c; fi
+  done
+  echo "$best_c $best"
+}
+
+# report NAME TRAIN TEST C CV_ACCURACY OPTIONS...: trains on TRAIN with C, predicts TEST, and
+# prints one line of the results table.
+report() {
+  local name=$1 train=$2 test=$3 c=$4 cv=$5
+  shift 5
+  "$bin/svm-train" -q "$@" -c "$c" "$train" "$name.model"
+  local result
+  result=$("$bin/svm-predict" "$test" "$name.model" "$name.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
+  printf '%-44s %8s %10s %14s\n' "$name" "$c" "$cv%" "$result"
+}
+
 # evaluate NAME TRAIN TEST OPTIONS...: picks C from $grid by 5-fold cross-validation on TRAIN,
 # trains with it, predicts TEST, and prints one line of the results table.
 evaluate() {
   local name=$1 train=$2 test=$3
   shift 3
-  local best_c="" best=-1 acc c
-  for c in "${grid[@]}"; do
-    acc=$(cv_accuracy "$@" -c "$c" "$train")
-    if awk -v a="$acc" -v b="$best" 'BEGIN { exit !(a > b) }'; then best=$acc; best_c=$c; fi
-  done
-  "$bin/svm-train" -q "$@" -c "$best_c" "$train" "$name.model"
-  local result
-  result=$("$bin/svm-predict" "$test" "$name.model" "$name.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
-  printf '%-44s %8s %10s %14s\n' "$name" "$best_c" "$best%" "$result"
+  local c cv
+  read -r c cv < <(best_c "$train" "$@")
+  report "$name" "$train" "$test" "$c" "$cv" "$@"
 }

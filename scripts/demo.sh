@@ -8,4 +8,5 @@ cmake --preset default
 cmake --build --preset default
 bash examples/documents-demo.sh build
 bash examples/sequences-demo.sh build
+bash examples/sets-demo.sh build
 bash examples/semisupervised-demo.sh build

@@ -895,10 +895,8 @@ long BayesNetModel::sample_size() const {
 }
 
 double BayesNetModel::log_tilted_normalizer(double rho) const {
-  if (rho != 1.0)
-    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                            ": Monte Carlo draws from a network only at rho = 1 (p^rho / Z is not a network and Z has "
-                            "no closed form); got rho = " + detail::format_number(rho));
+  require_rho_one(*this, "a network",
+                  "p^rho / Z is not a network and Z has no closed form", rho);
   if (capped_hidden_configurations(impl_->nodes) > kMaxSampledHiddenConfigurations)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the Monte Carlo kernel evaluates p(x) by summing over the configurations of the hidden "

@@ -124,4 +124,9 @@ std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options) {
 
 std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options) { return std::make_unique<KdeEstimator>(options); }
 
+double mean_map_bandwidth(double sigma) {
+  detail::check_option("--mean-map-sigma", sigma, 0, true);
+  return sigma * sigma / 2;
+}
+
 }  // namespace ppk

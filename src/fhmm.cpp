@@ -643,10 +643,8 @@ std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::I
 long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
 double FhmmModel::log_tilted_normalizer(double rho) const {
-  if (rho != 1.0)
-    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                            ": Monte Carlo draws from a factorial HMM only at rho = 1 (p^rho / Z is not a factorial "
-                            "HMM and Z has no closed form); got rho = " + format_number(rho));
+  require_rho_one(*this, "a factorial HMM",
+                  "p^rho / Z is not a factorial HMM and Z has no closed form", rho);
   if (capped_product_states(impl_->chains) > kMaxSampledProductStates)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the Monte Carlo kernel evaluates p(x) by the forward algorithm over the product states "

@@ -257,10 +257,8 @@ bool HmmModel::can_sample() const {
 long HmmModel::sample_size() const { return (steps() + 1) * as_samplable(*impl_->emissions.front())->sample_size(); }
 
 double HmmModel::log_tilted_normalizer(double rho) const {
-  if (rho != 1.0)
-    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                            ": Monte Carlo draws from an HMM only at rho = 1 (p^rho / Z is not an HMM and Z has "
-                            "no closed form); got rho = " + detail::format_number(rho));
+  require_rho_one(*this, "an HMM",
+                  "p^rho / Z is not an HMM and Z has no closed form", rho);
   return 0.0;
 }
 

@@ -122,11 +122,8 @@ bool MixtureModel::can_sample() const {
 long MixtureModel::sample_size() const { return as_samplable(*impl_->components.front())->sample_size(); }
 
 double MixtureModel::log_tilted_normalizer(double rho) const {
-  if (rho != 1.0)
-    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                            ": Monte Carlo draws from a mixture only at rho = 1 (p^rho / Z is not a mixture of "
-                            "its components' tilted models and Z has no closed form); got rho = " +
-                            detail::format_number(rho));
+  require_rho_one(*this, "a mixture",
+                  "p^rho / Z is not a mixture of its components' tilted models and Z has no closed form", rho);
   return 0.0;
 }
 

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model_fields.hpp"
+#include "ppk/family.hpp"
+
 namespace ppk {
 
 double SampleGenerator::uniform() {
@@ -64,6 +67,12 @@ void sample_parts(const std::vector<const SamplableModel*>& parts, const std::ve
 const SamplableModel* as_samplable(const Model& model) {
   const auto* samplable = dynamic_cast<const SamplableModel*>(&model);
   return samplable != nullptr && samplable->can_sample() ? samplable : nullptr;
+}
+
+void require_rho_one(const Model& model, const std::string& what, const std::string& why, double rho) {
+  if (rho != 1.0)
+    throw KernelDomainError(model.family().name + " over " + model.sample_space().describe() + ": Monte Carlo draws from " +
+                            what + " only at rho = 1 (" + why + "); got rho = " + detail::format_number(rho));
 }
 
 }  // namespace ppk

@@ -297,10 +297,8 @@ std::unique_ptr<Model> slds_from_json(const nlohmann::json& object) {
 long SldsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
 
 double SldsModel::log_tilted_normalizer(double rho) const {
-  if (rho != 1.0)
-    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                            ": Monte Carlo draws from an SLDS only at rho = 1 (p^rho / Z is not a mixture of "
-                            "LDSs and Z has no closed form); got rho = " + detail::format_number(rho));
+  require_rho_one(*this, "an SLDS",
+                  "p^rho / Z is not a mixture of LDSs and Z has no closed form", rho);
   return 0.0;
 }
 

@@ -377,4 +377,16 @@ struct KdeFitOptions {
 };
 std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options);
 
+// The bandwidth h = sigma^2 / 2 whose kernel density estimates give the mean-map kernel of the
+// Gaussian RBF base kernel k(x, y) = exp(-|x - y|^2 / (2 sigma^2)) (design.md "Mean embeddings";
+// an example is a set X = {x_1..x_n}, mu_X = (1/n) sum_i k(x_i, .)). The product of two Gaussians
+// integrates to a Gaussian in the difference of their means,
+//   integral N(x | a, h I) N(x | b, h I) dx = N(a | b, 2h I) = (4 pi h)^(-D/2) exp(-|a - b|^2 / (4h)),
+// so with h = sigma^2 / 2 it is c k(a, b), c = (4 pi h)^(-D/2) = (2 pi sigma^2)^(-D/2), and the
+// expected-likelihood kernel (rho = 1, JMLR 2004 section 3.1) between the estimates
+// p_X = (1/n) sum_i N(x_i, h I) and p_Y = (1/m) sum_j N(y_j, h I) is, by bilinearity,
+//   integral p_X p_Y = c (1/(n m)) sum_ij k(x_i, y_j) = c <mu_X, mu_Y>.
+// ppk_norm divides the constant out: <mu_X, mu_Y> / (|mu_X| |mu_Y|). EstimationError unless sigma > 0.
+double mean_map_bandwidth(double sigma);
+
 }  // namespace ppk

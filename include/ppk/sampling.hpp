@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -74,6 +75,11 @@ class SamplableModel {
 // parts in order, so the draws depend only on the labels and the generator.
 void sample_parts(const std::vector<const SamplableModel*>& parts, const std::vector<std::size_t>& labels, double rho,
                   SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples);
+
+// KernelDomainError unless rho = 1, for the models that Monte Carlo draws from only at rho = 1 (a
+// mixture, an HMM, ...: p^rho / Z is not a model of their family and Z has no closed form), naming
+// the model's family and sample space, `what` ("a mixture"), `why` and rho.
+void require_rho_one(const Model& model, const std::string& what, const std::string& why, double rho);
 
 // `model` as a samplable model, or nullptr when its family, or a part of it, cannot be sampled.
 const SamplableModel* as_samplable(const Model& model);
