@@ -238,6 +238,68 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// An 'index:value' token by its shape: digits, a colon, then something (read_data checks the rest).
+bool looks_like_entry(std::string_view token) {
+  const std::size_t colon = token.find(':');
+  return colon != 0 && colon != std::string_view::npos && colon + 1 < token.size() &&
+         std::all_of(token.begin(), token.begin() + static_cast<std::ptrdiff_t>(colon), is_digit);
+}
+
+}  // namespace
+
+LineFormat line_format(std::string_view text, long line) {
+  LineFormat out;
+  out.line = line;
+  if (!text.empty() && text[0] == '>') {
+    out.format = DataFormat::fasta;
+    return out;
+  }
+  const std::vector<std::string_view> tokens = split_tokens(text.substr(0, text.find('#')));
+  double label = 0;
+  if (tokens.empty() || parse_number(tokens[0], label) != NumberStatus::ok) return out;
+  // A label alone is a LIBSVM row of no features; one qid:N or index:value field makes a LIBSVM row
+  // (whose other fields read_data checks), none a sequence.
+  bool entries = tokens.size() == 1;
+  for (std::size_t t = 1; t < tokens.size(); ++t) {
+    out.grouped = out.grouped || is_qid(tokens[t]);
+    entries = entries || out.grouped || looks_like_entry(tokens[t]);
+  }
+  out.format = entries ? DataFormat::libsvm : DataFormat::lines;
+  return out;
+}
+
+std::optional<LineFormat> detect_format(std::string_view text) {
+  long line = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view content = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++line;
+    const auto first = std::find_if_not(content.begin(), content.end(), is_blank);
+    if (first == content.end() || *first == '#') continue;  // blank, or a comment
+    return line_format(content, line);
+  }
+  return std::nullopt;
+}
+
+std::string describe_format(const LineFormat& format) {
+  switch (format.format) {
+    case DataFormat::fasta:
+      return "a FASTA header";
+    case DataFormat::lines:
+      return "a 'LABEL SEQUENCE' line";
+    case DataFormat::libsvm:
+      return format.grouped ? "a qid-grouped LIBSVM row" : "a LIBSVM row without qid:";
+    case DataFormat::unknown:
+      break;
+  }
+  return "a line that does not start with a label (a number)";
+}
+
+namespace {
+
 // A symbol for messages: 'A', or byte 0x07 when it is not printable.
 std::string describe_symbol(char symbol) {
   const auto byte = static_cast<unsigned char>(symbol);
@@ -379,7 +441,8 @@ SequenceSet read_sequences(std::istream& in, const std::string& source, std::opt
     const bool blank = std::all_of(content.begin(), content.end(), is_blank);
     if (!format) {
       if (blank) continue;
-      format = content[0] == '>' ? SequenceFormat::fasta : SequenceFormat::lines;
+      format = line_format(content, lines.line()).format == DataFormat::fasta ? SequenceFormat::fasta
+                                                                              : SequenceFormat::lines;
     }
     if (*format == SequenceFormat::fasta) {
       if (blank) continue;
@@ -393,6 +456,13 @@ SequenceSet read_sequences(std::istream& in, const std::string& source, std::opt
     }
     const std::vector<std::string_view> tokens = split_tokens(content);
     if (tokens.empty()) lines.fail("empty line; expected 'LABEL SEQUENCE'");
+    if (tokens.size() > 1) {
+      const LineFormat this_line = line_format(content, lines.line());
+      if (this_line.format == DataFormat::libsvm)
+        lines.fail("this line is " + describe_format(this_line) +
+                   ", not 'LABEL SEQUENCE': its fields are index:value pairs, not symbols; LIBSVM vectors are read "
+                   "with --format libsvm");
+    }
     double label = 0;
     if (parse_number(tokens[0], label) != NumberStatus::ok)
       lines.fail("label " + quoted(tokens[0]) + " is not a finite number; expected 'LABEL SEQUENCE'");

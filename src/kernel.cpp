@@ -8,8 +8,10 @@
 // which is where further kernels are added.
 #include "ppk/kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,12 +19,15 @@
 #include "ppk/bayesnet.hpp"
 #include "ppk/exponential.hpp"
 #include "ppk/family.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gamma.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/hmm.hpp"
+#include "ppk/lds.hpp"
 #include "ppk/linear_gaussian.hpp"
 #include "ppk/mixture.hpp"
 #include "ppk/montecarlo.hpp"
+#include "ppk/slds.hpp"
 
 namespace ppk {
 
@@ -83,6 +88,27 @@ CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyI
 
 std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
 
+// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm), or nothing for other models.
+std::optional<long> sequence_steps(const Model& model) {
+  if (const auto* hmm = dynamic_cast<const HmmModel*>(&model)) return hmm->steps();
+  if (const auto* lds = dynamic_cast<const LdsModel*>(&model)) return lds->steps();
+  if (const auto* slds = dynamic_cast<const SldsModel*>(&model)) return slds->steps();
+  if (const auto* fhmm = dynamic_cast<const FhmmModel*>(&model)) return fhmm->steps();
+  return std::nullopt;
+}
+
+// True when a and b are sequence models of one family whose sample spaces differ only in their T:
+// the same observation space (an HMM's emissions), so that one -d T gives them a kernel.
+bool differ_only_in_length(const Model& a, const Model& b) {
+  const std::optional<long> steps_a = sequence_steps(a), steps_b = sequence_steps(b);
+  if (!steps_a || !steps_b || *steps_a == *steps_b || &a.family() != &b.family() ||
+      a.sample_space().dim != b.sample_space().dim)
+    return false;
+  const auto* hmm_a = dynamic_cast<const HmmModel*>(&a);
+  const auto* hmm_b = dynamic_cast<const HmmModel*>(&b);
+  return hmm_a == nullptr || hmm_a->emission(0).sample_space() == hmm_b->emission(0).sample_space();
+}
+
 }  // namespace
 
 PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& params)
@@ -115,8 +141,17 @@ std::string inexact_kernel_warning(const FamilyInfo& family) {
 
 void check_compatible(const Model& a, const Model& b) {
   const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
-  if (space_a != space_b)
-    throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces");
+  if (space_a != space_b) {
+    std::string what = describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces";
+    if (differ_only_in_length(a, b)) {
+      const long shorter = std::min(*sequence_steps(a), *sequence_steps(b));
+      what += "; the two " + a.family().name + " rows have different lengths T = " +
+              std::to_string(*sequence_steps(a)) + " and " + std::to_string(*sequence_steps(b)) +
+              ": give one T for every row with -d T (svm-train, ppk gram), e.g. -d " + std::to_string(shorter) +
+              ", so that every kernel compares x_0..x_T, T + 1 observations";
+    }
+    throw KernelDomainError(what);
+  }
   if (&a.family() != &b.family() && find_cross_family_kernel(a.family(), b.family()) == nullptr)
     throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between " + a.family().name + " and " +
                             b.family().name + " models");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,6 +92,49 @@ InputFile::InputFile(const std::string& path) {
   if (!file_) throw InputError("cannot open '" + path + "': " + system_error());
   in_ = &file_;
   name_ = path;
+}
+
+FitSource read_fit_source(const std::string& path) {
+  InputFile input(path);
+  FitSource source;
+  source.name = input.name();
+  source.text.assign(std::istreambuf_iterator<char>(input.stream()), std::istreambuf_iterator<char>());
+  if (input.stream().bad()) throw InputError(source.name + ": read error");
+  source.format = detect_format(source.text);
+  return source;
+}
+
+std::string join_list(const std::vector<std::string>& items, const std::string& last_join) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " " + last_join + " " : ", ") + items[i];
+  return out;
+}
+
+void check_fit_format(const FitSource& source, const FitFormats& formats, const std::string& command,
+                      const std::string& advice) {
+  if (!source.format) return;
+  const LineFormat& line = *source.format;
+  const bool rows = line.format == DataFormat::libsvm;
+  if (line.format == DataFormat::unknown || (rows && (line.grouped ? formats.grouped_rows : formats.plain_rows)) ||
+      (line.format == DataFormat::fasta && formats.fasta) || (line.format == DataFormat::lines && formats.lines))
+    return;
+  std::vector<std::string> read;
+  if (formats.plain_rows && formats.grouped_rows)
+    read.push_back("LIBSVM rows ('label [qid:N] index:value ...')");
+  else if (formats.grouped_rows)
+    read.push_back("qid-grouped LIBSVM rows (one sequence per run of lines sharing 'label qid:N')");
+  else if (formats.plain_rows)
+    read.push_back("LIBSVM rows without qid: (one example per line)");
+  if (formats.fasta) read.push_back("FASTA");
+  if (formats.lines) read.push_back("'LABEL SEQUENCE' lines");
+  std::string why = advice;
+  if (why.empty())
+    why = !rows ? "symbol sequences (FASTA, 'LABEL SEQUENCE') are read by ppk fit hmm"
+          : line.grouped ? "each line is one example: remove the qid: fields"
+                         : "give the lines of each sequence one 'qid:N' after the label";
+  throw InputError(source.name + ":" + std::to_string(line.line) + ": this line is " + describe_format(line) + ", but " +
+                   command + " reads " + join_list(read, "or") + "; " + why);
 }
 
 OutputFile::OutputFile(const std::string& path) : path_(path == "-" ? "" : path) {

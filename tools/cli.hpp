@@ -5,11 +5,14 @@
 #include <fstream>
 #include <iosfwd>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
+
+#include "ppk/data.hpp"
 
 namespace ppk::cli {
 
@@ -38,7 +41,7 @@ bool wants_help(const std::vector<std::string>& args);
 // structs with `name`, `help` and `add_options`: families or likelihoods), or of `only` when it is
 // not null, then the `common` options.
 template <class Entry, std::size_t N>
-void print_help_with_entries(const char* usage, const Entry (&entries)[N], const Entry* only,
+void print_help_with_entries(const std::string& usage, const Entry (&entries)[N], const Entry* only,
                              const po::options_description& common) {
   std::cout << usage;
   for (const Entry& entry : entries) {
@@ -50,6 +53,33 @@ void print_help_with_entries(const char* usage, const Entry (&entries)[N], const
   }
   std::cout << "\n" << common;
 }
+
+// The input of a fit command, read whole, and the format of its first data line (detect_format):
+// every fit command checks what it reads with check_fit_format, by the same rule.
+struct FitSource {
+  std::string name;  // for messages ("<stdin>" for standard input)
+  std::string text;
+  std::optional<LineFormat> format;  // nothing: the file has no data line
+};
+FitSource read_fit_source(const std::string& path);  // "-" is standard input
+
+// The formats a fit command reads.
+struct FitFormats {
+  bool plain_rows = false;    // LIBSVM rows without qid: (one example per line)
+  bool grouped_rows = false;  // qid-grouped LIBSVM rows (one example per group)
+  bool fasta = false;
+  bool lines = false;  // 'LABEL SEQUENCE'
+};
+
+// Throws InputError "NAME:LINE: this line is <its format>, but COMMAND reads <formats>; <advice>"
+// unless the source's first data line is in one of `formats` (a line in no format is left to the
+// reader, which says what is wrong with it). `advice` replaces the default one (which command reads
+// sequences, or how to group the rows).
+void check_fit_format(const FitSource& source, const FitFormats& formats, const std::string& command,
+                      const std::string& advice = "");
+
+// "a, b and c" (last_join "and"), "a or b", "a".
+std::string join_list(const std::vector<std::string>& items, const std::string& last_join);
 
 // An input file; "-" is standard input (named "<stdin>" in messages).
 class InputFile {
@@ -89,6 +119,9 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
 
 // %.17g: enough digits to read back the same double.
 std::string format_double(double x);
+
+// "gaussian, bernoulli, ..., slds and mi": every FAMILY of `ppk fit` (for `ppk --help`).
+std::string fit_family_names();
 
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);

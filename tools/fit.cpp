@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,25 +26,28 @@
 namespace ppk::cli {
 namespace {
 
-constexpr const char* kFitUsage = R"(Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]
-FAMILY: gaussian, bernoulli, multinomial, poisson, exponential, gamma, dirichlet,
-        mixture (Gaussian mixture by EM), kde (kernel density estimate),
-        hmm (hidden Markov model by Baum-Welch), fhmm (factorial HMM by EM),
-        bayesnet (discrete Bayesian network of a given structure; EM for hidden nodes),
-        lds (linear dynamical system by EM with a Kalman smoother),
-        slds (switching LDS by approximate, hard-assignment EM),
-        mi (mutual-information kernel rows: 'ppk fit mi --help')
-
+constexpr const char* kFitInput = R"(
 Fits one model per example of INPUT, a LIBSVM data file ('-' = standard input),
 and writes one model row per example, in input order, with the example's label.
 An example is one line 'label index:value ...', or, when the lines carry qid:
 (the SVMlight convention), the run of consecutive lines sharing 'label qid:N'.
-hmm also reads symbol sequences: FASTA or 'LABEL SEQUENCE' lines (see below).
+The sequence families (hmm, fhmm, lds, slds) need qid groups: one sequence per
+group. hmm also reads symbol sequences: FASTA or 'LABEL SEQUENCE' lines.
+INPUT's format is detected from its first line that is neither blank nor a '#'
+comment: a FASTA header '>...', a LIBSVM row (a label, alone or with qid:N or
+index:value fields) or a 'LABEL SEQUENCE' line (a label and anything else). A
+file in a format the family does not read is refused, naming the file, the
+line and what to use instead.
+)";
 
+constexpr const char* kEstimatorHelp = R"(
 Estimators (--estimator): ml = maximum likelihood; map = the posterior mode
 under the family's conjugate prior (--prior-* options); posterior = the
 posterior predictive, where it stays in the family (bernoulli, multinomial,
 gaussian with --var).
+)";
+
+constexpr const char* kShrinkHelp = R"(
 Shrinkage (--shrink L, COLT 2003): each example's estimate maximises
   log p(example | theta) + L * sum over the training examples j of log p(x_j | theta),
 i.e. its statistics plus L times those pooled over the training set. Fit the
@@ -125,12 +129,12 @@ mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
   minus (R/2) sum_k trace(Sigma_k^-1), which never decreases. Default R: 1e-6
   times the mean per-coordinate variance of the example. Means are seeded
   k-means++ style from a generator seeded by (--seed, n, D), so fits are
-  reproducible; the best of --restarts runs is kept. No --estimator or --shrink.
+  reproducible; the best of --restarts runs is kept.
 )";
 
 constexpr const char* kKdeHelp = R"(
 kde: the kernel density estimate (1/n) sum_i N(x_i, h I), a mixture with one
-  isotropic Gaussian of variance h (--bandwidth) per vector. No --shrink.
+  isotropic Gaussian of variance h (--bandwidth) per vector.
   Mean maps: --mean-map-sigma SIGMA sets h = SIGMA^2/2. Since
   integral N(x|a,hI) N(x|b,hI) dx = N(a|b,2hI), the rho = 1 kernel of two sets is
     ppk -g 1:      (2 pi SIGMA^2)^(-D/2) (1/(n m)) sum_ij exp(-|x_i - y_j|^2/(2 SIGMA^2))
@@ -145,8 +149,12 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
             number of lines (a header without label= is an error);
     lines   one 'LABEL SEQUENCE' per line;
     libsvm  qid-grouped LIBSVM rows, one sequence per qid group, in line order.
-  Default: libsvm with --emission gaussian, else fasta if the first non-empty
-  line starts with '>', else lines. Whitespace inside a sequence is ignored;
+  Default: libsvm with --emission gaussian, else the format of INPUT's first data
+  line (above): qid-grouped vectors are read as libsvm, with gaussian emissions
+  unless --emission is given, and a note on standard error says so. A --format
+  that contradicts INPUT is an error naming the file, the line and the format
+  to give; so is a LIBSVM row in a lines file (a sequence field 'qid:1 1:2.5'
+  is no symbols). Whitespace inside a sequence is ignored;
   symbols are single characters, case-sensitive, numbered by --alphabet
   (default: the sorted set of symbols in INPUT). Fit the training file with
   --save-alphabet FILE and the test file with --alphabet-from FILE: a test
@@ -167,7 +175,7 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   D + D(D+1)/2 full). Starts are random, seeded by (--seed, the sequence), so
   fits are reproducible; the best of --restarts runs is kept. The row stores
   T = n - 1 (x_0..x_T) or --length T; HMM kernels need one T for all rows
-  (svm-train/ppk gram -d T sets it). No --estimator or --shrink.
+  (svm-train/ppk gram -d T sets it).
 )";
 
 constexpr const char* kFhmmHelp = R"(
@@ -187,7 +195,7 @@ fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma)
   penalised log-likelihood (or its bound) never decreases. Starts are random,
   seeded by (--seed, the sequence); the best of --restarts runs is kept.
   The row stores T = n - 1 or --length T (at most 10^6). The kernel between
-  factorial HMMs is a mean-field lower bound (see README). No --estimator or --shrink.
+  factorial HMMs is a mean-field lower bound (see README).
 )";
 
 // The examples to fit, the models' dimension, and files to write when every example fits.
@@ -196,17 +204,24 @@ struct FitInput {
   long dim = 0;
   std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
 };
-using InputReader = FitInput (*)(InputFile& input, const po::variables_map& values);
+// INPUT as examples; `command` ("ppk fit lds") names the command in messages.
+using InputReader = FitInput (*)(const FitSource& source, const po::variables_map& values, const std::string& command);
 
-using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method);
+// The estimator the options describe; `source` is INPUT, whose format some families depend on.
+using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method,
+                                                        const FitSource& source);
 
 struct FitFamily {
   const char* name;
+  const char* summary;  // one line for the FAMILY list
   const char* help;
+  // --estimator: the default method, or, when the family offers no choice, why (nullptr: offered).
   Method default_method;
+  const char* no_estimator;
+  bool pools;  // --shrink, --save-pooled and --pooled-from (an exponential family's statistics)
   void (*add_options)(po::options_description& options);  // the family's own options
   EstimatorFactory make_estimator;
-  InputReader read_input;  // INPUT as examples
+  InputReader read_input;
 };
 
 double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
@@ -235,7 +250,7 @@ CovarianceForm covariance_form(const std::string& form) {
   throw UsageError("--cov must be iso, diag or full, got '" + form + "'");
 }
 
-std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method method, const FitSource&) {
   GaussianFitOptions options;
   options.method = method;
   const std::string form = values["cov"].as<std::string>();
@@ -282,7 +297,7 @@ void add_bernoulli_options(po::options_description& options) {
   add_alpha_option(options, "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior)");
 }
 
-std::unique_ptr<Estimator> make_bernoulli(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_bernoulli(const po::variables_map& values, Method method, const FitSource&) {
   return bernoulli_estimator(BernoulliFitOptions{method, option(values, "alpha")});
 }
 
@@ -336,7 +351,7 @@ Trials trials_option(const po::variables_map& values) {
   return trials;
 }
 
-std::unique_ptr<Estimator> make_multinomial(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_multinomial(const po::variables_map& values, Method method, const FitSource&) {
   return multinomial_estimator(MultinomialFitOptions{method, option(values, "alpha"), trials_option(values)});
 }
 
@@ -347,11 +362,11 @@ void add_gamma_prior_on_rate(po::options_description& options) {
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map: prior Gamma rate B >= 0");
 }
 
-std::unique_ptr<Estimator> make_poisson(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_poisson(const po::variables_map& values, Method method, const FitSource&) {
   return poisson_estimator(PoissonFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
 }
 
-std::unique_ptr<Estimator> make_exponential(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_exponential(const po::variables_map& values, Method method, const FitSource&) {
   return exponential_estimator(
       ExponentialFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
 }
@@ -368,7 +383,7 @@ void add_gamma_options(po::options_description& options) {
   add_prior_count(options);
 }
 
-std::unique_ptr<Estimator> make_gamma(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_gamma(const po::variables_map& values, Method method, const FitSource&) {
   return gamma_estimator(GammaFitOptions{method, option(values, "prior-shape"), option(values, "prior-scale"),
                                          option(values, "prior-count")});
 }
@@ -379,7 +394,7 @@ void add_dirichlet_options(po::options_description& options) {
   add_prior_count(options);
 }
 
-std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Method method, const FitSource&) {
   return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
 }
 
@@ -410,9 +425,7 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
 
 namespace {
 
-std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method method) {
-  if (values.count("estimator") && method != Method::ml)
-    throw EstimationError("a mixture is fitted by maximum likelihood (EM): --estimator must be ml");
+std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method, const FitSource&) {
   return mixture_estimator(mixture_fit_options(values));
 }
 
@@ -424,9 +437,7 @@ void add_kde_options(po::options_description& options) {
        "exp(-|x - y|^2/(2 SIGMA^2)) times (2 pi SIGMA^2)^(-D/2) (not with --bandwidth)");
 }
 
-std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method method) {
-  if (values.count("estimator") && method != Method::ml)
-    throw EstimationError("a kernel density estimate has no --estimator choice: give none or ml");
+std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method, const FitSource&) {
   if (!values.count("mean-map-sigma")) return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
   if (!values["bandwidth"].defaulted())
     throw UsageError("--mean-map-sigma sets the bandwidth (H = SIGMA^2/2); it cannot be combined with --bandwidth");
@@ -445,12 +456,28 @@ long model_dimension(const Dataset& data, const po::variables_map& values) {
   return dim;
 }
 
-// A LIBSVM data file; the dimension from --dim or the data.
-FitInput read_libsvm_input(InputFile& input, const po::variables_map& values) {
+// INPUT's LIBSVM rows (its format checked by the caller); the dimension from --dim or the data.
+FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values) {
   FitInput out;
-  out.data = read_data(input.stream(), input.name());
+  std::istringstream text(source.text);
+  out.data = read_data(text, source.name);
   out.dim = model_dimension(out.data, values);
   return out;
+}
+
+constexpr FitFormats kRows{true, true, false, false};
+constexpr FitFormats kSequenceRows{false, true, false, false};
+
+// LIBSVM rows, one example per line or per qid group.
+FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
+  check_fit_format(source, kRows, command);
+  return parse_libsvm_input(source, values);
+}
+
+// qid-grouped LIBSVM rows, one sequence per group.
+FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
+  check_fit_format(source, kSequenceRows, command);
+  return parse_libsvm_input(source, values);
 }
 
 void add_hmm_options(po::options_description& options) {
@@ -473,38 +500,57 @@ void add_hmm_options(po::options_description& options) {
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
-// --format as given, or libsvm when --emission gaussian; nothing: detect fasta or lines.
-std::optional<std::string> hmm_format(const po::variables_map& values) {
-  if (values.count("format")) {
-    const std::string format = values["format"].as<std::string>();
-    if (format != "fasta" && format != "lines" && format != "libsvm")
-      throw UsageError("--format must be fasta, lines or libsvm, got '" + format + "'");
-    return format;
+const char* format_name(DataFormat format) {
+  switch (format) {
+    case DataFormat::fasta:
+      return "fasta";
+    case DataFormat::lines:
+      return "lines";
+    case DataFormat::libsvm:
+    case DataFormat::unknown:
+      break;
   }
-  if (values.count("emission") && values["emission"].as<std::string>() == "gaussian") return "libsvm";
-  return std::nullopt;
+  return "libsvm";
 }
 
-std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method) {
-  if (values.count("estimator"))
-    throw EstimationError("an HMM is fitted by Baum-Welch (--smoothing sets its Dirichlet prior): --estimator is not offered");
-  const std::optional<std::string> format = hmm_format(values);
+bool gaussian_emissions_given(const po::variables_map& values) {
+  return values.count("emission") && values["emission"].as<std::string>() == "gaussian";
+}
+
+// The format ppk fit hmm reads INPUT in: --format; else libsvm with --emission gaussian; else the
+// format INPUT is in (detect_format; a file in none is read as lines, whose reader says why not).
+DataFormat hmm_format(const po::variables_map& values, const FitSource& source) {
+  if (values.count("format")) {
+    const std::string format = values["format"].as<std::string>();
+    for (DataFormat known : {DataFormat::fasta, DataFormat::lines, DataFormat::libsvm})
+      if (format == format_name(known)) return known;
+    throw UsageError("--format must be fasta, lines or libsvm, got '" + format + "'");
+  }
+  if (gaussian_emissions_given(values)) return DataFormat::libsvm;
+  if (source.format && source.format->format != DataFormat::unknown) return source.format->format;
+  return DataFormat::lines;
+}
+
+std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method, const FitSource& source) {
+  const DataFormat format = hmm_format(values, source);
+  const bool vectors = format == DataFormat::libsvm;
   HmmFitOptions options;
   if (values.count("emission")) {
     const std::string emission = values["emission"].as<std::string>();
     if (emission != "discrete" && emission != "gaussian")
       throw UsageError("--emission must be discrete or gaussian, got '" + emission + "'");
     options.emissions = emission == "gaussian" ? HmmEmissions::gaussian : HmmEmissions::discrete;
-    if (options.emissions == HmmEmissions::gaussian && format != "libsvm")
-      throw UsageError("--emission gaussian takes vectors: LIBSVM input (--format libsvm), not " + *format);
-  } else if (format == "libsvm") {
+    if (options.emissions == HmmEmissions::gaussian && !vectors)
+      throw UsageError(std::string("--emission gaussian takes vectors: LIBSVM input (--format libsvm), not ") +
+                       format_name(format));
+  } else if (vectors) {
     options.emissions = HmmEmissions::gaussian;
   }
   if (options.emissions == HmmEmissions::discrete && (values.count("cov") || values.count("ridge")))
     throw UsageError("--cov and --ridge apply to --emission gaussian");
-  if (format == "libsvm" && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
-    throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to --format libsvm");
-  if (format != "libsvm" && values.count("dim"))
+  if (vectors && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
+    throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to LIBSVM input");
+  if (!vectors && values.count("dim"))
     throw UsageError("--dim applies to LIBSVM input; for sequences the alphabet sets the dimension");
   if (values.count("alphabet") && values.count("alphabet-from"))
     throw UsageError("--alphabet and --alphabet-from exclude each other");
@@ -535,9 +581,7 @@ void add_fhmm_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_fhmm(const po::variables_map& values, Method) {
-  if (values.count("estimator"))
-    throw EstimationError("a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior): --estimator is not offered");
+std::unique_ptr<Estimator> make_fhmm(const po::variables_map& values, Method, const FitSource&) {
   FhmmFitOptions options;
   options.chains = values["chains"].as<long>();
   options.states = values["states"].as<long>();
@@ -554,19 +598,46 @@ std::unique_ptr<Estimator> make_fhmm(const po::variables_map& values, Method) {
   return fhmm_estimator(options);
 }
 
-// LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet.
-FitInput read_hmm_input(InputFile& input, const po::variables_map& values) {
-  const std::optional<std::string> format = hmm_format(values);
-  if (format == "libsvm") return read_libsvm_input(input, values);
+// qid-grouped LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet. The
+// format is checked against INPUT's (check_fit_format); one detected as LIBSVM rows is noted on
+// standard error, since it chooses the emissions.
+FitInput read_hmm_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
+  const DataFormat format = hmm_format(values, source);
+  // What INPUT may be under these options; the remedy for any other format.
+  FitFormats formats{false, true, true, true};
+  std::string given = command, advice;
+  if (values.count("format")) {
+    formats = FitFormats{false, format == DataFormat::libsvm, format == DataFormat::fasta, format == DataFormat::lines};
+    given += std::string(" --format ") + format_name(format);
+    if (source.format && (source.format->format != DataFormat::libsvm || source.format->grouped))
+      advice = std::string("give --format ") + format_name(source.format->format) +
+               ", or leave --format out: INPUT's format is detected";
+  } else if (gaussian_emissions_given(values)) {
+    formats = kSequenceRows;
+    given += " --emission gaussian";
+    if (source.format && source.format->format != DataFormat::libsvm)
+      advice = "--emission gaussian takes vectors; symbol sequences take --emission discrete (the default for them)";
+  }
+  check_fit_format(source, formats, given, advice);
+  if (format == DataFormat::libsvm) {
+    if (!values.count("format") && !gaussian_emissions_given(values))
+      std::cerr << command << ": note: " << source.name << ":" << source.format->line << " is "
+                << describe_format(*source.format) << ": one HMM per qid group, with "
+                << (values.count("emission") ? "discrete emissions over one-hot vectors"
+                                             : "Gaussian emissions (--format libsvm --emission gaussian)")
+                << "\n";
+    return parse_libsvm_input(source, values);
+  }
   std::optional<Alphabet> alphabet;
   if (values.count("alphabet")) alphabet.emplace(values["alphabet"].as<std::string>(), "--alphabet");
   if (values.count("alphabet-from")) {
     InputFile file(values["alphabet-from"].as<std::string>());
     alphabet = read_alphabet(file.stream(), file.name());
   }
-  std::optional<SequenceFormat> sequence_format;
-  if (format) sequence_format = *format == "fasta" ? SequenceFormat::fasta : SequenceFormat::lines;
-  const SequenceSet set = read_sequences(input.stream(), input.name(), sequence_format, alphabet);
+  std::istringstream text(source.text);
+  const SequenceSet set = read_sequences(text, source.name,
+                                         format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
+                                         alphabet);
   FitInput out;
   out.data.source = set.source;
   out.data.max_index = set.alphabet->size();
@@ -603,7 +674,6 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   cov0 = I; seeded by (--seed, the sequence), so fits are reproducible; the
   best of --restarts runs is kept. The row stores T = N - 1 or --length T; LDS
   kernels need one T for all rows (svm-train/ppk gram -d T sets it).
-  No --estimator or --shrink.
 )";
 
 void add_lds_options(po::options_description& options) {
@@ -614,8 +684,7 @@ void add_lds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_lds(const po::variables_map& values, Method) {
-  if (values.count("estimator")) throw EstimationError("an LDS is fitted by EM (maximum likelihood): --estimator is not offered");
+std::unique_ptr<Estimator> make_lds(const po::variables_map& values, Method, const FitSource&) {
   if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
   LdsFitOptions options;
   options.state_dim = values["state-dim"].as<long>();
@@ -655,7 +724,6 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   of --restarts restarts draws its own k-means++ means and the one with the
   largest J is kept. With --states 1 the fit is the lds fit.
   The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
-  No --estimator or --shrink.
 )";
 
 void add_slds_options(po::options_description& options) {
@@ -670,8 +738,7 @@ void add_slds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations (lds start) and N hard-EM rounds per restart");
 }
 
-std::unique_ptr<Estimator> make_slds(const po::variables_map& values, Method) {
-  if (values.count("estimator")) throw EstimationError("an SLDS is fitted by approximate EM: --estimator is not offered");
+std::unique_ptr<Estimator> make_slds(const po::variables_map& values, Method, const FitSource&) {
   if (!values.count("state-dim")) throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
   SldsFitOptions options;
   options.states = values["states"].as<long>();
@@ -714,7 +781,7 @@ void add_bayesnet_options(po::options_description& options) {
   add_em_options(options, 200, "hidden nodes: at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method) {
+std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method, const FitSource&) {
   if (!values.count("structure")) throw UsageError("ppk fit bayesnet needs --structure S.json (the network's nodes)");
   InputFile input(values["structure"].as<std::string>());
   nlohmann::json structure;
@@ -734,54 +801,145 @@ std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method
   }
 }
 
+constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing sets its Dirichlet prior)";
+
 const FitFamily kFamilies[] = {
-    {"gaussian", kGaussianHelp, Method::ml, add_gaussian_options, make_gaussian, read_libsvm_input},
-    {"bernoulli", kBernoulliHelp, Method::posterior, add_bernoulli_options, make_bernoulli, read_libsvm_input},
-    {"multinomial", kMultinomialHelp, Method::posterior, add_multinomial_options, make_multinomial, read_libsvm_input},
-    {"poisson", kPoissonHelp, Method::ml, add_gamma_prior_on_rate, make_poisson, read_libsvm_input},
-    {"exponential", kExponentialHelp, Method::ml, add_gamma_prior_on_rate, make_exponential, read_libsvm_input},
-    {"gamma", kGammaHelp, Method::ml, add_gamma_options, make_gamma, read_libsvm_input},
-    {"dirichlet", kDirichletHelp, Method::ml, add_dirichlet_options, make_dirichlet, read_libsvm_input},
-    {"mixture", kMixtureHelp, Method::ml, add_mixture_options, make_mixture, read_libsvm_input},
-    {"kde", kKdeHelp, Method::ml, add_kde_options, make_kde, read_libsvm_input},
-    {"hmm", kHmmHelp, Method::ml, add_hmm_options, make_hmm, read_hmm_input},
-    {"fhmm", kFhmmHelp, Method::ml, add_fhmm_options, make_fhmm, read_libsvm_input},
-    {"bayesnet", kBayesNetHelp, Method::posterior, add_bayesnet_options, make_bayesnet, read_libsvm_input},
-    {"lds", kLdsHelp, Method::ml, add_lds_options, make_lds, read_libsvm_input},
-    {"slds", kSldsHelp, Method::ml, add_slds_options, make_slds, read_libsvm_input},
+    {"gaussian", "Gaussian N(mu, Sigma), iso, diag or full", kGaussianHelp, Method::ml, nullptr, true,
+     add_gaussian_options, make_gaussian, read_libsvm_input},
+    {"bernoulli", "independent binary features", kBernoulliHelp, Method::posterior, nullptr, true,
+     add_bernoulli_options, make_bernoulli, read_libsvm_input},
+    {"multinomial", "word counts: one draw, S draws or all", kMultinomialHelp, Method::posterior, nullptr, true,
+     add_multinomial_options, make_multinomial, read_libsvm_input},
+    {"poisson", "independent Poisson counts", kPoissonHelp, Method::ml, nullptr, true, add_gamma_prior_on_rate,
+     make_poisson, read_libsvm_input},
+    {"exponential", "independent exponential values", kExponentialHelp, Method::ml, nullptr, true,
+     add_gamma_prior_on_rate, make_exponential, read_libsvm_input},
+    {"gamma", "independent gamma values", kGammaHelp, Method::ml, nullptr, true, add_gamma_options, make_gamma,
+     read_libsvm_input},
+    {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,
+     add_dirichlet_options, make_dirichlet, read_libsvm_input},
+    {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml, "a mixture is fitted by maximum likelihood (EM)",
+     false, add_mixture_options, make_mixture, read_libsvm_input},
+    {"kde", "kernel density estimate", kKdeHelp, Method::ml, "a kernel density estimate is set by its bandwidth",
+     false, add_kde_options, make_kde, read_libsvm_input},
+    {"hmm", "hidden Markov model by Baum-Welch", kHmmHelp, Method::ml, kBaumWelch, false, add_hmm_options, make_hmm,
+     read_hmm_input},
+    {"fhmm", "factorial HMM by EM", kFhmmHelp, Method::ml,
+     "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)", false, add_fhmm_options, make_fhmm,
+     read_sequence_input},
+    {"bayesnet", "discrete Bayesian network of a given structure; EM for hidden nodes", kBayesNetHelp,
+     Method::posterior, nullptr, true, add_bayesnet_options, make_bayesnet, read_libsvm_input},
+    {"lds", "linear dynamical system by EM with a Kalman smoother", kLdsHelp, Method::ml,
+     "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input},
+    {"slds", "switching LDS by approximate, hard-assignment EM", kSldsHelp, Method::ml,
+     "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input},
 };
 
-// "gaussian, bernoulli, ... or hmm" (last_join "or") or "... and hmm".
+// `ppk fit mi`, a command of its own (fit_mi.cpp) listed among the families.
+constexpr const char* kMiName = "mi";
+constexpr const char* kMiSummary = "mutual-information kernel rows: 'ppk fit mi --help'";
+
+// "gaussian, bernoulli, ..., slds or mi" (last_join "or") or "... and mi".
 std::string family_names(const char* last_join) {
-  std::string names;
-  const std::size_t count = std::size(kFamilies);
-  for (std::size_t i = 0; i < count; ++i)
-    names += (i == 0 ? "" : i + 1 == count ? std::string(" ") + last_join + " " : std::string(", ")) + kFamilies[i].name;
-  return names;
+  std::vector<std::string> names;
+  for (const FitFamily& family : kFamilies) names.emplace_back(family.name);
+  names.emplace_back(kMiName);
+  return join_list(names, last_join);
 }
 
-po::options_description common_options() {
+// The families that have a property: "a, b and c".
+std::string families_where(bool (*has)(const FitFamily&)) {
+  std::vector<std::string> names;
+  for (const FitFamily& family : kFamilies)
+    if (has(family)) names.emplace_back(family.name);
+  return join_list(names, "and");
+}
+
+bool offers_estimator(const FitFamily& family) { return family.no_estimator == nullptr; }
+bool offers_pooling(const FitFamily& family) { return family.pools; }
+bool defaults_to_posterior(const FitFamily& family) {
+  return offers_estimator(family) && family.default_method == Method::posterior;
+}
+
+// --estimator, for `family` (null: for every family that offers it).
+void add_estimator_option(po::options_description& options, const FitFamily* family) {
+  const std::string defaults =
+      family != nullptr ? std::string("default ") + method_name(family->default_method)
+                        : "offered by " + families_where(offers_estimator) + "; default posterior for " +
+                              families_where(defaults_to_posterior) + ", ml otherwise";
+  options.add_options()("estimator", po::value<std::string>()->value_name("ml|map|posterior"),
+                        ("the estimate (" + defaults + ")").c_str());
+}
+
+// --shrink, --pooled-from and --save-pooled (COLT 2003), for `family` (null: for every family that offers them).
+void add_pooling_options(po::options_description& options, const FitFamily* family) {
+  const std::string which = family != nullptr ? " (COLT 2003)" : " (COLT 2003; " + families_where(offers_pooling) + ")";
+  options.add_options()
+      ("shrink", po::value<double>()->value_name("L"),
+       ("shrink toward the pooled training data with weight L > 0" + which).c_str())
+      ("pooled-from", po::value<std::string>()->value_name("POOL"),
+       "with --shrink: the pooled statistics saved from the training file (for test files)")
+      ("save-pooled", po::value<std::string>()->value_name("POOL"),
+       "write the statistics pooled over INPUT (the training file) to POOL");
+}
+
+// The options of `family` besides its own (null: of every family). The one source of its --help
+// and of what its command line accepts.
+po::options_description common_options(const FitFamily* family) {
   po::options_description options("Options");
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
        "where to write the rows ('-' = standard output); written only if every example fits")
       ("dim", po::value<long>()->value_name("D"),
        "the models' dimension (number of features, vocabulary size); default: the largest "
-       "index in INPUT. Give the same D to files fitted separately (train and test)")
-      ("estimator", po::value<std::string>()->value_name("ml|map|posterior"),
-       "the estimate (default: posterior for bernoulli and multinomial, ml otherwise)")
-      ("shrink", po::value<double>()->value_name("L"),
-       "shrink toward the pooled training data with weight L > 0 (COLT 2003)")
-      ("pooled-from", po::value<std::string>()->value_name("POOL"),
-       "with --shrink: the pooled statistics saved from the training file (for test files)")
-      ("save-pooled", po::value<std::string>()->value_name("POOL"),
-       "write the statistics pooled over INPUT (the training file) to POOL");
+       "index in INPUT. Give the same D to files fitted separately (train and test)");
+  if (family == nullptr || offers_estimator(*family)) add_estimator_option(options, family);
+  if (family == nullptr || offers_pooling(*family)) add_pooling_options(options, family);
   add_threads_option(options, "fit N examples at a time");
   options.add_options()("help,h", "this text");
   return options;
 }
 
-void print_fit_help(const FitFamily* only) { print_help_with_entries(kFitUsage, kFamilies, only, common_options()); }
+// A UsageError for an option that other families take and `family` does not (absent from its --help
+// and its command line): why it does not apply.
+void reject_options_of_other_families(const FitFamily& family, const std::vector<std::string>& args) {
+  po::options_description estimator, pooling;
+  add_estimator_option(estimator, nullptr);
+  add_pooling_options(pooling, nullptr);
+  for (const std::string& word : args) {
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string name = word.substr(2, word.find('=') - 2);
+    const std::string option = "--" + name + " is not offered for ppk fit " + family.name + ": ";
+    if (!offers_estimator(family) && estimator.find_nothrow(name, false) != nullptr)
+      throw UsageError(option + family.no_estimator);
+    if (!offers_pooling(family) && pooling.find_nothrow(name, false) != nullptr)
+      throw UsageError(option + "the " + family.name + " fit is not an exponential family: it has no sufficient "
+                       "statistics to pool, so --shrink and pooled statistics are not supported");
+  }
+}
+
+// Usage, the input formats, and what --estimator and --shrink do where `only` (null: any family) offers them.
+std::string fit_usage(const FitFamily* only) {
+  std::string usage;
+  if (only != nullptr) {
+    usage = std::string("Usage: ppk fit ") + only->name + " [options] INPUT [-o OUTPUT]\n";
+  } else {
+    usage = "Usage: ppk fit FAMILY [options] INPUT [-o OUTPUT]\nFAMILY:\n";
+    const auto line = [&usage](const std::string& name, const std::string& summary) {
+      usage += "  " + name + std::string(name.size() < 12 ? 12 - name.size() : 1, ' ') + summary + "\n";
+    };
+    for (const FitFamily& family : kFamilies) line(family.name, family.summary);
+    line(kMiName, kMiSummary);
+  }
+  usage += kFitInput;
+  if (only == nullptr || offers_estimator(*only)) usage += kEstimatorHelp;
+  if (only == nullptr || offers_pooling(*only)) usage += kShrinkHelp;
+  return usage;
+}
+
+void print_fit_help(const FitFamily* only) {
+  print_help_with_entries(fit_usage(only), kFamilies, only, common_options(only));
+}
 
 // The statistics pooled over every example of `data` (the training set).
 Statistics pool_examples(const Estimator& estimator, const Dataset& data, long dim) {
@@ -813,13 +971,15 @@ Statistics read_pooled(const std::string& path) {
 
 }  // namespace
 
+std::string fit_family_names() { return family_names("and"); }
+
 int run_fit(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
     print_fit_help(nullptr);
     return 0;
   }
-  if (args[0] == "mi") return run_fit_mi(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (args[0] == kMiName) return run_fit_mi(std::vector<std::string>(args.begin() + 1, args.end()));
   const FitFamily* family = nullptr;
   for (const FitFamily& candidate : kFamilies)
     if (args[0] == candidate.name) family = &candidate;
@@ -831,7 +991,8 @@ int run_fit(const std::vector<std::string>& args) {
     return 0;
   }
 
-  po::options_description options = common_options();
+  reject_options_of_other_families(*family, rest);
+  po::options_description options = common_options(family);
   family->add_options(options);
   options.add_options()("input", po::value<std::string>(), "INPUT");
   po::positional_options_description positional;
@@ -839,15 +1000,7 @@ int run_fit(const std::vector<std::string>& args) {
   const po::variables_map values = parse_command_line(rest, options, positional);
   if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
 
-  std::unique_ptr<Estimator> estimator;
   double lambda = 0;
-  try {
-    const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
-                                                    : family->default_method;
-    estimator = family->make_estimator(values, method);
-  } catch (const EstimationError& e) {
-    throw UsageError(e.what());
-  }
   if (values.count("shrink")) {
     lambda = values["shrink"].as<double>();
     if (!(lambda > 0) || !std::isfinite(lambda))
@@ -857,10 +1010,19 @@ int run_fit(const std::vector<std::string>& args) {
   }
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
-
   const unsigned threads = threads_option(values);
-  InputFile input(values["input"].as<std::string>());
-  const FitInput fit_input = family->read_input(input, values);
+
+  // INPUT is read first: how hmm reads it depends on its format.
+  const FitSource source = read_fit_source(values["input"].as<std::string>());
+  std::unique_ptr<Estimator> estimator;
+  try {
+    const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
+                                                    : family->default_method;
+    estimator = family->make_estimator(values, method, source);
+  } catch (const EstimationError& e) {
+    throw UsageError(e.what());
+  }
+  const FitInput fit_input = family->read_input(source, values, std::string("ppk fit ") + family->name);
   const Dataset& data = fit_input.data;
   const long dim = fit_input.dim;
 

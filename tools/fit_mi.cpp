@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -195,14 +196,15 @@ void print_help(const MiLikelihood* only) { print_help_with_entries(kFitMiUsage,
 
 bool given(const po::variables_map& values, const char* name) { return values.count(name) && !values[name].defaulted(); }
 
-// A data file of one datum per line.
+// A data file of one datum per line (no qid groups), its format checked as every fit command checks it.
 Dataset read_datum_file(const std::string& path) {
-  InputFile input(path);
-  Dataset data = read_data(input.stream(), input.name());
-  if (data.grouped)
-    throw data.error_at(data.examples.front(),
-                        "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)");
-  return data;
+  const FitSource source = read_fit_source(path);
+  check_fit_format(source, FitFormats{true, false, false, false}, "ppk fit mi",
+                   source.format && source.format->grouped
+                       ? "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)"
+                       : "");
+  std::istringstream text(source.text);
+  return read_data(text, source.name);
 }
 
 // The example's vector as a dense D-vector; an index beyond D is an error naming the line.

@@ -28,7 +28,10 @@ Computes the kernel matrix K(i, j) = k(row i of A, row j of B) between the model
 rows of A and B (B = A if absent; '-' = standard input for one of them).
   ppk       k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx        (-t 5)
   ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))           (-t 6)
-These are svm-train's -t, -g and -d. Each row is decoded and validated once.
+These are svm-train's -t, -g and -d. -d T: time steps of sequence models (hmm,
+fhmm, lds, slds): the kernel compares x_0..x_T, i.e. T + 1 observations (default
+0: each row's own stored T; rows of different T need one -d T). Each row is
+decoded and validated once.
 
 The matrix is written (to -o OUTPUT, else standard output unless --psd or --png
 is given) in one of two formats, every value printed with %.17g so that it

@@ -2,6 +2,7 @@
 // and compute kernel matrices between them.
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,7 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(Usage: ppk COMMAND [options] [FILES]
+constexpr const char* kUsageHead = R"(Usage: ppk COMMAND [options] [FILES]
 
 Probability product kernels for LIBSVM: each example becomes one LIBSVM row
 that encodes a generative model fitted to it, and svm-train -t ppk|ppk_norm
@@ -18,12 +19,25 @@ trains on the kernel k_rho(p, p') = integral of p(x)^rho p'(x)^rho dx.
 
 Commands:
   fit FAMILY [options] INPUT [-o OUTPUT]
-                   fit one model per example of a LIBSVM data file (hmm: also of
-                   FASTA or 'LABEL SEQUENCE' lines); FAMILY: gaussian, bernoulli,
-                   multinomial, poisson, exponential, gamma, dirichlet, mixture, kde,
-                   hmm, bayesnet, mi (MI kernel rows: 'ppk fit mi --help')
-                   ('ppk fit --help')
-  encode [FILE] [-o OUTPUT]   JSON lines -> model rows
+)";
+
+// Text wrapped to lines of at most kWidth characters, each indented by kIndent spaces.
+constexpr std::size_t kIndent = 19, kWidth = 80;
+std::string indented_paragraph(const std::string& text) {
+  std::string out, line;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    if (!line.empty() && kIndent + line.size() + 1 + word.size() > kWidth) {
+      out += std::string(kIndent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + std::string(kIndent, ' ') + line + "\n";
+}
+
+constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -> model rows
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
                    the kernel matrix between the rows of A and B (or A and A)
@@ -41,6 +55,15 @@ Options:
 
 Exit status: 0 success, 1 invalid or unreadable input, 2 invalid command line.
 )";
+
+// The usage, with the FAMILY list of `ppk fit` itself.
+std::string usage() {
+  return kUsageHead +
+         indented_paragraph("fit one model per example of a LIBSVM data file (hmm: also of FASTA or 'LABEL "
+                            "SEQUENCE' lines); FAMILY: " +
+                            ppk::cli::fit_family_names() + " ('ppk fit --help', 'ppk fit FAMILY --help')") +
+         kUsageTail;
+}
 
 using Command = int (*)(const std::vector<std::string>&);
 
@@ -64,12 +87,12 @@ int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
-    std::cerr << kUsage;
+    std::cerr << usage();
     return ppk::cli::kExitUsage;
   }
   const std::string& first = words[0];
   if (first == "-h" || first == "--help" || first == "help") {
-    std::cout << kUsage;
+    std::cout << usage();
     return 0;
   }
   if (first == "--version") {

@@ -27,6 +27,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ppk/model.hpp"
@@ -69,6 +70,35 @@ struct Dataset {
 
 // Reads a data file. Throws InputError "SOURCE:LINE: ...".
 Dataset read_data(std::istream& in, const std::string& source);
+
+// ---------------------------------------------------------------------------------------------
+// The formats of `ppk fit` input, told apart by one rule for every fit command, line by line:
+//   fasta    a FASTA header, '>' first;
+//   libsvm   a finite LABEL alone or followed by fields of which one at least is 'qid:N' or
+//            'index:value' (index all digits), before an optional '#' comment; grouped when it
+//            carries qid: (read_data then checks every field);
+//   lines    any other line that starts with a finite LABEL: 'LABEL SEQUENCE';
+//   unknown  the rest (no label): whichever reader is used says what is wrong.
+// So a 'LABEL SEQUENCE' line whose sequence field holds qid:1 or 1:2.5 is a LIBSVM row, never a
+// sequence of the symbols '1', ':', '2', ...
+enum class DataFormat { libsvm, fasta, lines, unknown };
+
+struct LineFormat {
+  DataFormat format = DataFormat::unknown;
+  bool grouped = false;  // libsvm: the line carries qid:
+  long line = 0;         // its line number (1-based)
+};
+
+// The format of one line (without its terminator).
+LineFormat line_format(std::string_view text, long line);
+
+// The format of a file, as its first line that is neither blank nor a '#' comment shows; nothing
+// when there is no such line.
+std::optional<LineFormat> detect_format(std::string_view text);
+
+// What a line of that format is, for messages: "a FASTA header", "a 'LABEL SEQUENCE' line",
+// "a qid-grouped LIBSVM row", "a LIBSVM row without qid:", "a line that starts with no label".
+std::string describe_format(const LineFormat& format);
 
 // ---------------------------------------------------------------------------------------------
 // Symbol sequences (input of `ppk fit hmm` with discrete emissions), in one of two formats:
@@ -114,8 +144,9 @@ struct SequenceSet {
   std::vector<SymbolSequence> sequences;  // in file order
 };
 
-// Reads sequences in `format`, or, when none is given, fasta if the first non-empty line starts
-// with '>' and lines otherwise. With `alphabet`, a symbol outside it is an InputError
+// Reads sequences in `format`, or, when none is given, fasta if the first non-blank line is a FASTA
+// header (detect_format) and lines otherwise. A line of a lines file that is a LIBSVM row
+// (line_format) is an InputError "SOURCE:LINE: ..." naming --format libsvm. With `alphabet`, a symbol outside it is an InputError
 // "SOURCE:LINE: column C: symbol 'X' (position P of the sequence) is not in the alphabet ...";
 // without, the alphabet is the sorted set of the symbols read. Empty sequences and missing labels
 // are InputErrors "SOURCE:LINE: ...".

@@ -134,9 +134,10 @@ extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(
   static const svm_kernel_type types[] = {
       make_type(ppk_kind, "ppk",
                 "probability product kernel between the models in two rows: "
-                "-g rho (default 1; 0.5 Bhattacharyya), -d T time steps (default 0 = each model's own)"),
+                "-g rho (default 1; 0.5 Bhattacharyya), -d T time steps of sequence models: the kernel "
+                "compares x_0..x_T, i.e. T + 1 observations (default 0 = each model's own T)"),
       make_type(ppk_norm_kind, "ppk_norm",
-                "ppk normalised to k(p,p')/sqrt(k(p,p)k(p',p')): -g rho (default 1), -d T (default 0)"),
+                "ppk normalised to k(p,p')/sqrt(k(p,p)k(p',p')): -g rho (default 1), -d T as for ppk (default 0)"),
   };
   for (const svm_kernel_type& type : types)
     if (register_type(&type) != 0) return -1;
