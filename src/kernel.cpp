@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "model_fields.hpp"
 #include "ppk/bayesnet.hpp"
@@ -97,16 +98,27 @@ std::optional<long> sequence_steps(const Model& model) {
   return std::nullopt;
 }
 
-// True when a and b are sequence models of one family whose sample spaces differ only in their T:
-// the same observation space (an HMM's emissions), so that one -d T gives them a kernel.
-bool differ_only_in_length(const Model& a, const Model& b) {
+// The model whose kernel a montecarlo row estimates, else the model itself.
+const Model& estimated_model(const Model& model) {
+  const auto* montecarlo = dynamic_cast<const MonteCarloModel*>(&model);
+  return montecarlo != nullptr ? montecarlo->inner() : model;
+}
+
+// The T's of a and b (or of the models of two montecarlo rows) when they are sequence models of
+// one family whose sample spaces differ only in T: the same observation space (an HMM's emissions),
+// so that one -d T gives them a kernel; else nothing.
+std::optional<std::pair<long, long>> lengths_apart(const Model& row_a, const Model& row_b) {
+  if (&row_a.family() != &row_b.family()) return std::nullopt;
+  const Model& a = estimated_model(row_a);
+  const Model& b = estimated_model(row_b);
   const std::optional<long> steps_a = sequence_steps(a), steps_b = sequence_steps(b);
   if (!steps_a || !steps_b || *steps_a == *steps_b || &a.family() != &b.family() ||
       a.sample_space().dim != b.sample_space().dim)
-    return false;
+    return std::nullopt;
   const auto* hmm_a = dynamic_cast<const HmmModel*>(&a);
   const auto* hmm_b = dynamic_cast<const HmmModel*>(&b);
-  return hmm_a == nullptr || hmm_a->emission(0).sample_space() == hmm_b->emission(0).sample_space();
+  if (hmm_a != nullptr && hmm_a->emission(0).sample_space() != hmm_b->emission(0).sample_space()) return std::nullopt;
+  return std::make_pair(*steps_a, *steps_b);
 }
 
 }  // namespace
@@ -143,13 +155,12 @@ void check_compatible(const Model& a, const Model& b) {
   const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
   if (space_a != space_b) {
     std::string what = describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces";
-    if (differ_only_in_length(a, b)) {
-      const long shorter = std::min(*sequence_steps(a), *sequence_steps(b));
-      what += "; the two " + a.family().name + " rows have different lengths T = " +
-              std::to_string(*sequence_steps(a)) + " and " + std::to_string(*sequence_steps(b)) +
-              ": give one T for every row with -d T (svm-train, ppk gram), e.g. -d " + std::to_string(shorter) +
+    if (const auto lengths = lengths_apart(a, b))
+      what += "; the two " + a.family().name + " rows have different lengths T = " + std::to_string(lengths->first) +
+              " and " + std::to_string(lengths->second) +
+              ": give one T for every row with -d T (svm-train, ppk gram), e.g. -d " +
+              std::to_string(std::min(lengths->first, lengths->second)) +
               ", so that every kernel compares x_0..x_T, T + 1 observations";
-    }
     throw KernelDomainError(what);
   }
   if (&a.family() != &b.family() && find_cross_family_kernel(a.family(), b.family()) == nullptr)

@@ -21,6 +21,9 @@ pass
 grep -qF "different lengths T = 4 and 7" train_out.txt && grep -qF -- "-d 4" train_out.txt ||
   fail "svm-train's error lacks the -d suggestion: $(cat train_out.txt)"
 pass
+# Monte Carlo rows around those HMMs: the same suggestion.
+"$PPK" montecarlo -n 20 hmm.ppk -o montecarlo.ppk
+expect_error 1 "different lengths T = 4 and 7" "e.g. -d 4" -- "$PPK" gram -t ppk_norm -g 1 montecarlo.ppk
 # LDS rows of 3 and 4 vectors: the same suggestion.
 printf '1 qid:1 1:0.5\n1 qid:1 1:0.4\n1 qid:1 1:0.3\n-1 qid:2 1:0.1\n-1 qid:2 1:0.2\n-1 qid:2 1:0.4\n-1 qid:2 1:0.3\n' > lds.txt
 "$PPK" fit lds --state-dim 1 --iterations 5 --restarts 1 lds.txt -o lds.ppk

@@ -264,5 +264,59 @@ TEST(SequenceFile, Errors) {
   EXPECT_THAT(sequence_error(""), HasSubstr("seqs.txt: no sequences"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Telling the formats of fit input apart (line_format, detect_format): one rule for every command.
+
+TEST(DataFormat, EachLineIsFastaLibsvmOrASequence) {
+  EXPECT_EQ(line_format(">seq1 label=1", 1).format, DataFormat::fasta);
+  const LineFormat grouped = line_format("-1 qid:1 1:2.22 2:-0.5e-3", 4);
+  EXPECT_EQ(grouped.format, DataFormat::libsvm);
+  EXPECT_TRUE(grouped.grouped);
+  EXPECT_EQ(grouped.line, 4);
+  const LineFormat plain = line_format("1 3:1 17:0.5  # a comment ACGT", 1);
+  EXPECT_EQ(plain.format, DataFormat::libsvm);
+  EXPECT_FALSE(plain.grouped);
+  EXPECT_EQ(line_format("2", 1).format, DataFormat::libsvm);  // a LIBSVM row of no features
+  // A sequence field is symbols unless a field reads as qid:N or index:value: then the line is a
+  // LIBSVM row, malformed or not (read_data names the bad field).
+  EXPECT_EQ(line_format("1 ACGT", 1).format, DataFormat::lines);
+  EXPECT_EQ(line_format("1 AC GT", 1).format, DataFormat::lines);
+  EXPECT_EQ(line_format("1 0123:", 1).format, DataFormat::lines);
+  EXPECT_EQ(line_format("1 a:2.5", 1).format, DataFormat::lines);
+  EXPECT_EQ(line_format("1 1:2.5 AC", 1).format, DataFormat::libsvm);
+  EXPECT_EQ(line_format("1 1:0.5 3", 1).format, DataFormat::libsvm);
+  EXPECT_EQ(line_format("1 AC#GT", 1).format, DataFormat::lines);
+  // No label: neither; the reader of the format asked for says what is wrong.
+  EXPECT_EQ(line_format("seq1 ACGT", 1).format, DataFormat::unknown);
+  EXPECT_EQ(line_format("1.0,2.0,3.0", 1).format, DataFormat::unknown);
+}
+
+TEST(DataFormat, TheFirstLineThatIsNeitherBlankNorACommentDecides) {
+  EXPECT_FALSE(detect_format(""));
+  EXPECT_FALSE(detect_format("\n  \n# only a comment\n"));
+  const std::optional<LineFormat> grouped = detect_format("# header\n\n\t\r\n1 qid:7 1:0.5\n1 qid:7 1:0.25\n");
+  ASSERT_TRUE(grouped);
+  EXPECT_EQ(grouped->format, DataFormat::libsvm);
+  EXPECT_TRUE(grouped->grouped);
+  EXPECT_EQ(grouped->line, 4);
+  EXPECT_EQ(detect_format("\n>s label=1\r\nACGT\n")->format, DataFormat::fasta);
+  EXPECT_EQ(detect_format("1 ACGT")->format, DataFormat::lines);  // no final newline
+  EXPECT_EQ(describe_format(*grouped), "a qid-grouped LIBSVM row");
+  EXPECT_EQ(describe_format(line_format("1 1:1", 1)), "a LIBSVM row without qid:");
+}
+
+TEST(DataFormat, ASequenceFileRefusesLibsvmRows) {
+  // Detected or given, a 'LABEL SEQUENCE' line whose sequence is qid:/index:value fields is refused
+  // with its line, never read as the symbols '1', ':', 'q', ...
+  EXPECT_THAT(sequence_error("-1 qid:1 1:2.22 2:0.5\n-1 qid:1 1:2.1 2:0.4\n"),
+              AllOf(HasSubstr("seqs.txt:1: this line is a qid-grouped LIBSVM row, not 'LABEL SEQUENCE'"),
+                    HasSubstr("--format libsvm")));
+  EXPECT_THAT(error_of([](const std::string& t) { return read_sequence_text(t, SequenceFormat::lines); },
+                       "1 ACGT\n2 1:0.5 3:1\n"),
+              HasSubstr("seqs.txt:2: this line is a LIBSVM row without qid:, not 'LABEL SEQUENCE'"));
+  // A label alone is still an empty sequence.
+  EXPECT_THAT(sequence_error("1 ACGT\n2\n"), HasSubstr("seqs.txt:2: the sequence is empty"));
+}
+
 }  // namespace
 }  // namespace ppk
