@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "model_fields.hpp"
 #include "ppk/family.hpp"
@@ -192,11 +193,17 @@ std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* en
   return model;
 }
 
+double libsvm_readable(double x) {
+  const double smallest = std::numeric_limits<double>::min();
+  return x != 0 && std::fabs(x) < smallest ? std::copysign(smallest, x) : x;
+}
+
 std::string format_entries(const Row& row) {
   std::string text;
   char buffer[64];
   for (const RowEntry& entry : row) {
-    std::snprintf(buffer, sizeof buffer, "%s%d:%.17g", text.empty() ? "" : " ", entry.index, entry.value);
+    std::snprintf(buffer, sizeof buffer, "%s%d:%.17g", text.empty() ? "" : " ", entry.index,
+                  libsvm_readable(entry.value));
     text += buffer;
   }
   return text;

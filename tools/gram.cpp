@@ -1,7 +1,9 @@
 // ppk gram: the kernel matrix between the model rows of two files.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -17,6 +19,8 @@
 #include "ppk/data.hpp"
 #include "ppk/family.hpp"
 #include "ppk/kernel.hpp"
+#include "ppk/kernel_diagnostic.hpp"
+#include "ppk/row.hpp"
 #include "ppk/spectrum.hpp"
 
 namespace ppk::cli {
@@ -33,9 +37,13 @@ fhmm, lds, slds): the kernel compares x_0..x_T, i.e. T + 1 observations (default
 0: each row's own stored T; rows of different T need one -d T). Each row is
 decoded and validated once.
 
-The matrix is written (to -o OUTPUT, else standard output unless --psd or --png
-is given) in one of two formats, every value printed with %.17g so that it
-reads back as the same double:
+The matrix is written (to -o OUTPUT, else standard output unless --psd, --png or
+--summary is given) in one of two formats, every value printed with %.17g so that
+it reads back as the same double, except subnormal values (0 < |K| < 2.2e-308),
+which LIBSVM's reader refuses: they are written as 2.2250738585072014e-308, the
+smallest normal double. That changes no decision: a decision value sums
+alpha_i y_i K(x_i, x) with alpha_i <= C, so the change is below C * 2.3e-308 per
+term, far below what the solver resolves (-e, default 0.001).
   matrix       one matrix row per line, values separated by single spaces
   precomputed  LIBSVM's precomputed-kernel rows "LABEL 0:i 1:K(i,1) ... m:K(i,m)",
                the label from row i of A, for svm-train -t 4 / svm-predict:
@@ -46,6 +54,15 @@ reads back as the same double:
   eigenvalues below -tolerance (a valid kernel has none).
 --png FILE writes K as an 8-bit greyscale image, one pixel per entry, rows and
 columns sorted by label (stably), black = the smallest entry, white = the largest.
+--summary prints on standard output the quantiles (min, 1%, 10%, 25%, 50%, 75%,
+90%, 99%, max) of the normalised values c = k(p,p')/sqrt(k(p,p) k(p',p')) between
+different rows (in log space: they can span hundreds of orders of magnitude),
+and how many are below 1e-6 and above 1 - 1e-6. Choose rho (-g) and T (-d) with
+it before a grid search: nearly all c near 0 make K nearly the identity (every
+row unrelated to every other), nearly all near 1 make it nearly constant.
+Without --summary, 200 pairs drawn with a fixed seed are checked instead; in both
+cases ppk gram (and svm-train -t ppk|ppk_norm) warns on standard error when at
+least 95% of the values are below 1e-6 or above 1 - 1e-6, with what to try.
 )usage";
 
 KernelKind parse_kernel_kind(const std::string& text) {
@@ -94,27 +111,53 @@ void warn_about_inexact_kernels(const PreparedFile& a, const PreparedFile& b) {
     }
 }
 
+std::vector<const PreparedModel*> model_pointers(const PreparedFile& file) {
+  std::vector<const PreparedModel*> models;
+  for (const auto& model : file.models) models.push_back(model.get());
+  return models;
+}
+
 // "A: row i and B: row j" for messages.
 std::string pair_name(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
   return a.name + ": row " + std::to_string(i + 1) + " and " + b.name + ": row " +
          std::to_string(j + 1);
 }
 
-// k(a_i, b_j), checked for compatibility and finiteness.
-double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b,
-                    std::size_t j) {
+// evaluate_pair(a_i, b_j) for a pair with a kernel (check_compatible); an error names the pair.
+template <class EvaluatePair>
+double pair_value(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j,
+                  EvaluatePair evaluate_pair) {
   const PreparedModel& left = *a.models[i];
   const PreparedModel& right = *b.models[j];
-  double value = 0;
   try {
     check_compatible(left.model(), right.model());
-    value = evaluate(kind, left, right);
+    return evaluate_pair(left, right);
   } catch (const KernelDomainError& e) {
     throw InputError(pair_name(a, i, b, j) + ": " + e.what());
   }
+}
+
+// k(a_i, b_j), checked for compatibility and finiteness.
+double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b,
+                    std::size_t j) {
+  const double value = pair_value(a, i, b, j, [kind](const PreparedModel& left, const PreparedModel& right) {
+    return evaluate(kind, left, right);
+  });
   if (!std::isfinite(value))
     throw InputError(pair_name(a, i, b, j) + ": the kernel value " + format_double(value) +
                      " is not finite");
+  return value;
+}
+
+// log of the normalised kernel c(a_i, b_j) = k / sqrt(k(a_i, a_i) k(b_j, b_j)), checked: -inf (k = 0)
+// is a value, NaN and +inf are errors.
+double log_normalized_entry(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
+  const double value = pair_value(a, i, b, j, [](const PreparedModel& left, const PreparedModel& right) {
+    return log_normalized_kernel(left, right);
+  });
+  if (std::isnan(value) || value == std::numeric_limits<double>::infinity())
+    throw InputError(pair_name(a, i, b, j) + ": the log of the normalised kernel value is " +
+                     format_double(value));
   return value;
 }
 
@@ -141,8 +184,41 @@ GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFi
   return gram;
 }
 
+// log c(a_i, b_j) for every pair of different rows (i < j against itself), row by row on `threads`
+// threads: what --summary describes.
+std::vector<double> all_log_normalized_kernels(const PreparedFile& a, const PreparedFile& b, bool against_self,
+                                               unsigned threads) {
+  std::vector<std::vector<double>> rows(a.models.size());
+  for_each_index(a.models.size(), threads, "summary rows", [&](std::size_t i) {
+    for (std::size_t j = against_self ? i + 1 : 0; j < b.models.size(); ++j)
+      rows[i].push_back(log_normalized_entry(a, i, b, j));
+  });
+  std::vector<double> values;
+  for (const std::vector<double>& row : rows) values.insert(values.end(), row.begin(), row.end());
+  return values;
+}
+
+// --summary: the quantiles of the normalised kernel values between different rows, and how many are
+// near 0 and near 1 (the thresholds of the degenerate-kernel warning).
+void print_summary(const std::vector<double>& log_values) {
+  const KernelSpread spread = kernel_spread(log_values);
+  std::cout << "normalised kernel values k(p,p')/sqrt(k(p,p) k(p',p')) between different rows: " << spread.pairs
+            << " pairs\nquantile value log10\n";
+  char line[128];
+  for (const KernelQuantile& quantile : kernel_quantiles(log_values)) {
+    const std::string name = quantile.percent == 0     ? "min"
+                             : quantile.percent == 100 ? "max"
+                                                       : std::to_string(quantile.percent) + "%";
+    std::snprintf(line, sizeof line, "%s %s %.6f\n", name.c_str(), format_exp(quantile.log_value, 6).c_str(),
+                  quantile.log_value / std::log(10.0));
+    std::cout << line;
+  }
+  std::cout << "below 1e-6: " << spread.near_zero << "\nabove 1 - 1e-6: " << spread.near_one << '\n';
+}
+
 // The matrix format: row i as "K(i,1) ... K(i,m)"; the precomputed format: row i as
-// "label_i 0:i 1:K(i,1) ... m:K(i,m)" (LIBSVM's README, "precomputed kernel").
+// "label_i 0:i 1:K(i,1) ... m:K(i,m)" (LIBSVM's README, "precomputed kernel"). Both write every
+// value libsvm_readable: a subnormal K as +-DBL_MIN, which LIBSVM's reader accepts.
 void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<double>& labels,
                 bool precomputed) {
   std::string line;
@@ -156,7 +232,7 @@ void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<dou
     } else {
       for (Eigen::Index j = 0; j < gram.cols(); ++j) {
         if (j > 0) line += ' ';
-        line += format_double(gram(i, j));
+        line += format_double(libsvm_readable(gram(i, j)));
       }
     }
     line += '\n';
@@ -222,7 +298,9 @@ int run_gram(const std::vector<std::string>& args) {
        "with --psd: eigenvalues in [-TOL, 0) are rounding, not negative (default: n * DBL_EPSILON * "
        "max |eigenvalue|, what a symmetric eigensolver cannot resolve)")
       ("png", po::value<std::string>(&png_path)->value_name("FILE"),
-       "write K as a greyscale PNG heat map, rows and columns sorted by label");
+       "write K as a greyscale PNG heat map, rows and columns sorted by label")
+      ("summary", "print the quantiles of the normalised kernel values between different rows, to choose "
+       "rho and T (the matrix is computed only with -o, --psd or --png)");
   add_threads_option(options, "compute N matrix rows at a time");
   options.add_options()("help,h", "this text");
   if (wants_help(args)) {
@@ -256,9 +334,12 @@ int run_gram(const std::vector<std::string>& args) {
     throw UsageError("--psd-tolerance must be a finite number >= 0, got " + format_double(psd_tolerance));
   if (psd && output_path == "-")
     throw UsageError("--psd prints the spectrum on standard output: write the matrix with -o FILE");
+  const bool summary = values.count("summary") > 0;
+  if (summary && output_path == "-")
+    throw UsageError("--summary prints the quantiles on standard output: write the matrix with -o FILE");
   const bool png = values.count("png") > 0;
   if (png && (png_path.empty() || png_path == "-")) throw UsageError("--png needs a file name");
-  if (!values.count("output") && !psd && !png) output_path = "-";
+  if (!values.count("output") && !psd && !png && !summary) output_path = "-";
   const unsigned threads = threads_option(values);
 
   const PreparedFile a = prepare_file(path_a, kind, params);
@@ -276,7 +357,15 @@ int run_gram(const std::vector<std::string>& args) {
     for (std::size_t j = 0; j < b.models.size(); ++j) kernel_entry(kind, a, 0, b, j);
     for (std::size_t i = 0; i < a.models.size(); ++i) kernel_entry(kind, a, i, b, 0);
   }
-  const GramMatrix gram = compute_gram(kind, a, b, against_self, threads);
+  const bool needs_matrix = !output_path.empty() || psd || png;
+  const GramMatrix gram = needs_matrix ? compute_gram(kind, a, b, against_self, threads) : GramMatrix{};
+
+  // The degenerate-kernel warning: on every pair with --summary, else on a sample of pairs.
+  const std::vector<double> log_values =
+      summary ? all_log_normalized_kernels(a, b, against_self, threads)
+              : sample_log_normalized_kernels(model_pointers(a), model_pointers(b), against_self);
+  const std::string warning = degenerate_kernel_warning(kernel_spread(log_values), params);
+  if (!warning.empty()) std::cerr << "ppk gram: warning: " << warning << "\n";
 
   const GramSpectrum spectrum = psd ? gram_spectrum(gram, psd_tolerance) : GramSpectrum{};
 
@@ -293,6 +382,7 @@ int run_gram(const std::vector<std::string>& args) {
   if (matrix_file) matrix_file->commit();
   if (png_file) png_file->commit();
   if (psd) print_spectrum(gram, spectrum);
+  if (summary) print_summary(log_values);
   return 0;
 }
 

@@ -105,7 +105,14 @@ inline std::unique_ptr<Model> decode_row(const Row& row) {
   return decode_row(row.data(), row.data() + row.size());
 }
 
-// "index:value index:value ..." with values in full precision (%.17g).
+// x as a value LIBSVM reads: x itself, except that a subnormal x (0 < |x| < DBL_MIN =
+// 2.2250738585072014e-308) becomes +-DBL_MIN. LIBSVM's readers (svm-train, svm-predict) refuse a
+// value for which strtod sets ERANGE, and glibc's strtod does for every subnormal; DBL_MIN keeps the
+// sign and that the value is not 0 (a variance, scale or weight stays > 0), and changes it by less
+// than 2.3e-308.
+double libsvm_readable(double x);
+
+// "index:value index:value ..." with values in full precision (%.17g), each libsvm_readable.
 std::string format_entries(const Row& row);
 // Formats a label the way LIBSVM writes labels (%.17g, so integers stay integers).
 std::string format_label(double label);

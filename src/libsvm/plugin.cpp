@@ -13,10 +13,12 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "ppk/family.hpp"
 #include "ppk/kernel.hpp"
+#include "ppk/kernel_diagnostic.hpp"
 #include "ppk/row.hpp"
 #include "svm.h"
 
@@ -108,6 +110,22 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
+// Before training (once per svm-train, also with -v): a warning on standard error when the kernel
+// is nearly the identity or nearly constant on a sample of the training rows' pairs
+// (kernel_diagnostic.hpp). Advice only: training goes on.
+void inspect(void*, const void* const* decoded, int l) noexcept {
+  try {
+    std::vector<const ppk::PreparedModel*> models;
+    for (int i = 0; i < l; ++i) models.push_back(&prepared(decoded[i]));
+    if (models.empty()) return;
+    const std::string warning = ppk::degenerate_kernel_warning(
+        ppk::kernel_spread(ppk::sample_log_normalized_kernels(models, models, true)), models.front()->params());
+    if (!warning.empty()) std::fprintf(stderr, "ppk: warning: %s\n", warning.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ppk: warning: the degenerate-kernel check failed: %s\n", e.what());
+  }
+}
+
 svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* help) {
   svm_kernel_type type{};
   type.abi_version = LIBSVM_KERNEL_PLUGIN_ABI;
@@ -123,6 +141,7 @@ svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* h
   type.evaluate = evaluate;
   type.release = release;
   type.evaluate_many = evaluate_many;
+  type.inspect = inspect;
   return type;
 }
 
