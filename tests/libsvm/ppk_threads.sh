@@ -56,9 +56,11 @@ pass "1, 2 and 3 threads: the same models, predictions and cross-validation accu
 
 sh -c 'while :; do :; done' &
 busy=$!
-trap 'kill $busy 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $busy 2>/dev/null || true; rm -rf "$tmp"' EXIT
 runs loaded 2
 kill $busy
+wait $busy 2>/dev/null || true
+trap 'rm -rf "$tmp"' EXIT
 same_as_one_thread loaded
 pass "2 threads beside a busy process: the same results"
 
