@@ -55,6 +55,7 @@ seconds() {  # THREADS svm-train-arguments... -> wall seconds
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)  # "idle" is the machine as it is: see how busy it was
 rm -f times.*
 for rep in $(seq "$REPEAT"); do
   for data in lds mixture; do
@@ -78,7 +79,8 @@ median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
 
 echo "svm-train -t ppk_norm, wall seconds: median of $REPEAT (OMP_NUM_THREADS=1 / 2); $BUSY busy process(es) when loaded"
-printf '%-8s %-7s %9s %9s %22s %s\n' data machine "1 thread" "2 threads" "2-thread time / 1 (range)" target
+echo "load average (1, 5, 15 min) at the start: $load_before; at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+printf '%-8s %-7s %10s %10s  %-24s %s\n' data machine "1 thread" "2 threads" "2 threads / 1 (range)" target
 verdict="all targets met"
 for data in lds mixture; do
   for load in idle loaded; do
@@ -95,7 +97,7 @@ for data in lds mixture; do
       ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.1) ? "met" : "NOT met" }')
     fi
     [[ $ok == met ]] || verdict="not all targets met"
-    printf '%-8s %-7s %8ss %8ss %9s (%s) %s: %s\n' "$data" "$load" "$one" "$two" "$ratio" "$spread" "$target" "$ok"
+    printf '%-8s %-7s %9ss %9ss  %-24s %s: %s\n' "$data" "$load" "$one" "$two" "$ratio ($spread)" "$target" "$ok"
   done
 done
 echo "$verdict (provisional if the machine had other work: see the ranges)"

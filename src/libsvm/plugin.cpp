@@ -111,7 +111,7 @@ unsigned evaluation_threads() {
 // on the number of threads.
 void evaluate_many(void* context, const void* a, const void* const* b, int n, double* out) noexcept {
   try {
-    constexpr std::size_t kMinRange = 8;           // a plugin call does its work on a once per range
+    constexpr std::size_t kMinRange = 8;  // each range redoes the batch kernel's work on a
     constexpr double kParallelSeconds = 1e-4;
     const ppk::KernelKind kind = kernel_kind(context);
     const ppk::PreparedModel& first = prepared(a);
