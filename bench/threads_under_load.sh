@@ -74,7 +74,7 @@ for rep in $(seq "$REPEAT"); do
   done
 done
 
-# Median of a column of numbers; "min-max" with --range.
+# The median of a column of numbers, and its range "min-max".
 median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
 
