@@ -16,10 +16,15 @@
 #include <string>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "ppk/family.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/kernel_diagnostic.hpp"
 #include "ppk/row.hpp"
+#include "ppk/thread_pool.hpp"
 #include "svm.h"
 
 namespace {
@@ -92,16 +97,36 @@ double evaluate(void* context, const void* a, const void* b) noexcept {
   }
 }
 
-// A part of a kernel column or the support vectors, in blocks of typed pointers on the stack.
+// Threads for one call of evaluate_many: OpenMP's setting (OMP_NUM_THREADS, omp_set_num_threads),
+// which also sets LIBSVM's own loops; one inside a parallel region of the calling program.
+unsigned evaluation_threads() {
+#ifdef _OPENMP
+  return omp_in_parallel() ? 1u : static_cast<unsigned>(std::max(omp_get_max_threads(), 1));
+#else
+  return 1;
+#endif
+}
+
+// A part of a kernel column or the support vectors, split across threads that sleep while idle
+// (ppk::for_each_range) when it takes longer than 0.1 ms; each range in blocks of typed pointers on
+// the stack. Every value is computed the same way whatever the split, so the results do not depend
+// on the number of threads.
 void evaluate_many(void* context, const void* a, const void* const* b, int n, double* out) noexcept {
   try {
-    constexpr int kBlock = 256;
-    const ppk::PreparedModel* models[kBlock];
-    for (int begin = 0; begin < n; begin += kBlock) {
-      const int m = std::min(kBlock, n - begin);
-      for (int k = 0; k < m; ++k) models[k] = &prepared(b[begin + k]);
-      ppk::evaluate_many(kernel_kind(context), prepared(a), models, static_cast<std::size_t>(m), out + begin);
-    }
+    constexpr std::size_t kMinRange = 8;  // each range redoes the batch kernel's work on a
+    constexpr double kParallelSeconds = 1e-4;
+    const ppk::KernelKind kind = kernel_kind(context);
+    const ppk::PreparedModel& first = prepared(a);
+    ppk::for_each_range(static_cast<std::size_t>(n), evaluation_threads(), kMinRange, kParallelSeconds,
+                        [&](std::size_t begin, std::size_t end) {
+                          constexpr std::size_t kBlock = 256;
+                          const ppk::PreparedModel* models[kBlock];
+                          for (std::size_t m; begin < end; begin += m) {
+                            m = std::min(kBlock, end - begin);
+                            for (std::size_t k = 0; k < m; ++k) models[k] = &prepared(b[begin + k]);
+                            ppk::evaluate_many(kind, first, models, m, out + begin);
+                          }
+                        });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
     std::abort();
