@@ -44,14 +44,17 @@ double objective(const Parameters& p, double log_likelihood, double ridge) {
                                trace_of_inverse(p.observation_noise, "observation noise covariance"));
 }
 
-// The M-step of estimate_lds.hpp from the posterior moments.
-void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge, Parameters& p) {
-  detail::maximise_observation(x, posterior, ridge, p);
-  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), ridge, 0.0);
+// The constrained M-step of estimate_lds.hpp from the posterior moments; `noise_floor` the floor of R.
+void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge, const Eigen::VectorXd& noise_floor,
+              Parameters& p) {
+  detail::maximise_observation(x, posterior, ridge, noise_floor, p);
+  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), ridge, 0.0, p.dynamics[0],
+                                            detail::state_noise_floor(posterior), &detail::spectral_radius);
 }
 
 // The starting point of one restart (estimate_lds.hpp).
-Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, std::mt19937_64& rng) {
+Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, const Eigen::VectorXd& noise_floor,
+                        std::mt19937_64& rng) {
   const Eigen::Index n = states, d = x.cols();
   std::normal_distribution<double> normal;
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> pca(x.transpose() * x / static_cast<double>(x.rows()));
@@ -64,7 +67,7 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, std
   p.observation = Eigen::MatrixXd::NullaryExpr(d, n, [&] { return 0.05 * std::sqrt(noise) * normal(rng); });
   for (Eigen::Index j = 0; j < std::min(n, d); ++j)
     p.observation.col(j) += eigenvectors.col(j) * std::sqrt(std::max(eigenvalues(j) - noise, 0.01 * noise));
-  p.observation_noise = (noise + ridge) * Eigen::MatrixXd::Identity(d, d);
+  p.observation_noise = detail::floored_covariance((noise + ridge) * Eigen::MatrixXd::Identity(d, d), noise_floor);
   const Eigen::MatrixXd a = Eigen::MatrixXd::NullaryExpr(n, n, [&] { return normal(rng); });
   const double norm = std::uniform_real_distribution<double>(0.5, 0.95)(rng);
   const Eigen::MatrixXd transition = a * (norm / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
@@ -76,7 +79,8 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, std
 }
 
 // EM from `p` until converged or `iterations` M-steps; returns L after each, p is the last entry's.
-std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitOptions& options, Parameters& p) {
+std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor,
+                           const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
   for (long step = 0;; ++step) {
     const LdsPosterior posterior = detail::smooth_along(p, x, one_regime(x));
@@ -86,7 +90,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const LdsFitO
         !log_likelihoods.empty() && value - log_likelihoods.back() < options.tolerance * std::fabs(value);
     log_likelihoods.push_back(value);
     if (converged || step == options.iterations) break;
-    maximise(x, posterior, ridge, p);
+    maximise(x, posterior, ridge, noise_floor, p);
   }
   return log_likelihoods;
 }
@@ -139,14 +143,15 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
                      static_cast<std::uint64_t>(options.state_dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   std::mt19937_64 rng(seed);
+  const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
   std::optional<Parameters> best;
   std::vector<double> best_log_likelihoods;
   std::optional<EstimationError> first_failure;  // a restart whose covariances became singular
   for (long restart = 0; restart < options.restarts; ++restart) {
-    Parameters p = random_start(x, options.state_dim, ridge, rng);
+    Parameters p = random_start(x, options.state_dim, ridge, noise_floor, rng);
     std::vector<double> log_likelihoods;
     try {
-      log_likelihoods = run_em(x, ridge, options, p);
+      log_likelihoods = run_em(x, ridge, noise_floor, options, p);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;
       continue;

@@ -101,12 +101,15 @@ Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
 
 // Step (3): the M-step given the posterior q along the path.
 void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path, double ridge, double smoothing,
-              Parameters& p) {
+              const Eigen::VectorXd& noise_floor, Parameters& p) {
   const auto regimes = static_cast<Eigen::Index>(p.space.dynamics.size());
-  detail::maximise_observation(x, q, ridge, p.space);
+  detail::maximise_observation(x, q, ridge, noise_floor, p.space);
+  const double state_noise_floor = detail::state_noise_floor(q);
   for (Eigen::Index k = 0; k < regimes; ++k) {
     const detail::TransitionSums sums = detail::transition_sums(q, path, static_cast<int>(k));
-    if (sums.steps > 0) p.space.dynamics[static_cast<std::size_t>(k)] = detail::maximise_dynamics(sums, ridge, ridge);
+    StateDynamics& dynamics = p.space.dynamics[static_cast<std::size_t>(k)];
+    if (sums.steps > 0)
+      dynamics = detail::maximise_dynamics(sums, ridge, ridge, dynamics, state_noise_floor, &detail::spectral_norm);
   }
   Eigen::MatrixXd start = Eigen::MatrixXd::Zero(1, regimes), transitions = Eigen::MatrixXd::Zero(regimes, regimes);
   start(0, path[0]) = 1.0;
@@ -218,14 +221,15 @@ struct Restart {
 };
 
 // Hard EM from `p` and the first path (estimate_slds.hpp).
-Restart run_hard_em(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, long rounds, Parameters p,
+Restart run_hard_em(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
+                    long rounds, Parameters p,
                     Path path) {
   Restart out;
   out.path = std::move(path);
   LdsPosterior q = detail::smooth_along(p.space, x, out.path);
   out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
   for (long round = 0; round < rounds; ++round) {
-    maximise(x, q, out.path, ridge, options.smoothing, p);
+    maximise(x, q, out.path, ridge, options.smoothing, noise_floor, p);
     q = detail::smooth_along(p.space, x, out.path);
     Path path = best_path(p, expected_transition_log_densities(p, q));
     if (path != out.path) {
@@ -254,16 +258,18 @@ Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& 
 
 // One restart from the LDS fit `p` and a clustered first path (estimate_slds.hpp): R is the LDS fit's
 // scaled by the factor among 1, 0.1, 0.01, 0.001 after whose first round J is largest (ties: the
-// larger; a factor whose round fails is skipped), then hard EM.
-Restart run_restart(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, Parameters p, const Path& path) {
+// larger; a factor whose round fails is skipped), at least its floor (floored_covariance, so that the
+// start meets the constraints the M-step keeps), then hard EM.
+Restart run_restart(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
+                    Parameters p, const Path& path) {
   const Eigen::MatrixXd lds_noise = p.space.observation_noise;
   double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
   std::optional<EstimationError> first_failure;
   for (const double scale : {1.0, 0.1, 0.01, 0.001}) {
-    p.space.observation_noise = scale * lds_noise;
+    p.space.observation_noise = detail::floored_covariance(scale * lds_noise, noise_floor);
     double value = 0;
     try {
-      value = run_hard_em(x, ridge, options, 1, p, path).objectives.back();
+      value = run_hard_em(x, ridge, noise_floor, options, 1, p, path).objectives.back();
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;
       continue;
@@ -274,8 +280,8 @@ Restart run_restart(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions
     }
   }
   if (first_failure && !std::isfinite(best_value)) throw *first_failure;
-  p.space.observation_noise = best_scale * lds_noise;
-  return run_hard_em(x, ridge, options, options.iterations, std::move(p), path);
+  p.space.observation_noise = detail::floored_covariance(best_scale * lds_noise, noise_floor);
+  return run_hard_em(x, ridge, noise_floor, options, options.iterations, std::move(p), path);
 }
 
 class SldsEstimator : public detail::DataMatrixEstimator {
@@ -302,10 +308,16 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
                      static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(regimes),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   std::mt19937_64 rng(seed);
+  const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
   const Eigen::Index half_width = std::max<Eigen::Index>(5, x.cols());
   Parameters p;  // the LDS fit for every regime, a uniform chain
   p.space = {start.mean0(), start.cov0(), {}, start.observation(), start.observation_noise()};
-  p.space.dynamics.assign(static_cast<std::size_t>(regimes), StateDynamics{start.transition(), start.state_noise()});
+  // With K >= 2 the start's A is scaled to meet the SLDS's bound on its spectral norm (lds_em.hpp).
+  const double growth = detail::spectral_norm(start.transition());
+  const Eigen::MatrixXd transition =
+      regimes > 1 && growth > detail::kStabilityBound ? Eigen::MatrixXd(start.transition() * (detail::kStabilityBound / growth))
+                                                      : start.transition();
+  p.space.dynamics.assign(static_cast<std::size_t>(regimes), StateDynamics{transition, start.state_noise()});
   const double log_uniform = -std::log(static_cast<double>(regimes));
   p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
   p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
@@ -319,7 +331,7 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
     if (std::find(first_paths.begin(), first_paths.end(), path) != first_paths.end()) continue;
     first_paths.push_back(path);
     try {
-      Restart fitted = run_restart(x, ridge, options, p, path);
+      Restart fitted = run_restart(x, ridge, noise_floor, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;

@@ -106,6 +106,7 @@ void LdsModel::prepare(const KernelParams& params) {
   Impl& m = *impl_;
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
+  detail::check_finite_moments(kFamily, m.space, m.steps, kStationary);
   const double log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;  // log|S|
   m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), log_det);
 }

@@ -3,6 +3,7 @@
 #include "lds_em.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <Eigen/Dense>
@@ -97,18 +98,104 @@ TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<
   return sums;
 }
 
-StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge) {
+double spectral_radius(const Eigen::MatrixXd& a) {
+  return Eigen::EigenSolver<Eigen::MatrixXd>(a, false).eigenvalues().cwiseAbs().maxCoeff();
+}
+
+double spectral_norm(const Eigen::MatrixXd& a) { return Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0); }
+
+Eigen::VectorXd observation_noise_floor(const Eigen::MatrixXd& x) {
+  Eigen::VectorXd variances = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm() / static_cast<double>(x.rows());
+  const double positive = (variances.array() > 0.0).count();
+  const double fallback = positive > 0 ? variances.sum() / positive : 1.0;
+  for (Eigen::Index j = 0; j < variances.size(); ++j)
+    if (!(variances(j) > 0.0)) variances(j) = fallback;
+  return kObservationNoiseFloor * variances;
+}
+
+// With Omega = S^-1 the objective is (m/2) (log|Omega| - tr(Omega W)), concave, over Omega <= diag(floor)^-1.
+// In the whitened coordinates (D^-1 W D^-1 = U L U', Omega~ = D Omega D <= I) the maximiser commutes
+// with L (von Neumann's trace inequality) and each eigenvalue solves max log w - w l over w <= 1:
+// w = min(1 / l, 1), so S = D U max(L, 1) U' D.
+Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::VectorXd& floor) {
+  const Eigen::VectorXd scale = floor.cwiseSqrt();
+  const Eigen::MatrixXd whitened = scale.cwiseInverse().asDiagonal() * w * scale.cwiseInverse().asDiagonal();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(symmetrised(whitened));
+  if (eigen.eigenvalues().minCoeff() >= 1.0) return w;
+  const Eigen::MatrixXd factor = scale.asDiagonal() * eigen.eigenvectors();
+  return symmetrised(factor * eigen.eigenvalues().cwiseMax(1.0).asDiagonal() * factor.transpose());
+}
+
+double state_noise_floor(const LdsPosterior& posterior) {
+  double mean_square = 0;
+  for (std::size_t t = 0; t < posterior.means.size(); ++t)
+    mean_square += posterior.covariances[t].trace() + posterior.means[t].squaredNorm();
+  mean_square /= static_cast<double>(posterior.means.size() * static_cast<std::size_t>(posterior.means[0].size()));
+  return kStateNoiseFloor * mean_square;
+}
+
+namespace {
+
+// S(A) = P+ - A P1' - P1 A' + A (P- + a I) A' + r I: the expected residual scatter plus the priors' terms,
+// so that the objective at (A, Q) is -(steps/2) log|Q| - (1/2) tr(Q^-1 S(A)).
+Eigen::MatrixXd residual_scatter(const TransitionSums& sums, const Eigen::MatrixXd& transition, double ridge,
+                                 double transition_ridge) {
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(sums.previous.rows(), sums.previous.cols());
+  const Eigen::MatrixXd cross = transition * sums.lag.transpose();
+  return symmetrised(sums.next - cross - cross.transpose() +
+                     transition * (sums.previous + transition_ridge * identity) * transition.transpose() + ridge * identity);
+}
+
+// The objective at (A, Q) for Q = floored_covariance(S / steps, q_floor).
+double profile_objective(const Eigen::MatrixXd& scatter, double steps, const Eigen::MatrixXd& noise) {
+  const Eigen::LLT<Eigen::MatrixXd> llt = cholesky(noise, "state noise covariance");
+  return -0.5 * (steps * 2.0 * llt.matrixLLT().diagonal().array().log().sum() + llt.solve(scatter).trace());
+}
+
+}  // namespace
+
+// The constraint on A (estimate_lds.hpp): with Q maximised out, the objective depends on A only through
+// S(A) = S(A*) + (A - A*) (P- + a I) (A - A*)', and it is non-increasing in S (Loewner order). On the
+// segment A(alpha) = A0 + alpha (A* - A0), S(A(alpha)) = S(A*) + (1 - alpha)^2 (A0 - A*) (P- + a I) (A0 - A*)'
+// decreases as alpha grows, so every stable point of the segment is at least as good as the previous
+// A0 = A(0): the M-step stays a generalised EM step and L never decreases.
+StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge,
+                                const StateDynamics& previous, double q_floor, Stability stability) {
+  const Eigen::Index n = sums.previous.rows();
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+  const Eigen::VectorXd floor = Eigen::VectorXd::Constant(n, q_floor);
   StateDynamics out;
-  out.transition = cholesky(sums.previous + transition_ridge * identity, "sum of the state second moments")
-                       .solve(sums.lag.transpose())
-                       .transpose();
-  out.noise = symmetrised(sums.next - out.transition * sums.lag.transpose() + ridge * identity) / sums.steps;
+  const Eigen::MatrixXd best = cholesky(sums.previous + transition_ridge * identity, "sum of the state second moments")
+                                   .solve(sums.lag.transpose())
+                                   .transpose();  // A*
+  const double growth = stability(best);
+  if (growth <= kStabilityBound) {
+    out.transition = best;
+    out.noise = floored_covariance(symmetrised(sums.next - best * sums.lag.transpose() + ridge * identity) / sums.steps, floor);
+    return out;
+  }
+  double stable = 0.0, unstable = 1.0;  // alpha: A(stable) meets the bound, A(unstable) does not
+  for (int halving = 0; halving < 40; ++halving) {
+    const double alpha = 0.5 * (stable + unstable);
+    (stability(previous.transition + alpha * (best - previous.transition)) <= kStabilityBound ? stable : unstable) = alpha;
+  }
+  double best_value = -std::numeric_limits<double>::infinity();
+  for (const Eigen::MatrixXd& candidate :
+       {Eigen::MatrixXd(previous.transition + stable * (best - previous.transition)), Eigen::MatrixXd(best * (kStabilityBound / growth))}) {
+    const Eigen::MatrixXd scatter = residual_scatter(sums, candidate, ridge, transition_ridge);
+    Eigen::MatrixXd noise = floored_covariance(scatter / sums.steps, floor);
+    const double value = profile_objective(scatter, sums.steps, noise);
+    if (value > best_value) {
+      best_value = value;
+      out.transition = candidate;
+      out.noise = std::move(noise);
+    }
+  }
   return out;
 }
 
 void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge,
-                          SwitchingStateSpace& p) {
+                          const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
   const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
   Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);               // P
   Eigen::MatrixXd observed_states = Eigen::MatrixXd::Zero(d, n);  // Sxs
@@ -117,9 +204,10 @@ void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterio
     observed_states += x.row(t).transpose() * posterior.means[static_cast<std::size_t>(t)].transpose();
   }
   p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
-  p.observation_noise = symmetrised(x.transpose() * x - p.observation * observed_states.transpose() +
-                                    ridge * Eigen::MatrixXd::Identity(d, d)) /
-                        static_cast<double>(count);
+  p.observation_noise = floored_covariance(symmetrised(x.transpose() * x - p.observation * observed_states.transpose() +
+                                                       ridge * Eigen::MatrixXd::Identity(d, d)) /
+                                               static_cast<double>(count),
+                                           noise_floor);
   p.mean0 = posterior.means[0];
   p.cov0 = symmetrised(posterior.covariances[0] + ridge * Eigen::MatrixXd::Identity(n, n));
 }

@@ -41,14 +41,47 @@ struct TransitionSums {
 // The sums over the steps t >= 1 with regimes[t] == regime.
 TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<int>& regimes, int regime);
 
+// The constraints of every LDS and SLDS fit (estimate_lds.hpp, "Finite kernels by construction"):
+constexpr double kStabilityBound = 0.999;        // of each transition's Stability measure below
+constexpr double kObservationNoiseFloor = 1e-2;  // R >= this times diag(the coordinates' variances)
+constexpr double kStateNoiseFloor = 1e-4;        // Q >= this times the state's mean square, times I
+
+// A measure of a transition's growth, positively homogeneous (m(c A) = |c| m(A)): the LDS bounds the
+// spectral radius (the largest modulus of A's eigenvalues), the SLDS with K >= 2 regimes the spectral
+// norm (the largest singular value), which bounds every product of the regimes' transitions too.
+using Stability = double (*)(const Eigen::MatrixXd& a);
+double spectral_radius(const Eigen::MatrixXd& a);
+double spectral_norm(const Eigen::MatrixXd& a);
+
+// The floor of R for the sequence x (rows x_0..x_{N-1}): kObservationNoiseFloor v_j for coordinate j,
+// v_j its variance about its mean over the sequence; a constant coordinate takes the mean of the
+// others' variances, and constant data 1 (as detail::default_ridge).
+Eigen::VectorXd observation_noise_floor(const Eigen::MatrixXd& x);
+
+// The covariance S >= diag(floor) (floor > 0) maximising -(m/2) log|S| - (1/2) tr(S^-1 m W) for a
+// symmetric W: with D = diag(floor)^(1/2) and the eigendecomposition D^-1 W D^-1 = U L U',
+// S = D U max(L, 1) U' D (W itself when L >= 1).
+Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::VectorXd& floor);
+
+// The state noise floor of the M-step after the E-step `posterior`: kStateNoiseFloor times the
+// state's mean square tr(sum_t E[s_t s_t']) / (N n).
+double state_noise_floor(const LdsPosterior& posterior);
+
 // The dynamics maximising sum_t E log N(s_t; A s_{t-1}, Q) - (r/2) tr(Q^-1) - (a/2) tr(Q^-1 A A') over
 // the summed steps (the last term a matrix-normal prior on A, a = transition_ridge >= 0; a = 0 for the
-// LDS): A = P1 (P- + a I)^-1, Q = (P+ - A P1' + r I) / steps. Needs steps >= 1.
-StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge);
+// LDS), subject to stability(A) <= kStabilityBound and Q >= q_floor I. Unconstrained:
+// A* = P1 (P- + a I)^-1, Q = (P+ - A* P1' + r I) / steps. When A* is not stable, the better (by the
+// objective) of two stable candidates: the point previous.transition + alpha (A* - previous.transition)
+// with the largest alpha in [0, 1] found by bisection, and A* scaled to the bound (estimate_lds.hpp
+// explains why the objective cannot decrease); then Q = floored (S(A) / steps). `previous` (the
+// dynamics before the M-step) must meet the bound. Needs steps >= 1.
+StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge,
+                                const StateDynamics& previous, double q_floor, Stability stability);
 
 // The M-step of everything but the dynamics (estimate_lds.hpp): C = Sxs P^-1,
-// R = (Sxx - C Sxs' + r I) / N, mean0 = s_0|N, cov0 = V_0|N + r I, written into `model`.
+// R = floored_covariance((Sxx - C Sxs' + r I) / N, noise_floor), mean0 = s_0|N, cov0 = V_0|N + r I,
+// written into `model`.
 void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge,
-                          SwitchingStateSpace& model);
+                          const Eigen::VectorXd& noise_floor, SwitchingStateSpace& model);
 
 }  // namespace ppk::detail

@@ -163,6 +163,7 @@ void SldsModel::prepare(const KernelParams& params) {
     std::size_t last = first + 1;
     while (last < order.size() && m.paths[order[last]] == m.paths[order[first]]) ++last;
     const std::vector<int>& path = m.paths[order[first]];
+    detail::check_finite_moments(kFamily, m.space, m.steps, [&path](long t) { return path[t]; });
     const double log_det = detail::innovation_sums(m.space, m.steps, [&path](long t) { return path[t]; }).log_det;
     m.distinct.push_back(order[first]);
     m.log_share.push_back(std::log(static_cast<double>(last - first)) +

@@ -1,6 +1,7 @@
 // Linear-Gaussian state-space machinery shared by the lds and slds families (see state_space.hpp).
 #include "state_space.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -42,6 +43,17 @@ void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b
 double log_kernel_share(double rho, long steps, long observation_dim, double log_det) {
   const double dim = static_cast<double>((steps + 1) * observation_dim);
   return 0.25 * (1.0 - 2.0 * rho) * dim * kLog2Pi - 0.25 * dim * std::log(rho) + 0.5 * (1.0 - rho) * log_det;
+}
+
+std::string infinite_moments_error(const char* family, long steps, long step, const SwitchingStateSpace& model) {
+  double radius = 0.0;
+  for (const StateDynamics& regime : model.dynamics)
+    radius = std::max(radius, Eigen::EigenSolver<Eigen::MatrixXd>(regime.transition, false).eigenvalues().cwiseAbs().maxCoeff());
+  return std::string(family) + " kernel at T = " + std::to_string(steps) +
+         ": the state's mean or covariance overflows a double at step " + std::to_string(step) +
+         ", so the kernel is not finite (the largest spectral radius of the transitions A is " + format_number(radius) +
+         (radius >= 1.0 ? ": the state grows without bound" : "") +
+         "); give a smaller -d T, or refit: ppk fit lds and slds keep every transition stable";
 }
 
 double log_tilted_normalizer(double rho, long steps, long observation_dim, double log_det) {

@@ -127,6 +127,28 @@ void sample_tilted_along(const SwitchingStateSpace& model, const std::vector<std
 // x_0..x_steps (lds.cpp): (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|, D = (steps+1)d.
 double log_kernel_share(double rho, long steps, long observation_dim, double log_det);
 
+// Throws KernelDomainError (infinite_moments_error) unless the state's mean m_t = A_t m_{t-1} and
+// covariance Sigma_t = A_t Sigma_{t-1} A_t' + Q_t (m_0 = mean0, Sigma_0 = cov0; step t following regime_of(t))
+// stay finite for t <= steps: the joint Gaussian of x_0..x_steps is then finite in double precision, and
+// so are the filters of its kernels (their predicted state covariances are at most blockdiag(Sigma_t,
+// Sigma'_t)). A model whose transitions are stable never fails it; an explosive one fails at large T.
+// O(steps n^3): at prepare(), once per path.
+std::string infinite_moments_error(const char* family, long steps, long step, const SwitchingStateSpace& model);
+template <class RegimeOf>
+void check_finite_moments(const char* family, const SwitchingStateSpace& model, long steps, RegimeOf regime_of) {
+  Eigen::VectorXd mean = model.mean0, next_mean;
+  Eigen::MatrixXd cov = model.cov0, scratch;
+  for (long t = 1; t <= steps; ++t) {
+    const StateDynamics& step = model.dynamics[static_cast<std::size_t>(regime_of(t))];
+    next_mean.noalias() = step.transition * mean;
+    mean.swap(next_mean);
+    scratch.noalias() = step.transition * cov;
+    cov.noalias() = scratch * step.transition.transpose();
+    cov += step.noise;
+    if (!mean.allFinite() || !cov.allFinite()) throw KernelDomainError(infinite_moments_error(family, steps, t, model));
+  }
+}
+
 // log k_rho from the two shares and the innovation sums of the stacked difference model.
 inline double log_kernel_from_sums(double share_a, double share_b, double rho, const InnovationSums& sums) {
   return share_a + share_b - 0.5 * (sums.log_det + rho * sums.quadratic);

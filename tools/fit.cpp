@@ -669,6 +669,9 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   of E[s_t s_t-1'] and Sxs = sum x_t E[s_t]'. This is EM for
   L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)), which never
   decreases; the ridge r (--ridge) keeps the covariances positive definite.
+  Kept for finite kernels at every T: spectral radius of A <= 0.999 (A moves
+  towards P1 (P-)^-1 only as far as it stays stable), R >= 0.01 diag(the
+  coordinates' variances), Q >= 1e-4 (the state's mean square) I.
   Starts: C and R by principal components of (1/N) sum x_t x_t', A random
   with largest singular value in [0.5, 0.95], Q = I - A A' + r I, mean0 = 0,
   cov0 = I; seeded by (--seed, the sequence), so fits are reproducible; the
@@ -722,7 +725,8 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   s_t-1, Q_rt)] under the smoothed states. J never decreases; EM stops when
   J gains less than --tolerance times |J| or after --iterations rounds; each
   of --restarts restarts draws its own k-means++ means and the one with the
-  largest J is kept. With --states 1 the fit is the lds fit.
+  largest J is kept. With --states 1 the fit is the lds fit. The lds fit's
+  constraints hold, with each A_k's spectral norm (not radius) <= 0.999.
   The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
 )";
 

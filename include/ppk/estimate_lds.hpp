@@ -29,7 +29,8 @@
 // Start of each restart (a random stream std::mt19937_64 seeded by (seed, N, d, n, a hash of the
 // data), so the same sequence and options always give the same LDS): principal components of the
 // second moment M = (1/N) sum_t x_t x_t' (the model's observations have mean about 0), eigenvalues
-// l_1 >= .. >= l_d with unit eigenvectors u_j, as in probabilistic PCA: R = (sigma^2 + r) I with
+// l_1 >= .. >= l_d with unit eigenvectors u_j, as in probabilistic PCA: R = (sigma^2 + r) I (raised to
+// the floor below where it is under it) with
 // sigma^2 the mean of l_{n+1}..l_d (n < d) or a tenth of the mean eigenvalue (n >= d), at least 1e-3
 // times the mean eigenvalue; column j of C is u_j sqrt(max(l_j - sigma^2, sigma^2 / 100)) for j < d and
 // 0 beyond, plus N(0, sigma^2 / 400) noise per entry; A a matrix of N(0, 1) entries scaled to a
@@ -39,6 +40,35 @@
 // restart whose covariances become singular, which r > 0 prevents, is dropped; if every restart
 // fails, the first one's error is thrown).
 // The stored length is T = N - 1, or `length` when set.
+//
+// Finite kernels by construction. Unconstrained maximum likelihood on a short sequence of many
+// coordinates (13-D MFCC frames, 24-97 per word) happily returns an explosive A (spectral radius 2.67:
+// it fits an onset or a drift by growth) and an R with eigenvalues near 0 (n states explain a few
+// directions of a few dozen points exactly). Such a model's joint covariance S of x_0..x_T grows as
+// |lambda|^(2T): its kernel overflows (NaN from T of about 30 on), and before that it is rounding noise.
+// EM is therefore maximised over the constrained set
+//     rho(A) <= 0.999,   R >= diag(0.01 v_1, .., 0.01 v_d),   Q >= q I,
+// rho(A) the spectral radius, v_j the variance of coordinate j over the sequence (about its mean; a
+// constant coordinate takes the mean of the others'), q = 1e-4 times the state's mean square
+// tr(sum_t E[s_t s_t']) / (N n) of the E-step before (the state's scale is not identified, so a floor
+// on Q can only be relative to it). For every model of that set the state covariance stays bounded
+// (Sigma_t -> the stationary covariance, at most |cov0| + |Q| / (1 - 0.999^2) in the eigenbasis of a
+// diagonalisable A) and every innovation covariance F_t >= R is positive definite, so log k is finite
+// for every T; the R floor also keeps the kernel from being needlessly peaked.
+// How each M-step stays inside the set (lds_em.hpp), and why L still never decreases:
+//  * R (and Q for a given A) maximise -(m/2) log|S| - (1/2) tr(S^-1 W) over S >= F: with D = F^(1/2)
+//    and D^-1 W D^-1 = U L U', the maximiser is D U max(L, 1) U' D (eigenvalues clipped at the floor),
+//    the exact constrained maximiser, and W itself when the floor does not bind.
+//  * A: the unconstrained A* = P1 (P-)^-1 when rho(A*) <= 0.999 (the ordinary M-step). Otherwise,
+//    with Q maximised out the objective depends on A through S(A) = S(A*) + (A - A*) P- (A - A*)' only
+//    and does not increase with S, and along the segment A(alpha) = A_old + alpha (A* - A_old),
+//    S(A(alpha)) = S(A*) + (1 - alpha)^2 (A_old - A*) P- (A_old - A*)' shrinks as alpha grows: the
+//    largest alpha whose A(alpha) meets the bound (bisection from the stable A_old) is at least as good
+//    as A_old. A* scaled to the bound (A* 0.999 / rho(A*)) is the other candidate; the better of the two
+//    by the objective is taken. So each M-step is a generalised EM step and L never decreases.
+// The random start meets the constraints (largest singular value of A <= 0.95, R floored), so the
+// whole run stays inside the set. When the unconstrained fit already meets them (a stationary series
+// of a few hundred points or more, as in the recovery tests), the fit is exactly the unconstrained EM.
 #pragma once
 
 #include <cstdint>
@@ -81,7 +111,8 @@ LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x);
 
 // The EM fit and L after each M-step of the kept restart (L[0]: the starting point; the model is the
 // one of the last entry). Throws EstimationError for bad options or a sequence of fewer than 2
-// vectors, non-finite values, or a covariance that EM drives to singular (with r = 0).
+// vectors, non-finite values, or a covariance that EM drives to singular (with r = 0). The model meets
+// the constraints above.
 struct LdsFit {
   std::unique_ptr<LdsModel> model;
   std::vector<double> log_likelihoods;  // the penalised L above

@@ -41,6 +41,12 @@
 // (J has one entry). Each of `restarts` restarts draws its own k-means++ means (so a clustering that
 // stops in a poor local optimum has a fallback); a restart whose first path an earlier one had is
 // skipped (everything after it is determined by that path), and the fit with the largest J is kept.
+// The constraints of the LDS fit (estimate_lds.hpp, "Finite kernels by construction") hold in every
+// M-step, the R floor also at the start's scaled R, except that with K >= 2 each A_k's spectral NORM
+// (largest singular value), not only its spectral radius, is at most 0.999: regimes that are stable
+// one by one can still switch into growth (a product of stable matrices need not be stable), while
+// |A_{r_T} .. A_{r_1}| <= 0.999^T for every path when each norm is; the start's A (the LDS fit's) is
+// scaled down to that bound when it exceeds it.
 // The stored length is T = N - 1, or `length` when set; the stored path count S is `paths`.
 #pragma once
 

@@ -204,6 +204,32 @@ TEST(Lds, LongSequencesHaveFiniteNormalizedKernels) {
   EXPECT_LT(log_kernel(a, b), -1000.0);  // k itself underflows: only its log is usable
 }
 
+// Finite kernels (lds.hpp, state_space.hpp check_finite_moments): a stable LDS with a pole at the fit's
+// bound 0.999 has finite kernels at T = 1000 and 100000; an explosive one (A = 1.5, whose state
+// variance 1.5^(2t) overflows a double near t = 875) is refused at prepare with a KernelDomainError
+// that names T, the step and the spectral radius, and is accepted at T = 10.
+TEST(Lds, ExplosiveTransitionsAreRefusedWhereTheStateOverflows) {
+  const auto scalar = [](double a) {
+    Lds s;
+    s.mean0 = Eigen::VectorXd::Constant(1, 0.5);
+    s.cov0 = s.Q = s.C = s.R = Eigen::MatrixXd::Identity(1, 1);
+    s.A = Eigen::MatrixXd::Constant(1, 1, a);
+    return lds_model(s);
+  };
+  for (long length : {1000L, 100000L}) {
+    const PreparedModel slow(scalar(0.999), with_rho_and_length(0.5, length));
+    EXPECT_TRUE(std::isfinite(slow.log_self_kernel())) << length;
+  }
+  EXPECT_TRUE(std::isfinite(PreparedModel(scalar(1.5), with_rho_and_length(0.5, 10)).log_self_kernel()));
+  try {
+    PreparedModel explosive(scalar(1.5), with_rho_and_length(0.5, 1000));
+    ADD_FAILURE() << "an explosive LDS was prepared at T = 1000";
+  } catch (const KernelDomainError& e) {
+    EXPECT_TRUE(mentions(e.what(), {"lds kernel at T = 1000", "overflows a double at step ", "spectral radius of the transitions A is 1.5"}))
+        << e.what();
+  }
+}
+
 // -d T overrides the stored length, and the sample space says which T; LDSs of other T or d, and
 // HMMs with Gaussian emissions, have no kernel with them.
 TEST(Lds, LengthAndSampleSpace) {
