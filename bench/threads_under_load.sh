@@ -21,12 +21,12 @@ mkdir -p "$work"
 cd "$work"
 
 # 560 LDS rows: sequences of 40 4-D vectors, a 1-D state each (at -g 0.1 -d 10: 470 support
-# vectors, 99.6% 4-fold cross-validation accuracy); 140 mixture rows: sets of 30 4-D points, 3
-# full-covariance components each (99 support vectors).
+# vectors, 99.6% 4-fold cross-validation accuracy); 280 mixture rows: sets of 60 13-D points
+# (the size of a spoken word's MFCC frames), 4 full-covariance components each (263 support vectors).
 python3 "$here/make_series.py" --n 560 --length 40 --dim 4 > series.txt
 "$bin/ppk" fit lds --state-dim 1 series.txt -o lds.ppk
-python3 "$here/make_points.py" --n 140 --dim 4 --group 30 > sets.txt
-"$bin/ppk" fit mixture --components 3 --cov full sets.txt -o mixture.ppk
+python3 "$here/make_points.py" --n 280 --dim 13 --group 60 > sets.txt
+"$bin/ppk" fit mixture --components 4 --cov full sets.txt -o mixture.ppk
 declare -A args=(
   [lds]="-t ppk_norm -g 0.1 -d 10 -c 10 lds.ppk"
   [mixture]="-t ppk_norm -g 0.5 -c 10 mixture.ppk"
