@@ -155,13 +155,15 @@ TEST(Slds, KernelIsTheMeanOverAllPairsOfDrawnPaths) {
   for (long paths_a : {1, 3, 5})
     for (long paths_b : {2, 4}) {
       const SldsParameters pa = random_slds(rng, 2, 2, 1, 6, paths_a), pb = random_slds(rng, 3, 1, 1, 6, paths_b);
-      for (double rho : {0.5, 1.0, 2.0}) {
+      // The paper's hybrid kernel at any rho (issue 22): rho = 1 is the expected-likelihood kernel
+      // between the equal-weight mixtures of path-conditioned LDSs, other rho the mean of their k_rho.
+      for (double rho : {0.25, 0.5, 1.0, 2.0}) {
         const auto a = prepared(pa, rho, 0), b = prepared(pb, rho, 0);
         ASSERT_EQ(a->drawn_paths().size(), static_cast<std::size_t>(paths_a));
         const double expected = explicit_pair_mean(pa, *a, pb, *b, rho);
-        EXPECT_NEAR(a->log_kernel(*b), expected, 1e-9 * std::fabs(expected))
+        EXPECT_NEAR(a->log_kernel(*b), expected, 1e-10 * std::max(1.0, std::fabs(expected)))
             << "S = " << paths_a << ", " << paths_b << ", rho = " << rho;
-        EXPECT_NEAR(b->log_kernel(*a), expected, 1e-9 * std::fabs(expected));
+        EXPECT_NEAR(b->log_kernel(*a), expected, 1e-10 * std::max(1.0, std::fabs(expected)));
       }
     }
 }
@@ -255,8 +257,8 @@ TEST(Slds, PathsAreDistributedLikeTheChain) {
 
 TEST(Slds, GramMatricesArePositiveSemidefinite) {
   std::mt19937 rng(38);
-  for (long paths : {1, 10})
-    for (double rho : {0.5, 1.0, 2.0}) {
+  for (long paths : {1, 3, 10})
+    for (double rho : {0.25, 0.5, 1.0, 2.0}) {
       std::vector<PreparedModel> models;
       for (long i = 0; i < 8; ++i)
         models.emplace_back(std::make_unique<SldsModel>(random_slds(rng, 1 + i % 3, 1 + i % 2, 2, 10, paths)), with_rho(rho));
