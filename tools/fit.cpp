@@ -22,6 +22,7 @@
 #include "ppk/estimate_lds.hpp"
 #include "ppk/estimate_slds.hpp"
 #include "ppk/row.hpp"
+#include "training_choices.hpp"
 
 namespace ppk::cli {
 namespace {
@@ -45,6 +46,13 @@ Estimators (--estimator): ml = maximum likelihood; map = the posterior mode
 under the family's conjugate prior (--prior-* options); posterior = the
 posterior predictive, where it stays in the family (bernoulli, multinomial,
 gaussian with --var).
+)";
+
+constexpr const char* kPoolHelp = R"(
+Training and test files: whatever a fit decides on its training file (values
+chosen by the data, such as --alpha auto, and statistics pooled over its
+examples) is saved by --save-pooled POOL and reused, unchanged, for a test file
+fitted with --pooled-from POOL: nothing is re-estimated on test data.
 )";
 
 constexpr const char* kShrinkHelp = R"(
@@ -207,9 +215,16 @@ struct FitInput {
 // INPUT as examples; `command` ("ppk fit lds") names the command in messages.
 using InputReader = FitInput (*)(const FitSource& source, const po::variables_map& values, const std::string& command);
 
-// The estimator the options describe; `source` is INPUT, whose format some families depend on.
-using EstimatorFactory = std::unique_ptr<Estimator> (*)(const po::variables_map& values, Method method,
-                                                        const FitSource& source);
+// What a family's estimator is made from: the options, INPUT (its format and its examples) and the
+// hyperparameters chosen on the training file.
+struct FitContext {
+  const po::variables_map& values;
+  Method method;
+  const FitSource& source;
+  const FitInput& input;
+  TrainingChoices& choices;
+};
+using EstimatorFactory = std::unique_ptr<Estimator> (*)(const FitContext& context);
 
 struct FitFamily {
   const char* name;
@@ -250,7 +265,9 @@ CovarianceForm covariance_form(const std::string& form) {
   throw UsageError("--cov must be iso, diag or full, got '" + form + "'");
 }
 
-std::unique_ptr<Estimator> make_gaussian(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   GaussianFitOptions options;
   options.method = method;
   const std::string form = values["cov"].as<std::string>();
@@ -297,7 +314,9 @@ void add_bernoulli_options(po::options_description& options) {
   add_alpha_option(options, "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior)");
 }
 
-std::unique_ptr<Estimator> make_bernoulli(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return bernoulli_estimator(BernoulliFitOptions{method, option(values, "alpha")});
 }
 
@@ -351,7 +370,9 @@ Trials trials_option(const po::variables_map& values) {
   return trials;
 }
 
-std::unique_ptr<Estimator> make_multinomial(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return multinomial_estimator(MultinomialFitOptions{method, option(values, "alpha"), trials_option(values)});
 }
 
@@ -362,11 +383,15 @@ void add_gamma_prior_on_rate(po::options_description& options) {
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map: prior Gamma rate B >= 0");
 }
 
-std::unique_ptr<Estimator> make_poisson(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return poisson_estimator(PoissonFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
 }
 
-std::unique_ptr<Estimator> make_exponential(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return exponential_estimator(
       ExponentialFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
 }
@@ -383,7 +408,9 @@ void add_gamma_options(po::options_description& options) {
   add_prior_count(options);
 }
 
-std::unique_ptr<Estimator> make_gamma(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return gamma_estimator(GammaFitOptions{method, option(values, "prior-shape"), option(values, "prior-scale"),
                                          option(values, "prior-count")});
 }
@@ -394,7 +421,9 @@ void add_dirichlet_options(po::options_description& options) {
   add_prior_count(options);
 }
 
-std::unique_ptr<Estimator> make_dirichlet(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
 }
 
@@ -425,7 +454,8 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
 
 namespace {
 
-std::unique_ptr<Estimator> make_mixture(const po::variables_map& values, Method, const FitSource&) {
+std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
+  const po::variables_map& values = context.values;
   return mixture_estimator(mixture_fit_options(values));
 }
 
@@ -437,7 +467,8 @@ void add_kde_options(po::options_description& options) {
        "exp(-|x - y|^2/(2 SIGMA^2)) times (2 pi SIGMA^2)^(-D/2) (not with --bandwidth)");
 }
 
-std::unique_ptr<Estimator> make_kde(const po::variables_map& values, Method, const FitSource&) {
+std::unique_ptr<Estimator> make_kde(const FitContext& context) {
+  const po::variables_map& values = context.values;
   if (!values.count("mean-map-sigma")) return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
   if (!values["bandwidth"].defaulted())
     throw UsageError("--mean-map-sigma sets the bandwidth (H = SIGMA^2/2); it cannot be combined with --bandwidth");
@@ -531,7 +562,9 @@ DataFormat hmm_format(const po::variables_map& values, const FitSource& source) 
   return DataFormat::lines;
 }
 
-std::unique_ptr<Estimator> make_hmm(const po::variables_map& values, Method, const FitSource& source) {
+std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const FitSource& source = context.source;
   const DataFormat format = hmm_format(values, source);
   const bool vectors = format == DataFormat::libsvm;
   HmmFitOptions options;
@@ -581,7 +614,8 @@ void add_fhmm_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_fhmm(const po::variables_map& values, Method, const FitSource&) {
+std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
+  const po::variables_map& values = context.values;
   FhmmFitOptions options;
   options.chains = values["chains"].as<long>();
   options.states = values["states"].as<long>();
@@ -687,7 +721,8 @@ void add_lds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_lds(const po::variables_map& values, Method, const FitSource&) {
+std::unique_ptr<Estimator> make_lds(const FitContext& context) {
+  const po::variables_map& values = context.values;
   if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
   LdsFitOptions options;
   options.state_dim = values["state-dim"].as<long>();
@@ -742,7 +777,8 @@ void add_slds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations (lds start) and N hard-EM rounds per restart");
 }
 
-std::unique_ptr<Estimator> make_slds(const po::variables_map& values, Method, const FitSource&) {
+std::unique_ptr<Estimator> make_slds(const FitContext& context) {
+  const po::variables_map& values = context.values;
   if (!values.count("state-dim")) throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
   SldsFitOptions options;
   options.states = values["states"].as<long>();
@@ -785,7 +821,9 @@ void add_bayesnet_options(po::options_description& options) {
   add_em_options(options, 200, "hidden nodes: at most N EM iterations per restart");
 }
 
-std::unique_ptr<Estimator> make_bayesnet(const po::variables_map& values, Method method, const FitSource&) {
+std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
+  const po::variables_map& values = context.values;
+  const Method method = context.method;
   if (!values.count("structure")) throw UsageError("ppk fit bayesnet needs --structure S.json (the network's nodes)");
   InputFile input(values["structure"].as<std::string>());
   nlohmann::json structure;
@@ -875,16 +913,20 @@ void add_estimator_option(po::options_description& options, const FitFamily* fam
                         ("the estimate (" + defaults + ")").c_str());
 }
 
-// --shrink, --pooled-from and --save-pooled (COLT 2003), for `family` (null: for every family that offers them).
-void add_pooling_options(po::options_description& options, const FitFamily* family) {
+// --shrink (COLT 2003), for `family` (null: for every family that offers it).
+void add_shrink_option(po::options_description& options, const FitFamily* family) {
   const std::string which = family != nullptr ? " (COLT 2003)" : " (COLT 2003; " + families_where(offers_pooling) + ")";
+  options.add_options()("shrink", po::value<double>()->value_name("L"),
+                        ("shrink toward the pooled training data with weight L > 0" + which).c_str());
+}
+
+// --save-pooled and --pooled-from: every family.
+void add_pool_file_options(po::options_description& options) {
   options.add_options()
-      ("shrink", po::value<double>()->value_name("L"),
-       ("shrink toward the pooled training data with weight L > 0" + which).c_str())
-      ("pooled-from", po::value<std::string>()->value_name("POOL"),
-       "with --shrink: the pooled statistics saved from the training file (for test files)")
       ("save-pooled", po::value<std::string>()->value_name("POOL"),
-       "write the statistics pooled over INPUT (the training file) to POOL");
+       "write what was decided on INPUT (the training file: chosen values, pooled statistics) to POOL")
+      ("pooled-from", po::value<std::string>()->value_name("POOL"),
+       "fit INPUT (a test file) with what was decided on the training file and saved in POOL");
 }
 
 // The options of `family` besides its own (null: of every family). The one source of its --help
@@ -898,7 +940,8 @@ po::options_description common_options(const FitFamily* family) {
        "the models' dimension (number of features, vocabulary size); default: the largest "
        "index in INPUT. Give the same D to files fitted separately (train and test)");
   if (family == nullptr || offers_estimator(*family)) add_estimator_option(options, family);
-  if (family == nullptr || offers_pooling(*family)) add_pooling_options(options, family);
+  if (family == nullptr || offers_pooling(*family)) add_shrink_option(options, family);
+  add_pool_file_options(options);
   add_threads_option(options, "fit N examples at a time");
   options.add_options()("help,h", "this text");
   return options;
@@ -909,7 +952,7 @@ po::options_description common_options(const FitFamily* family) {
 void reject_options_of_other_families(const FitFamily& family, const std::vector<std::string>& args) {
   po::options_description estimator, pooling;
   add_estimator_option(estimator, nullptr);
-  add_pooling_options(pooling, nullptr);
+  add_shrink_option(pooling, nullptr);
   for (const std::string& word : args) {
     if (word.rfind("--", 0) != 0) continue;
     const std::string name = word.substr(2, word.find('=') - 2);
@@ -918,7 +961,7 @@ void reject_options_of_other_families(const FitFamily& family, const std::vector
       throw UsageError(option + family.no_estimator);
     if (!offers_pooling(family) && pooling.find_nothrow(name, false) != nullptr)
       throw UsageError(option + "the " + family.name + " fit is not an exponential family: it has no sufficient "
-                       "statistics to pool, so --shrink and pooled statistics are not supported");
+                       "statistics to pool, so --shrink is not supported");
   }
 }
 
@@ -937,6 +980,7 @@ std::string fit_usage(const FitFamily* only) {
   }
   usage += kFitInput;
   if (only == nullptr || offers_estimator(*only)) usage += kEstimatorHelp;
+  usage += kPoolHelp;
   if (only == nullptr || offers_pooling(*only)) usage += kShrinkHelp;
   return usage;
 }
@@ -945,32 +989,22 @@ void print_fit_help(const FitFamily* only) {
   print_help_with_entries(fit_usage(only), kFamilies, only, common_options(only));
 }
 
-// The statistics pooled over every example of `data` (the training set).
+// The statistics pooled over every example of `data` (the training set); PoolingUnsupported when
+// the estimator, with its options, has none.
 Statistics pool_examples(const Estimator& estimator, const Dataset& data, long dim) {
   std::optional<Statistics> pooled;
   for (const Example& example : data.examples) {
     try {
       const Statistics own = estimator.statistics(example.vectors, dim);
       pooled = pooled ? estimator.pool(*pooled, own, 1.0) : own;
-    } catch (const PoolingUnsupported& e) {
-      throw UsageError(e.what());
+    } catch (const PoolingUnsupported&) {
+      throw;
     } catch (const EstimationError& e) {
       throw data.error_at(example, e.what());
     }
   }
   if (!pooled) throw InputError(data.source + ": no examples to pool");
   return *pooled;
-}
-
-Statistics read_pooled(const std::string& path) {
-  InputFile input(path);
-  try {
-    return statistics_from_json(nlohmann::json::parse(input.stream()));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(input.name() + ": not a JSON file of pooled statistics: " + e.what());
-  } catch (const EstimationError& e) {
-    throw InputError(input.name() + ": " + e.what());
-  }
 }
 
 }  // namespace
@@ -1009,36 +1043,54 @@ int run_fit(const std::vector<std::string>& args) {
     lambda = values["shrink"].as<double>();
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
-  } else if (values.count("pooled-from")) {
-    throw UsageError("--pooled-from needs --shrink L (the weight of the pooled statistics)");
   }
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
   const unsigned threads = threads_option(values);
+  const std::string command = std::string("ppk fit ") + family->name;
 
-  // INPUT is read first: how hmm reads it depends on its format.
+  // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
   const FitSource source = read_fit_source(values["input"].as<std::string>());
+  const FitInput fit_input = family->read_input(source, values, command);
+  const Dataset& data = fit_input.data;
+  const long dim = fit_input.dim;
+
+  std::optional<PoolFile> pool_from;
+  if (values.count("pooled-from")) {
+    pool_from = read_pool_file(values["pooled-from"].as<std::string>());
+    if (pool_from->family != family->name || pool_from->dim != dim)
+      throw InputError(pool_from->path + " was written by ppk fit " + pool_from->family + " over dimension " +
+                       std::to_string(pool_from->dim) + " from " + pool_from->source + ", but " + source.name +
+                       " is fitted by " + command + " over dimension " + std::to_string(dim) +
+                       " (give both files the same family and --dim)");
+    if (lambda > 0 && !pool_from->statistics)
+      throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
+                       " with --shrink L --save-pooled " + pool_from->path);
+  }
+  TrainingChoices choices(command, source.name, pool_from ? &*pool_from : nullptr);
   std::unique_ptr<Estimator> estimator;
   try {
     const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
                                                     : family->default_method;
-    estimator = family->make_estimator(values, method, source);
+    estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices});
   } catch (const EstimationError& e) {
     throw UsageError(e.what());
   }
-  const FitInput fit_input = family->read_input(source, values, std::string("ppk fit ") + family->name);
-  const Dataset& data = fit_input.data;
-  const long dim = fit_input.dim;
 
+  // The pooled statistics: the training file's (--pooled-from), or INPUT's when it is the training file.
   std::optional<Statistics> pooled;
-  if (values.count("pooled-from")) {
-    pooled = read_pooled(values["pooled-from"].as<std::string>());
-    if (pooled->family != estimator->family() || pooled->dim != dim)
-      throw InputError(values["pooled-from"].as<std::string>() + ": the pooled statistics are of a " + pooled->family +
-                       " over dimension " + std::to_string(pooled->dim) + ", but this fit is a " + estimator->family() +
-                       " over dimension " + std::to_string(dim) + " (give the training file's --dim)");
-  } else if (lambda > 0 || values.count("save-pooled")) {
-    pooled = pool_examples(*estimator, data, dim);
+  if (pool_from && pool_from->statistics) {
+    pooled = pool_from->statistics;
+    if (pooled->family != estimator->family())
+      throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
+                       " with these options fits a " + estimator->family() + " (fit " + source.name +
+                       " with the options used for " + pool_from->source + ")");
+  } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(*family)))) {
+    try {
+      pooled = pool_examples(*estimator, data, dim);
+    } catch (const PoolingUnsupported& e) {
+      if (lambda > 0) throw UsageError(e.what());  // --save-pooled alone saves the chosen values
+    }
   }
 
   // Every example is fitted on its own (estimators are const and seed from the example's data),
@@ -1056,11 +1108,9 @@ int run_fit(const std::vector<std::string>& args) {
     }
     lines[i] = format_row_line(example.label, encode_row(*model));
   });
-  if (values.count("save-pooled")) {
-    nlohmann::json json;
-    statistics_to_json(*pooled, json);
-    write_lines(values["save-pooled"].as<std::string>(), {json.dump()});
-  }
+  if (values.count("save-pooled"))
+    write_pool_file(values["save-pooled"].as<std::string>(),
+                    PoolFile{"", source.name, family->name, dim, choices.chosen(), pooled});
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

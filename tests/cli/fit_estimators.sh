@@ -52,12 +52,33 @@ printf '1 qid:1 1:0.2 2:0.8\n1 qid:1 1:0.5 2:0.5\n1 qid:1 1:0.7 2:0.3\n' > propo
 pass
 
 # Errors: option combinations (exit 2) and data outside the family's sample space (exit 1, file:line).
-expect_error 2 "--pooled-from needs --shrink" -- "$PPK" fit poisson --pooled-from pool.json test.txt
+# The pool file: without --shrink a test file is fitted as on its own; with another family, another
+# dimension, or a pool without statistics it is refused, naming both files; a damaged pool is refused.
+[ "$("$PPK" fit poisson --pooled-from pool.json --dim 2 test.txt)" = "$("$PPK" fit poisson --dim 2 test.txt)" ] ||
+  fail "--pooled-from without --shrink changed the fit"
+pass
+expect_error 1 "pool.json was written by ppk fit poisson over dimension 2 from train.txt, but test.txt is fitted by ppk fit poisson over dimension 5" -- \
+  "$PPK" fit poisson --shrink 0.5 --pooled-from pool.json --dim 5 test.txt -o out.ppk
+"$PPK" fit poisson --save-pooled plain-pool.json train.txt -o /dev/null
+grep -q '"statistics"' plain-pool.json || fail "--save-pooled without --shrink saves the statistics: $(cat plain-pool.json)"
+pass
+printf '1 qid:1 1:1 2:2\n1 qid:1 1:2 2:0\n' > set.txt
+"$PPK" fit mixture --components 1 --cov iso --save-pooled mixture-pool.json set.txt -o /dev/null
+grep -q '"family":"mixture"' mixture-pool.json || fail "mixture pool: $(cat mixture-pool.json)"
+expect_error 1 "mixture-pool.json was written by ppk fit mixture over dimension 2 from set.txt, but test.txt is fitted by ppk fit poisson" -- \
+  "$PPK" fit poisson --shrink 1 --pooled-from mixture-pool.json --dim 2 test.txt -o out.ppk
+printf '{"source": "train.txt", "family": "poisson", "dim": 2, "chosen": {"alpha": 3}}\n' > broken-pool.json
+expect_error 1 'broken-pool.json: not a pool file written by ppk fit --save-pooled: "chosen"."alpha": expected' -- \
+  "$PPK" fit poisson --pooled-from broken-pool.json --dim 2 test.txt -o out.ppk
+printf 'not json\n' > broken-pool.json
+expect_error 1 "broken-pool.json: not a pool file written by ppk fit --save-pooled: not JSON" -- \
+  "$PPK" fit poisson --pooled-from broken-pool.json --dim 2 test.txt -o out.ppk
+expect_no_output out.ppk
 expect_error 2 "negative binomial" -- "$PPK" fit poisson --estimator posterior train.txt
 expect_error 2 "the estimator must be ml, map or posterior, got 'mle'" -- "$PPK" fit poisson --estimator mle train.txt
 expect_error 2 "--shrink must be a finite number > 0" -- "$PPK" fit poisson --shrink -1 train.txt
-expect_error 1 "pool.json: the pooled statistics are of a poisson over dimension 2, but this fit is a exponential" -- \
-  "$PPK" fit exponential --shrink 1 --pooled-from pool.json test.txt -o out.ppk
+expect_error 1 "pool.json was written by ppk fit poisson over dimension 2 from train.txt, but test.txt is fitted by ppk fit exponential" -- \
+  "$PPK" fit exponential --shrink 1 --pooled-from pool.json --dim 2 test.txt -o out.ppk
 expect_no_output out.ppk
 printf '1 1:2.5\n' > fractional.txt
 expect_error 1 "fractional.txt:1: value 2.5 at index 1 is not a count" -- "$PPK" fit poisson fractional.txt

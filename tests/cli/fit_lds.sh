@@ -76,7 +76,7 @@ expect_error 2 "ppk fit lds needs --state-dim n" -- "$PPK" fit lds sequences.txt
 expect_error 2 "--state-dim must be at least 1" -- "$PPK" fit lds --state-dim 0 sequences.txt
 expect_error 2 "--ridge must be a finite number >= 0" -- "$PPK" fit lds --state-dim 1 --ridge -1 sequences.txt
 expect_error 2 "--estimator is not offered" -- "$PPK" fit lds --state-dim 1 --estimator map sequences.txt
-expect_error 2 "the lds fit is not an exponential family" "--shrink and pooled statistics are not supported" -- "$PPK" fit lds --state-dim 1 --shrink 1 sequences.txt
+expect_error 2 "the lds fit is not an exponential family" "so --shrink is not supported" -- "$PPK" fit lds --state-dim 1 --shrink 1 sequences.txt
 "$PPK" fit lds --help | grep -F -- "--state-dim" >/dev/null || fail "ppk fit lds --help lacks --state-dim"
 pass
 

@@ -103,21 +103,28 @@ for likelihood in gaussian multinomial mixture; do
 done
 
 # Options that do not apply: absent from the family's --help and refused, with the reason, as a
-# usage error. --estimator and the pooling options belong to the exponential families and bayesnet.
+# usage error. --estimator and --shrink belong to the exponential families and bayesnet; every
+# family offers --save-pooled and --pooled-from (the values chosen on the training file).
 for family in mixture kde hmm fhmm lds slds; do
   "$PPK" fit "$family" --help > family_help.txt
-  for option in --estimator --shrink --save-pooled --pooled-from; do
+  for option in --estimator --shrink; do
     ! grep -qF -- "$option" family_help.txt || fail "ppk fit $family --help mentions $option: $(grep -F -- "$option" family_help.txt)"
     pass
   done
   expect_error 2 "--estimator is not offered for ppk fit $family: " -- "$PPK" fit "$family" --estimator ml data.txt
   expect_error 2 "--shrink is not offered for ppk fit $family: the $family fit is not an exponential family" -- \
     "$PPK" fit "$family" --shrink 1 data.txt
-  expect_error 2 "--save-pooled is not offered for ppk fit $family" -- "$PPK" fit "$family" --save-pooled=pool.json data.txt
+done
+for family in $families; do
+  "$PPK" fit "$family" --help | shown_options | cut -d' ' -f1 | sort | tr '\n' ' ' > family_options.txt
+  for option in pooled-from save-pooled; do
+    grep -qw -- "$option" family_options.txt || fail "ppk fit $family --help lacks --$option: $(cat family_options.txt)"
+    pass
+  done
 done
 for family in gaussian bernoulli multinomial poisson exponential gamma dirichlet bayesnet; do
   "$PPK" fit "$family" --help | shown_options | cut -d' ' -f1 | sort | tr '\n' ' ' > family_options.txt
-  for option in estimator pooled-from save-pooled shrink; do
+  for option in estimator shrink; do
     grep -qw -- "$option" family_options.txt || fail "ppk fit $family --help lacks --$option: $(cat family_options.txt)"
     pass
   done

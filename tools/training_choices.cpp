@@ -1,0 +1,93 @@
+#include "training_choices.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <utility>
+
+#include "cli.hpp"
+
+namespace ppk::cli {
+
+PoolFile read_pool_file(const std::string& path) {
+  InputFile input(path);
+  PoolFile pool;
+  pool.path = input.name();
+  const auto fail = [&pool](const std::string& what) {
+    return InputError(pool.path + ": not a pool file written by ppk fit --save-pooled: " + what);
+  };
+  nlohmann::json object;
+  try {
+    object = nlohmann::json::parse(input.stream());
+  } catch (const nlohmann::json::exception& e) {
+    throw fail(std::string("not JSON (") + e.what() + ")");
+  }
+  if (!object.is_object()) throw fail("expected a JSON object");
+  if (!object.contains("source") || !object["source"].is_string()) throw fail("\"source\": expected a string");
+  if (!object.contains("family") || !object["family"].is_string()) throw fail("\"family\": expected a string");
+  if (!object.contains("dim") || !object["dim"].is_number_integer() || object["dim"].get<long>() < 1)
+    throw fail("\"dim\": expected a whole number >= 1");
+  if (!object.contains("chosen") || !object["chosen"].is_object()) throw fail("\"chosen\": expected an object");
+  pool.source = object["source"].get<std::string>();
+  pool.family = object["family"].get<std::string>();
+  pool.dim = object["dim"].get<long>();
+  for (const auto& [name, choice] : object["chosen"].items()) {
+    if (!choice.is_object() || !choice.contains("value") || !choice["value"].is_number() ||
+        !std::isfinite(choice["value"].get<double>()) || !choice.contains("chosen_by") ||
+        !choice["chosen_by"].is_string())
+      throw fail("\"chosen\".\"" + name + "\": expected {\"value\": a finite number, \"chosen_by\": a string}");
+  }
+  pool.chosen = object["chosen"];
+  if (object.contains("statistics")) {
+    try {
+      pool.statistics = statistics_from_json(object["statistics"]);
+    } catch (const EstimationError& e) {
+      throw fail(std::string("\"statistics\": ") + e.what());
+    }
+  }
+  return pool;
+}
+
+void write_pool_file(const std::string& path, const PoolFile& pool) {
+  nlohmann::json object = {{"source", pool.source}, {"family", pool.family}, {"dim", pool.dim}, {"chosen", pool.chosen}};
+  if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
+  write_lines(path, {object.dump()});
+}
+
+TrainingChoices::TrainingChoices(std::string command, std::string input, const PoolFile* from)
+    : command_(std::move(command)), input_(std::move(input)), from_(from) {}
+
+double TrainingChoices::value(const std::string& name, const std::function<Choice()>& choose) {
+  Choice choice;
+  std::string where;
+  if (from_ != nullptr) {
+    if (!from_->chosen.contains(name))
+      throw UsageError(from_->path + " holds no " + name + " chosen on the training file " + from_->source +
+                       ": fit " + from_->source + " with --" + name + " auto --save-pooled " + from_->path +
+                       ", or give --" + name + " a value for both files");
+    const nlohmann::json& saved = from_->chosen[name];
+    choice = {saved["value"].get<double>(), saved["chosen_by"].get<std::string>()};
+    where = from_->source + " (read from " + from_->path + ")";
+  } else {
+    choice = choose();
+    where = input_;
+  }
+  std::cerr << command_ << ": " << name << " = " << format_double(choice.value) << ", chosen by " << choice.how
+            << " on " << where << "\n";
+  chosen_[name] = {{"value", choice.value}, {"chosen_by", choice.how}};
+  return choice.value;
+}
+
+double TrainingChoices::given(const std::string& name, double value) {
+  if (from_ != nullptr && from_->chosen.contains(name)) {
+    const double saved = from_->chosen[name]["value"].get<double>();
+    if (saved != value)
+      throw UsageError("--" + name + " " + format_double(value) + " differs from the " + name + " = " +
+                       format_double(saved) + " used for the training file " + from_->source + " (saved in " +
+                       from_->path + "): the test file " + input_ +
+                       " would be fitted unlike the training file; drop --" + name + " to reuse the saved value");
+  }
+  chosen_[name] = {{"value", value}, {"chosen_by", "the command line"}};
+  return value;
+}
+
+}  // namespace ppk::cli

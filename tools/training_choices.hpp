@@ -1,0 +1,64 @@
+// What a fit decides on its training file and reuses, unchanged, for test files: the pooled
+// statistics (--shrink, COLT 2003) and hyperparameters chosen by the data (e.g. --alpha auto).
+// --save-pooled writes them to a pool file when fitting the training file; --pooled-from reads
+// them back when fitting a test file, so that nothing is re-estimated on test data.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ppk/estimate.hpp"
+
+namespace ppk::cli {
+
+// A pool file (JSON): {"source": training file, "family": fit family, "dim": D,
+//                      "chosen": {NAME: {"value": v, "chosen_by": how}, ...},
+//                      "statistics": the pooled statistics (families that pool them)}.
+struct PoolFile {
+  std::string path;    // where it was read from (for messages)
+  std::string source;  // the training file it was written from
+  std::string family;  // the `ppk fit` family
+  long dim = 0;
+  nlohmann::json chosen = nlohmann::json::object();
+  std::optional<Statistics> statistics;
+};
+// Reads and checks a pool file; InputError naming the file and what is wrong.
+PoolFile read_pool_file(const std::string& path);
+void write_pool_file(const std::string& path, const PoolFile& pool);
+
+// A hyperparameter chosen by the data: its value and how ("maximum evidence").
+struct Choice {
+  double value;
+  std::string how;
+};
+
+// The hyperparameters of one fit command that are chosen on the training file.
+class TrainingChoices {
+ public:
+  // `command` ("ppk fit multinomial") and `input` (INPUT's name) name them in messages; `from` is
+  // the pool file given by --pooled-from (null when fitting a training file).
+  TrainingChoices(std::string command, std::string input, const PoolFile* from);
+
+  // The value called `name` (an option's name, e.g. "alpha"): the one saved in the --pooled-from
+  // file, else choose() on INPUT. Either way printed on stderr and recorded for --save-pooled.
+  // UsageError naming both files when the --pooled-from file holds no such value.
+  double value(const std::string& name, const std::function<Choice()>& choose);
+  // A value the user gave (--alpha 0.1): recorded for --save-pooled; UsageError naming both files
+  // when the --pooled-from file holds a different one (the test file would be fitted unlike the
+  // training file).
+  double given(const std::string& name, double value);
+
+  // {NAME: {"value": v, "chosen_by": how}, ...}, for the pool file.
+  const nlohmann::json& chosen() const { return chosen_; }
+
+ private:
+  std::string command_;
+  std::string input_;
+  const PoolFile* from_;
+  nlohmann::json chosen_ = nlohmann::json::object();
+};
+
+}  // namespace ppk::cli
