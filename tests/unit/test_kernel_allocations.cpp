@@ -231,4 +231,40 @@ TEST(KernelAllocations, SwitchingLdsKernelsDoNotAllocateAfterWarmUp) {
 }
 
 }  // namespace
+
+// Multinomial rows under a pooled base (--base pooled): the same merge and scatter as the uniform
+// base, with the level table's E(2 rho) computed once in prepare().
+TEST(KernelAllocations, LeveledMultinomialKernelsDoNotAllocate) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  std::vector<double> pooled(500, 0.0);
+  for (int d = 0; d < 450; ++d) pooled[d] = 1000.0 / (d + 1);
+  const auto base = std::make_shared<const LeveledBase>(quantised_pooled_base(pooled));
+  const auto leveled = [&](std::vector<long> words) {
+    LeveledProbabilities p;
+    p.dim = 500;
+    p.levels = base->levels;
+    p.share = 0.5;  // a_d = 1/(2 |L|) + m_d / 2 on the listed words, m_d / 2 elsewhere: sum 1
+    for (long d : words) {
+      p.index.push_back(d);
+      p.level.push_back(base->word_level[d]);
+      p.value.push_back(0.5 / static_cast<double>(words.size()) + 0.5 * base->levels.value[base->word_level[d]]);
+    }
+    return std::make_unique<MultinomialModel>(std::move(p), Trials());
+  };
+  std::vector<std::unique_ptr<PreparedModel>> models;
+  for (long i = 0; i < 20; ++i)
+    models.push_back(std::make_unique<PreparedModel>(leveled({i, 3 * i + 1, 499 - i}), with_rho(0.7)));
+  EXPECT_EQ(allocations_while_evaluating(*models[0], *models[1]), 0);
+  std::vector<const PreparedModel*> b;
+  for (const auto& m : models) b.push_back(m.get());
+  std::vector<double> out(b.size());
+  evaluate_many(KernelKind::ppk, *b[0], b.data(), b.size(), out.data());  // warm-up
+  const long before = g_allocations.load();
+  t_counting = true;
+  for (const PreparedModel* a : b)
+    for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
+  t_counting = false;
+  EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
 }  // namespace ppk
