@@ -74,6 +74,21 @@ long allocations_while_evaluating(const PreparedModel& a, const PreparedModel& b
   return g_allocations.load() - before;
 }
 
+// Allocations made by the batch kernels (LIBSVM's evaluate_many) of every model against all of
+// `models`, for both kernel kinds, after one warm-up batch.
+long allocations_in_batches(const std::vector<std::unique_ptr<PreparedModel>>& models) {
+  std::vector<const PreparedModel*> b;
+  for (const auto& m : models) b.push_back(m.get());
+  std::vector<double> out(b.size());
+  evaluate_many(KernelKind::ppk, *b[0], b.data(), b.size(), out.data());  // warm-up
+  const long before = g_allocations.load();
+  t_counting = true;
+  for (const PreparedModel* a : b)
+    for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
+  t_counting = false;
+  return g_allocations.load() - before;
+}
+
 TEST(KernelAllocations, TheCounterSeesAllocations) {
   if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
   const long before = g_allocations.load();
@@ -146,18 +161,8 @@ TEST(KernelAllocations, BatchKernelsDoNotAllocateAfterWarmUp) {
     gaussians.push_back(std::make_unique<PreparedModel>(
         GaussianModel::isotropic(Eigen::VectorXd::Constant(10, 0.1 * i), i % 2 ? 0.5 : 0.7), with_rho(1.0)));
   }
-  for (const auto* models : {&multinomials, &gaussians}) {
-    std::vector<const PreparedModel*> b;
-    for (const auto& m : *models) b.push_back(m.get());
-    std::vector<double> out(b.size());
-    evaluate_many(KernelKind::ppk, *b[0], b.data(), b.size(), out.data());  // warm-up
-    const long before = g_allocations.load();
-    t_counting = true;
-    for (const PreparedModel* a : b)
-      for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
-    t_counting = false;
-    EXPECT_EQ(g_allocations.load() - before, 0) << (models == &multinomials ? "multinomial" : "gaussian");
-  }
+  for (const auto* models : {&multinomials, &gaussians})
+    EXPECT_EQ(allocations_in_batches(*models), 0) << (models == &multinomials ? "multinomial" : "gaussian");
 }
 
 // A linear Gaussian DAG's kernel is the full-covariance Gaussian kernel on its observed marginal,
@@ -255,16 +260,7 @@ TEST(KernelAllocations, LeveledMultinomialKernelsDoNotAllocate) {
   for (long i = 0; i < 20; ++i)
     models.push_back(std::make_unique<PreparedModel>(leveled({i, 3 * i + 1, 499 - i}), with_rho(0.7)));
   EXPECT_EQ(allocations_while_evaluating(*models[0], *models[1]), 0);
-  std::vector<const PreparedModel*> b;
-  for (const auto& m : models) b.push_back(m.get());
-  std::vector<double> out(b.size());
-  evaluate_many(KernelKind::ppk, *b[0], b.data(), b.size(), out.data());  // warm-up
-  const long before = g_allocations.load();
-  t_counting = true;
-  for (const PreparedModel* a : b)
-    for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
-  t_counting = false;
-  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(allocations_in_batches(models), 0);
 }
 
 }  // namespace ppk
