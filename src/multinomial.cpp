@@ -711,6 +711,9 @@ std::unique_ptr<Model> multinomial_from_json(const nlohmann::json& object) {
     trials.decay = fields.real("decay");
   }
   if (fields.has("levels")) return std::make_unique<MultinomialModel>(leveled_from_json(fields), trials);
+  for (const char* leveled_only : {"dim", "share", "listed"})
+    if (fields.has(leveled_only))
+      throw fields.invalid(leveled_only, "no such member without \"levels\" (a row with a pooled base)");
   return std::make_unique<MultinomialModel>(fields.probabilities("p"), trials);
 }
 

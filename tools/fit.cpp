@@ -373,9 +373,21 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
       throw UsageError(from->path + " holds the pooled base of " + from->source + " over " +
                        std::to_string(leveled->word_level.size()) + " words, but " + input + " has D = " +
                        std::to_string(context.input.dim) + " (give both files the same --dim)");
-    for (int level : leveled->word_level)
-      if (level < 0 || static_cast<std::size_t>(level) >= leveled->levels.value.size())
+    // The table is checked as a row's would be (a model with no listed word), and every word's level
+    // against it: the level counts are the number of words at each level.
+    std::vector<long> words_at(leveled->levels.count.size(), 0);
+    for (int level : leveled->word_level) {
+      if (level < 0 || static_cast<std::size_t>(level) >= words_at.size())
         throw InputError(from->path + ": \"base\": a word level outside the level table");
+      ++words_at[static_cast<std::size_t>(level)];
+    }
+    if (words_at != leveled->levels.count)
+      throw InputError(from->path + ": \"base\": \"level_counts\" differ from the number of words at each level");
+    try {
+      MultinomialModel(LeveledProbabilities{context.input.dim, 1.0, leveled->levels, {}, {}, {}}, Trials());
+    } catch (const ModelError& e) {
+      throw InputError(from->path + ": \"base\": " + e.what());
+    }
   } else {
     if (!context.values.count("save-pooled"))
       throw UsageError("--base pooled on " + input + " needs --save-pooled POOL (the training file, whose base the "

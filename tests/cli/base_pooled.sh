@@ -166,6 +166,20 @@ expect_error 1 "pool.json" "train.txt" "test.txt" "--dim" -- \
 expect_no_output out.ppk
 expect_error 2 "--base pooled smooths towards the pooled base with the posterior mean" -- \
   "$PPK" fit multinomial --dim 45 --estimator ml --base pooled --save-pooled p.json train.txt -o out.ppk
+# A pool file whose base is damaged is refused, naming it and the field.
+python3 -c '
+import json
+pool = json.load(open("pool.json"))
+pool["base"]["level_values"][0] *= 2
+json.dump(pool, open("bad_pool.json", "w"))
+pool["base"]["level_values"][0] /= 2
+pool["base"]["level_counts"][0] += 1
+json.dump(pool, open("bad_counts.json", "w"))'
+expect_error 1 "bad_pool.json" '"base"' '"level values"' "summing to 1" -- \
+  "$PPK" fit multinomial --dim 45 --alpha 0.5 --base pooled --pooled-from bad_pool.json test.txt -o out.ppk
+expect_error 1 "bad_counts.json" '"level_counts" differ from the number of words at each level' -- \
+  "$PPK" fit multinomial --dim 45 --alpha 0.5 --base pooled --pooled-from bad_counts.json test.txt -o out.ppk
+expect_no_output out.ppk
 # Rows under different bases (another training file's pool) do not compare; nor with uniform rows.
 "$PPK" fit multinomial --dim 45 --alpha 0.5 --base pooled --save-pooled other_pool.json test.txt -o other.ppk 2>/dev/null
 expect_error 1 "rows fitted with another pool file or base do not compare" "train.ppk: row 1" "other.ppk: row 1" -- \
