@@ -1,6 +1,8 @@
 // ppk fit FAMILY [options] INPUT [-o OUTPUT]: one model row per example.
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <iomanip>
 #include <iostream>
 #include <iterator>
 #include <limits>
@@ -21,6 +23,7 @@
 #include "ppk/estimate_bayesnet.hpp"
 #include "ppk/estimate_lds.hpp"
 #include "ppk/estimate_slds.hpp"
+#include "ppk/evidence.hpp"
 #include "ppk/row.hpp"
 #include "training_choices.hpp"
 
@@ -310,18 +313,74 @@ void add_alpha_option(po::options_description& options, const char* description)
   options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"), description);
 }
 
+// --alpha A|auto of bernoulli and multinomial rows.
+void add_chosen_alpha_option(po::options_description& options, const char* description) {
+  options.add_options()("alpha", po::value<std::string>()->default_value("1")->value_name("A|auto"), description);
+}
+
+// The prior's strength: the number given by --alpha (recorded for --save-pooled and checked against
+// a --pooled-from file), or, with --alpha auto (or no --alpha and a --pooled-from file that holds
+// one), the value chosen on the training file by maximum evidence (evidence.hpp): the concentration
+// A maximising the evidence of `counts`, reported as alpha = A / `per_alpha` with its standard error.
+double alpha_option(const FitContext& context, const std::function<PolyaCounts()>& counts, double per_alpha,
+                    const std::string& units) {
+  const po::variables_map& values = context.values;
+  const std::string text = values["alpha"].as<std::string>();
+  const bool automatic = text == "auto";
+  if (automatic && context.method == Method::ml)
+    throw UsageError("--alpha auto chooses the prior's strength, but --estimator ml uses no prior");
+  if (automatic || (values["alpha"].defaulted() && context.choices.saved("alpha") && context.method != Method::ml))
+    return context.choices.value("alpha", [&] {
+      EvidenceMaximum best;
+      try {
+        best = maximise_polya_evidence(counts());
+      } catch (const EstimationError& e) {
+        throw InputError(context.source.name + ": --alpha auto: " + e.what());
+      }
+      std::ostringstream how;
+      how << std::setprecision(4) << "maximum evidence (standard error " << best.standard_error / per_alpha
+          << "; concentration " << units << " = " << best.concentration << ")";
+      return Choice{best.concentration / per_alpha, how.str()};
+    });
+  std::size_t used = 0;
+  double alpha = 0;
+  try {
+    alpha = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError("--alpha must be a number or auto, got '" + text + "'");
+  if (context.method == Method::ml) return alpha;  // no prior: nothing to record
+  return context.choices.given("alpha", alpha);
+}
+
 void add_bernoulli_options(po::options_description& options) {
-  add_alpha_option(options, "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior)");
+  add_chosen_alpha_option(options,
+                          "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior); auto: chosen on the "
+                          "training file by maximum evidence (needs examples of several vectors)");
 }
 
 std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return bernoulli_estimator(BernoulliFitOptions{method, option(values, "alpha")});
+  const std::vector<Example>& examples = context.input.data.examples;
+  const double alpha = alpha_option(
+      context,
+      [&] {
+        bool several = false;
+        for (const Example& example : examples) several = several || example.vectors.size() > 1;
+        if (!several)
+          throw InputError(context.source.name + ": --alpha auto: every example is one vector, and the evidence "
+                           "of one binary draw is 1/2 whatever the Beta(A, A) prior, so the data cannot choose "
+                           "A; group each example's vectors with qid:, or give --alpha a number");
+        return bernoulli_polya_counts(examples, context.input.dim);
+      },
+      2.0, "2A (Beta(A, A) per feature)");
+  return bernoulli_estimator(BernoulliFitOptions{context.method, alpha});
 }
 
 void add_multinomial_options(po::options_description& options) {
-  add_alpha_option(options, "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior)");
+  add_chosen_alpha_option(options,
+                          "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior); auto: chosen on the "
+                          "training file by maximum evidence");
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -371,9 +430,16 @@ Trials trials_option(const po::variables_map& values) {
 }
 
 std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return multinomial_estimator(MultinomialFitOptions{method, option(values, "alpha"), trials_option(values)});
+  const long dim = context.input.dim;
+  const double alpha = alpha_option(
+      context,
+      [&] {
+        // The prior Dirichlet(A m) with the uniform base m_d = 1/D, so that A = alpha D.
+        const Eigen::VectorXd base = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
+        return multinomial_polya_counts(context.input.data.examples, base);
+      },
+      static_cast<double>(dim), "alpha D");
+  return multinomial_estimator(MultinomialFitOptions{context.method, alpha, trials_option(context.values)});
 }
 
 // Poisson and exponential: a Gamma(shape A, rate B) prior on the rate.

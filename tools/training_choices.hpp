@@ -51,6 +51,9 @@ class TrainingChoices {
   // training file).
   double given(const std::string& name, double value);
 
+  // Whether the --pooled-from file holds a value called `name`.
+  bool saved(const std::string& name) const { return from_ != nullptr && from_->chosen.contains(name); }
+
   // {NAME: {"value": v, "chosen_by": how}, ...}, for the pool file.
   const nlohmann::json& chosen() const { return chosen_; }
 
