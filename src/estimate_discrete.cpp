@@ -72,6 +72,10 @@ class MultinomialEstimator : public Estimator {
   explicit MultinomialEstimator(const MultinomialFitOptions& options) : options_(options) {
     detail::check_option("--alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
+    if (options.base && options.method != Method::posterior)
+      throw EstimationError("--base pooled smooths towards the pooled base with the posterior mean; use "
+                            "--estimator posterior (" + std::string(method_name(options.method)) +
+                            " has no base measure)");
   }
   std::string family() const override { return "multinomial"; }
 
@@ -96,11 +100,34 @@ class MultinomialEstimator : public Estimator {
     if (!(denominator > 0))
       throw EstimationError("the example has no counts, so its " + std::string(method_name(options_.method)) +
                             " probabilities are undefined; give --alpha > 0 with --estimator posterior");
+    if (options_.base) return fit_leveled(counts, statistics.dim);
     SparseProbabilities a = smoothed(counts, shift, denominator);
     return build_model([&] { return std::make_unique<MultinomialModel>(std::move(a), options_.trials); });
   }
 
  private:
+  // a_d = (c_d + A m_d) / (N + A), A = alpha D: the words with c_d > 0 are listed with their levels,
+  // every other word has a_d = s m_d, s = A / (N + A).
+  std::unique_ptr<Model> fit_leveled(const Eigen::MatrixXd& counts, long dim) const {
+    const LeveledBase& base = *options_.base;
+    if (static_cast<long>(base.word_level.size()) != dim)
+      throw EstimationError("the pooled base covers " + std::to_string(base.word_level.size()) +
+                            " words, but the data have D = " + std::to_string(dim));
+    const double strength = options_.alpha * static_cast<double>(dim), denominator = counts.sum() + strength;
+    LeveledProbabilities a;
+    a.dim = dim;
+    a.share = strength / denominator;
+    a.levels = base.levels;
+    for (Eigen::Index d = 0; d < counts.rows(); ++d) {
+      if (counts(d, 0) == 0.0) continue;
+      const int level = base.word_level[static_cast<std::size_t>(d)];
+      a.index.push_back(d);
+      a.value.push_back((counts(d, 0) + strength * base.levels.value[static_cast<std::size_t>(level)]) / denominator);
+      a.level.push_back(level);
+    }
+    return build_model([&] { return std::make_unique<MultinomialModel>(std::move(a), options_.trials); });
+  }
+
   MultinomialFitOptions options_;
 };
 

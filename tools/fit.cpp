@@ -100,6 +100,12 @@ multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d;
   vocabulary stays sparse. --trials selects the model: one = a single draw (any
   rho), S = S draws, all = summed over all draw counts with decay L (both need
   rho = 1/2: svm-train -g 0.5).
+  --base pooled centres the prior on the training file's word frequencies
+  (Dirichlet(A D m), a_d = (c_d + A D m_d) / (N + A D); Zhai & Lafferty 2001):
+  m_d = (C_d + 1/2) / (C + D/2) from the pooled counts C_d, quantised to at most
+  32 levels so that rows stay sparse and the kernel exact (docs/base-measure.md).
+  Fit the training file with --base pooled --save-pooled POOL and the test file
+  with --base pooled --pooled-from POOL (and the same --dim): both share one base.
 )";
 
 constexpr const char* kPoissonHelp = R"(
@@ -387,7 +393,73 @@ void add_multinomial_options(po::options_description& options) {
       ("decay", po::value<double>()->value_name("L"),
        "with --trials all (required there): the kernel is 1/(1 - L B), B = sum_d "
        "sqrt(a_d a'_d), 0 < L <= 1; L = 1 makes every self-kernel infinite, so an SVM "
-       "needs L < 1");
+       "needs L < 1")
+      ("base", po::value<std::string>()->default_value("uniform")->value_name("uniform|pooled"),
+       "the prior's centre: uniform (m_d = 1/D) or pooled (the training file's smoothed word "
+       "frequencies; needs --save-pooled or --pooled-from)");
+}
+
+// --base pooled: the training file's base, computed on INPUT (with --save-pooled) or read from the
+// --pooled-from file, and recorded for the pool file; null for --base uniform. UsageError when the
+// two files disagree about the base or when a pooled base could not be shared with the test file.
+std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
+  const std::string base = context.values["base"].as<std::string>();
+  if (base != "uniform" && base != "pooled") throw UsageError("--base must be uniform or pooled, got '" + base + "'");
+  const PoolFile* from = context.choices.pool_from();
+  const std::string& input = context.source.name;
+  if (base == "uniform") {
+    if (from != nullptr && !from->base.is_null())
+      throw UsageError(from->path + " holds the pooled base of the training file " + from->source +
+                       " (fitted with --base pooled), but " + input +
+                       " is fitted with --base uniform: give it --base pooled too");
+    return nullptr;
+  }
+  auto leveled = std::make_shared<LeveledBase>();
+  if (from != nullptr) {
+    const nlohmann::json& saved = from->base;
+    if (saved.is_null())
+      throw UsageError(input + " is fitted with --base pooled, but " + from->path + " (from the training file " +
+                       from->source + ") holds no pooled base: fit " + from->source +
+                       " with --base pooled --save-pooled " + from->path);
+    try {
+      leveled->levels.value = saved.at("level_values").get<std::vector<double>>();
+      leveled->levels.count = saved.at("level_counts").get<std::vector<long>>();
+      leveled->word_level = saved.at("word_levels").get<std::vector<int>>();
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(from->path + ": \"base\": expected {\"level_values\", \"level_counts\", \"word_levels\"}");
+    }
+    if (static_cast<long>(leveled->word_level.size()) != context.input.dim)
+      throw UsageError(from->path + " holds the pooled base of " + from->source + " over " +
+                       std::to_string(leveled->word_level.size()) + " words, but " + input + " has D = " +
+                       std::to_string(context.input.dim) + " (give both files the same --dim)");
+    for (int level : leveled->word_level)
+      if (level < 0 || static_cast<std::size_t>(level) >= leveled->levels.value.size())
+        throw InputError(from->path + ": \"base\": a word level outside the level table");
+  } else {
+    if (!context.values.count("save-pooled"))
+      throw UsageError("--base pooled on " + input + " needs --save-pooled POOL (the training file, whose base the "
+                       "test file must share) or --pooled-from POOL (a test file)");
+    const Dataset& data = context.input.data;
+    std::vector<double> pooled(static_cast<std::size_t>(context.input.dim), 0.0);
+    for (const Example& example : data.examples)
+      for (const SparseVector& vector : example.vectors)
+        for (const Feature& feature : vector) {
+          if (feature.value < 0)
+            throw data.error_at(example, "count " + format_double(feature.value) + " at index " +
+                                             std::to_string(feature.coord + 1) + " is negative; multinomial counts "
+                                             "must be >= 0");
+          pooled[static_cast<std::size_t>(feature.coord)] += feature.value;
+        }
+    *leveled = quantised_pooled_base(pooled);
+    std::cerr << "ppk fit multinomial: pooled base of " << input << " quantised to "
+              << leveled->levels.value.size() << " levels\n";
+  }
+  context.choices.set_base({{"kind", "pooled"},
+                            {"smoothing", "(C_d + 1/2) / (C + D/2)"},
+                            {"level_values", leveled->levels.value},
+                            {"level_counts", leveled->levels.count},
+                            {"word_levels", leveled->word_level}});
+  return leveled;
 }
 
 // The whole text as a decimal integer (std::stol syntax), or nothing.
@@ -431,15 +503,19 @@ Trials trials_option(const po::variables_map& values) {
 
 std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
   const long dim = context.input.dim;
+  std::shared_ptr<const LeveledBase> base = base_option(context);
   const double alpha = alpha_option(
       context,
       [&] {
-        // The prior Dirichlet(A m) with the uniform base m_d = 1/D, so that A = alpha D.
-        const Eigen::VectorXd base = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
-        return multinomial_polya_counts(context.input.data.examples, base);
+        // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
+        Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
+        if (base)
+          for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
+        return multinomial_polya_counts(context.input.data.examples, m);
       },
       static_cast<double>(dim), "alpha D");
-  return multinomial_estimator(MultinomialFitOptions{context.method, alpha, trials_option(context.values)});
+  return multinomial_estimator(
+      MultinomialFitOptions{context.method, alpha, trials_option(context.values), std::move(base)});
 }
 
 // Poisson and exponential: a Gamma(shape A, rate B) prior on the rate.
@@ -1176,7 +1252,7 @@ int run_fit(const std::vector<std::string>& args) {
   });
   if (values.count("save-pooled"))
     write_pool_file(values["save-pooled"].as<std::string>(),
-                    PoolFile{"", source.name, family->name, dim, choices.chosen(), pooled});
+                    PoolFile{"", source.name, family->name, dim, choices.chosen(), pooled, choices.base()});
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

@@ -37,6 +37,10 @@ PoolFile read_pool_file(const std::string& path) {
       throw fail("\"chosen\".\"" + name + "\": expected {\"value\": a finite number, \"chosen_by\": a string}");
   }
   pool.chosen = object["chosen"];
+  if (object.contains("base")) {
+    if (!object["base"].is_object()) throw fail("\"base\": expected an object");
+    pool.base = object["base"];
+  }
   if (object.contains("statistics")) {
     try {
       pool.statistics = statistics_from_json(object["statistics"]);
@@ -50,6 +54,7 @@ PoolFile read_pool_file(const std::string& path) {
 void write_pool_file(const std::string& path, const PoolFile& pool) {
   nlohmann::json object = {{"source", pool.source}, {"family", pool.family}, {"dim", pool.dim}, {"chosen", pool.chosen}};
   if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
+  if (!pool.base.is_null()) object["base"] = pool.base;
   write_lines(path, {object.dump()});
 }
 

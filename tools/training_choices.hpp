@@ -16,7 +16,8 @@ namespace ppk::cli {
 
 // A pool file (JSON): {"source": training file, "family": fit family, "dim": D,
 //                      "chosen": {NAME: {"value": v, "chosen_by": how}, ...},
-//                      "statistics": the pooled statistics (families that pool them)}.
+//                      "statistics": the pooled statistics (families that pool them),
+//                      "base": the base measure (multinomial --base pooled; docs/base-measure.md)}.
 struct PoolFile {
   std::string path;    // where it was read from (for messages)
   std::string source;  // the training file it was written from
@@ -24,6 +25,7 @@ struct PoolFile {
   long dim = 0;
   nlohmann::json chosen = nlohmann::json::object();
   std::optional<Statistics> statistics;
+  nlohmann::json base;  // null when the training file was fitted without a pooled base
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);
@@ -56,12 +58,18 @@ class TrainingChoices {
 
   // {NAME: {"value": v, "chosen_by": how}, ...}, for the pool file.
   const nlohmann::json& chosen() const { return chosen_; }
+  // The --pooled-from file (null when fitting a training file).
+  const PoolFile* pool_from() const { return from_; }
+  // The base measure decided on INPUT or read from the --pooled-from file, for the pool file.
+  void set_base(nlohmann::json base) { base_ = std::move(base); }
+  const nlohmann::json& base() const { return base_; }
 
  private:
   std::string command_;
   std::string input_;
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
+  nlohmann::json base_;
 };
 
 }  // namespace ppk::cli

@@ -146,6 +146,9 @@ struct MultinomialFitOptions {
   Method method = Method::posterior;
   double alpha = 1.0;  // >= 0
   Trials trials;       // one event by default
+  // A leveled base m (`--base pooled`; null: the uniform base). posterior only:
+  //   a_d = (c_d + alpha D m_d) / (N + alpha D), the Dirichlet(alpha D m) predictive mean (Zhai & Lafferty 2001).
+  std::shared_ptr<const LeveledBase> base;
 };
 std::unique_ptr<Estimator> multinomial_estimator(const MultinomialFitOptions& options);
 
