@@ -5,9 +5,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include "ppk/estimate.hpp"
@@ -23,6 +25,9 @@ struct PoolFile {
   std::string family;  // the `ppk fit` family
   long dim = 0;
   nlohmann::json chosen = nlohmann::json::object();
+  // Matrices chosen on the training file (e.g. the centre of gaussian --prior pooled), saved as
+  // "matrices": {NAME: [[row], ...]}.
+  std::map<std::string, Eigen::MatrixXd> matrices;
   std::optional<Statistics> statistics;
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
@@ -51,14 +56,20 @@ class TrainingChoices {
   // training file).
   double given(const std::string& name, double value);
 
+  // The matrix called `name` computed on the training file by compute(), or the one saved in the
+  // --pooled-from file (UsageError naming both files when it holds none); recorded for --save-pooled.
+  Eigen::MatrixXd matrix(const std::string& name, const std::function<Eigen::MatrixXd()>& compute);
+
   // {NAME: {"value": v, "chosen_by": how}, ...}, for the pool file.
   const nlohmann::json& chosen() const { return chosen_; }
+  const std::map<std::string, Eigen::MatrixXd>& matrices() const { return matrices_; }
 
  private:
   std::string command_;
   std::string input_;
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
+  std::map<std::string, Eigen::MatrixXd> matrices_;
 };
 
 }  // namespace ppk::cli
