@@ -231,25 +231,29 @@ class GaussianEstimator : public Estimator {
                             short_number(options.prior_count));
   }
 
-  // The joint posterior mode under the flat mean prior and Sigma ~ IW(nu, (nu - p - 1) C) (estimate.hpp).
+  // The joint posterior mode under the flat mean prior and Sigma ~ IW(nu, (nu - p - 1) C), or the
+  // posterior mean of Sigma (estimate.hpp): the same numerator over a divisor of the form's.
   std::unique_ptr<Model> fit_pooled_map(double n, Eigen::VectorXd mean, Eigen::MatrixXd scatter) const {
     const double dim = static_cast<double>(mean.size()), nu = options_.prior_count;
+    const bool posterior_mean = options_.pooled_posterior_mean;
     const Eigen::MatrixXd& centre = *options_.prior_centre;
     if (centre.rows() != (options_.covariance == CovarianceForm::isotropic ? 1 : mean.size()))
       throw EstimationError("the prior's centre has dimension " + std::to_string(centre.rows()) + ", the data " +
                             std::to_string(mean.size()));
     switch (options_.covariance) {
       case CovarianceForm::full: {
-        Eigen::MatrixXd cov = ((nu - dim - 1) * centre + scatter) / (nu + n + dim + 1);
+        const double divisor = posterior_mean ? nu + n - dim - 2 : nu + n + dim + 1;
+        Eigen::MatrixXd cov = ((nu - dim - 1) * centre + scatter) / divisor;
         return full_model(n, std::move(mean), std::move(cov), "increase --prior-count or --ridge");
       }
       case CovarianceForm::diagonal: {
-        Eigen::VectorXd variances = ((nu - 2) * centre.col(0) + scatter.col(0)) / (nu + n + 2);
+        Eigen::VectorXd variances = ((nu - 2) * centre.col(0) + scatter.col(0)) / (posterior_mean ? nu + n - 3 : nu + n + 2);
         variances.array() += options_.ridge;
         return build_model([&] { return GaussianModel::diagonal(std::move(mean), std::move(variances)); });
       }
       case CovarianceForm::isotropic: {
-        const double variance = ((nu - 2) * centre(0, 0) + scatter.sum()) / (nu + n * dim + 2) + options_.ridge;
+        const double divisor = posterior_mean ? nu + (n - 1) * dim - 2 : nu + n * dim + 2;
+        const double variance = ((nu - 2) * centre(0, 0) + scatter.sum()) / divisor + options_.ridge;
         return build_model([&] { return GaussianModel::isotropic(std::move(mean), variance); });
       }
     }

@@ -77,12 +77,17 @@ gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
     (diag), (N0 S0 + trace(S + B))/(N0 + n D + D + 2) (iso).
   map --prior pooled (docs/priors-by-evidence.md): mu flat, Sigma ~
     inverse-Wishart(N0, (N0 - D - 1) C) with mean C, the pooled within-example
-    covariance sum_i S_i / sum_i (n_i - 1) of INPUT (diag: per variance, iso: the
-    one variance, D -> 1): mu = x-bar, Sigma = ((N0 - D - 1) C + S)/(N0 + n + D + 1)
-    (full), ((N0 - 2) C_dd + S_dd)/(N0 + n + 2) (diag), ((N0 - 2) c + trace S)/
-    (N0 + n D + 2) (iso). --prior-count auto (the default there) chooses N0 by
-    maximum evidence: the marginal likelihood of every example's scatter, Sigma
-    integrated out. C and N0 are saved by --save-pooled, reused by --pooled-from.
+    covariance sum_i S_i / sum_i (n_i - 1) of INPUT (diag: per variance; iso:
+    the one variance, D -> 1). mu = x-bar and, by --pooled-estimate,
+      mean (default): Sigma's posterior mean ((N0 - D - 1) C + S)/(N0 + n - D - 2)
+        (full), ((N0 - 2) C_dd + S_dd)/(N0 + n - 3) (diag),
+        ((N0 - 2) c + trace S)/(N0 + (n - 1) D - 2) (iso);
+      mode: the joint mode ((N0 - D - 1) C + S)/(N0 + n + D + 1) (full),
+        ((N0 - 2) C_dd + S_dd)/(N0 + n + 2) (diag), ((N0 - 2) c + trace S)/
+        (N0 + n D + 2) (iso), which shrinks small sets' covariances.
+    --prior-count auto (the default there) chooses N0 by maximum evidence: the
+    marginal likelihood of every example's scatter, Sigma integrated out. C and
+    N0 are saved by --save-pooled and reused by --pooled-from.
   --var V fixes Sigma = V I and fits only the mean (one vector x gives N(x, V I),
     whose kernels are RBF kernels): ml mu = x-bar; map mu = m (prior
     mu ~ N(M 1, V/K I)); posterior N(m, V (1 + 1/(n + K)) I).
@@ -264,6 +269,8 @@ void add_gaussian_options(po::options_description& options) {
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the covariance prior: fixed (N0 pseudo-observations of variance S0) or pooled "
        "(inverse-Wishart centred on INPUT's pooled within-example covariance, strength N0)")
+      ("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
+       "--prior pooled: Sigma's posterior mean (default; measured better for kernels) or its mode with mu")
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
        "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
@@ -377,7 +384,13 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   const std::string prior = values["prior"].as<std::string>();
   if (prior == "pooled") {
     if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+    const std::string estimate = values["pooled-estimate"].as<std::string>();
+    if (estimate != "mean" && estimate != "mode")
+      throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
+    options.pooled_posterior_mean = estimate == "mean";
     choose_pooled_prior(context, options);
+  } else if (!values["pooled-estimate"].defaulted()) {
+    throw UsageError("--pooled-estimate applies to --prior pooled");
   } else if (prior == "fixed") {
     const std::optional<double> count = prior_count_option(values, "1");
     if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");

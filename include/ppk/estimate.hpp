@@ -118,6 +118,13 @@ std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<Sp
 //           diagonal   Sigma_dd = ((nu - 2) C_d + S_dd) / (nu + n + 2)
 //           isotropic  sigma^2 = ((nu - 2) c + trace(S)) / (nu + n D + 2),  plus the ridge.
 //         C is D x D (full), D x 1 (diagonal: the variances) or 1 x 1 (isotropic).
+//         With `pooled_posterior_mean`, Sigma is instead its posterior mean given the scatter (mu
+//         integrated out: Sigma | S ~ IW(nu + n - 1, (nu - p - 1) C + S)), mu = x-bar:
+//           full       Sigma = ((nu - D - 1) C + S) / (nu + n - D - 2)
+//           diagonal   Sigma_dd = ((nu - 2) C_d + S_dd) / (nu + n - 3)
+//           isotropic  sigma^2 = ((nu - 2) c + trace(S)) / (nu + (n - 1) D - 2),
+//         the average of C with weight nu - p - 1 and of the unbiased S / (n - 1) with weight n - 1
+//         (the mode divides by more than the weights' sum, shrinking small examples' covariances).
 // With `variance` V set, only the mean is estimated and Sigma = V I (a single vector x gives
 // N(x, V I), whose kernels are RBF kernels in x). Then ml: mu = x-bar; map: mu = m under the
 // prior mu ~ N(m0 1, V / k0 I); posterior: the predictive N(m, V (1 + 1/(n + k0)) I).
@@ -131,6 +138,7 @@ struct GaussianFitOptions {
   double prior_variance = 1.0;  // s0 > 0
   double prior_count = 1.0;     // nu0 > 0: pseudo-observations of the variance (with prior_centre: nu)
   std::optional<Eigen::MatrixXd> prior_centre;  // C, the centre of the pooled prior (map only)
+  bool pooled_posterior_mean = false;           // with prior_centre: the posterior mean, not the mode
 };
 std::unique_ptr<Estimator> gaussian_estimator(const GaussianFitOptions& options);
 

@@ -20,6 +20,7 @@ with open('test.txt', 'w') as f:
 PY
 
 "$PPK" fit gaussian --estimator map --prior pooled train.txt --save-pooled pool.json -o train.ppk 2> chosen.txt
+"$PPK" fit gaussian --estimator map --prior pooled --pooled-estimate mode train.txt -o train-mode.ppk 2>/dev/null
 grep -qF "prior-count = " chosen.txt && grep -qF "chosen by maximum evidence (standard error" chosen.txt ||
   fail "the chosen strength is not printed: $(cat chosen.txt)"
 pass
@@ -59,12 +60,14 @@ nu = pool['chosen']['prior-count']['value']
 assert abs(nu - best) < 1e-6 * best, (nu, best)
 saved = pool['matrices']['prior-centre']
 assert all(abs(saved[a][b] - C[a][b]) < 1e-12 * abs(C[0][0]) for a in range(2) for b in range(2)), (saved, C)
-rows = [dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in l.split()[1:]) for l in open('train.ppk')]
-for (n, mean, S), row in zip(stats, rows):
-    Sigma = [[((nu - 3) * C[a][b] + S[a][b]) / (nu + n + 3) for b in range(2)] for a in range(2)]
-    got = [row[5], row[6], row[7], row[8], row[9]]
-    want = [mean[0], mean[1], Sigma[0][0], Sigma[1][0], Sigma[1][1]]
-    assert all(abs(g - w) < 1e-9 * (1 + abs(w)) for g, w in zip(got, want)), (got, want)
+# The posterior mean (default) divides by nu + n - D - 2, the mode by nu + n + D + 1.
+for path, shift in (('train.ppk', -4), ('train-mode.ppk', 3)):
+    rows = [dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in l.split()[1:]) for l in open(path)]
+    for (n, mean, S), row in zip(stats, rows):
+        Sigma = [[((nu - 3) * C[a][b] + S[a][b]) / (nu + n + shift) for b in range(2)] for a in range(2)]
+        got = [row[5], row[6], row[7], row[8], row[9]]
+        want = [mean[0], mean[1], Sigma[0][0], Sigma[1][0], Sigma[1][1]]
+        assert all(abs(g - w) < 1e-9 * (1 + abs(w)) for g, w in zip(got, want)), (path, got, want)
 PY
 pass
 
@@ -79,8 +82,8 @@ nu, C = pool['chosen']['prior-count']['value'], pool['matrices']['prior-centre']
 row = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in open('test.ppk').readline().split()[1:])
 # qid 1: (1, -1), (2, 2): S = [[0.5, 1.5], [1.5, 4.5]], n = 2
 S = [[0.5, 1.5], [1.5, 4.5]]
-want = [((nu - 3) * C[0][0] + S[0][0]) / (nu + 5), ((nu - 3) * C[1][0] + S[1][0]) / (nu + 5),
-        ((nu - 3) * C[1][1] + S[1][1]) / (nu + 5)]
+want = [((nu - 3) * C[0][0] + S[0][0]) / (nu - 2), ((nu - 3) * C[1][0] + S[1][0]) / (nu - 2),
+        ((nu - 3) * C[1][1] + S[1][1]) / (nu - 2)]
 assert all(abs(row[7 + k] - want[k]) < 1e-9 for k in range(3)), (row, want)
 PY
 pass
@@ -95,6 +98,7 @@ expect_error 2 "--prior pooled is a prior of the map estimator" -- "$PPK" fit ga
 expect_error 2 "--prior-count auto chooses the strength of --prior pooled" -- \
   "$PPK" fit gaussian --estimator map --prior-count auto train.txt
 expect_error 2 "must exceed 3" -- "$PPK" fit gaussian --estimator map --prior pooled --prior-count 3 train.txt
+expect_error 2 "--pooled-estimate applies to --prior pooled" -- "$PPK" fit gaussian --pooled-estimate mode train.txt
 expect_error 2 "--prior must be fixed or pooled" -- "$PPK" fit gaussian --estimator map --prior wide train.txt
 printf '1 qid:1 1:1 2:2\n1 qid:2 1:2 2:1\n' > singles.txt
 expect_error 1 "singles.txt" "at least 2 vectors" -- "$PPK" fit gaussian --estimator map --prior pooled singles.txt -o out.ppk

@@ -286,6 +286,38 @@ TEST(CovariancePrior, PooledMapIsThePosteriorMode) {
   }
 }
 
+// The posterior mean of sigma^2 (mu integrated out) against quadrature:
+// E[sigma^2 | x] = integral sigma^2 L p / integral L p, L the likelihood with mu integrated over.
+TEST(CovariancePrior, PooledPosteriorMeanAgreesWithQuadrature) {
+  const std::vector<double> x = {0.3, -1.2, 2.5, 0.9, 0.4};
+  const double nu = 4.5, c = 0.8;
+  double xbar = 0, scatter = 0;
+  for (double v : x) xbar += v / 5;
+  for (double v : x) scatter += (v - xbar) * (v - xbar);
+  const boost::math::inverse_gamma_distribution<double> prior(nu / 2, (nu - 2) * c / 2);
+  // With mu integrated out, L(sigma^2) is proportional to sigma^-(n-1) exp(-S / (2 sigma^2)).
+  const auto weight = [&](double u, int power) {
+    const double variance = std::exp(u);
+    return std::pow(variance, power) * std::pow(variance, -2.0) * std::exp(-scatter / (2 * variance)) *
+           boost::math::pdf(prior, variance) * variance;
+  };
+  const double mean = integrate([&](double u) { return weight(u, 1); }, -25, 25, 1e-12) /
+                      integrate([&](double u) { return weight(u, 0); }, -25, 25, 1e-12);
+  std::vector<SparseVector> rows;
+  for (double v : x) rows.push_back(sparse({v}));
+  for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic}) {
+    GaussianFitOptions options;
+    options.method = Method::map;
+    options.covariance = form;
+    options.prior_count = nu;
+    options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
+    options.pooled_posterior_mean = true;
+    const auto model = estimate(*gaussian_estimator(options), rows, 1);
+    EXPECT_NEAR(dynamic_cast<const GaussianModel&>(*model).covariance()(0, 0), mean, 1e-9 * mean)
+        << "form " << static_cast<int>(form);
+  }
+}
+
 // D = 2, full: the log joint density log IW(Sigma | nu, Psi) + sum_i log N(x_i | x-bar, Sigma), written
 // out, is lower at every small symmetric perturbation of the fitted Sigma.
 TEST(CovariancePrior, PooledMapIsTheFullPosteriorMode) {
