@@ -78,6 +78,19 @@ gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
     B = K n/(K + n) (x-bar - M)(x-bar - M)': mu = m and Sigma =
     (N0 S0 I + S + B)/(N0 + n + D + 2) (full), (N0 S0 + S_dd + B_dd)/(N0 + n + 3)
     (diag), (N0 S0 + trace(S + B))/(N0 + n D + D + 2) (iso).
+  map --prior pooled (docs/priors-by-evidence.md): mu flat, Sigma ~
+    inverse-Wishart(N0, (N0 - D - 1) C) with mean C, the pooled within-example
+    covariance sum_i S_i / sum_i (n_i - 1) of INPUT (diag: per variance; iso:
+    the one variance, D -> 1). mu = x-bar and, by --pooled-estimate,
+      mean (default): Sigma's posterior mean ((N0 - D - 1) C + S)/(N0 + n - D - 2)
+        (full), ((N0 - 2) C_dd + S_dd)/(N0 + n - 3) (diag),
+        ((N0 - 2) c + trace S)/(N0 + (n - 1) D - 2) (iso);
+      mode: the joint mode ((N0 - D - 1) C + S)/(N0 + n + D + 1) (full),
+        ((N0 - 2) C_dd + S_dd)/(N0 + n + 2) (diag), ((N0 - 2) c + trace S)/
+        (N0 + n D + 2) (iso), which shrinks small sets' covariances.
+    --prior-count auto (the default there) chooses N0 by maximum evidence: the
+    marginal likelihood of every example's scatter, Sigma integrated out. C and
+    N0 are saved by --save-pooled and reused by --pooled-from.
   --var V fixes Sigma = V I and fits only the mean (one vector x gives N(x, V I),
     whose kernels are RBF kernels): ml mu = x-bar; map mu = m (prior
     mu ~ N(M 1, V/K I)); posterior N(m, V (1 + 1/(n + K)) I).
@@ -262,8 +275,93 @@ void add_gaussian_options(po::options_description& options) {
       ("prior-strength", po::value<double>()->default_value(0.0)->value_name("K"),
        "map/posterior: K >= 0 pseudo-observations of the mean (0: flat prior on the mean)")
       ("prior-var", po::value<double>()->default_value(1.0)->value_name("S0"), "map: prior variance S0 > 0")
-      ("prior-count", po::value<double>()->default_value(1.0)->value_name("N0"),
-       "map: N0 > 0 pseudo-observations of the variance");
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the covariance prior: fixed (N0 pseudo-observations of variance S0) or pooled "
+       "(inverse-Wishart centred on INPUT's pooled within-example covariance, strength N0)")
+      ("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
+       "--prior pooled: Sigma's posterior mean (default; measured better for kernels) or its mode with mu")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
+       "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
+       "maximum evidence on INPUT)");
+}
+
+// --prior-count N0|auto: a number, or nothing for auto.
+std::optional<double> prior_count_option(const po::variables_map& values, const char* fallback) {
+  const std::string text = values.count("prior-count") ? values["prior-count"].as<std::string>() : fallback;
+  if (text == "auto") return std::nullopt;
+  std::size_t used = 0;
+  double count = 0;
+  try {
+    count = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError("--prior-count must be a number or auto, got '" + text + "'");
+  return count;
+}
+
+// Every example's Gaussian statistics in `form` (for the pooled prior); errors name the example.
+std::vector<Statistics> example_statistics(const Dataset& data, long dim, CovarianceForm form) {
+  GaussianFitOptions options;
+  options.covariance = form;
+  const std::unique_ptr<Estimator> estimator = gaussian_estimator(options);
+  std::vector<Statistics> statistics;
+  for (const Example& example : data.examples) {
+    try {
+      statistics.push_back(estimator->statistics(example.vectors, dim));
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, e.what());
+    }
+  }
+  return statistics;
+}
+
+// --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
+// file (by maximum evidence for --prior-count auto) or read from --pooled-from.
+void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
+  const Dataset& data = context.input.data;
+  std::optional<std::vector<Statistics>> statistics;
+  const auto examples = [&]() -> const std::vector<Statistics>& {
+    if (!statistics) statistics = example_statistics(data, context.input.dim, options.covariance);
+    return *statistics;
+  };
+  const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + e.what()); };
+  options.prior_centre = context.choices.matrix("prior-centre", [&] {
+    try {
+      return gaussian_pooled_centre(examples(), options.covariance);
+    } catch (const EstimationError& e) {
+      throw in_input(e);
+    }
+  });
+  const Eigen::MatrixXd& centre = *options.prior_centre;
+  const bool full = options.covariance == CovarianceForm::full;
+  const Eigen::Index rows = options.covariance == CovarianceForm::isotropic ? 1 : context.input.dim;
+  if (centre.rows() != rows || centre.cols() != (full ? rows : 1))
+    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior centre of " +
+                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " + data.source +
+                     " is fitted with a " + (full ? "full" : "diagonal or isotropic") + " covariance over dimension " +
+                     std::to_string(context.input.dim) + ": fit both files with the same --cov and --dim");
+  const std::optional<double> count = prior_count_option(context.values, "auto");
+  if (count) {
+    options.prior_count = context.choices.given("prior-count", *count);
+    return;
+  }
+  options.prior_count = context.choices.value("prior-count", [&] {
+    StrengthChoice choice;
+    try {
+      choice = maximise_evidence(gaussian_prior_evidence(examples(), options.covariance, *options.prior_centre));
+    } catch (const EstimationError& e) {
+      throw in_input(e);
+    }
+    if (choice.at_upper_bound)
+      return Choice{choice.nu, "maximum evidence (still rising at the search's end: the examples' covariances "
+                               "are indistinguishable from the pooled one, which the prior then imposes)"};
+    std::ostringstream how;
+    how.precision(3);
+    how << "maximum evidence (standard error " << choice.standard_error << ")";
+    return Choice{choice.nu, how.str()};
+  });
 }
 
 // --cov iso|diag|full.
@@ -292,7 +390,23 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   options.prior_mean = option(values, "prior-mean");
   options.prior_strength = option(values, "prior-strength");
   options.prior_variance = option(values, "prior-var");
-  options.prior_count = option(values, "prior-count");
+  const std::string prior = values["prior"].as<std::string>();
+  if (prior == "pooled") {
+    if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+    const std::string estimate = values["pooled-estimate"].as<std::string>();
+    if (estimate != "mean" && estimate != "mode")
+      throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
+    options.pooled_posterior_mean = estimate == "mean";
+    choose_pooled_prior(context, options);
+  } else if (!values["pooled-estimate"].defaulted()) {
+    throw UsageError("--pooled-estimate applies to --prior pooled");
+  } else if (prior == "fixed") {
+    const std::optional<double> count = prior_count_option(values, "1");
+    if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+    options.prior_count = *count;
+  } else {
+    throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  }
   return gaussian_estimator(options);
 }
 
@@ -1252,7 +1366,8 @@ int run_fit(const std::vector<std::string>& args) {
   });
   if (values.count("save-pooled"))
     write_pool_file(values["save-pooled"].as<std::string>(),
-                    PoolFile{"", source.name, family->name, dim, choices.chosen(), pooled, choices.base()});
+                    PoolFile{"", source.name, family->name, dim, choices.chosen(), choices.matrices(), pooled,
+                             choices.base()});
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;
