@@ -969,7 +969,72 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   kernels need one T for all rows (svm-train/ppk gram -d T sets it).
 )";
 
+// --prior-strength, --prior-state-noise, --prior-observation-noise (lds, slds): the inverse-Wishart
+// priors of estimate_lds.hpp; "auto" (the default) chooses them on the training file
+// (choose_lds_prior) or reads them from --pooled-from.
+void add_lds_prior_options(po::options_description& options) {
+  options.add_options()
+      ("prior-strength", po::value<std::string>()->default_value("auto")->value_name("auto|NU"),
+       "pseudo-observations NU >= 0 of the priors on cov0, Q, R (0: none); auto: by held-out likelihood")
+      ("prior-state-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PSI"),
+       "Q's prior centre PSI I (unit state scale); auto: pooled over ML fits")
+      ("prior-observation-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PHI"),
+       "R's prior centre PHI diag(variances); auto: pooled over ML fits");
+}
+
+// "auto" or a number > 0 (>= 0 when zero_allowed) for --NAME.
+std::optional<double> auto_or_number(const po::variables_map& values, const char* name, bool zero_allowed) {
+  const std::string text = values[name].as<std::string>();
+  if (text == "auto") return std::nullopt;
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0 || (!zero_allowed && value == 0))
+    throw UsageError(std::string("--") + name + " must be auto or a finite number " + (zero_allowed ? ">= 0" : "> 0") +
+                     ", got '" + text + "'");
+  return value;
+}
+
+// The priors of an lds or slds fit: given values are recorded, "auto" ones chosen on INPUT (one
+// choose_lds_prior for all of them) or read from --pooled-from.
+void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
+  const po::variables_map& values = context.values;
+  const std::optional<double> strength = auto_or_number(values, "prior-strength", true),
+                              state = auto_or_number(values, "prior-state-noise", false),
+                              observation = auto_or_number(values, "prior-observation-noise", false);
+  std::optional<LdsPriorChoice> chosen;
+  const auto choose = [&]() -> const LdsPriorChoice& {
+    if (!chosen) {
+      std::vector<Eigen::MatrixXd> sequences;
+      const std::unique_ptr<Estimator> reader = lds_estimator(options);
+      for (const Example& example : context.input.data.examples) {
+        try {
+          sequences.push_back(reader->statistics(example.vectors, context.input.dim).sums.at("x"));
+        } catch (const EstimationError&) {  // reported with its line when the example is fitted
+        }
+      }
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths());
+    }
+    return *chosen;
+  };
+  const std::string pooled = "the geometric mean over maximum-likelihood fits";
+  options.prior.strength = strength ? context.choices.given("prior-strength", *strength) : context.choices.value("prior-strength", [&] {
+    return Choice{choose().prior.strength, "maximum held-out likelihood of the last third of each sequence"};
+  });
+  if (options.prior.strength == 0.0) return;  // no prior: its centres do not matter
+  options.prior.state_noise = state ? context.choices.given("prior-state-noise", *state)
+                                    : context.choices.value("prior-state-noise", [&] { return Choice{choose().prior.state_noise, pooled}; });
+  options.prior.observation_noise =
+      observation ? context.choices.given("prior-observation-noise", *observation)
+                  : context.choices.value("prior-observation-noise", [&] { return Choice{choose().prior.observation_noise, pooled}; });
+}
+
 void add_lds_options(po::options_description& options) {
+  add_lds_prior_options(options);
   options.add_options()
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
       ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0; default 1e-6 times the data's variance")
@@ -985,6 +1050,7 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  read_lds_prior(context, options);
   return lds_estimator(options);
 }
 
@@ -1022,6 +1088,7 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
 )";
 
 void add_slds_options(po::options_description& options) {
+  add_lds_prior_options(options);
   options.add_options()
       ("states", po::value<long>()->default_value(2)->value_name("K"), "the number of regimes K >= 1")
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
@@ -1044,6 +1111,7 @@ std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  read_lds_prior(context, options);
   return slds_estimator(options);
 }
 
