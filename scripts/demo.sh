@@ -10,3 +10,4 @@ bash examples/documents-demo.sh build
 bash examples/sequences-demo.sh build
 bash examples/sets-demo.sh build
 bash examples/semisupervised-demo.sh build
+bash examples/timeseries-demo.sh build

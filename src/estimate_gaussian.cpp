@@ -55,6 +55,7 @@ class GaussianEstimator : public Estimator {
     detail::check_option("--prior-strength", options.prior_strength, 0, false);
     detail::check_option("--prior-var", options.prior_variance, 0, true);
     detail::check_option("--prior-count", options.prior_count, 0, true);
+    if (options.prior_centre) check_pooled_prior(options);
   }
 
   std::string family() const override { return kFamily; }
@@ -113,6 +114,7 @@ class GaussianEstimator : public Estimator {
     }
 
     Eigen::MatrixXd scatter = detail::sum_of(statistics, "scatter");
+    if (options_.prior_centre) return fit_pooled_map(n, std::move(mean), std::move(scatter));
     if (options_.method == Method::map) return fit_map(n, k0, xbar, std::move(mean), std::move(scatter));
     switch (options_.covariance) {
       case CovarianceForm::full: return fit_full_ml(n, std::move(mean), scatter);
@@ -206,10 +208,124 @@ class GaussianEstimator : public Estimator {
     throw EstimationError("unknown covariance form");
   }
 
+  // The prior centred on C (estimate.hpp): nu above p + 1 (p = D full, 1 otherwise), C of the form's
+  // shape, a flat prior on the mean.
+  static void check_pooled_prior(const GaussianFitOptions& options) {
+    if (options.method != Method::map)
+      throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+    if (options.variance) throw EstimationError("--prior pooled is a prior on the covariance; --var fixes it");
+    if (options.prior_strength != 0)
+      throw EstimationError("--prior pooled leaves the mean's prior flat; drop --prior-strength");
+    const Eigen::MatrixXd& centre = *options.prior_centre;
+    const Eigen::Index dim = centre.rows();
+    const bool full = options.covariance == CovarianceForm::full;
+    const Eigen::Index cols = full ? dim : 1;
+    if (centre.cols() != cols || (options.covariance == CovarianceForm::isotropic && dim != 1))
+      throw EstimationError("the prior's centre is not of the " + std::string(full ? "full" : "diagonal or isotropic") +
+                            " form this fit uses (--cov)");
+    const double lowest = full ? static_cast<double>(dim) + 1 : 2.0;
+    if (!(options.prior_count > lowest) || !std::isfinite(options.prior_count))
+      throw EstimationError("--prior-count with --prior pooled is the inverse-Wishart's degrees of freedom nu, which "
+                            "must exceed " + short_number(lowest) + " (p + 1, p = " + short_number(lowest - 1) +
+                            ") for the prior's mean to be the pooled covariance, got " +
+                            short_number(options.prior_count));
+  }
+
+  // The joint posterior mode under the flat mean prior and Sigma ~ IW(nu, (nu - p - 1) C), or the
+  // posterior mean of Sigma (estimate.hpp): the same numerator over a divisor of the form's.
+  std::unique_ptr<Model> fit_pooled_map(double n, Eigen::VectorXd mean, Eigen::MatrixXd scatter) const {
+    const double dim = static_cast<double>(mean.size()), nu = options_.prior_count;
+    const bool posterior_mean = options_.pooled_posterior_mean;
+    const Eigen::MatrixXd& centre = *options_.prior_centre;
+    if (centre.rows() != (options_.covariance == CovarianceForm::isotropic ? 1 : mean.size()))
+      throw EstimationError("the prior's centre has dimension " + std::to_string(centre.rows()) + ", the data " +
+                            std::to_string(mean.size()));
+    switch (options_.covariance) {
+      case CovarianceForm::full: {
+        const double divisor = posterior_mean ? nu + n - dim - 2 : nu + n + dim + 1;
+        Eigen::MatrixXd cov = ((nu - dim - 1) * centre + scatter) / divisor;
+        return full_model(n, std::move(mean), std::move(cov), "increase --prior-count or --ridge");
+      }
+      case CovarianceForm::diagonal: {
+        Eigen::VectorXd variances = ((nu - 2) * centre.col(0) + scatter.col(0)) / (posterior_mean ? nu + n - 3 : nu + n + 2);
+        variances.array() += options_.ridge;
+        return build_model([&] { return GaussianModel::diagonal(std::move(mean), std::move(variances)); });
+      }
+      case CovarianceForm::isotropic: {
+        const double divisor = posterior_mean ? nu + (n - 1) * dim - 2 : nu + n * dim + 2;
+        const double variance = ((nu - 2) * centre(0, 0) + scatter.sum()) / divisor + options_.ridge;
+        return build_model([&] { return GaussianModel::isotropic(std::move(mean), variance); });
+      }
+    }
+    throw EstimationError("unknown covariance form");
+  }
+
   GaussianFitOptions options_;
 };
 
+// sum_i S_i and sum_i (n_i - 1) over the examples' statistics (scatters of one form).
+std::pair<Eigen::MatrixXd, double> within_scatter(const std::vector<Statistics>& examples) {
+  Eigen::MatrixXd sum;
+  double dof = 0;
+  for (const Statistics& example : examples) {
+    const Eigen::MatrixXd& scatter = detail::sum_of(example, "scatter");
+    if (sum.size() == 0) sum = Eigen::MatrixXd::Zero(scatter.rows(), scatter.cols());
+    if (scatter.rows() != sum.rows() || scatter.cols() != sum.cols())
+      throw EstimationError("the examples' scatters differ in shape");
+    sum += scatter;
+    dof += example.count - 1;
+  }
+  return {sum, dof};
+}
+
 }  // namespace
+
+Eigen::MatrixXd gaussian_pooled_centre(const std::vector<Statistics>& examples, CovarianceForm form) {
+  const auto [sum, dof] = within_scatter(examples);
+  if (!(dof > 0))
+    throw EstimationError("every example has a single vector, so none says how vectors vary around their mean: "
+                          "the pooled prior needs examples of at least 2 vectors");
+  if (form == CovarianceForm::isotropic) {
+    const double variance = sum.sum() / (dof * static_cast<double>(sum.rows()));
+    if (!(variance > 0))
+      throw EstimationError("the vectors are identical within every example: the pooled variance is 0");
+    return Eigen::MatrixXd::Constant(1, 1, variance);
+  }
+  Eigen::MatrixXd centre = sum / dof;
+  for (Eigen::Index d = 0; d < centre.rows(); ++d)
+    if (!(centre(d, form == CovarianceForm::full ? d : 0) > 0))
+      throw EstimationError("feature " + std::to_string(d + 1) +
+                            " is constant within every example: its pooled within-example variance is 0");
+  if (form == CovarianceForm::full) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(centre, Eigen::EigenvaluesOnly);
+    const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(centre.rows() - 1);
+    if (!(smallest > static_cast<double>(centre.rows()) * std::numeric_limits<double>::epsilon() * largest))
+      throw EstimationError("the pooled within-example covariance is singular (eigenvalues " + short_number(smallest) +
+                            " to " + short_number(largest) + "): use --cov diag or iso");
+  }
+  return centre;
+}
+
+InverseWishartEvidence gaussian_prior_evidence(const std::vector<Statistics>& examples, CovarianceForm form,
+                                               const Eigen::MatrixXd& centre) {
+  InverseWishartEvidence evidence;
+  for (const Statistics& example : examples) {
+    const double dof = example.count - 1;
+    if (!(dof > 0)) continue;
+    const Eigen::MatrixXd& scatter = detail::sum_of(example, "scatter");
+    switch (form) {
+      case CovarianceForm::full: evidence.add(centre, scatter, dof); break;
+      case CovarianceForm::diagonal:
+        for (Eigen::Index d = 0; d < scatter.rows(); ++d)
+          evidence.add(centre.block(d, 0, 1, 1), scatter.block(d, 0, 1, 1), dof);
+        break;
+      case CovarianceForm::isotropic:
+        evidence.add(centre, Eigen::MatrixXd::Constant(1, 1, scatter.sum()), dof * static_cast<double>(scatter.rows()));
+        break;
+    }
+  }
+  return evidence;
+}
 
 std::unique_ptr<Estimator> gaussian_estimator(const GaussianFitOptions& options) {
   return std::make_unique<GaussianEstimator>(options);

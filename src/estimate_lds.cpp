@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -21,7 +22,7 @@ namespace {
 
 using detail::StateDynamics;
 using detail::symmetrised;
-using detail::trace_of_inverse;
+using detail::Regularisation;
 
 // The parameters EM works on (an LdsModel validates on construction, once, at the end): the
 // state-space model with one regime.
@@ -35,20 +36,16 @@ Parameters parameters_of(const LdsModel& model) {
 // Every step follows the one regime.
 std::vector<int> one_regime(const Eigen::MatrixXd& x) { return std::vector<int>(static_cast<std::size_t>(x.rows()), 0); }
 
-// L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)).
-double objective(const Parameters& p, double log_likelihood, double ridge) {
-  if (ridge == 0.0) return log_likelihood;
-  return log_likelihood - 0.5 * ridge *
-                              (trace_of_inverse(p.cov0, "initial state covariance") +
-                               trace_of_inverse(p.dynamics[0].noise, "state noise covariance") +
-                               trace_of_inverse(p.observation_noise, "observation noise covariance"));
+// L = log p(X) + the log priors (detail::covariance_penalty).
+double objective(const Parameters& p, double log_likelihood, const Regularisation& regularisation) {
+  return log_likelihood + detail::covariance_penalty(p, regularisation);
 }
 
 // The constrained M-step of estimate_lds.hpp from the posterior moments; `noise_floor` the floor of R.
-void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge, const Eigen::VectorXd& noise_floor,
-              Parameters& p) {
-  detail::maximise_observation(x, posterior, ridge, noise_floor, p);
-  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), ridge, 0.0, p.dynamics[0],
+void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
+              const Eigen::VectorXd& noise_floor, Parameters& p) {
+  detail::maximise_observation(x, posterior, regularisation, noise_floor, p);
+  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), regularisation, 0.0, p.dynamics[0],
                                             detail::state_noise_floor(posterior), &detail::spectral_radius);
 }
 
@@ -79,18 +76,18 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, con
 }
 
 // EM from `p` until converged or `iterations` M-steps; returns L after each, p is the last entry's.
-std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor,
+std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regularisation, const Eigen::VectorXd& noise_floor,
                            const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
   for (long step = 0;; ++step) {
     const LdsPosterior posterior = detail::smooth_along(p, x, one_regime(x));
-    const double value = objective(p, posterior.log_likelihood, ridge);
+    const double value = objective(p, posterior.log_likelihood, regularisation);
     if (!std::isfinite(value)) throw EstimationError("the log-likelihood is not finite; give --ridge R > 0");
     const bool converged =
         !log_likelihoods.empty() && value - log_likelihoods.back() < options.tolerance * std::fabs(value);
     log_likelihoods.push_back(value);
     if (converged || step == options.iterations) break;
-    maximise(x, posterior, ridge, noise_floor, p);
+    maximise(x, posterior, regularisation, noise_floor, p);
   }
   return log_likelihoods;
 }
@@ -114,6 +111,9 @@ namespace detail {
 void check_lds_options(const LdsFitOptions& options) {
   if (options.state_dim < 1) throw EstimationError("--state-dim must be at least 1, got " + std::to_string(options.state_dim));
   if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, false);
+  detail::check_option("--prior-strength", options.prior.strength, 0, false);
+  detail::check_option("--prior-state-noise", options.prior.state_noise, 0, true);
+  detail::check_option("--prior-observation-noise", options.prior.observation_noise, 0, true);
   if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
   detail::check_option("--tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
@@ -138,7 +138,7 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
                           "; an LDS fit needs at least 2 (one transition)");
   if (x.cols() < 1) throw EstimationError("the vectors are empty");
   if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
-  const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  const Regularisation regularisation = detail::regularisation_of(x, options);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
                      static_cast<std::uint64_t>(options.state_dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
@@ -148,10 +148,10 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   std::vector<double> best_log_likelihoods;
   std::optional<EstimationError> first_failure;  // a restart whose covariances became singular
   for (long restart = 0; restart < options.restarts; ++restart) {
-    Parameters p = random_start(x, options.state_dim, ridge, noise_floor, rng);
+    Parameters p = random_start(x, options.state_dim, regularisation.ridge, noise_floor, rng);
     std::vector<double> log_likelihoods;
     try {
-      log_likelihoods = run_em(x, ridge, noise_floor, options, p);
+      log_likelihoods = run_em(x, regularisation, noise_floor, options, p);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;
       continue;
@@ -169,6 +169,86 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   });
   fit.log_likelihoods = std::move(best_log_likelihoods);
   return fit;
+}
+
+namespace {
+
+// The stationary covariance of s_t = A s_{t-1} + N(0, Q) (rho(A) < 1): Sigma = sum_k A^k Q A'^k, by
+// doubling (Sigma <- Sigma + M Sigma M', M <- M^2 sums 2^j terms after j rounds).
+Eigen::MatrixXd stationary_covariance(const Eigen::MatrixXd& transition, const Eigen::MatrixXd& noise) {
+  Eigen::MatrixXd sigma = noise, power = transition;
+  for (int round = 0; round < 40; ++round) {
+    sigma = symmetrised(sigma + power * sigma * power.transpose());
+    power = power * power;
+  }
+  return sigma;
+}
+
+}  // namespace
+
+std::vector<double> default_prior_strengths() { return {0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0}; }
+
+LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
+                                const std::vector<double>& strengths, long max_sequences) {
+  detail::check_lds_options(options);
+  std::vector<const Eigen::MatrixXd*> used;  // evenly spaced, at least 3 vectors each
+  std::vector<const Eigen::MatrixXd*> long_enough;
+  for (const Eigen::MatrixXd& x : sequences)
+    if (x.rows() >= 3) long_enough.push_back(&x);
+  const std::size_t count = std::min(long_enough.size(), static_cast<std::size_t>(std::max(1L, max_sequences)));
+  for (std::size_t i = 0; i < count; ++i) used.push_back(long_enough[i * long_enough.size() / count]);
+  LdsPriorChoice out;
+  out.strengths = strengths;
+  out.sequences_used = static_cast<long>(used.size());
+  if (used.empty()) return out;  // nothing to choose on: no prior (nu = 0)
+  // psi and phi: geometric means over the maximum-likelihood fits (nu = 0) of the scale-free ratios
+  // tr(Sigma^-1 Q) / n (Sigma the fit's stationary state covariance) and mean_j R_jj / v_j.
+  LdsFitOptions fit_options = options;
+  fit_options.prior = LdsPrior{};
+  fit_options.length.reset();
+  double log_state = 0, log_observation = 0, fits = 0;
+  for (const Eigen::MatrixXd* x : used) {
+    try {
+      const LdsFit fit = fit_lds(*x, fit_options);
+      const LdsModel& m = *fit.model;
+      const Eigen::MatrixXd sigma = stationary_covariance(m.transition(), m.state_noise());
+      const double state = sigma.llt().solve(m.state_noise()).trace() / static_cast<double>(m.state_dim());
+      const Eigen::VectorXd variances = detail::observation_noise_floor(*x) / detail::kObservationNoiseFloor;
+      const double observation = (m.observation_noise().diagonal().array() / variances.array()).mean();
+      if (!(state > 0.0) || !(observation > 0.0) || !std::isfinite(state) || !std::isfinite(observation)) continue;
+      log_state += std::log(state);
+      log_observation += std::log(observation);
+      fits += 1;
+    } catch (const EstimationError&) {
+    }
+  }
+  if (fits > 0) {
+    out.prior.state_noise = std::exp(log_state / fits);
+    out.prior.observation_noise = std::exp(log_observation / fits);
+  }
+  // nu: the fit to the first N - h vectors (h = max(1, N / 3)) scores the last h as a fresh sequence,
+  // started from (mean0, cov0): what a kernel between models of different sequences asks of cov0.
+  double best = -std::numeric_limits<double>::infinity();
+  for (const double strength : out.strengths) {
+    fit_options.prior = out.prior;
+    fit_options.prior.strength = strength;
+    double score = 0;
+    try {
+      for (const Eigen::MatrixXd* x : used) {
+        const Eigen::Index held = std::max<Eigen::Index>(1, x->rows() / 3);
+        const LdsFit fit = fit_lds(x->topRows(x->rows() - held), fit_options);
+        score += smooth_lds(*fit.model, x->bottomRows(held)).log_likelihood;
+      }
+    } catch (const EstimationError&) {
+      score = -std::numeric_limits<double>::infinity();
+    }
+    out.held_out_log_likelihoods.push_back(score);
+    if (score > best) {
+      best = score;
+      out.prior.strength = strength;
+    }
+  }
+  return out;
 }
 
 std::unique_ptr<Estimator> lds_estimator(const LdsFitOptions& options) { return std::make_unique<LdsEstimator>(options); }

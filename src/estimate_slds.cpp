@@ -100,16 +100,17 @@ Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
 }
 
 // Step (3): the M-step given the posterior q along the path.
-void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path, double ridge, double smoothing,
+void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path, const detail::Regularisation& regularisation, double smoothing,
               const Eigen::VectorXd& noise_floor, Parameters& p) {
   const auto regimes = static_cast<Eigen::Index>(p.space.dynamics.size());
-  detail::maximise_observation(x, q, ridge, noise_floor, p.space);
+  detail::maximise_observation(x, q, regularisation, noise_floor, p.space);
   const double state_noise_floor = detail::state_noise_floor(q);
   for (Eigen::Index k = 0; k < regimes; ++k) {
     const detail::TransitionSums sums = detail::transition_sums(q, path, static_cast<int>(k));
     StateDynamics& dynamics = p.space.dynamics[static_cast<std::size_t>(k)];
     if (sums.steps > 0)
-      dynamics = detail::maximise_dynamics(sums, ridge, ridge, dynamics, state_noise_floor, &detail::spectral_norm);
+      dynamics = detail::maximise_dynamics(sums, regularisation, regularisation.ridge, dynamics, state_noise_floor,
+                                           &detail::spectral_norm);
   }
   Eigen::MatrixXd start = Eigen::MatrixXd::Zero(1, regimes), transitions = Eigen::MatrixXd::Zero(regimes, regimes);
   start(0, path[0]) = 1.0;
@@ -119,20 +120,17 @@ void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path,
 }
 
 // J of estimate_slds.hpp, given log p(X | r, theta) from the smoother.
-double objective(const Parameters& p, const Path& path, double log_likelihood, double ridge, double smoothing) {
+double objective(const Parameters& p, const Path& path, double log_likelihood, const detail::Regularisation& regularisation,
+                 double smoothing) {
   double value = log_likelihood + p.log_start(path[0]);
   for (std::size_t t = 1; t < path.size(); ++t) value += p.log_transitions(path[t - 1], path[t]);
   if (smoothing > 0.0) value += smoothing * (p.log_start.sum() + p.log_transitions.sum());
-  if (ridge > 0.0) {
-    double traces = detail::trace_of_inverse(p.space.cov0, "initial state covariance") +
-                    detail::trace_of_inverse(p.space.observation_noise, "observation noise covariance");
-    for (const StateDynamics& dynamics : p.space.dynamics) {
-      const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dynamics.noise.rows(), dynamics.noise.cols());
-      traces += detail::trace_of_inverse(dynamics.noise, "state noise covariance") +
-                (dynamics.noise.llt().solve(dynamics.transition * dynamics.transition.transpose())).trace();
-    }
-    value -= 0.5 * ridge * traces;
-  }
+  value += detail::covariance_penalty(p.space, regularisation);
+  // The matrix-normal prior on each A_k: -(r/2) tr(Q_k^-1 A_k A_k').
+  if (regularisation.ridge > 0.0)
+    for (const StateDynamics& dynamics : p.space.dynamics)
+      value -= 0.5 * regularisation.ridge *
+               (dynamics.noise.llt().solve(dynamics.transition * dynamics.transition.transpose())).trace();
   return value;
 }
 
@@ -221,23 +219,23 @@ struct Restart {
 };
 
 // Hard EM from `p` and the first path (estimate_slds.hpp).
-Restart run_hard_em(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
+Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
                     long rounds, Parameters p,
                     Path path) {
   Restart out;
   out.path = std::move(path);
   LdsPosterior q = detail::smooth_along(p.space, x, out.path);
-  out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
+  out.objectives.push_back(objective(p, out.path, q.log_likelihood, regularisation, options.smoothing));
   for (long round = 0; round < rounds; ++round) {
-    maximise(x, q, out.path, ridge, options.smoothing, noise_floor, p);
+    maximise(x, q, out.path, regularisation, options.smoothing, noise_floor, p);
     q = detail::smooth_along(p.space, x, out.path);
     Path path = best_path(p, expected_transition_log_densities(p, q));
     if (path != out.path) {
       out.path = std::move(path);
       q = detail::smooth_along(p.space, x, out.path);
     }
-    const double value = objective(p, out.path, q.log_likelihood, ridge, options.smoothing);
-    if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --ridge R > 0");
+    const double value = objective(p, out.path, q.log_likelihood, regularisation, options.smoothing);
+    if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --regularisation R > 0");
     const bool converged = value - out.objectives.back() < options.tolerance * std::fabs(value);
     out.objectives.push_back(value);
     if (converged) break;
@@ -247,11 +245,11 @@ Restart run_hard_em(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorX
 }
 
 // The start itself, its J along the one-regime path.
-Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& options, Parameters p) {
+Restart unchanged(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const SldsFitOptions& options, Parameters p) {
   Restart out;
   out.path = Path(static_cast<std::size_t>(x.rows()), 0);
   const LdsPosterior q = detail::smooth_along(p.space, x, out.path);
-  out.objectives.push_back(objective(p, out.path, q.log_likelihood, ridge, options.smoothing));
+  out.objectives.push_back(objective(p, out.path, q.log_likelihood, regularisation, options.smoothing));
   out.parameters = std::move(p);
   return out;
 }
@@ -260,7 +258,7 @@ Restart unchanged(const Eigen::MatrixXd& x, double ridge, const SldsFitOptions& 
 // scaled by the factor among 1, 0.1, 0.01, 0.001 after whose first round J is largest (ties: the
 // larger; a factor whose round fails is skipped), at least its floor (floored_covariance, so that the
 // start meets the constraints the M-step keeps), then hard EM.
-Restart run_restart(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
+Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
                     Parameters p, const Path& path) {
   const Eigen::MatrixXd lds_noise = p.space.observation_noise;
   double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
@@ -269,7 +267,7 @@ Restart run_restart(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorX
     p.space.observation_noise = detail::floored_covariance(scale * lds_noise, noise_floor);
     double value = 0;
     try {
-      value = run_hard_em(x, ridge, noise_floor, options, 1, p, path).objectives.back();
+      value = run_hard_em(x, regularisation, noise_floor, options, 1, p, path).objectives.back();
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;
       continue;
@@ -281,7 +279,7 @@ Restart run_restart(const Eigen::MatrixXd& x, double ridge, const Eigen::VectorX
   }
   if (first_failure && !std::isfinite(best_value)) throw *first_failure;
   p.space.observation_noise = detail::floored_covariance(best_scale * lds_noise, noise_floor);
-  return run_hard_em(x, ridge, noise_floor, options, options.iterations, std::move(p), path);
+  return run_hard_em(x, regularisation, noise_floor, options, options.iterations, std::move(p), path);
 }
 
 class SldsEstimator : public detail::DataMatrixEstimator {
@@ -301,7 +299,7 @@ class SldsEstimator : public detail::DataMatrixEstimator {
 SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   check_options(options);
   const LdsFit lds = fit_lds(x, options);  // checks the sequence
-  const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  const detail::Regularisation regularisation = detail::regularisation_of(x, options);
   const LdsModel& start = *lds.model;
   const Eigen::Index regimes = options.states, n = options.state_dim;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
@@ -324,14 +322,14 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   std::optional<Restart> best;
   std::optional<EstimationError> first_failure;
   // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
-  if (regimes == 1) best = unchanged(x, ridge, options, p);
+  if (regimes == 1) best = unchanged(x, regularisation, options, p);
   std::vector<Path> first_paths;  // of the restarts so far: the same first path gives the same fit
   for (long restart = 0; regimes > 1 && restart < options.restarts; ++restart) {
     Path path = clustered_path(x, regimes, half_width, rng);
     if (std::find(first_paths.begin(), first_paths.end(), path) != first_paths.end()) continue;
     first_paths.push_back(path);
     try {
-      Restart fitted = run_restart(x, ridge, noise_floor, options, p, path);
+      Restart fitted = run_restart(x, regularisation, noise_floor, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
     } catch (const EstimationError& e) {
       if (!first_failure) first_failure = e;

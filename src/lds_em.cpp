@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include "gaussian_em.hpp"
 #include "ppk/estimate.hpp"
 
 namespace ppk::detail {
@@ -126,6 +127,35 @@ Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::Vector
   return symmetrised(factor * eigen.eigenvalues().cwiseMax(1.0).asDiagonal() * factor.transpose());
 }
 
+Regularisation regularisation_of(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
+  Regularisation out;
+  out.ridge = options.ridge ? *options.ridge : default_ridge(x);
+  out.strength = options.prior.strength;
+  out.state_noise_centre = options.prior.state_noise;
+  out.observation_centre = (options.prior.observation_noise / kObservationNoiseFloor) * observation_noise_floor(x);
+  return out;
+}
+
+double covariance_penalty(const SwitchingStateSpace& model, const Regularisation& regularisation) {
+  const double ridge = regularisation.ridge, strength = regularisation.strength;
+  if (ridge == 0.0 && strength == 0.0) return 0.0;
+  // -(nu/2)(log|S| + tr(S^-1 Psi)) - (r/2) tr(S^-1) = -(nu/2) log|S| - (1/2) tr(S^-1 (nu Psi + r I)).
+  const auto term = [&](const Eigen::MatrixXd& s, const Eigen::MatrixXd& centre, const char* what) {
+    const Eigen::LLT<Eigen::MatrixXd> llt = cholesky(s, what);
+    const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    Eigen::MatrixXd weight = strength * centre;
+    weight.diagonal().array() += ridge;
+    return -0.5 * (strength * log_det + llt.solve(weight).trace());
+  };
+  const Eigen::Index n = model.mean0.size();
+  double out = term(model.cov0, Eigen::MatrixXd::Identity(n, n), "initial state covariance") +
+               term(model.observation_noise, regularisation.observation_centre.asDiagonal().toDenseMatrix(),
+                    "observation noise covariance");
+  for (const StateDynamics& dynamics : model.dynamics)
+    out += term(dynamics.noise, regularisation.state_noise_centre * Eigen::MatrixXd::Identity(n, n), "state noise covariance");
+  return out;
+}
+
 double state_noise_floor(const LdsPosterior& posterior) {
   double mean_square = 0;
   for (std::size_t t = 0; t < posterior.means.size(); ++t)
@@ -159,8 +189,11 @@ double profile_objective(const Eigen::MatrixXd& scatter, double steps, const Eig
 // segment A(alpha) = A0 + alpha (A* - A0), S(A(alpha)) = S(A*) + (1 - alpha)^2 (A0 - A*) (P- + a I) (A0 - A*)'
 // decreases as alpha grows, so every stable point of the segment is at least as good as the previous
 // A0 = A(0): the M-step stays a generalised EM step and L never decreases.
-StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge,
+StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation& regularisation, double transition_ridge,
                                 const StateDynamics& previous, double q_floor, Stability stability) {
+  // The prior -(nu/2)(log|Q| + psi tr(Q^-1)) adds nu psi I to the scatter and nu to the count.
+  const double ridge = regularisation.ridge + regularisation.strength * regularisation.state_noise_centre;
+  const double count = sums.steps + regularisation.strength;
   const Eigen::Index n = sums.previous.rows();
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
   const Eigen::VectorXd floor = Eigen::VectorXd::Constant(n, q_floor);
@@ -171,7 +204,7 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double
   const double growth = stability(best);
   if (growth <= kStabilityBound) {
     out.transition = best;
-    out.noise = floored_covariance(symmetrised(sums.next - best * sums.lag.transpose() + ridge * identity) / sums.steps, floor);
+    out.noise = floored_covariance(symmetrised(sums.next - best * sums.lag.transpose() + ridge * identity) / count, floor);
     return out;
   }
   double stable = 0.0, unstable = 1.0;  // alpha: A(stable) meets the bound, A(unstable) does not
@@ -183,8 +216,8 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double
   for (const Eigen::MatrixXd& candidate :
        {Eigen::MatrixXd(previous.transition + stable * (best - previous.transition)), Eigen::MatrixXd(best * (kStabilityBound / growth))}) {
     const Eigen::MatrixXd scatter = residual_scatter(sums, candidate, ridge, transition_ridge);
-    Eigen::MatrixXd noise = floored_covariance(scatter / sums.steps, floor);
-    const double value = profile_objective(scatter, sums.steps, noise);
+    Eigen::MatrixXd noise = floored_covariance(scatter / count, floor);
+    const double value = profile_objective(scatter, count, noise);
     if (value > best_value) {
       best_value = value;
       out.transition = candidate;
@@ -194,8 +227,9 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double
   return out;
 }
 
-void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge,
+void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
                           const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
+  const double ridge = regularisation.ridge, strength = regularisation.strength;
   const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
   Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);               // P
   Eigen::MatrixXd observed_states = Eigen::MatrixXd::Zero(d, n);  // Sxs
@@ -204,12 +238,12 @@ void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterio
     observed_states += x.row(t).transpose() * posterior.means[static_cast<std::size_t>(t)].transpose();
   }
   p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
-  p.observation_noise = floored_covariance(symmetrised(x.transpose() * x - p.observation * observed_states.transpose() +
-                                                       ridge * Eigen::MatrixXd::Identity(d, d)) /
-                                               static_cast<double>(count),
-                                           noise_floor);
+  Eigen::MatrixXd scatter = x.transpose() * x - p.observation * observed_states.transpose();
+  scatter.diagonal().array() += ridge;
+  if (strength > 0.0) scatter.diagonal() += strength * regularisation.observation_centre;
+  p.observation_noise = floored_covariance(symmetrised(scatter) / (static_cast<double>(count) + strength), noise_floor);
   p.mean0 = posterior.means[0];
-  p.cov0 = symmetrised(posterior.covariances[0] + ridge * Eigen::MatrixXd::Identity(n, n));
+  p.cov0 = symmetrised(posterior.covariances[0] + (ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (1.0 + strength);
 }
 
 }  // namespace ppk::detail

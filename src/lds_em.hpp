@@ -67,21 +67,39 @@ Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::Vector
 // state's mean square tr(sum_t E[s_t s_t']) / (N n).
 double state_noise_floor(const LdsPosterior& posterior);
 
-// The dynamics maximising sum_t E log N(s_t; A s_{t-1}, Q) - (r/2) tr(Q^-1) - (a/2) tr(Q^-1 A A') over
-// the summed steps (the last term a matrix-normal prior on A, a = transition_ridge >= 0; a = 0 for the
-// LDS), subject to stability(A) <= kStabilityBound and Q >= q_floor I. Unconstrained:
-// A* = P1 (P- + a I)^-1, Q = (P+ - A* P1' + r I) / steps. When A* is not stable, the better (by the
-// objective) of two stable candidates: the point previous.transition + alpha (A* - previous.transition)
-// with the largest alpha in [0, 1] found by bisection, and A* scaled to the bound (estimate_lds.hpp
-// explains why the objective cannot decrease); then Q = floored (S(A) / steps). `previous` (the
-// dynamics before the M-step) must meet the bound. Needs steps >= 1.
-StateDynamics maximise_dynamics(const TransitionSums& sums, double ridge, double transition_ridge,
+// The penalties of one fit (estimate_lds.hpp, "Regularisation"): the ridge r and the inverse-Wishart
+// priors of strength nu (pseudo-observations) centred on I for cov0, psi I for each Q and
+// diag(observation_centre) for R.
+struct Regularisation {
+  double ridge = 0;                      // r
+  double strength = 0;                   // nu
+  double state_noise_centre = 0;         // psi
+  Eigen::VectorXd observation_centre;    // phi v_1..phi v_d (size d; unused when nu = 0)
+};
+// The regularisation of a fit to x: r = options.ridge or detail::default_ridge(x), nu, psi from
+// options.prior, and the centre of R phi v_j, v_j the variances of observation_noise_floor.
+Regularisation regularisation_of(const Eigen::MatrixXd& x, const LdsFitOptions& options);
+
+// The log prior -(nu/2) sum_S (log|S| + tr(S^-1 Psi_S)) - (r/2) sum_S tr(S^-1) over S = cov0, every Q_k
+// and R (without the SLDS's prior on the A_k); 0 when r = nu = 0.
+double covariance_penalty(const SwitchingStateSpace& model, const Regularisation& regularisation);
+
+// The dynamics maximising sum_t E log N(s_t; A s_{t-1}, Q) - (r/2) tr(Q^-1) - (a/2) tr(Q^-1 A A')
+// - (nu/2) (log|Q| + psi tr(Q^-1)) over the summed steps (the third term a matrix-normal prior on A,
+// a = transition_ridge >= 0; a = 0 for the LDS), subject to stability(A) <= kStabilityBound and
+// Q >= q_floor I. Unconstrained: A* = P1 (P- + a I)^-1, Q = (P+ - A* P1' + (r + nu psi) I) / (steps + nu).
+// When A* is not stable, the better (by the objective) of two stable candidates: the point
+// previous.transition + alpha (A* - previous.transition) with the largest alpha in [0, 1] found by
+// bisection, and A* scaled to the bound (estimate_lds.hpp explains why the objective cannot
+// decrease); then Q = floored ((S(A) + nu psi I) / (steps + nu)). `previous` (the dynamics before the
+// M-step) must meet the bound. Needs steps >= 1.
+StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation& regularisation, double transition_ridge,
                                 const StateDynamics& previous, double q_floor, Stability stability);
 
 // The M-step of everything but the dynamics (estimate_lds.hpp): C = Sxs P^-1,
-// R = floored_covariance((Sxx - C Sxs' + r I) / N, noise_floor), mean0 = s_0|N, cov0 = V_0|N + r I,
-// written into `model`.
-void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, double ridge,
+// R = floored_covariance((Sxx - C Sxs' + r I + nu diag(observation_centre)) / (N + nu), noise_floor),
+// mean0 = s_0|N, cov0 = (V_0|N + (r + nu) I) / (1 + nu), written into `model`.
+void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
                           const Eigen::VectorXd& noise_floor, SwitchingStateSpace& model);
 
 }  // namespace ppk::detail

@@ -1,6 +1,8 @@
 // ppk fit FAMILY [options] INPUT [-o OUTPUT]: one model row per example.
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <iomanip>
 #include <iostream>
 #include <iterator>
 #include <limits>
@@ -21,6 +23,7 @@
 #include "ppk/estimate_bayesnet.hpp"
 #include "ppk/estimate_lds.hpp"
 #include "ppk/estimate_slds.hpp"
+#include "ppk/evidence.hpp"
 #include "ppk/row.hpp"
 #include "training_choices.hpp"
 
@@ -75,6 +78,19 @@ gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
     B = K n/(K + n) (x-bar - M)(x-bar - M)': mu = m and Sigma =
     (N0 S0 I + S + B)/(N0 + n + D + 2) (full), (N0 S0 + S_dd + B_dd)/(N0 + n + 3)
     (diag), (N0 S0 + trace(S + B))/(N0 + n D + D + 2) (iso).
+  map --prior pooled (docs/priors-by-evidence.md): mu flat, Sigma ~
+    inverse-Wishart(N0, (N0 - D - 1) C) with mean C, the pooled within-example
+    covariance sum_i S_i / sum_i (n_i - 1) of INPUT (diag: per variance; iso:
+    the one variance, D -> 1). mu = x-bar and, by --pooled-estimate,
+      mean (default): Sigma's posterior mean ((N0 - D - 1) C + S)/(N0 + n - D - 2)
+        (full), ((N0 - 2) C_dd + S_dd)/(N0 + n - 3) (diag),
+        ((N0 - 2) c + trace S)/(N0 + (n - 1) D - 2) (iso);
+      mode: the joint mode ((N0 - D - 1) C + S)/(N0 + n + D + 1) (full),
+        ((N0 - 2) C_dd + S_dd)/(N0 + n + 2) (diag), ((N0 - 2) c + trace S)/
+        (N0 + n D + 2) (iso), which shrinks small sets' covariances.
+    --prior-count auto (the default there) chooses N0 by maximum evidence: the
+    marginal likelihood of every example's scatter, Sigma integrated out. C and
+    N0 are saved by --save-pooled and reused by --pooled-from.
   --var V fixes Sigma = V I and fits only the mean (one vector x gives N(x, V I),
     whose kernels are RBF kernels): ml mu = x-bar; map mu = m (prior
     mu ~ N(M 1, V/K I)); posterior N(m, V (1 + 1/(n + K)) I).
@@ -259,8 +275,93 @@ void add_gaussian_options(po::options_description& options) {
       ("prior-strength", po::value<double>()->default_value(0.0)->value_name("K"),
        "map/posterior: K >= 0 pseudo-observations of the mean (0: flat prior on the mean)")
       ("prior-var", po::value<double>()->default_value(1.0)->value_name("S0"), "map: prior variance S0 > 0")
-      ("prior-count", po::value<double>()->default_value(1.0)->value_name("N0"),
-       "map: N0 > 0 pseudo-observations of the variance");
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the covariance prior: fixed (N0 pseudo-observations of variance S0) or pooled "
+       "(inverse-Wishart centred on INPUT's pooled within-example covariance, strength N0)")
+      ("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
+       "--prior pooled: Sigma's posterior mean (default; measured better for kernels) or its mode with mu")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
+       "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
+       "maximum evidence on INPUT)");
+}
+
+// --prior-count N0|auto: a number, or nothing for auto.
+std::optional<double> prior_count_option(const po::variables_map& values, const char* fallback) {
+  const std::string text = values.count("prior-count") ? values["prior-count"].as<std::string>() : fallback;
+  if (text == "auto") return std::nullopt;
+  std::size_t used = 0;
+  double count = 0;
+  try {
+    count = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError("--prior-count must be a number or auto, got '" + text + "'");
+  return count;
+}
+
+// Every example's Gaussian statistics in `form` (for the pooled prior); errors name the example.
+std::vector<Statistics> example_statistics(const Dataset& data, long dim, CovarianceForm form) {
+  GaussianFitOptions options;
+  options.covariance = form;
+  const std::unique_ptr<Estimator> estimator = gaussian_estimator(options);
+  std::vector<Statistics> statistics;
+  for (const Example& example : data.examples) {
+    try {
+      statistics.push_back(estimator->statistics(example.vectors, dim));
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, e.what());
+    }
+  }
+  return statistics;
+}
+
+// --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
+// file (by maximum evidence for --prior-count auto) or read from --pooled-from.
+void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
+  const Dataset& data = context.input.data;
+  std::optional<std::vector<Statistics>> statistics;
+  const auto examples = [&]() -> const std::vector<Statistics>& {
+    if (!statistics) statistics = example_statistics(data, context.input.dim, options.covariance);
+    return *statistics;
+  };
+  const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + e.what()); };
+  options.prior_centre = context.choices.matrix("prior-centre", [&] {
+    try {
+      return gaussian_pooled_centre(examples(), options.covariance);
+    } catch (const EstimationError& e) {
+      throw in_input(e);
+    }
+  });
+  const Eigen::MatrixXd& centre = *options.prior_centre;
+  const bool full = options.covariance == CovarianceForm::full;
+  const Eigen::Index rows = options.covariance == CovarianceForm::isotropic ? 1 : context.input.dim;
+  if (centre.rows() != rows || centre.cols() != (full ? rows : 1))
+    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior centre of " +
+                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " + data.source +
+                     " is fitted with a " + (full ? "full" : "diagonal or isotropic") + " covariance over dimension " +
+                     std::to_string(context.input.dim) + ": fit both files with the same --cov and --dim");
+  const std::optional<double> count = prior_count_option(context.values, "auto");
+  if (count) {
+    options.prior_count = context.choices.given("prior-count", *count);
+    return;
+  }
+  options.prior_count = context.choices.value("prior-count", [&] {
+    StrengthChoice choice;
+    try {
+      choice = maximise_evidence(gaussian_prior_evidence(examples(), options.covariance, *options.prior_centre));
+    } catch (const EstimationError& e) {
+      throw in_input(e);
+    }
+    if (choice.at_upper_bound)
+      return Choice{choice.nu, "maximum evidence (still rising at the search's end: the examples' covariances "
+                               "are indistinguishable from the pooled one, which the prior then imposes)"};
+    std::ostringstream how;
+    how.precision(3);
+    how << "maximum evidence (standard error " << choice.standard_error << ")";
+    return Choice{choice.nu, how.str()};
+  });
 }
 
 // --cov iso|diag|full.
@@ -289,7 +390,23 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   options.prior_mean = option(values, "prior-mean");
   options.prior_strength = option(values, "prior-strength");
   options.prior_variance = option(values, "prior-var");
-  options.prior_count = option(values, "prior-count");
+  const std::string prior = values["prior"].as<std::string>();
+  if (prior == "pooled") {
+    if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+    const std::string estimate = values["pooled-estimate"].as<std::string>();
+    if (estimate != "mean" && estimate != "mode")
+      throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
+    options.pooled_posterior_mean = estimate == "mean";
+    choose_pooled_prior(context, options);
+  } else if (!values["pooled-estimate"].defaulted()) {
+    throw UsageError("--pooled-estimate applies to --prior pooled");
+  } else if (prior == "fixed") {
+    const std::optional<double> count = prior_count_option(values, "1");
+    if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+    options.prior_count = *count;
+  } else {
+    throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  }
   return gaussian_estimator(options);
 }
 
@@ -316,18 +433,74 @@ void add_alpha_option(po::options_description& options, const char* description)
   options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"), description);
 }
 
+// --alpha A|auto of bernoulli and multinomial rows.
+void add_chosen_alpha_option(po::options_description& options, const char* description) {
+  options.add_options()("alpha", po::value<std::string>()->default_value("1")->value_name("A|auto"), description);
+}
+
+// The prior's strength: the number given by --alpha (recorded for --save-pooled and checked against
+// a --pooled-from file), or, with --alpha auto (or no --alpha and a --pooled-from file that holds
+// one), the value chosen on the training file by maximum evidence (evidence.hpp): the concentration
+// A maximising the evidence of `counts`, reported as alpha = A / `per_alpha` with its standard error.
+double alpha_option(const FitContext& context, const std::function<PolyaCounts()>& counts, double per_alpha,
+                    const std::string& units) {
+  const po::variables_map& values = context.values;
+  const std::string text = values["alpha"].as<std::string>();
+  const bool automatic = text == "auto";
+  if (automatic && context.method == Method::ml)
+    throw UsageError("--alpha auto chooses the prior's strength, but --estimator ml uses no prior");
+  if (automatic || (values["alpha"].defaulted() && context.choices.saved("alpha") && context.method != Method::ml))
+    return context.choices.value("alpha", [&] {
+      EvidenceMaximum best;
+      try {
+        best = maximise_polya_evidence(counts());
+      } catch (const EstimationError& e) {
+        throw InputError(context.source.name + ": --alpha auto: " + e.what());
+      }
+      std::ostringstream how;
+      how << std::setprecision(4) << "maximum evidence (standard error " << best.standard_error / per_alpha
+          << "; concentration " << units << " = " << best.concentration << ")";
+      return Choice{best.concentration / per_alpha, how.str()};
+    });
+  std::size_t used = 0;
+  double alpha = 0;
+  try {
+    alpha = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError("--alpha must be a number or auto, got '" + text + "'");
+  if (context.method == Method::ml) return alpha;  // no prior: nothing to record
+  return context.choices.given("alpha", alpha);
+}
+
 void add_bernoulli_options(po::options_description& options) {
-  add_alpha_option(options, "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior)");
+  add_chosen_alpha_option(options,
+                          "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior); auto: chosen on the "
+                          "training file by maximum evidence (needs examples of several vectors)");
 }
 
 std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return bernoulli_estimator(BernoulliFitOptions{method, option(values, "alpha")});
+  const std::vector<Example>& examples = context.input.data.examples;
+  const double alpha = alpha_option(
+      context,
+      [&] {
+        bool several = false;
+        for (const Example& example : examples) several = several || example.vectors.size() > 1;
+        if (!several)
+          throw InputError(context.source.name + ": --alpha auto: every example is one vector, and the evidence "
+                           "of one binary draw is 1/2 whatever the Beta(A, A) prior, so the data cannot choose "
+                           "A; group each example's vectors with qid:, or give --alpha a number");
+        return bernoulli_polya_counts(examples, context.input.dim);
+      },
+      2.0, "2A (Beta(A, A) per feature)");
+  return bernoulli_estimator(BernoulliFitOptions{context.method, alpha});
 }
 
 void add_multinomial_options(po::options_description& options) {
-  add_alpha_option(options, "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior)");
+  add_chosen_alpha_option(options,
+                          "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior); auto: chosen on the "
+                          "training file by maximum evidence");
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -455,10 +628,20 @@ Trials trials_option(const po::variables_map& values) {
 }
 
 std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return multinomial_estimator(MultinomialFitOptions{method, context.choices.given("alpha", option(values, "alpha")),
-                                                     trials_option(values), base_option(context)});
+  const long dim = context.input.dim;
+  std::shared_ptr<const LeveledBase> base = base_option(context);
+  const double alpha = alpha_option(
+      context,
+      [&] {
+        // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
+        Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
+        if (base)
+          for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
+        return multinomial_polya_counts(context.input.data.examples, m);
+      },
+      static_cast<double>(dim), "alpha D");
+  return multinomial_estimator(
+      MultinomialFitOptions{context.method, alpha, trials_option(context.values), std::move(base)});
 }
 
 // Poisson and exponential: a Gamma(shape A, rate B) prior on the rate.
@@ -798,7 +981,72 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   kernels need one T for all rows (svm-train/ppk gram -d T sets it).
 )";
 
+// --prior-strength, --prior-state-noise, --prior-observation-noise (lds, slds): the inverse-Wishart
+// priors of estimate_lds.hpp; "auto" (the default) chooses them on the training file
+// (choose_lds_prior) or reads them from --pooled-from.
+void add_lds_prior_options(po::options_description& options) {
+  options.add_options()
+      ("prior-strength", po::value<std::string>()->default_value("auto")->value_name("auto|NU"),
+       "pseudo-observations NU >= 0 of the priors on cov0, Q, R (0: none); auto: by held-out likelihood")
+      ("prior-state-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PSI"),
+       "Q's prior centre PSI I (unit state scale); auto: pooled over ML fits")
+      ("prior-observation-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PHI"),
+       "R's prior centre PHI diag(variances); auto: pooled over ML fits");
+}
+
+// "auto" or a number > 0 (>= 0 when zero_allowed) for --NAME.
+std::optional<double> auto_or_number(const po::variables_map& values, const char* name, bool zero_allowed) {
+  const std::string text = values[name].as<std::string>();
+  if (text == "auto") return std::nullopt;
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0 || (!zero_allowed && value == 0))
+    throw UsageError(std::string("--") + name + " must be auto or a finite number " + (zero_allowed ? ">= 0" : "> 0") +
+                     ", got '" + text + "'");
+  return value;
+}
+
+// The priors of an lds or slds fit: given values are recorded, "auto" ones chosen on INPUT (one
+// choose_lds_prior for all of them) or read from --pooled-from.
+void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
+  const po::variables_map& values = context.values;
+  const std::optional<double> strength = auto_or_number(values, "prior-strength", true),
+                              state = auto_or_number(values, "prior-state-noise", false),
+                              observation = auto_or_number(values, "prior-observation-noise", false);
+  std::optional<LdsPriorChoice> chosen;
+  const auto choose = [&]() -> const LdsPriorChoice& {
+    if (!chosen) {
+      std::vector<Eigen::MatrixXd> sequences;
+      const std::unique_ptr<Estimator> reader = lds_estimator(options);
+      for (const Example& example : context.input.data.examples) {
+        try {
+          sequences.push_back(reader->statistics(example.vectors, context.input.dim).sums.at("x"));
+        } catch (const EstimationError&) {  // reported with its line when the example is fitted
+        }
+      }
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths());
+    }
+    return *chosen;
+  };
+  const std::string pooled = "the geometric mean over maximum-likelihood fits";
+  options.prior.strength = strength ? context.choices.given("prior-strength", *strength) : context.choices.value("prior-strength", [&] {
+    return Choice{choose().prior.strength, "maximum held-out likelihood of the last third of each sequence"};
+  });
+  if (options.prior.strength == 0.0) return;  // no prior: its centres do not matter
+  options.prior.state_noise = state ? context.choices.given("prior-state-noise", *state)
+                                    : context.choices.value("prior-state-noise", [&] { return Choice{choose().prior.state_noise, pooled}; });
+  options.prior.observation_noise =
+      observation ? context.choices.given("prior-observation-noise", *observation)
+                  : context.choices.value("prior-observation-noise", [&] { return Choice{choose().prior.observation_noise, pooled}; });
+}
+
 void add_lds_options(po::options_description& options) {
+  add_lds_prior_options(options);
   options.add_options()
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
       ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0; default 1e-6 times the data's variance")
@@ -814,6 +1062,7 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  read_lds_prior(context, options);
   return lds_estimator(options);
 }
 
@@ -851,6 +1100,7 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
 )";
 
 void add_slds_options(po::options_description& options) {
+  add_lds_prior_options(options);
   options.add_options()
       ("states", po::value<long>()->default_value(2)->value_name("K"), "the number of regimes K >= 1")
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
@@ -873,6 +1123,7 @@ std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  read_lds_prior(context, options);
   return slds_estimator(options);
 }
 
@@ -1195,7 +1446,8 @@ int run_fit(const std::vector<std::string>& args) {
   });
   if (values.count("save-pooled"))
     write_pool_file(values["save-pooled"].as<std::string>(),
-                    PoolFile{"", source.name, family->name, dim, choices.chosen(), pooled, choices.base()});
+                    PoolFile{"", source.name, family->name, dim, choices.chosen(), choices.matrices(), pooled,
+                             choices.base()});
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

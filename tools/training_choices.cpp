@@ -41,6 +41,22 @@ PoolFile read_pool_file(const std::string& path) {
     if (!object["base"].is_object()) throw fail("\"base\": expected an object");
     pool.base = object["base"];
   }
+  if (object.contains("matrices")) {
+    if (!object["matrices"].is_object()) throw fail("\"matrices\": expected an object");
+    for (const auto& [name, rows] : object["matrices"].items()) {
+      const auto bad = [&] { return fail("\"matrices\".\"" + name + "\": expected a non-empty array of rows of finite numbers, all of one length"); };
+      if (!rows.is_array() || rows.empty() || !rows[0].is_array() || rows[0].empty()) throw bad();
+      Eigen::MatrixXd matrix(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (!rows[r].is_array() || rows[r].size() != rows[0].size()) throw bad();
+        for (std::size_t c = 0; c < rows[r].size(); ++c) {
+          if (!rows[r][c].is_number() || !std::isfinite(rows[r][c].get<double>())) throw bad();
+          matrix(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = rows[r][c].get<double>();
+        }
+      }
+      pool.matrices[name] = std::move(matrix);
+    }
+  }
   if (object.contains("statistics")) {
     try {
       pool.statistics = statistics_from_json(object["statistics"]);
@@ -53,6 +69,15 @@ PoolFile read_pool_file(const std::string& path) {
 
 void write_pool_file(const std::string& path, const PoolFile& pool) {
   nlohmann::json object = {{"source", pool.source}, {"family", pool.family}, {"dim", pool.dim}, {"chosen", pool.chosen}};
+  for (const auto& [name, matrix] : pool.matrices) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (Eigen::Index r = 0; r < matrix.rows(); ++r) {
+      nlohmann::json row = nlohmann::json::array();
+      for (Eigen::Index c = 0; c < matrix.cols(); ++c) row.push_back(matrix(r, c));
+      rows.push_back(std::move(row));
+    }
+    object["matrices"][name] = std::move(rows);
+  }
   if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
   if (!pool.base.is_null()) object["base"] = pool.base;
   write_lines(path, {object.dump()});
@@ -80,6 +105,22 @@ double TrainingChoices::value(const std::string& name, const std::function<Choic
             << " on " << where << "\n";
   chosen_[name] = {{"value", choice.value}, {"chosen_by", choice.how}};
   return choice.value;
+}
+
+Eigen::MatrixXd TrainingChoices::matrix(const std::string& name, const std::function<Eigen::MatrixXd()>& compute) {
+  Eigen::MatrixXd matrix;
+  if (from_ != nullptr) {
+    const auto saved = from_->matrices.find(name);
+    if (saved == from_->matrices.end())
+      throw UsageError(from_->path + " holds no " + name + " computed on the training file " + from_->source +
+                       ": fit " + from_->source + " with the options used for " + input_ + " and --save-pooled " +
+                       from_->path);
+    matrix = saved->second;
+  } else {
+    matrix = compute();
+  }
+  matrices_[name] = matrix;
+  return matrix;
 }
 
 double TrainingChoices::given(const std::string& name, double value) {

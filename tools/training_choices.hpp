@@ -5,9 +5,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include "ppk/estimate.hpp"
@@ -24,6 +26,9 @@ struct PoolFile {
   std::string family;  // the `ppk fit` family
   long dim = 0;
   nlohmann::json chosen = nlohmann::json::object();
+  // Matrices chosen on the training file (e.g. the centre of gaussian --prior pooled), saved as
+  // "matrices": {NAME: [[row], ...]}.
+  std::map<std::string, Eigen::MatrixXd> matrices;
   std::optional<Statistics> statistics;
   nlohmann::json base;  // null when the training file was fitted without a pooled base
 };
@@ -53,6 +58,9 @@ class TrainingChoices {
   // training file).
   double given(const std::string& name, double value);
 
+  // Whether the --pooled-from file holds a value called `name`.
+  bool saved(const std::string& name) const { return from_ != nullptr && from_->chosen.contains(name); }
+
   // {NAME: {"value": v, "chosen_by": how}, ...}, for the pool file.
   const nlohmann::json& chosen() const { return chosen_; }
   // The --pooled-from file (null when fitting a training file).
@@ -61,12 +69,18 @@ class TrainingChoices {
   void set_base(nlohmann::json base) { base_ = std::move(base); }
   const nlohmann::json& base() const { return base_; }
 
+  // The matrix called `name` computed on the training file by compute(), or the one saved in the
+  // --pooled-from file (UsageError naming both files when it holds none); recorded for --save-pooled.
+  Eigen::MatrixXd matrix(const std::string& name, const std::function<Eigen::MatrixXd()>& compute);
+  const std::map<std::string, Eigen::MatrixXd>& matrices() const { return matrices_; }
+
  private:
   std::string command_;
   std::string input_;
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
   nlohmann::json base_;
+  std::map<std::string, Eigen::MatrixXd> matrices_;
 };
 
 }  // namespace ppk::cli

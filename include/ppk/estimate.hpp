@@ -33,6 +33,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
 
+#include "ppk/covariance_prior.hpp"
 #include "ppk/data.hpp"
 #include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
@@ -108,6 +109,22 @@ std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<Sp
 //           full       Sigma = (nu0 s0 I + S + B) / (nu0 + n + D + 2)
 //           diagonal   Sigma_dd = (nu0 s0 + S_dd + B_dd) / (nu0 + n + 3)
 //           isotropic  sigma^2 = (nu0 s0 + trace(S + B)) / (nu0 + n D + D + 2),  plus the ridge.
+// map with `prior_centre` C set (ppk fit gaussian --prior pooled; docs/priors-by-evidence.md): a
+//         flat prior on mu and the inverse-Wishart prior of covariance_prior.hpp, Sigma ~
+//         IW(nu, (nu - D - 1) C) with nu = prior_count > D + 1 (full), or each variance (diagonal)
+//         or the one variance (isotropic) ~ IW_1(nu, (nu - 2) c), nu > 2: E[Sigma] = C. The joint
+//         posterior mode is mu = x-bar and
+//           full       Sigma = ((nu - D - 1) C + S) / (nu + n + D + 1)
+//           diagonal   Sigma_dd = ((nu - 2) C_d + S_dd) / (nu + n + 2)
+//           isotropic  sigma^2 = ((nu - 2) c + trace(S)) / (nu + n D + 2),  plus the ridge.
+//         C is D x D (full), D x 1 (diagonal: the variances) or 1 x 1 (isotropic).
+//         With `pooled_posterior_mean`, Sigma is instead its posterior mean given the scatter (mu
+//         integrated out: Sigma | S ~ IW(nu + n - 1, (nu - p - 1) C + S)), mu = x-bar:
+//           full       Sigma = ((nu - D - 1) C + S) / (nu + n - D - 2)
+//           diagonal   Sigma_dd = ((nu - 2) C_d + S_dd) / (nu + n - 3)
+//           isotropic  sigma^2 = ((nu - 2) c + trace(S)) / (nu + (n - 1) D - 2),
+//         the average of C with weight nu - p - 1 and of the unbiased S / (n - 1) with weight n - 1
+//         (the mode divides by more than the weights' sum, shrinking small examples' covariances).
 // With `variance` V set, only the mean is estimated and Sigma = V I (a single vector x gives
 // N(x, V I), whose kernels are RBF kernels in x). Then ml: mu = x-bar; map: mu = m under the
 // prior mu ~ N(m0 1, V / k0 I); posterior: the predictive N(m, V (1 + 1/(n + k0)) I).
@@ -119,9 +136,26 @@ struct GaussianFitOptions {
   double prior_mean = 0.0;      // m0 (every coordinate)
   double prior_strength = 0.0;  // k0 >= 0: pseudo-observations of the mean (0: a flat prior)
   double prior_variance = 1.0;  // s0 > 0
-  double prior_count = 1.0;     // nu0 > 0: pseudo-observations of the variance
+  double prior_count = 1.0;     // nu0 > 0: pseudo-observations of the variance (with prior_centre: nu)
+  std::optional<Eigen::MatrixXd> prior_centre;  // C, the centre of the pooled prior (map only)
+  bool pooled_posterior_mean = false;           // with prior_centre: the posterior mean, not the mode
 };
 std::unique_ptr<Estimator> gaussian_estimator(const GaussianFitOptions& options);
+
+// The pooled prior's centre from the examples' statistics (gaussian_estimator(...).statistics()
+// in the covariance form of the fit): the pooled within-example covariance
+//   C = sum_i S_i / sum_i (n_i - 1)            (full D x D; diagonal: its diagonal, D x 1;
+//   c = sum_i trace(S_i) / (D sum_i (n_i - 1))  isotropic, 1 x 1),
+// an unbiased estimate of E[Sigma] under the prior above whatever nu is. EstimationError when no
+// example has two vectors or the centre is singular (a coordinate constant within every example).
+Eigen::MatrixXd gaussian_pooled_centre(const std::vector<Statistics>& examples, CovarianceForm form);
+// The evidence of the examples under the prior centred on C, as a function of nu: with the flat
+// prior on each mean integrated out, an example of n >= 2 vectors contributes its scatter S with
+// m = n - 1 degrees of freedom (full: one D x D group; diagonal: D groups S_dd; isotropic: one
+// group trace(S) with m = (n - 1) D); the omitted constant -(D/2) log n per example does not
+// depend on nu. Examples of one vector carry no information on their covariance.
+InverseWishartEvidence gaussian_prior_evidence(const std::vector<Statistics>& examples, CovarianceForm form,
+                                               const Eigen::MatrixXd& centre);
 
 // Bernoulli over {0,1}^D from n binary vectors (a non-zero value counts as 1), k_d the number of
 // vectors with coordinate d set, under the conjugate prior g_d ~ Beta(alpha, alpha):

@@ -83,10 +83,20 @@
 
 namespace ppk {
 
+// The conjugate priors of "Regularisation" above: strength nu >= 0 (pseudo-observations; 0: none),
+// the centre psi > 0 of Q relative to the unit state scale, the centre phi > 0 of R relative to the
+// coordinates' variances. `ppk fit lds` chooses them on the training file (choose_lds_prior).
+struct LdsPrior {
+  double strength = 0;            // nu
+  double state_noise = 0.5;       // psi
+  double observation_noise = 0.1; // phi
+};
+
 // These options are also the ones `ppk fit slds` shares with it (SldsFitOptions derives from them).
 struct LdsFitOptions {
   long state_dim = 1;           // n >= 1
   std::optional<double> ridge;  // r >= 0; default as above
+  LdsPrior prior;
   long iterations = 400;        // >= 1
   double tolerance = 1e-8;      // >= 0
   long restarts = 3;            // >= 1
@@ -118,5 +128,21 @@ struct LdsFit {
   std::vector<double> log_likelihoods;  // the penalised L above
 };
 LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options);
+
+// The prior chosen on a training file's sequences ("Choosing the prior" above): psi and phi pooled
+// over maximum-likelihood fits (nu = 0), then nu in `strengths` maximising the summed fresh-start
+// held-out log-likelihood; the scores per strength are returned too (-infinity where a fit failed).
+// At most `max_sequences` sequences of at least 3 vectors (evenly spaced in the file) are used; with
+// none, the prior is LdsPrior{} (nu = 0).
+struct LdsPriorChoice {
+  LdsPrior prior;
+  std::vector<double> strengths;
+  std::vector<double> held_out_log_likelihoods;
+  long sequences_used = 0;
+};
+LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
+                                const std::vector<double>& strengths, long max_sequences = 30);
+// The default grid of strengths nu: 0, 1, 3, 10, 30, 100, 300.
+std::vector<double> default_prior_strengths();
 
 }  // namespace ppk

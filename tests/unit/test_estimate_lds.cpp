@@ -176,6 +176,98 @@ TEST(LdsEstimate, EmNeverDecreasesTheDenseLogLikelihood) {
     }
 }
 
+// The inverse-Wishart log prior of estimate_lds.hpp, -(nu/2) sum_S (log|S| + tr(S^-1 Psi_S)), by dense
+// determinants and inverses: Psi = I for cov0, psi I for Q, phi diag(v) for R (v the coordinates'
+// variances about their means).
+double dense_log_prior(const LdsModel& m, const Eigen::MatrixXd& x, const LdsPrior& prior) {
+  const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+  const auto term = [&](const Eigen::MatrixXd& s, const Eigen::MatrixXd& centre) {
+    return -0.5 * prior.strength * (std::log(s.determinant()) + (s.inverse() * centre).trace());
+  };
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(m.state_dim(), m.state_dim());
+  return term(m.cov0(), identity) + term(m.state_noise(), prior.state_noise * identity) +
+         term(m.observation_noise(), Eigen::MatrixXd((prior.observation_noise * v).asDiagonal()));
+}
+
+// With the priors (nu = 4, psi = 0.4, phi = 0.2) EM maximises the MAP objective: recomputed densely
+// it equals L[k] and never decreases, and the constraints (rho(A) <= 0.999, R >= 0.01 diag(v)) hold.
+TEST(LdsEstimate, EmWithThePriorsNeverDecreasesTheDenseMapObjective) {
+  std::mt19937 rng(35);
+  const long iterations = 15;
+  const LdsPrior prior{4.0, 0.4, 0.2};
+  for (long n : {1L, 2L}) {
+    const Lds s = random_lds(rng, 2, 2, 0);
+    const Eigen::MatrixXd x = simulate_rows(s, 30, static_cast<unsigned>(400 + n));
+    LdsFitOptions options = em_options(n, 0.01, iterations, 5);
+    options.prior = prior;
+    const LdsFit full = fit_lds(x, options);
+    ASSERT_EQ(full.log_likelihoods.size(), static_cast<std::size_t>(iterations + 1));
+    double previous = -INFINITY;
+    for (long k = 1; k <= iterations; ++k) {
+      options.iterations = k;
+      const LdsFit partial = fit_lds(x, options);
+      const double dense = dense_log_likelihood(*partial.model, x) - ridge_penalty(*partial.model, 0.01) +
+                           dense_log_prior(*partial.model, x, prior);
+      EXPECT_NEAR(dense, full.log_likelihoods[k], 1e-9 * std::fabs(dense)) << "n " << n << ", iteration " << k;
+      EXPECT_GE(dense, previous - 1e-10 * std::fabs(dense)) << "n " << n << ", iteration " << k;
+      previous = dense;
+    }
+    const LdsModel& m = *full.model;
+    EXPECT_LE(Eigen::EigenSolver<Eigen::MatrixXd>(m.transition()).eigenvalues().cwiseAbs().maxCoeff(), 0.999 + 1e-12);
+    const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+    const Eigen::VectorXd w = (0.01 * v).cwiseSqrt().cwiseInverse();
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(w.asDiagonal() * m.observation_noise() * w.asDiagonal())
+                  .eigenvalues()
+                  .minCoeff(),
+              1.0 - 1e-9);
+  }
+}
+
+// When the priors dominate (nu = 1e8 pseudo-observations against 40 vectors), the MAP covariances are
+// their centres: cov0 = I, Q = psi I, R = phi diag(v), to the data's share (about 40 / 1e8).
+TEST(LdsEstimate, ADominatingPriorGivesItsCentres) {
+  std::mt19937 rng(36);
+  const Lds s = random_lds(rng, 2, 2, 0);
+  const Eigen::MatrixXd x = simulate_rows(s, 40, 17u);
+  LdsFitOptions options = em_options(2, 0.0, 30, 3);
+  options.prior = LdsPrior{1e8, 0.3, 0.25};
+  const LdsFit fit = fit_lds(x, options);
+  const LdsModel& m = *fit.model;
+  const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(2, 2);
+  EXPECT_LE((m.cov0() - identity).norm(), 1e-5);
+  EXPECT_LE((m.state_noise() - 0.3 * identity).norm(), 1e-5);
+  EXPECT_LE((m.observation_noise() - Eigen::MatrixXd((0.25 * v).asDiagonal())).norm(), 1e-5 * v.norm());
+}
+
+// choose_lds_prior: the chosen strength is the grid value of the largest returned held-out score, and
+// that score is the sum over the sequences of log p(last third as a fresh sequence) under the fit
+// to the first two thirds, recomputed densely here.
+TEST(LdsEstimate, TheChosenStrengthMaximisesTheDenseHeldOutLikelihood) {
+  std::mt19937 rng(37);
+  std::vector<Eigen::MatrixXd> sequences;
+  for (unsigned i = 0; i < 4; ++i) sequences.push_back(simulate_rows(random_lds(rng, 2, 2, 0), 24, 500u + i));
+  LdsFitOptions options = em_options(2, 1e-6, 40, 1);
+  const std::vector<double> strengths = {0.0, 1.0, 10.0};
+  const LdsPriorChoice choice = choose_lds_prior(sequences, options, strengths, 10);
+  ASSERT_EQ(choice.held_out_log_likelihoods.size(), strengths.size());
+  EXPECT_EQ(choice.sequences_used, 4);
+  for (std::size_t j = 0; j < strengths.size(); ++j) {
+    LdsFitOptions fit_options = options;
+    fit_options.prior = choice.prior;
+    fit_options.prior.strength = strengths[j];
+    fit_options.length = 7;  // the dense joint of the 8 held-out vectors (the stored T does not change the fit)
+    double score = 0;
+    for (const Eigen::MatrixXd& x : sequences) {
+      const LdsFit fit = fit_lds(x.topRows(16), fit_options);
+      score += dense_log_likelihood(*fit.model, x.bottomRows(8));
+    }
+    EXPECT_NEAR(choice.held_out_log_likelihoods[j], score, 1e-8 * std::fabs(score)) << "strength " << strengths[j];
+  }
+  const auto best = std::max_element(choice.held_out_log_likelihoods.begin(), choice.held_out_log_likelihoods.end());
+  EXPECT_EQ(choice.prior.strength, strengths[static_cast<std::size_t>(best - choice.held_out_log_likelihoods.begin())]);
+}
+
 TEST(LdsEstimate, EmNeverDecreasesOverManyIterations) {
   std::mt19937 rng(34);
   for (std::uint64_t seed : {1u, 2u, 3u}) {

@@ -1,0 +1,75 @@
+// An inverse-Wishart prior on covariances centred on a pooled covariance, and its strength chosen by
+// maximum evidence (empirical Bayes; docs/priors-by-evidence.md).
+//
+// The prior on a p x p covariance Sigma, centred on C (positive definite) with nu degrees of freedom:
+//   Sigma ~ IW(nu, Psi),  Psi = (nu - p - 1) C,  nu > p + 1,
+//   p(Sigma) = |Psi|^(nu/2) / (2^(nu p/2) Gamma_p(nu/2)) |Sigma|^(-(nu + p + 1)/2) exp(-tr(Psi Sigma^-1)/2),
+// whose mean E[Sigma] = Psi / (nu - p - 1) is C for every nu (so a pooled covariance estimates the
+// centre whatever the strength), and which concentrates on C as nu grows. For p = 1 this is the
+// scaled inverse-chi^2 distribution of a variance.
+//
+// The data seen by the prior: scatters S = sum_j y_j y_j' of m zero-mean Gaussian vectors
+// y_j ~ N(0, Sigma), m > 0 (a Gaussian example of n vectors with a flat prior on its mean gives
+// m = n - 1 and S its centred scatter). The evidence of one scatter integrates Sigma out:
+//   log p(S | nu) = log integral prod_j N(y_j | 0, Sigma) p(Sigma) dSigma
+//     = -(m p/2) log pi + log Gamma_p((nu + m)/2) - log Gamma_p(nu/2)
+//       + (nu/2) log|Psi| - ((nu + m)/2) log|Psi + S|,
+// Gamma_p the multivariate gamma function. With a = nu - p - 1 and lambda_k the eigenvalues of
+// C^-1 S (computed as those of L^-1 S L^-T, C = L L'), |Psi + S| = |C| prod_k (a + lambda_k), so
+//   log p(S | nu) = -(m p/2) log pi - (m/2) log|C| + log Gamma_p((nu + m)/2) - log Gamma_p(nu/2)
+//                   + (nu p/2) log a - ((nu + m)/2) sum_k log(a + lambda_k),
+// and its derivatives in nu are sums of digamma/trigamma terms and rational functions of a.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace ppk {
+
+// The scatters of many groups under one prior strength nu (each with its own centre, so that the
+// diagonal and isotropic Gaussian forms are groups of 1 x 1 blocks).
+class InverseWishartEvidence {
+ public:
+  // One scatter S (p x p, symmetric positive semidefinite) of m > 0 zero-mean vectors under
+  // IW(nu, (nu - p - 1) centre). EstimationError unless the centre is positive definite and the
+  // shapes agree.
+  void add(const Eigen::MatrixXd& centre, const Eigen::MatrixXd& scatter, double dof);
+
+  bool empty() const { return groups_.empty(); }
+  // The smallest admissible nu is lowest_nu() (exclusive): the largest p + 1 over the groups.
+  double lowest_nu() const { return lowest_nu_; }
+  // The summed log evidence and its first and second derivatives in nu (nu > lowest_nu()).
+  double log_evidence(double nu) const;
+  double derivative(double nu) const;
+  double second_derivative(double nu) const;
+
+ private:
+  struct Group {
+    long p;
+    double dof;
+    Eigen::VectorXd eigenvalues;  // of C^-1 S
+    double log_det_centre;
+  };
+  std::vector<Group> groups_;
+  double lowest_nu_ = 0.0;
+};
+
+// The strength that maximises the summed evidence. nu is searched as nu = lowest + exp(t) over
+// t in [log 1e-6, log 1e8] (a grid of 200 points, then Brent's method around the best one);
+// when the best is the upper end the evidence still rises there (the groups' covariances are as
+// alike as the centre allows) and `at_upper_bound` says so.
+struct StrengthChoice {
+  double nu = 0.0;
+  // 1 / sqrt(observed information), -1/second_derivative(nu); infinite at the upper bound or when
+  // the curvature is not negative.
+  double standard_error = 0.0;
+  bool at_upper_bound = false;
+};
+// EstimationError when there is nothing to choose from (no group).
+StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence);
+
+// The log of the multivariate gamma function Gamma_p(x) = pi^(p(p-1)/4) prod_{j=1..p} Gamma(x + (1 - j)/2).
+double log_multivariate_gamma(long p, double x);
+
+}  // namespace ppk
