@@ -116,11 +116,11 @@ TEST(EstimateBernoulliMethods, MapAndMaximumLikelihood) {
 TEST(EstimateMultinomialMethods, MapAndShrinkage) {
   // c = (3, 0.5, 1, 0), N = 4.5. MAP with alpha = 3: (c + 2) / (4.5 + 8).
   const std::vector<SparseVector> document = {sparse({2, 0, 1, 0}), sparse({1, 0.5, 0, 0})};
-  const auto map = estimate(*multinomial_estimator({Method::map, 3.0, {}}), document, 4);
+  const auto map = estimate(*multinomial_estimator({Method::map, 3.0, {}, nullptr}), document, 4);
   EXPECT_DOUBLE_EQ(as<MultinomialModel>(map).probabilities().at(0), 5 / 12.5);
   EXPECT_DOUBLE_EQ(as<MultinomialModel>(map).probabilities().at(3), 2 / 12.5);
   // Shrinkage toward pooled counts (0, 0, 0, 4) with lambda = 1/4, ML: c + (0, 0, 0, 1), N = 5.5.
-  const auto estimator = multinomial_estimator({Method::ml, 1.0, {}});
+  const auto estimator = multinomial_estimator({Method::ml, 1.0, {}, nullptr});
   const Statistics pooled = estimator->statistics({sparse({0, 0, 0, 4})}, 4);
   const auto shrunk = estimate(*estimator, document, 4, &pooled, 0.25);
   EXPECT_DOUBLE_EQ(as<MultinomialModel>(shrunk).probabilities().at(0), 3 / 5.5);
