@@ -1,5 +1,5 @@
-// The inverse-Wishart evidence and its maximisation (see covariance_prior.hpp).
-#include "ppk/covariance_prior.hpp"
+// The inverse-Wishart evidence and its maximisation (see pooled_priors.hpp).
+#include "ppk/pooled_priors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -89,12 +89,10 @@ double InverseWishartEvidence::second_derivative(double nu) const {
   return sum;
 }
 
-StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence) {
-  if (evidence.empty())
-    throw EstimationError("no scatter to choose the prior's strength from (every example has a single vector)");
-  const double lowest = evidence.lowest_nu();
+StrengthChoice maximise_evidence(const EvidenceCurve& curve) {
+  const double lowest = curve.lowest;
   const auto nu_of = [lowest](double t) { return lowest + std::exp(t); };
-  const auto objective = [&](double t) { return -evidence.log_evidence(nu_of(t)); };
+  const auto objective = [&](double t) { return -curve.log_evidence(nu_of(t)); };
   const double t_low = std::log(1e-6), t_high = std::log(1e8);
   constexpr int kGrid = 200;
   const double step = (t_high - t_low) / (kGrid - 1);
@@ -113,24 +111,74 @@ StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence) {
   }
   const double lo = t_low + step * std::max(best - 1, 0), hi = t_low + step * (best + 1);
   std::uintmax_t iterations = 200;
-  const auto [t, value] =
-      boost::math::tools::brent_find_minima(objective, lo, hi, std::numeric_limits<double>::digits / 2, iterations);
-  (void)value;
+  const double t =
+      boost::math::tools::brent_find_minima(objective, lo, hi, std::numeric_limits<double>::digits / 2, iterations)
+          .first;
   // Newton's method on the derivative polishes Brent's t (tolerance about 1e-8) to full precision,
   // each step kept only while it stays inside the bracket and does not lower the evidence.
   double nu = nu_of(t);
-  for (int step = 0; step < 4; ++step) {
-    const double curvature = evidence.second_derivative(nu);
+  for (int polish = 0; polish < 4; ++polish) {
+    const double curvature = curve.second_derivative(nu);
     if (!(curvature < 0)) break;
-    const double next = nu - evidence.derivative(nu) / curvature;
-    if (!(next > nu_of(lo) && next < nu_of(hi)) || evidence.log_evidence(next) < evidence.log_evidence(nu)) break;
+    const double next = nu - curve.derivative(nu) / curvature;
+    if (!(next > nu_of(lo) && next < nu_of(hi)) || curve.log_evidence(next) < curve.log_evidence(nu)) break;
     nu = next;
   }
   choice.nu = nu;
-  const double curvature = evidence.second_derivative(choice.nu);
-  choice.standard_error =
-      curvature < 0 ? 1.0 / std::sqrt(-curvature) : std::numeric_limits<double>::infinity();
+  const double curvature = curve.second_derivative(choice.nu);
+  choice.standard_error = curvature < 0 ? 1.0 / std::sqrt(-curvature) : std::numeric_limits<double>::infinity();
   return choice;
+}
+
+StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence) {
+  if (evidence.empty())
+    throw EstimationError("no scatter to choose the prior's strength from (every example has a single vector)");
+  return maximise_evidence(EvidenceCurve{evidence.lowest_nu(),
+                                         [&](double nu) { return evidence.log_evidence(nu); },
+                                         [&](double nu) { return evidence.derivative(nu); },
+                                         [&](double nu) { return evidence.second_derivative(nu); }});
+}
+
+void PoissonGammaEvidence::add(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates) {
+  for (Eigen::Index d = 0; d < sums.size(); ++d)
+    if (rates(d) > 0) terms_.push_back(Term{n, sums(d), rates(d)});
+}
+
+// With b = A / r: d/dA [A log b] = log b + 1, d/dA [(A + s) log(b + n)] = log(b + n) + (A + s) / (r (b + n)).
+double PoissonGammaEvidence::log_evidence(double shape) const {
+  double sum = 0.0;
+  for (const Term& t : terms_) {
+    const double b = shape / t.rate;
+    sum += std::lgamma(shape + t.s) - std::lgamma(shape) + shape * std::log(b) - (shape + t.s) * std::log(b + t.n);
+  }
+  return sum;
+}
+
+double PoissonGammaEvidence::derivative(double shape) const {
+  double sum = 0.0;
+  for (const Term& t : terms_) {
+    const double b = shape / t.rate;
+    sum += boost::math::digamma(shape + t.s) - boost::math::digamma(shape) + std::log(b) + 1 - std::log(b + t.n) -
+           (shape + t.s) / (t.rate * (b + t.n));
+  }
+  return sum;
+}
+
+double PoissonGammaEvidence::second_derivative(double shape) const {
+  double sum = 0.0;
+  for (const Term& t : terms_) {
+    const double b = shape / t.rate, q = t.rate * (b + t.n);  // q = A + r n
+    sum += boost::math::trigamma(shape + t.s) - boost::math::trigamma(shape) + 1 / shape - 2 / q +
+           (shape + t.s) / (q * q);
+  }
+  return sum;
+}
+
+StrengthChoice maximise_evidence(const PoissonGammaEvidence& evidence) {
+  if (evidence.empty()) throw EstimationError("no feature has a positive pooled rate: nothing to choose the prior from");
+  return maximise_evidence(EvidenceCurve{0.0, [&](double a) { return evidence.log_evidence(a); },
+                                         [&](double a) { return evidence.derivative(a); },
+                                         [&](double a) { return evidence.second_derivative(a); }});
 }
 
 }  // namespace ppk
