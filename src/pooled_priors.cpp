@@ -54,37 +54,25 @@ void InverseWishartEvidence::add(const Eigen::MatrixXd& centre, const Eigen::Mat
   groups_.push_back(std::move(group));
 }
 
-double InverseWishartEvidence::log_evidence(double nu) const {
+// The log evidence (order 0) or its first or second derivative in nu, summed over the groups.
+double InverseWishartEvidence::summed(double nu, int order) const {
   double sum = 0.0;
   for (const Group& g : groups_) {
     const double p = static_cast<double>(g.p), m = g.dof, a = nu - p - 1.0;
-    sum += -0.5 * m * p * kLogPi - 0.5 * m * g.log_det_centre + log_multivariate_gamma(g.p, 0.5 * (nu + m)) -
-           log_multivariate_gamma(g.p, 0.5 * nu) + 0.5 * nu * p * std::log(a) -
-           0.5 * (nu + m) * (g.eigenvalues.array() + a).log().sum();
-  }
-  return sum;
-}
-
-double InverseWishartEvidence::derivative(double nu) const {
-  const auto digamma = [](double y) { return boost::math::digamma(y); };
-  double sum = 0.0;
-  for (const Group& g : groups_) {
-    const double p = static_cast<double>(g.p), m = g.dof, a = nu - p - 1.0;
-    sum += 0.5 * (multivariate_sum(g.p, 0.5 * (nu + m), digamma) - multivariate_sum(g.p, 0.5 * nu, digamma)) +
-           0.5 * p * std::log(a) + 0.5 * nu * p / a - 0.5 * (g.eigenvalues.array() + a).log().sum() -
-           0.5 * (nu + m) * (g.eigenvalues.array() + a).inverse().sum();
-  }
-  return sum;
-}
-
-double InverseWishartEvidence::second_derivative(double nu) const {
-  const auto trigamma = [](double y) { return boost::math::trigamma(y); };
-  double sum = 0.0;
-  for (const Group& g : groups_) {
-    const double p = static_cast<double>(g.p), m = g.dof, a = nu - p - 1.0;
-    sum += 0.25 * (multivariate_sum(g.p, 0.5 * (nu + m), trigamma) - multivariate_sum(g.p, 0.5 * nu, trigamma)) +
-           p / a - 0.5 * nu * p / (a * a) - (g.eigenvalues.array() + a).inverse().sum() +
-           0.5 * (nu + m) * (g.eigenvalues.array() + a).square().inverse().sum();
+    const Eigen::ArrayXd shifted = g.eigenvalues.array() + a;  // a + lambda_k
+    if (order == 0) {
+      sum += -0.5 * m * p * kLogPi - 0.5 * m * g.log_det_centre + log_multivariate_gamma(g.p, 0.5 * (nu + m)) -
+             log_multivariate_gamma(g.p, 0.5 * nu) + 0.5 * nu * p * std::log(a) - 0.5 * (nu + m) * shifted.log().sum();
+    } else if (order == 1) {
+      const auto digamma = [](double y) { return boost::math::digamma(y); };
+      sum += 0.5 * (multivariate_sum(g.p, 0.5 * (nu + m), digamma) - multivariate_sum(g.p, 0.5 * nu, digamma)) +
+             0.5 * p * std::log(a) + 0.5 * nu * p / a - 0.5 * shifted.log().sum() -
+             0.5 * (nu + m) * shifted.inverse().sum();
+    } else {
+      const auto trigamma = [](double y) { return boost::math::trigamma(y); };
+      sum += 0.25 * (multivariate_sum(g.p, 0.5 * (nu + m), trigamma) - multivariate_sum(g.p, 0.5 * nu, trigamma)) +
+             p / a - 0.5 * nu * p / (a * a) - shifted.inverse().sum() + 0.5 * (nu + m) * shifted.square().inverse().sum();
+    }
   }
   return sum;
 }

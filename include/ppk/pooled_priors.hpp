@@ -42,11 +42,12 @@ class InverseWishartEvidence {
   // The smallest admissible nu is lowest_nu() (exclusive): the largest p + 1 over the groups.
   double lowest_nu() const { return lowest_nu_; }
   // The summed log evidence and its first and second derivatives in nu (nu > lowest_nu()).
-  double log_evidence(double nu) const;
-  double derivative(double nu) const;
-  double second_derivative(double nu) const;
+  double log_evidence(double nu) const { return summed(nu, 0); }
+  double derivative(double nu) const { return summed(nu, 1); }
+  double second_derivative(double nu) const { return summed(nu, 2); }
 
  private:
+  double summed(double nu, int order) const;
   struct Group {
     long p;
     double dof;

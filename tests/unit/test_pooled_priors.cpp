@@ -259,6 +259,22 @@ TEST(CovariancePrior, ChosenStrengthRecoversTheGeneratingOne) {
   }
 }
 
+// The mean and variance of gaussian --prior pooled fitted to 1-D values x (centre c, strength nu).
+std::pair<double, double> pooled_fit_1d(const std::vector<double>& x, double nu, double c, CovarianceForm form,
+                                        bool posterior_mean) {
+  std::vector<SparseVector> rows;
+  for (double v : x) rows.push_back(sparse({v}));
+  GaussianFitOptions options;
+  options.method = Method::map;
+  options.covariance = form;
+  options.prior_count = nu;
+  options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
+  options.pooled_posterior_mean = posterior_mean;
+  const auto model = estimate(*gaussian_estimator(options), rows, 1);
+  const auto& g = dynamic_cast<const GaussianModel&>(*model);
+  return {g.mean()(0), g.covariance()(0, 0)};
+}
+
 // The mode formulas (estimate.hpp) against a numerical maximisation of the joint posterior density
 // written from Boost's densities: 1-D (full, diagonal and isotropic agree at D = 1).
 TEST(CovariancePrior, PooledMapIsThePosteriorMode) {
@@ -276,18 +292,10 @@ TEST(CovariancePrior, PooledMapIsThePosteriorMode) {
   };
   std::uintmax_t iterations = 500;
   const double mode = std::exp(boost::math::tools::brent_find_minima(minus_log_joint, -10.0, 10.0, 60, iterations).first);
-  std::vector<SparseVector> rows;
-  for (double v : x) rows.push_back(sparse({v}));
   for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic}) {
-    GaussianFitOptions options;
-    options.method = Method::map;
-    options.covariance = form;
-    options.prior_count = nu;
-    options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
-    const auto model = estimate(*gaussian_estimator(options), rows, 1);
-    const auto& g = dynamic_cast<const GaussianModel&>(*model);
-    EXPECT_NEAR(g.mean()(0), xbar, 1e-15);
-    EXPECT_NEAR(g.covariance()(0, 0), mode, 1e-7 * mode) << "form " << static_cast<int>(form);
+    const auto [mean, variance] = pooled_fit_1d(x, nu, c, form, false);
+    EXPECT_NEAR(mean, xbar, 1e-15);
+    EXPECT_NEAR(variance, mode, 1e-7 * mode) << "form " << static_cast<int>(form);
   }
 }
 
@@ -308,19 +316,8 @@ TEST(CovariancePrior, PooledPosteriorMeanAgreesWithQuadrature) {
   };
   const double mean = integrate([&](double u) { return weight(u, 1); }, -25, 25, 1e-12) /
                       integrate([&](double u) { return weight(u, 0); }, -25, 25, 1e-12);
-  std::vector<SparseVector> rows;
-  for (double v : x) rows.push_back(sparse({v}));
-  for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic}) {
-    GaussianFitOptions options;
-    options.method = Method::map;
-    options.covariance = form;
-    options.prior_count = nu;
-    options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
-    options.pooled_posterior_mean = true;
-    const auto model = estimate(*gaussian_estimator(options), rows, 1);
-    EXPECT_NEAR(dynamic_cast<const GaussianModel&>(*model).covariance()(0, 0), mean, 1e-9 * mean)
-        << "form " << static_cast<int>(form);
-  }
+  for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic})
+    EXPECT_NEAR(pooled_fit_1d(x, nu, c, form, true).second, mean, 1e-9 * mean) << "form " << static_cast<int>(form);
 }
 
 // D = 2, full: the log joint density log IW(Sigma | nu, Psi) + sum_i log N(x_i | x-bar, Sigma), written
