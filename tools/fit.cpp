@@ -116,6 +116,12 @@ constexpr const char* kPoissonHelp = R"(
 poisson: independent Poisson counts per feature (whole numbers >= 0; absent = 0);
   prior rate_d ~ Gamma(shape A, rate B):
   ml (default): rate_d = sum_i x_id / n;  map: rate_d = max(0, sum_i x_id + A - 1) / (n + B).
+  map --prior pooled (docs/priors-by-evidence.md): rate_d ~ Gamma(A, A / r_d),
+    r_d the pooled rate of feature d on INPUT; --prior-shape auto (the default
+    there) chooses A by maximum negative-binomial evidence. --pooled-estimate
+    mean (default): rate_d = (sum_i x_id + A)/(n + A/r_d); mode: max(0, sum_i
+    x_id + A - 1)/(n + A/r_d). A and r are saved by --save-pooled and reused
+    by --pooled-from.
 )";
 
 constexpr const char* kExponentialHelp = R"(
@@ -410,6 +416,10 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   options.prior_strength = option(values, "prior-strength");
   options.prior_variance = option(values, "prior-var");
   if (pooled_prior_option(values, method, options.pooled_posterior_mean)) {
+    for (const char* fixed_only : {"prior-mean", "prior-var"})
+      if (!values[fixed_only].defaulted())
+        throw UsageError(std::string("--") + fixed_only + " belongs to --prior fixed; --prior pooled centres the "
+                         "covariance on INPUT's pooled covariance and leaves the mean flat");
     choose_pooled_prior(context, options);
   } else {
     const std::optional<double> count = number_or_auto(values, "prior-count", "1");

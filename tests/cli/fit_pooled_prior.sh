@@ -98,6 +98,7 @@ expect_error 2 "pool.json holds a prior centre of 2 x 2" "--cov" -- \
 expect_error 2 "--prior pooled is a prior of the map estimator" -- "$PPK" fit gaussian --prior pooled train.txt
 expect_error 2 "--prior-count auto chooses the strength of --prior pooled" -- \
   "$PPK" fit gaussian --estimator map --prior-count auto train.txt
+expect_error 2 "--prior-var belongs to --prior fixed" -- "$PPK" fit gaussian --estimator map --prior pooled --prior-var 2 train.txt
 expect_error 2 "must exceed 3" -- "$PPK" fit gaussian --estimator map --prior pooled --prior-count 3 train.txt
 expect_error 2 "--pooled-estimate applies to --prior pooled" -- "$PPK" fit gaussian --pooled-estimate mode train.txt
 expect_error 2 "--prior must be fixed or pooled" -- "$PPK" fit gaussian --estimator map --prior wide train.txt
