@@ -1,6 +1,7 @@
 // Poisson, exponential, gamma and Dirichlet estimators (see estimate.hpp). Each family's
 // statistics are sums of its sufficient statistics T(x) over the example's vectors: "x" (Poisson,
 // exponential, gamma) and "log_x" (gamma, Dirichlet); pooling adds them (Estimator::pool).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -40,6 +41,12 @@ class PoissonEstimator : public Estimator {
     reject_posterior(options.method, "Poisson", "negative binomial");
     detail::check_option("--prior-shape", options.prior_shape, 0, true);
     detail::check_option("--prior-rate", options.prior_rate, 0, false);
+    if (options.prior_rates) {
+      if (options.method != Method::map)
+        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+      if (!((options.prior_rates->array() >= 0).all() && options.prior_rates->allFinite()))
+        throw EstimationError("the pooled rates must be finite numbers >= 0");
+    }
   }
   std::string family() const override { return "poisson"; }
 
@@ -59,9 +66,20 @@ class PoissonEstimator : public Estimator {
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     const Eigen::VectorXd sum = detail::sum_of(statistics, "x");
     Eigen::VectorXd rate;
-    if (options_.method == Method::ml)
-      rate = sum / statistics.count;
-    else
+    const double n = statistics.count;
+    if (options_.method == Method::ml) {
+      rate = sum / n;
+    } else if (options_.prior_rates) {
+      // rate_d ~ Gamma(A, A / r_d): the posterior Gamma(s + A, n + A / r_d), its mean or mode.
+      const Eigen::VectorXd& pooled = *options_.prior_rates;
+      if (pooled.size() != sum.size())
+        throw EstimationError("the pooled rates have dimension " + std::to_string(pooled.size()) + ", the data " +
+                              std::to_string(sum.size()));
+      const double a = options_.prior_shape, shift = options_.pooled_posterior_mean ? a : a - 1;
+      rate = Eigen::VectorXd::Zero(sum.size());
+      for (Eigen::Index d = 0; d < sum.size(); ++d)
+        if (pooled(d) > 0) rate(d) = std::max(0.0, sum(d) + shift) / (n + a / pooled(d));
+    } else
       rate = (sum.array() + options_.prior_shape - 1).max(0.0) / (statistics.count + options_.prior_rate);
     return build_model([&] { return std::make_unique<PoissonModel>(as_vector(rate)); });
   }

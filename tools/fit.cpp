@@ -125,6 +125,12 @@ constexpr const char* kPoissonHelp = R"(
 poisson: independent Poisson counts per feature (whole numbers >= 0; absent = 0);
   prior rate_d ~ Gamma(shape A, rate B):
   ml (default): rate_d = sum_i x_id / n;  map: rate_d = max(0, sum_i x_id + A - 1) / (n + B).
+  map --prior pooled (docs/priors-by-evidence.md): rate_d ~ Gamma(A, A / r_d),
+    r_d the pooled rate of feature d on INPUT; --prior-shape auto (the default
+    there) chooses A by maximum negative-binomial evidence. --pooled-estimate
+    mean (default): rate_d = (sum_i x_id + A)/(n + A/r_d); mode: max(0, sum_i
+    x_id + A - 1)/(n + A/r_d). A and r are saved by --save-pooled and reused
+    by --pooled-from.
 )";
 
 constexpr const char* kExponentialHelp = R"(
@@ -263,6 +269,56 @@ struct FitFamily {
 
 double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
 
+// A number option that may be `auto` (nothing); `fallback` when absent.
+std::optional<double> number_or_auto(const po::variables_map& values, const char* name, const char* fallback) {
+  const std::string text = values.count(name) ? values[name].as<std::string>() : fallback;
+  if (text == "auto") return std::nullopt;
+  std::size_t used = 0;
+  double number = 0;
+  try {
+    number = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw UsageError(std::string("--") + name + " must be a number or auto, got '" + text + "'");
+  return number;
+}
+
+// A strength chosen by maximum evidence, as printed and saved; `dominates` says what a choice at the
+// search's upper end means.
+Choice evidence_choice(const StrengthChoice& choice, const std::string& dominates) {
+  if (choice.at_upper_bound)
+    return Choice{choice.nu, "maximum evidence (still rising at the search's end: " + dominates +
+                                 ", so the prior imposes the pooled value)"};
+  std::ostringstream how;
+  how.precision(3);
+  how << "maximum evidence (standard error " << choice.standard_error << ")";
+  return Choice{choice.nu, how.str()};
+}
+
+// The --pooled-estimate option of --prior pooled (gaussian, poisson).
+void add_pooled_estimate_option(po::options_description& options) {
+  options.add_options()("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
+                        "--prior pooled: the posterior mean (default; measured better for kernels) or mode");
+}
+
+// --prior fixed|pooled and --pooled-estimate: true for pooled (then `posterior_mean` is set).
+bool pooled_prior_option(const po::variables_map& values, Method method, bool& posterior_mean) {
+  const std::string prior = values["prior"].as<std::string>();
+  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  if (prior == "fixed") {
+    if (!values["pooled-estimate"].defaulted()) throw UsageError("--pooled-estimate applies to --prior pooled");
+    return false;
+  }
+  if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+  const std::string estimate = values["pooled-estimate"].as<std::string>();
+  if (estimate != "mean" && estimate != "mode")
+    throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
+  posterior_mean = estimate == "mean";
+  return true;
+}
+
 void add_gaussian_options(po::options_description& options) {
   options.add_options()
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
@@ -278,27 +334,11 @@ void add_gaussian_options(po::options_description& options) {
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the covariance prior: fixed (N0 pseudo-observations of variance S0) or pooled "
        "(inverse-Wishart centred on INPUT's pooled within-example covariance, strength N0)")
-      ("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
-       "--prior pooled: Sigma's posterior mean (default; measured better for kernels) or its mode with mu")
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
        "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
        "maximum evidence on INPUT)");
-}
-
-// --prior-count N0|auto: a number, or nothing for auto.
-std::optional<double> prior_count_option(const po::variables_map& values, const char* fallback) {
-  const std::string text = values.count("prior-count") ? values["prior-count"].as<std::string>() : fallback;
-  if (text == "auto") return std::nullopt;
-  std::size_t used = 0;
-  double count = 0;
-  try {
-    count = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) throw UsageError("--prior-count must be a number or auto, got '" + text + "'");
-  return count;
+  add_pooled_estimate_option(options);
 }
 
 // Every example's Gaussian statistics in `form` (for the pooled prior); errors name the example.
@@ -342,7 +382,7 @@ void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options)
                      std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " + data.source +
                      " is fitted with a " + (full ? "full" : "diagonal or isotropic") + " covariance over dimension " +
                      std::to_string(context.input.dim) + ": fit both files with the same --cov and --dim");
-  const std::optional<double> count = prior_count_option(context.values, "auto");
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
   if (count) {
     options.prior_count = context.choices.given("prior-count", *count);
     return;
@@ -354,13 +394,7 @@ void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options)
     } catch (const EstimationError& e) {
       throw in_input(e);
     }
-    if (choice.at_upper_bound)
-      return Choice{choice.nu, "maximum evidence (still rising at the search's end: the examples' covariances "
-                               "are indistinguishable from the pooled one, which the prior then imposes)"};
-    std::ostringstream how;
-    how.precision(3);
-    how << "maximum evidence (standard error " << choice.standard_error << ")";
-    return Choice{choice.nu, how.str()};
+    return evidence_choice(choice, "the examples' covariances are indistinguishable from the pooled one");
   });
 }
 
@@ -390,22 +424,16 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   options.prior_mean = option(values, "prior-mean");
   options.prior_strength = option(values, "prior-strength");
   options.prior_variance = option(values, "prior-var");
-  const std::string prior = values["prior"].as<std::string>();
-  if (prior == "pooled") {
-    if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
-    const std::string estimate = values["pooled-estimate"].as<std::string>();
-    if (estimate != "mean" && estimate != "mode")
-      throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
-    options.pooled_posterior_mean = estimate == "mean";
+  if (pooled_prior_option(values, method, options.pooled_posterior_mean)) {
+    for (const char* fixed_only : {"prior-mean", "prior-var"})
+      if (!values[fixed_only].defaulted())
+        throw UsageError(std::string("--") + fixed_only + " belongs to --prior fixed; --prior pooled centres the "
+                         "covariance on INPUT's pooled covariance and leaves the mean flat");
     choose_pooled_prior(context, options);
-  } else if (!values["pooled-estimate"].defaulted()) {
-    throw UsageError("--pooled-estimate applies to --prior pooled");
-  } else if (prior == "fixed") {
-    const std::optional<double> count = prior_count_option(values, "1");
+  } else {
+    const std::optional<double> count = number_or_auto(values, "prior-count", "1");
     if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
     options.prior_count = *count;
-  } else {
-    throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
   }
   return gaussian_estimator(options);
 }
@@ -651,10 +679,75 @@ void add_gamma_prior_on_rate(po::options_description& options) {
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map: prior Gamma rate B >= 0");
 }
 
+void add_poisson_options(po::options_description& options) {
+  options.add_options()
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the rate prior: fixed (Gamma(A, B)) or pooled (Gamma(A, A / r_d), mean r_d the pooled rate of "
+       "feature d on INPUT)")
+      ("prior-shape", po::value<std::string>()->value_name("A|auto"),
+       "map: the Gamma shape A > 0 (default 2; with --prior pooled default auto = maximum evidence on INPUT)")
+      ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
+  add_pooled_estimate_option(options);
+}
+
 std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
   const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return poisson_estimator(PoissonFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
+  PoissonFitOptions options;
+  options.method = context.method;
+  options.prior_rate = option(values, "prior-rate");
+  if (!pooled_prior_option(values, context.method, options.pooled_posterior_mean)) {
+    const std::optional<double> shape = number_or_auto(values, "prior-shape", "2");
+    if (!shape) throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
+    options.prior_shape = *shape;
+    return poisson_estimator(options);
+  }
+  if (!values["prior-rate"].defaulted()) throw UsageError("--prior pooled sets the rates B_d = A / r_d; drop --prior-rate");
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> counts = poisson_estimator(PoissonFitOptions{});
+  std::optional<std::vector<Statistics>> statistics;
+  const auto examples = [&]() -> const std::vector<Statistics>& {
+    if (!statistics) {
+      statistics.emplace();
+      for (const Example& example : data.examples) {
+        try {
+          statistics->push_back(counts->statistics(example.vectors, dim));
+        } catch (const EstimationError& e) {
+          throw data.error_at(example, e.what());
+        }
+      }
+    }
+    return *statistics;
+  };
+  // r_d = sum_i s_id / sum_i n_i, the pooled rate.
+  const Eigen::MatrixXd rates = context.choices.matrix("prior-rates", [&] {
+    Eigen::VectorXd sums = Eigen::VectorXd::Zero(dim);
+    double vectors = 0;
+    for (const Statistics& example : examples()) sums += example.sums.at("x").col(0), vectors += example.count;
+    return Eigen::MatrixXd(sums / vectors);
+  });
+  if (rates.rows() != dim || rates.cols() != 1)
+    throw UsageError(values["pooled-from"].as<std::string>() + " holds pooled rates of dimension " +
+                     std::to_string(rates.rows()) + ", but " + data.source + " is fitted over dimension " +
+                     std::to_string(dim) + ": give both files the same --dim");
+  options.prior_rates = Eigen::VectorXd(rates.col(0));
+  const std::optional<double> shape = number_or_auto(values, "prior-shape", "auto");
+  if (shape) {
+    options.prior_shape = context.choices.given("prior-shape", *shape);
+  } else {
+    options.prior_shape = context.choices.value("prior-shape", [&] {
+      PoissonGammaEvidence evidence;
+      for (const Statistics& example : examples()) evidence.add(example.count, example.sums.at("x").col(0), *options.prior_rates);
+      StrengthChoice choice;
+      try {
+        choice = maximise_evidence(evidence);
+      } catch (const EstimationError& e) {
+        throw InputError(data.source + ": " + e.what());
+      }
+      return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
+    });
+  }
+  return poisson_estimator(options);
 }
 
 std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
@@ -1188,7 +1281,7 @@ const FitFamily kFamilies[] = {
      add_bernoulli_options, make_bernoulli, read_libsvm_input},
     {"multinomial", "word counts: one draw, S draws or all", kMultinomialHelp, Method::posterior, nullptr, true,
      add_multinomial_options, make_multinomial, read_libsvm_input},
-    {"poisson", "independent Poisson counts", kPoissonHelp, Method::ml, nullptr, true, add_gamma_prior_on_rate,
+    {"poisson", "independent Poisson counts", kPoissonHelp, Method::ml, nullptr, true, add_poisson_options,
      make_poisson, read_libsvm_input},
     {"exponential", "independent exponential values", kExponentialHelp, Method::ml, nullptr, true,
      add_gamma_prior_on_rate, make_exponential, read_libsvm_input},

@@ -33,7 +33,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
 
-#include "ppk/covariance_prior.hpp"
+#include "ppk/pooled_priors.hpp"
 #include "ppk/data.hpp"
 #include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
@@ -110,7 +110,7 @@ std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<Sp
 //           diagonal   Sigma_dd = (nu0 s0 + S_dd + B_dd) / (nu0 + n + 3)
 //           isotropic  sigma^2 = (nu0 s0 + trace(S + B)) / (nu0 + n D + D + 2),  plus the ridge.
 // map with `prior_centre` C set (ppk fit gaussian --prior pooled; docs/priors-by-evidence.md): a
-//         flat prior on mu and the inverse-Wishart prior of covariance_prior.hpp, Sigma ~
+//         flat prior on mu and the inverse-Wishart prior of pooled_priors.hpp, Sigma ~
 //         IW(nu, (nu - D - 1) C) with nu = prior_count > D + 1 (full), or each variance (diagonal)
 //         or the one variance (isotropic) ~ IW_1(nu, (nu - 2) c), nu > 2: E[Sigma] = C. The joint
 //         posterior mode is mu = x-bar and
@@ -191,10 +191,18 @@ std::unique_ptr<Estimator> multinomial_estimator(const MultinomialFitOptions& op
 //   ml:   rate_d = sum_i x_id / n
 //   map:  rate_d = max(0, sum_i x_id + A - 1) / (n + B)
 // (the posterior predictive is negative binomial, not a supported family).
+// map with `prior_rates` r set (ppk fit poisson --prior pooled; docs/priors-by-evidence.md): the
+// prior centred on the pooled rates, rate_d ~ Gamma(A, B_d = A / r_d) (mean r_d, shape A), and
+//   mode:  rate_d = max(0, sum_i x_id + A - 1) / (n + A / r_d)
+//   mean (pooled_posterior_mean):  rate_d = (sum_i x_id + A) / (n + A / r_d),
+// the average of r_d with weight A / r_d pseudo-vectors and of the example's rate with weight n;
+// a feature with r_d = 0 gets rate 0.
 struct PoissonFitOptions {
   Method method = Method::ml;
   double prior_shape = 2.0;  // A > 0
   double prior_rate = 1.0;   // B >= 0
+  std::optional<Eigen::VectorXd> prior_rates;  // r_d >= 0 (map only)
+  bool pooled_posterior_mean = false;
 };
 std::unique_ptr<Estimator> poisson_estimator(const PoissonFitOptions& options);
 

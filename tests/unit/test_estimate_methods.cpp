@@ -2,6 +2,7 @@
 // values computed by hand from the formulas, and the ML/MAP stationarity equations of the gamma
 // and Dirichlet, evaluated independently with Boost's digamma.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,18 +133,18 @@ TEST(EstimateMultinomialMethods, MapAndShrinkage) {
 TEST(EstimatePoisson, MaximumLikelihoodMapAndShrinkage) {
   // (2, 0), (4, 1): n = 2, sum = (6, 1). ML (3, 0.5); MAP Gamma(2, 1): (6 + 1, 1 + 1) / 3.
   const std::vector<SparseVector> counts = {sparse({2, 0}), sparse({4, 1})};
-  const auto ml = estimate(*poisson_estimator({Method::ml, 2, 1}), counts, 2);
+  const auto ml = estimate(*poisson_estimator({Method::ml, 2, 1, std::nullopt, false}), counts, 2);
   EXPECT_EQ(as<PoissonModel>(ml).rates(), (std::vector<double>{3, 0.5}));
-  const auto map = estimate(*poisson_estimator({Method::map, 2, 1}), counts, 2);
+  const auto map = estimate(*poisson_estimator({Method::map, 2, 1, std::nullopt, false}), counts, 2);
   EXPECT_DOUBLE_EQ(as<PoissonModel>(map).rates()[0], 7.0 / 3);
   EXPECT_DOUBLE_EQ(as<PoissonModel>(map).rates()[1], 2.0 / 3);
   // The mode is at 0 when sum x + A - 1 < 0.
-  const auto boundary = estimate(*poisson_estimator({Method::map, 0.5, 0}), {sparse({0, 3})}, 2);
+  const auto boundary = estimate(*poisson_estimator({Method::map, 0.5, 0, std::nullopt, false}), {sparse({0, 3})}, 2);
   EXPECT_EQ(as<PoissonModel>(boundary).rates()[0], 0.0);
   EXPECT_EQ(as<PoissonModel>(boundary).rates()[1], 2.5);
   // Pool of the examples {(2,0), (4,1)} and {(0,3)}: n = 3, sum = (6, 4). The second example shrunk
   // with lambda = 1/2: ((0, 3) + (3, 2)) / (1 + 1.5) = (1.2, 2).
-  const auto estimator = poisson_estimator({Method::ml, 2, 1});
+  const auto estimator = poisson_estimator({Method::ml, 2, 1, std::nullopt, false});
   const Statistics pooled = estimator->pool(estimator->statistics(counts, 2), estimator->statistics({sparse({0, 3})}, 2), 1);
   EXPECT_EQ(pooled.count, 3);
   const auto shrunk = estimate(*estimator, {sparse({0, 3})}, 2, &pooled, 0.5);
@@ -154,7 +155,7 @@ TEST(EstimatePoisson, MaximumLikelihoodMapAndShrinkage) {
 TEST(EstimatePoisson, Errors) {
   EXPECT_THAT(estimation_error([] { estimate(*poisson_estimator({}), {sparse({1.5})}, 1); }),
               HasSubstr("value 1.5 at index 1 is not a count"));
-  EXPECT_THAT(estimation_error([] { poisson_estimator({Method::posterior, 2, 1}); }), HasSubstr("negative binomial"));
+  EXPECT_THAT(estimation_error([] { poisson_estimator({Method::posterior, 2, 1, std::nullopt, false}); }), HasSubstr("negative binomial"));
 }
 
 TEST(EstimateExponential, MaximumLikelihoodAndMap) {

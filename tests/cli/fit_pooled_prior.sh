@@ -1,7 +1,8 @@
-# ppk fit gaussian --estimator map --prior pooled: the centre (the pooled within-example covariance)
-# and the strength chosen by maximum evidence, against an independent Python computation (the
-# closed-form evidence written out with lgamma and maximised over a zoomed grid); the rows against
-# the mode formula; --save-pooled/--pooled-from reuse both unchanged; mismatches are refused.
+# ppk fit gaussian|poisson --estimator map --prior pooled: the centre (the pooled within-example
+# covariance; the pooled rates) and the strength chosen by maximum evidence, against an independent
+# Python computation (the closed-form evidence written out with lgamma and maximised over a zoomed
+# grid); the rows against the posterior mean and mode formulas; --save-pooled/--pooled-from reuse
+# both unchanged; mismatches are refused.
 source "$(dirname "$0")/lib.bash" "$@"
 
 python3 - <<'PY'
@@ -97,10 +98,67 @@ expect_error 2 "pool.json holds a prior centre of 2 x 2" "--cov" -- \
 expect_error 2 "--prior pooled is a prior of the map estimator" -- "$PPK" fit gaussian --prior pooled train.txt
 expect_error 2 "--prior-count auto chooses the strength of --prior pooled" -- \
   "$PPK" fit gaussian --estimator map --prior-count auto train.txt
+expect_error 2 "--prior-var belongs to --prior fixed" -- "$PPK" fit gaussian --estimator map --prior pooled --prior-var 2 train.txt
 expect_error 2 "must exceed 3" -- "$PPK" fit gaussian --estimator map --prior pooled --prior-count 3 train.txt
 expect_error 2 "--pooled-estimate applies to --prior pooled" -- "$PPK" fit gaussian --pooled-estimate mode train.txt
 expect_error 2 "--prior must be fixed or pooled" -- "$PPK" fit gaussian --estimator map --prior wide train.txt
 printf '1 qid:1 1:1 2:2\n1 qid:2 1:2 2:1\n' > singles.txt
 expect_error 1 "singles.txt" "at least 2 vectors" -- "$PPK" fit gaussian --estimator map --prior pooled singles.txt -o out.ppk
 expect_no_output out.ppk
+
+# Poisson: rate_d ~ Gamma(A, A / r_d), r_d the pooled rate, A by maximum negative-binomial evidence.
+python3 - <<'PY'
+import random
+random.seed(3)
+with open('counts.txt', 'w') as f:
+    for q in range(1, 41):
+        rates = [random.gammavariate(2.0, r / 2.0) for r in (0.5, 3.0)]
+        for j in range(3):
+            counts = []
+            for rate in rates:  # Poisson by counting unit-rate exponential arrivals in [0, rate]
+                k, t = 0, random.expovariate(1.0)
+                while t < rate:
+                    k, t = k + 1, t + random.expovariate(1.0)
+                counts.append(k)
+            f.write("%d qid:%d 1:%d 2:%d\n" % (q % 2, q, counts[0], counts[1]))
+PY
+"$PPK" fit poisson --estimator map --prior pooled counts.txt --save-pooled counts-pool.json -o counts.ppk 2>/dev/null
+"$PPK" fit poisson --estimator map --prior pooled counts.txt --pooled-from counts-pool.json -o again.ppk 2>/dev/null
+cmp -s counts.ppk again.ppk || fail "refitting with --pooled-from changed the rows"
+pass
+python3 - <<'PY' || fail "the Poisson prior disagrees with the Python computation"
+import json, math
+groups = {}
+for line in open('counts.txt'):
+    w = line.split()
+    x = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in w[2:])
+    groups.setdefault(w[1], []).append([x.get(1, 0.0), x.get(2, 0.0)])
+n_total = sum(len(g) for g in groups.values())
+r = [sum(v[d] for g in groups.values() for v in g) / n_total for d in range(2)]
+def log_evidence(a):
+    total = 0.0
+    for g in groups.values():
+        for d in range(2):
+            s, b = sum(v[d] for v in g), a / r[d]
+            total += math.lgamma(a + s) - math.lgamma(a) + a * math.log(b) - (a + s) * math.log(b + len(g))
+    return total
+lo, hi = 0.0, 1000.0
+while hi - lo > 1e-10:
+    step = (hi - lo) / 400
+    best = max((lo + step * i for i in range(1, 401)), key=log_evidence)
+    lo, hi = max(best - 2 * step, 1e-12), best + 2 * step
+pool = json.load(open('counts-pool.json'))
+a = pool['chosen']['prior-shape']['value']
+assert abs(a - best) < 1e-6 * best, (a, best)
+assert all(abs(pool['matrices']['prior-rates'][d][0] - r[d]) < 1e-12 for d in range(2))
+row = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in open('counts.ppk').readline().split()[1:])
+g = groups['qid:1']
+for d in range(2):
+    want = (sum(v[d] for v in g) + a) / (len(g) + a / r[d])
+    assert abs(row.get(4 + d, 0.0) - want) < 1e-9 * (1 + want), (row, want)
+PY
+pass
+expect_error 2 "--prior-shape auto chooses the shape of --prior pooled" -- \
+  "$PPK" fit poisson --estimator map --prior-shape auto counts.txt
+expect_error 2 "drop --prior-rate" -- "$PPK" fit poisson --estimator map --prior pooled --prior-rate 2 counts.txt
 finish

@@ -1,22 +1,27 @@
-// The inverse-Wishart prior centred on a pooled covariance (covariance_prior.hpp) and gaussian
+// The inverse-Wishart prior centred on a pooled covariance (pooled_priors.hpp) and gaussian
 // --prior pooled (estimate.hpp): the evidence against nested Boost quadrature (1-D) and Monte Carlo
 // over Wishart draws (D = 2), its derivatives against finite differences, its maximiser against a
 // brute-force grid, the posterior mode against a numerical maximisation of the joint density, and
-// the recovery of the generating strength from synthetic examples.
+// the recovery of the generating strength from synthetic examples. The Gamma prior of poisson
+// --prior pooled: the negative binomial evidence against quadrature over the rate, its maximiser
+// against a grid, recovery of the generating shape, and the posterior mean and mode.
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/inverse_gamma.hpp>
+#include <boost/math/distributions/poisson.hpp>
 #include <boost/math/tools/minima.hpp>
 #include <Eigen/Dense>
 #include <gtest/gtest.h>
 
 #include "estimate_helpers.hpp"
 #include "oracles.hpp"
-#include "ppk/covariance_prior.hpp"
+#include "ppk/pooled_priors.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
+#include "ppk/poisson.hpp"
 
 namespace ppk {
 namespace {
@@ -254,6 +259,22 @@ TEST(CovariancePrior, ChosenStrengthRecoversTheGeneratingOne) {
   }
 }
 
+// The mean and variance of gaussian --prior pooled fitted to 1-D values x (centre c, strength nu).
+std::pair<double, double> pooled_fit_1d(const std::vector<double>& x, double nu, double c, CovarianceForm form,
+                                        bool posterior_mean) {
+  std::vector<SparseVector> rows;
+  for (double v : x) rows.push_back(sparse({v}));
+  GaussianFitOptions options;
+  options.method = Method::map;
+  options.covariance = form;
+  options.prior_count = nu;
+  options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
+  options.pooled_posterior_mean = posterior_mean;
+  const auto model = estimate(*gaussian_estimator(options), rows, 1);
+  const auto& g = dynamic_cast<const GaussianModel&>(*model);
+  return {g.mean()(0), g.covariance()(0, 0)};
+}
+
 // The mode formulas (estimate.hpp) against a numerical maximisation of the joint posterior density
 // written from Boost's densities: 1-D (full, diagonal and isotropic agree at D = 1).
 TEST(CovariancePrior, PooledMapIsThePosteriorMode) {
@@ -271,18 +292,10 @@ TEST(CovariancePrior, PooledMapIsThePosteriorMode) {
   };
   std::uintmax_t iterations = 500;
   const double mode = std::exp(boost::math::tools::brent_find_minima(minus_log_joint, -10.0, 10.0, 60, iterations).first);
-  std::vector<SparseVector> rows;
-  for (double v : x) rows.push_back(sparse({v}));
   for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic}) {
-    GaussianFitOptions options;
-    options.method = Method::map;
-    options.covariance = form;
-    options.prior_count = nu;
-    options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
-    const auto model = estimate(*gaussian_estimator(options), rows, 1);
-    const auto& g = dynamic_cast<const GaussianModel&>(*model);
-    EXPECT_NEAR(g.mean()(0), xbar, 1e-15);
-    EXPECT_NEAR(g.covariance()(0, 0), mode, 1e-7 * mode) << "form " << static_cast<int>(form);
+    const auto [mean, variance] = pooled_fit_1d(x, nu, c, form, false);
+    EXPECT_NEAR(mean, xbar, 1e-15);
+    EXPECT_NEAR(variance, mode, 1e-7 * mode) << "form " << static_cast<int>(form);
   }
 }
 
@@ -303,19 +316,8 @@ TEST(CovariancePrior, PooledPosteriorMeanAgreesWithQuadrature) {
   };
   const double mean = integrate([&](double u) { return weight(u, 1); }, -25, 25, 1e-12) /
                       integrate([&](double u) { return weight(u, 0); }, -25, 25, 1e-12);
-  std::vector<SparseVector> rows;
-  for (double v : x) rows.push_back(sparse({v}));
-  for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic}) {
-    GaussianFitOptions options;
-    options.method = Method::map;
-    options.covariance = form;
-    options.prior_count = nu;
-    options.prior_centre = Eigen::MatrixXd::Constant(1, 1, c);
-    options.pooled_posterior_mean = true;
-    const auto model = estimate(*gaussian_estimator(options), rows, 1);
-    EXPECT_NEAR(dynamic_cast<const GaussianModel&>(*model).covariance()(0, 0), mean, 1e-9 * mean)
-        << "form " << static_cast<int>(form);
-  }
+  for (CovarianceForm form : {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic})
+    EXPECT_NEAR(pooled_fit_1d(x, nu, c, form, true).second, mean, 1e-9 * mean) << "form " << static_cast<int>(form);
 }
 
 // D = 2, full: the log joint density log IW(Sigma | nu, Psi) + sum_i log N(x_i | x-bar, Sigma), written
@@ -373,6 +375,134 @@ TEST(CovariancePrior, ClearErrors) {
   options.prior_centre = Eigen::MatrixXd::Identity(2, 2);
   EXPECT_NE(estimation_error([&] { gaussian_estimator(options); }).find("must exceed 3"), std::string::npos);
   EXPECT_THROW(maximise_evidence(InverseWishartEvidence{}), EstimationError);
+}
+
+
+// ---- Poisson-Gamma -------------------------------------------------------------------------
+
+// log integral prod_j Poisson(x_j | lambda) Gamma(lambda | A, rate A / r) d lambda, by quadrature
+// over lambda, plus sum_j log x_j! (the term the evidence leaves out).
+double quadrature_poisson_evidence(const std::vector<int>& x, double shape, double rate_mean) {
+  const boost::math::gamma_distribution<double> prior(shape, rate_mean / shape);  // Boost: shape, scale
+  double log_factorials = 0;
+  for (int v : x) log_factorials += std::lgamma(v + 1.0);
+  const auto integrand = [&](double u) {
+    const double lambda = std::exp(u);
+    double product = boost::math::pdf(prior, lambda) * lambda;
+    for (int v : x) product *= boost::math::pdf(boost::math::poisson_distribution<double>(lambda), v);
+    return product;
+  };
+  // In u = log lambda the integrand falls as lambda^A toward 0: -200 reaches below 1e-26 at A = 0.3.
+  return std::log(integrate(integrand, -200, 6, 1e-12)) + log_factorials;
+}
+
+TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
+  const std::vector<std::vector<int>> features = {{0, 3, 1}, {2, 2}, {0}, {7, 4, 9, 5}};
+  const std::vector<double> means = {1.3, 0.4, 2.0, 5.5};
+  for (double shape : {0.3, 1.0, 4.0, 50.0}) {
+    double oracle_log = 0, code_log = 0;
+    for (std::size_t k = 0; k < features.size(); ++k) {
+      PoissonGammaEvidence evidence;
+      double sum = 0;
+      for (int v : features[k]) sum += v;
+      evidence.add(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
+                   Eigen::VectorXd::Constant(1, means[k]));
+      code_log += evidence.log_evidence(shape);
+      oracle_log += quadrature_poisson_evidence(features[k], shape, means[k]);
+    }
+    EXPECT_NEAR(code_log, oracle_log, 1e-9 * std::fabs(oracle_log)) << "shape " << shape;
+  }
+}
+
+// Examples of n vectors of D counts: lambda_d ~ Gamma(A, A / r_d), x ~ Poisson(lambda_d).
+std::vector<Statistics> poisson_examples(double shape, const std::vector<double>& means, int count, int n,
+                                         std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Statistics> examples;
+  const std::unique_ptr<Estimator> estimator = poisson_estimator(PoissonFitOptions{});
+  for (int i = 0; i < count; ++i) {
+    std::vector<double> rates;
+    for (double r : means) rates.push_back(std::gamma_distribution<double>(shape, r / shape)(rng));
+    std::vector<SparseVector> vectors;
+    for (int j = 0; j < n; ++j) {
+      std::vector<double> x;
+      for (double rate : rates) x.push_back(static_cast<double>(std::poisson_distribution<int>(rate)(rng)));
+      vectors.push_back(sparse(x));
+    }
+    examples.push_back(estimator->statistics(vectors, static_cast<long>(means.size())));
+  }
+  return examples;
+}
+
+PoissonGammaEvidence pooled_poisson_evidence(const std::vector<Statistics>& examples, Eigen::VectorXd* rates) {
+  Eigen::VectorXd sums = Eigen::VectorXd::Zero(examples[0].dim);
+  double vectors = 0;
+  for (const Statistics& e : examples) sums += e.sums.at("x").col(0), vectors += e.count;
+  *rates = sums / vectors;
+  PoissonGammaEvidence evidence;
+  for (const Statistics& e : examples) evidence.add(e.count, e.sums.at("x").col(0), *rates);
+  return evidence;
+}
+
+TEST(PoissonGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
+  Eigen::VectorXd rates;
+  const PoissonGammaEvidence evidence = pooled_poisson_evidence(poisson_examples(2.0, {0.5, 3.0, 10.0}, 60, 3, 4), &rates);
+  for (double a : {0.5, 2.0, 20.0}) {
+    const double h = 1e-4 * a;
+    EXPECT_NEAR(evidence.derivative(a), (evidence.log_evidence(a + h) - evidence.log_evidence(a - h)) / (2 * h),
+                1e-6 * (1 + std::fabs(evidence.derivative(a))));
+    EXPECT_NEAR(evidence.second_derivative(a), (evidence.derivative(a + h) - evidence.derivative(a - h)) / (2 * h),
+                1e-6 * (1 + std::fabs(evidence.second_derivative(a))));
+  }
+  double lo = 0, hi = 1000, best = 0;
+  while (hi - lo > 1e-9 * std::max(best, 1e-3)) {
+    const double step = (hi - lo) / 1000;
+    double best_value = -INFINITY;
+    for (int i = 1; i <= 1000; ++i) {
+      const double value = evidence.log_evidence(lo + step * i);
+      if (value > best_value) best_value = value, best = lo + step * i;
+    }
+    lo = std::max(best - 2 * step, 1e-12), hi = best + 2 * step;
+  }
+  const StrengthChoice choice = maximise_evidence(evidence);
+  EXPECT_NEAR(choice.nu, best, 1e-6 * best);
+}
+
+// The generating shape within 3 observed-information standard errors (z printed).
+TEST(PoissonGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
+  for (double shape : {0.7, 3.0, 15.0}) {
+    Eigen::VectorXd rates;
+    const PoissonGammaEvidence evidence =
+        pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates);
+    const StrengthChoice choice = maximise_evidence(evidence);
+    const double z = (choice.nu - shape) / choice.standard_error;
+    std::printf("shape %.1f: chosen %.3f, standard error %.3f, z %.2f\n", shape, choice.nu, choice.standard_error, z);
+    EXPECT_LT(std::fabs(z), 3.0);
+    EXPECT_LT(choice.standard_error, 0.5 * shape);
+  }
+}
+
+// The posterior Gamma(s + A, n + A / r): mean (s + A)/(n + A/r), mode (s + A - 1)/(n + A/r), against
+// Boost's gamma distribution; a feature of pooled rate 0 gets rate 0.
+TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
+  const std::vector<SparseVector> vectors = {sparse({2, 0, 0}), sparse({5, 1, 0})};
+  const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
+  const double shape = 2.5;
+  for (bool mean : {true, false}) {
+    PoissonFitOptions options;
+    options.method = Method::map;
+    options.prior_shape = shape;
+    options.prior_rates = pooled;
+    options.pooled_posterior_mean = mean;
+    const auto model = estimate(*poisson_estimator(options), vectors, 3);
+    const std::vector<double>& rates = dynamic_cast<const PoissonModel&>(*model).rates();
+    for (int d = 0; d < 2; ++d) {
+      const double s = d == 0 ? 7 : 1;
+      const boost::math::gamma_distribution<double> posterior(s + shape, 1 / (2 + shape / pooled(d)));
+      EXPECT_NEAR(rates[d], mean ? boost::math::mean(posterior) : boost::math::mode(posterior), 1e-12) << d;
+    }
+    EXPECT_EQ(rates[2], 0.0);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// An inverse-Wishart prior on covariances centred on a pooled covariance, and its strength chosen by
-// maximum evidence (empirical Bayes; docs/priors-by-evidence.md).
+// Priors centred on pooled training statistics, and their strength chosen by maximum evidence
+// (empirical Bayes; docs/priors-by-evidence.md): an inverse-Wishart prior on covariances centred on a
+// pooled covariance, and a Gamma prior on Poisson rates centred on the pooled rates.
 //
 // The prior on a p x p covariance Sigma, centred on C (positive definite) with nu degrees of freedom:
 //   Sigma ~ IW(nu, Psi),  Psi = (nu - p - 1) C,  nu > p + 1,
@@ -21,6 +22,7 @@
 // and its derivatives in nu are sums of digamma/trigamma terms and rational functions of a.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -40,11 +42,12 @@ class InverseWishartEvidence {
   // The smallest admissible nu is lowest_nu() (exclusive): the largest p + 1 over the groups.
   double lowest_nu() const { return lowest_nu_; }
   // The summed log evidence and its first and second derivatives in nu (nu > lowest_nu()).
-  double log_evidence(double nu) const;
-  double derivative(double nu) const;
-  double second_derivative(double nu) const;
+  double log_evidence(double nu) const { return summed(nu, 0); }
+  double derivative(double nu) const { return summed(nu, 1); }
+  double second_derivative(double nu) const { return summed(nu, 2); }
 
  private:
+  double summed(double nu, int order) const;
   struct Group {
     long p;
     double dof;
@@ -68,6 +71,37 @@ struct StrengthChoice {
 };
 // EstimationError when there is nothing to choose from (no group).
 StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence);
+
+// The same search for any smooth log evidence f(s) of a strength s > lowest (s = lowest + exp(t),
+// t in [log 1e-6, log 1e8]), given f and its first and second derivatives in s.
+struct EvidenceCurve {
+  double lowest = 0.0;
+  std::function<double(double)> log_evidence, derivative, second_derivative;
+};
+StrengthChoice maximise_evidence(const EvidenceCurve& curve);
+
+// The Poisson-Gamma (negative binomial) evidence of count examples under rate_d ~ Gamma(A, A / r_d),
+// the prior with mean r_d (the pooled rate of feature d) and shape A, shared by the features: for an
+// example of n vectors whose counts of feature d sum to s,
+//   log p(counts | A) = log Gamma(A + s) - log Gamma(A) + A log(A / r_d) - (A + s) log(A / r_d + n)
+//                       - sum_j log x_jd!
+// (the last term does not depend on A and is left out). Features with r_d = 0 carry no information.
+class PoissonGammaEvidence {
+ public:
+  // One example: its number of vectors n and the D x 1 sums s_d; `rates` the pooled r_d.
+  void add(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates);
+  bool empty() const { return terms_.empty(); }
+  double log_evidence(double shape) const;
+  double derivative(double shape) const;
+  double second_derivative(double shape) const;
+
+ private:
+  struct Term {
+    double n, s, rate;
+  };
+  std::vector<Term> terms_;
+};
+StrengthChoice maximise_evidence(const PoissonGammaEvidence& evidence);
 
 // The log of the multivariate gamma function Gamma_p(x) = pi^(p(p-1)/4) prod_{j=1..p} Gamma(x + (1 - j)/2).
 double log_multivariate_gamma(long p, double x);
