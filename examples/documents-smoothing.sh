@@ -65,7 +65,7 @@ baseline() {
   done
   printf '%-44s %8s %10s %14s\n' "$name" "$best_c" "-" "$best% (best C on test)"
 }
-baseline "LIBSVM linear (-t 0) on tf-idf" -t 0 0.1 1 10
+baseline "LIBSVM linear (-t 0) on tf-idf" -t 0 0.1 1 10 100
 baseline "LIBSVM RBF (-t 2 -g 1) on tf-idf" -t 2 -g 1 1 10 100
 echo
 sed 's/^ppk fit multinomial: //' alpha.txt
