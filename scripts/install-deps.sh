@@ -10,6 +10,7 @@ packages=(
   pkgconf                             # the install test compiles the example with pkg-config --libs ppk
   libsvm3 libsvm-tools python3-libsvm   # the distribution's LIBSVM programs, for comparison tests
   gnuplot-nox                         # the semi-supervised demo draws its learning curves
+  wordnet-base                        # WordNet's noun glosses: the real corpus of docs/documents-smoothing.md
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
 )
 missing=()

@@ -102,6 +102,8 @@ bernoulli: independent binary features (a non-zero value counts as 1) of the
   posterior (default): g_d = (k_d + A) / (n + 2A)  (A = 1: Laplace's rule)
   map: g_d = (k_d + A - 1) / (n + 2A - 2)  (A >= 1);  ml: g_d = k_d / n.
   Rows list only the features that occur; the others share a base probability.
+  --alpha auto: A maximises the evidence (the beta-binomial likelihood of the
+  training file, g integrated out); needs examples of several vectors (qid:).
 )";
 
 constexpr const char* kMultinomialHelp = R"(
@@ -109,6 +111,12 @@ multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d;
   prior a ~ Dirichlet(A, .., A):
   posterior (default): a_d = (c_d + A) / (N + A D), the Dirichlet-multinomial mean
   map: a_d = (c_d + A - 1) / (N + D (A - 1))  (A >= 1);  ml: a_d = c_d / N.
+  --alpha auto: A D maximises the evidence (the Dirichlet-multinomial
+  likelihood of the training file, each document's a integrated out), printed
+  with its standard error and saved by --save-pooled. It is the best generative fit, not
+  the best for classification: on short documents it smooths more than the SVM
+  wants (docs/documents-smoothing.md); there choose alpha with C by
+  cross-validation.
   Rows list only the words that occur, so a short document over a large
   vocabulary stays sparse. --trials selects the model: one = a single draw (any
   rho), S = S draws, all = summed over all draw counts with decay L (both need

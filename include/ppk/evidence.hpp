@@ -56,11 +56,12 @@ struct EvidenceMaximum {
 // Newton's method in log A with a backtracking line search (no step lowers the evidence), from
 // A = 1, falling back to Minka's fixed point
 //   A_new = A sum_cells w m [psi(c + A m) - psi(A m)] / sum_e w_e [psi(N_e + A) - psi(A)]
-// (which never lowers the evidence) where the evidence is not concave in log A; stops when the
-// slope in log A is below 1e-10 of the objective's scale. EstimationError, saying why, when the
+// (which never lowers the evidence) where the evidence is not concave in log A; stops when its
+// slope in log A is below 1e-13 of the total count. EstimationError, saying why, when the
 // evidence has no finite maximum: it grows as A -> infinity when the counts are no more dispersed
 // than draws from the base (sum_cells w c (c - 1) / m <= sum_e w_e N_e (N_e - 1), the sign of the
-// 1/A term of its expansion), or as A -> 0 when no example has two distinct cells.
+// 1/A term of its expansion), or as A -> 0 when no example has two distinct cells; and when every
+// example's total is at most 1 (the evidence is then the same for every A).
 EvidenceMaximum maximise_polya_evidence(const PolyaCounts& counts);
 
 // Multinomial rows: each example's counts (summed over its vectors) under Dirichlet(A base),
