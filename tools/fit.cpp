@@ -761,7 +761,8 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
         } catch (const EstimationError&) {  // reported with its line when the example is fitted
         }
       }
-      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths());
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(), 30,
+                                threads_option(values));
     }
     return *chosen;
   };

@@ -132,8 +132,11 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options);
 // The prior chosen on a training file's sequences ("Choosing the prior" above): psi and phi pooled
 // over maximum-likelihood fits (nu = 0), then nu in `strengths` maximising the summed fresh-start
 // held-out log-likelihood; the scores per strength are returned too (-infinity where a fit failed).
-// At most `max_sequences` sequences of at least 3 vectors (evenly spaced in the file) are used; with
-// none, the prior is LdsPrior{} (nu = 0).
+// At most `max_sequences` sequences of at least 3 vectors (evenly spaced in the file) and at most
+// 1000 vectors in all (but at least one sequence) are used; with none, the prior is LdsPrior{}
+// (nu = 0). Its fits take one restart, at most 100 iterations and a tolerance of at least 1e-6 (the
+// other options as given); they run on up to `threads` threads, and the result does not depend on
+// their number.
 struct LdsPriorChoice {
   LdsPrior prior;
   std::vector<double> strengths;
@@ -141,8 +144,9 @@ struct LdsPriorChoice {
   long sequences_used = 0;
 };
 LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
-                                const std::vector<double>& strengths, long max_sequences = 30);
-// The default grid of strengths nu: 0, 1, 3, 10, 30, 100, 300.
+                                const std::vector<double>& strengths, long max_sequences = 30,
+                                unsigned threads = 1);
+// The default grid of strengths nu: 0, 1, 4, 16, 64, 256.
 std::vector<double> default_prior_strengths();
 
 }  // namespace ppk
