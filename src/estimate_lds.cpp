@@ -16,6 +16,7 @@
 #include "estimate_detail.hpp"
 #include "gaussian_em.hpp"
 #include "lds_em.hpp"
+#include "ppk/thread_pool.hpp"
 
 namespace ppk {
 namespace {
@@ -186,66 +187,93 @@ Eigen::MatrixXd stationary_covariance(const Eigen::MatrixXd& transition, const E
 
 }  // namespace
 
-std::vector<double> default_prior_strengths() { return {0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0}; }
+std::vector<double> default_prior_strengths() { return {0.0, 1.0, 4.0, 16.0, 64.0, 256.0}; }
 
 LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
-                                const std::vector<double>& strengths, long max_sequences) {
+                                const std::vector<double>& strengths, long max_sequences, unsigned threads) {
   detail::check_lds_options(options);
-  std::vector<const Eigen::MatrixXd*> used;  // evenly spaced, at least 3 vectors each
-  std::vector<const Eigen::MatrixXd*> long_enough;
+  // The sequences of at least 3 vectors, evenly spaced, at most max_sequences of them and at most
+  // kChoiceVectors vectors in all (at least one sequence).
+  constexpr Eigen::Index kChoiceVectors = 1000;
+  std::vector<const Eigen::MatrixXd*> long_enough, used;
   for (const Eigen::MatrixXd& x : sequences)
     if (x.rows() >= 3) long_enough.push_back(&x);
   const std::size_t count = std::min(long_enough.size(), static_cast<std::size_t>(std::max(1L, max_sequences)));
-  for (std::size_t i = 0; i < count; ++i) used.push_back(long_enough[i * long_enough.size() / count]);
+  Eigen::Index vectors = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Eigen::MatrixXd* x = long_enough[i * long_enough.size() / count];
+    if (!used.empty() && vectors + x->rows() > kChoiceVectors) break;
+    used.push_back(x);
+    vectors += x->rows();
+  }
   LdsPriorChoice out;
   out.strengths = strengths;
   out.sequences_used = static_cast<long>(used.size());
   if (used.empty()) return out;  // nothing to choose on: no prior (nu = 0)
-  // psi and phi: geometric means over the maximum-likelihood fits (nu = 0) of the scale-free ratios
-  // tr(Sigma^-1 Q) / n (Sigma the fit's stationary state covariance) and mean_j R_jj / v_j.
+  // Cheaper fits than the final ones: one restart, at most 100 iterations, tolerance at least 1e-6.
   LdsFitOptions fit_options = options;
   fit_options.prior = LdsPrior{};
   fit_options.length.reset();
-  double log_state = 0, log_observation = 0, fits = 0;
-  for (const Eigen::MatrixXd* x : used) {
-    try {
-      const LdsFit fit = fit_lds(*x, fit_options);
-      const LdsModel& m = *fit.model;
-      const Eigen::MatrixXd sigma = stationary_covariance(m.transition(), m.state_noise());
-      const double state = sigma.llt().solve(m.state_noise()).trace() / static_cast<double>(m.state_dim());
-      const Eigen::VectorXd variances = detail::observation_noise_floor(*x) / detail::kObservationNoiseFloor;
-      const double observation = (m.observation_noise().diagonal().array() / variances.array()).mean();
-      if (!(state > 0.0) || !(observation > 0.0) || !std::isfinite(state) || !std::isfinite(observation)) continue;
-      log_state += std::log(state);
-      log_observation += std::log(observation);
-      fits += 1;
-    } catch (const EstimationError&) {
+  fit_options.restarts = 1;
+  fit_options.iterations = std::min(options.iterations, 100L);
+  fit_options.tolerance = std::max(options.tolerance, 1e-6);
+  // psi and phi: geometric means over the maximum-likelihood fits (nu = 0) of the scale-free ratios
+  // tr(Sigma^-1 Q) / n (Sigma the fit's stationary state covariance) and mean_j R_jj / v_j.
+  std::vector<double> log_states(used.size(), std::nan("")), log_observations(used.size(), std::nan(""));
+  for_each_range(used.size(), threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      try {
+        const LdsFit fit = fit_lds(*used[i], fit_options);
+        const LdsModel& m = *fit.model;
+        const Eigen::MatrixXd sigma = stationary_covariance(m.transition(), m.state_noise());
+        const double state = sigma.llt().solve(m.state_noise()).trace() / static_cast<double>(m.state_dim());
+        const Eigen::VectorXd variances = detail::observation_noise_floor(*used[i]) / detail::kObservationNoiseFloor;
+        const double observation = (m.observation_noise().diagonal().array() / variances.array()).mean();
+        if (state > 0.0 && observation > 0.0 && std::isfinite(state) && std::isfinite(observation)) {
+          log_states[i] = std::log(state);
+          log_observations[i] = std::log(observation);
+        }
+      } catch (const EstimationError&) {  // a sequence EM cannot fit does not count
+      }
     }
-  }
+  });
+  double log_state = 0, log_observation = 0, fits = 0;
+  for (std::size_t i = 0; i < used.size(); ++i)
+    if (!std::isnan(log_states[i])) {
+      log_state += log_states[i];
+      log_observation += log_observations[i];
+      fits += 1;
+    }
   if (fits > 0) {
     out.prior.state_noise = std::exp(log_state / fits);
     out.prior.observation_noise = std::exp(log_observation / fits);
   }
   // nu: the fit to the first N - h vectors (h = max(1, N / 3)) scores the last h as a fresh sequence,
   // started from (mean0, cov0): what a kernel between models of different sequences asks of cov0.
-  double best = -std::numeric_limits<double>::infinity();
-  for (const double strength : out.strengths) {
-    fit_options.prior = out.prior;
-    fit_options.prior.strength = strength;
-    double score = 0;
-    try {
-      for (const Eigen::MatrixXd* x : used) {
-        const Eigen::Index held = std::max<Eigen::Index>(1, x->rows() / 3);
-        const LdsFit fit = fit_lds(x->topRows(x->rows() - held), fit_options);
-        score += smooth_lds(*fit.model, x->bottomRows(held)).log_likelihood;
+  std::vector<double> scores(strengths.size() * used.size());
+  for_each_range(scores.size(), threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      LdsFitOptions held_out_options = fit_options;
+      held_out_options.prior = out.prior;
+      held_out_options.prior.strength = strengths[k / used.size()];
+      const Eigen::MatrixXd& x = *used[k % used.size()];
+      const Eigen::Index held = std::max<Eigen::Index>(1, x.rows() / 3);
+      try {
+        const LdsFit fit = fit_lds(x.topRows(x.rows() - held), held_out_options);
+        scores[k] = smooth_lds(*fit.model, x.bottomRows(held)).log_likelihood;
+      } catch (const EstimationError&) {
+        scores[k] = -std::numeric_limits<double>::infinity();
       }
-    } catch (const EstimationError&) {
-      score = -std::numeric_limits<double>::infinity();
     }
+  });
+  double best = -std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < strengths.size(); ++j) {
+    double score = 0;
+    for (std::size_t i = 0; i < used.size(); ++i) score += scores[j * used.size() + i];
     out.held_out_log_likelihoods.push_back(score);
     if (score > best) {
       best = score;
-      out.prior.strength = strength;
+      out.prior.strength = strengths[j];
     }
   }
   return out;

@@ -1066,12 +1066,23 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   offset (E x_t = C A^t mean0): centre the data first if they are not about 0.
   E-step: Kalman filter (log p(X) by the prediction-error decomposition) and
   Rauch-Tung-Striebel smoother, giving E[s_t], E[s_t s_t'] and E[s_t s_t-1'].
-  M-step: C = Sxs P^-1, R = (Sxx - C Sxs' + r I)/N, A = P1 (P-)^-1,
-  Q = (P+ - A P1' + r I)/(N - 1), mean0 = E[s_0], cov0 = Cov(s_0) + r I, with P,
-  P- and P+ the sums of E[s_t s_t'] over all t, t < N - 1 and t > 0, P1 the sum
-  of E[s_t s_t-1'] and Sxs = sum x_t E[s_t]'. This is EM for
-  L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)), which never
-  decreases; the ridge r (--ridge) keeps the covariances positive definite.
+  M-step: C = Sxs P^-1, R = (Sxx - C Sxs' + r I + nu phi V)/(N + nu),
+  A = P1 (P-)^-1, Q = (P+ - A P1' + (r + nu psi) I)/(N - 1 + nu),
+  mean0 = E[s_0], cov0 = (Cov(s_0) + (r + nu) I)/(1 + nu), with P, P- and P+ the sums of
+  E[s_t s_t'] over all t, t < N - 1 and t > 0, P1 the sum of E[s_t s_t-1'],
+  Sxs = sum x_t E[s_t]' and V = diag(the coordinates' variances). This is EM
+  for the MAP objective L = log p(X) - (r/2) sum_S tr(S^-1)
+  - (nu/2) sum_S (log|S| + tr(S^-1 Psi_S)) over S = cov0, Q, R: inverse-
+  Wishart priors of nu pseudo-observations (--prior-strength) centred on
+  I, psi I (--prior-state-noise) and phi V (--prior-observation-noise), and
+  the ridge r (--ridge); L never decreases. The priors on cov0 and Q fix the
+  state's unit scale. auto (the default): psi and phi are geometric means over
+  maximum-likelihood fits of the training file, nu in {0,1,4,16,64,256}
+  maximises the likelihood of each sequence's last third scored as a fresh
+  sequence under the fit to its first two thirds (at most 30 sequences, 1000
+  vectors). Printed; --save-pooled saves them and --pooled-from reuses them
+  for test files. --prior-strength 0: maximum likelihood (cov0 then shrinks to
+  a point at the sequence's first state: kernels between models become ~0).
   Kept for finite kernels at every T: spectral radius of A <= 0.999 (A moves
   towards P1 (P-)^-1 only as far as it stays stable), R >= 0.01 diag(the
   coordinates' variances), Q >= 1e-4 (the state's mean square) I.
@@ -1130,7 +1141,8 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
         } catch (const EstimationError&) {  // reported with its line when the example is fitted
         }
       }
-      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths());
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(), 30,
+                                threads_option(values));
     }
     return *chosen;
   };
@@ -1150,7 +1162,7 @@ void add_lds_options(po::options_description& options) {
   add_lds_prior_options(options);
   options.add_options()
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
-      ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0; default 1e-6 times the data's variance")
+      ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0 (beside the priors); default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
@@ -1177,7 +1189,8 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   instead of the intractable posterior over K^N paths. It maximises over the
   parameters and the path r
     J = log p(r) + log p(X | r) + A (sum log pi + sum log trans)
-        - (R/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k'))),
+        - (R/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k')))
+        + the inverse-Wishart log priors of lds on cov0, every Q_k and R,
   A = --smoothing, R = --ridge, by coordinate ascent. Start: the lds fit (same
   --state-dim, --ridge, --iterations, --tolerance, --restarts, --seed) for
   every regime, a uniform chain, and a first path from the data: for each step
@@ -1187,9 +1200,9 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   observation noise scaled by the factor in 1, 0.1, 0.01, 0.001 whose first
   round gives the largest J (the one-regime fit takes a fast regime's motion
   for noise). Each round:
-  M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + R I)/n_k
-  over its n_k steps (a regime with no step keeps its dynamics), C, R, mean0,
-  cov0 as for lds, pi and trans from the path's counts + A; Kalman filter and
+  M-step: per regime A_k = P1 (P- + R I)^-1, Q_k = (P+ - A_k P1' + (R + nu psi)
+  I)/(n_k + nu) over its n_k steps (a regime with no step keeps its dynamics),
+  C, R, mean0, cov0 as for lds (the same priors, chosen by the lds fits), pi and trans from the path's counts + A; Kalman filter and
   RTS smoother along the path (time-varying A_t, Q_t); the Viterbi path
   maximising log pi_r0 + sum_t [log trans(r_t-1, r_t) + E log N(s_t; A_rt
   s_t-1, Q_rt)] under the smoothed states. J never decreases; EM stops when

@@ -15,17 +15,35 @@
 //     P = sum_{t=0..T} E[s_t s_t'],  P- = sum_{t<T} E[s_t s_t'],  P+ = sum_{t>0} E[s_t s_t'],
 //     P1 = sum_{t>0} E[s_t s_t-1'],  Sxs = sum_t x_t E[s_t]',  Sxx = sum_t x_t x_t',
 // the M-step (each pair jointly maximised: C resp. A does not depend on R resp. Q) is
-//     C = Sxs P^-1,  R = (Sxx - C Sxs' + r I) / N,  A = P1 (P-)^-1,  Q = (P+ - A P1' + r I) / T,
-//     mean0 = s_0|N,  cov0 = V_0|N + r I,
-// every inverse applied by a Cholesky solve and every covariance symmetrised. The ridge r >= 0 makes
-// this the maximiser of the expected complete log-likelihood minus (r/2) tr(S^-1) for S = cov0, Q, R,
-// so EM never decreases the penalised objective
-//     L = log p(X) - (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1))
-// (L = log p(X) for r = 0), and r > 0 keeps cov0, Q and R positive definite whatever the data. The
-// penalty is not invariant to rescaling the state (only the observations' law is): it is there to
-// keep the covariances away from singular, and the default r is tiny: 1e-6 times the data's mean
-// per-coordinate variance (1e-6 for constant data), as for the Gaussian mixtures.
+//     C = Sxs P^-1,  R = (Sxx - C Sxs' + r I + nu phi V) / (N + nu),  A = P1 (P-)^-1,
+//     Q = (P+ - A P1' + (r + nu psi) I) / (T + nu),  mean0 = s_0|N,  cov0 = (V_0|N + (r + nu) I) / (1 + nu),
+// every inverse applied by a Cholesky solve and every covariance symmetrised.
 //
+// Regularisation. These are the maximisers of the expected complete log-likelihood plus the log priors
+//     -(r/2) tr(S^-1)                              for S = cov0, Q, R  (the ridge r >= 0), and
+//     -(nu/2) (log|S| + tr(S^-1 Psi_S))            (inverse-Wishart with nu pseudo-observations, mode
+//                                                    Psi_S when nu dominates),
+// centred on Psi_cov0 = I, Psi_Q = psi I and Psi_R = phi V, V = diag(v_1..v_d) the coordinates'
+// variances over the sequence. So EM never decreases the penalised (MAP) objective
+//     L = log p(X) - (r/2) sum_S tr(S^-1) - (nu/2) sum_S (log|S| + tr(S^-1 Psi_S))
+// (L = log p(X) for r = nu = 0). The state's scale is not identified by the data (s -> D s with
+// C -> C D^-1 leaves p(X) unchanged); the priors on cov0 and Q, centred on multiples of I, fix it: the
+// MAP state has a covariance of order I, and psi is Q relative to that unit state covariance. The
+// ridge alone (r tiny by default: 1e-6 times the data's mean per-coordinate variance, 1e-6 for
+// constant data) only keeps the covariances positive definite; without nu a single sequence's fit
+// sets cov0 = V_0|N, a near point mass at its own first state, and kernels between such models are
+// about 0 unless their first observations coincide. With nu > 0, cov0 is pulled to the unit state
+// covariance (the first state is believed to be a draw like the others, not a known point), Q and R
+// towards pooled noise levels; as nu grows past N the covariances become the centres and only C, A
+// and mean0 are fitted per sequence.
+//
+// Choosing the prior (choose_lds_prior; `ppk fit lds|slds` --prior-strength auto, the default): psi
+// and phi are the geometric means, over maximum-likelihood fits (nu = 0) of the training file's
+// sequences, of the scale-free ratios tr(Sigma^-1 Q) / n (Sigma the fit's stationary state
+// covariance) and mean_j R_jj / v_j. The strength nu is the one of a grid maximising the held-out
+// likelihood: each sequence's fit to its first N - h vectors (h = max(1, N / 3)) scores its last h
+// vectors as a FRESH sequence started from (mean0, cov0), which is what a kernel between the models
+// of different sequences asks of cov0 (a continuation of the filtered state would not test cov0).
 // Start of each restart (a random stream std::mt19937_64 seeded by (seed, N, d, n, a hash of the
 // data), so the same sequence and options always give the same LDS): principal components of the
 // second moment M = (1/N) sum_t x_t x_t' (the model's observations have mean about 0), eigenvalues
@@ -132,8 +150,11 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options);
 // The prior chosen on a training file's sequences ("Choosing the prior" above): psi and phi pooled
 // over maximum-likelihood fits (nu = 0), then nu in `strengths` maximising the summed fresh-start
 // held-out log-likelihood; the scores per strength are returned too (-infinity where a fit failed).
-// At most `max_sequences` sequences of at least 3 vectors (evenly spaced in the file) are used; with
-// none, the prior is LdsPrior{} (nu = 0).
+// At most `max_sequences` sequences of at least 3 vectors (evenly spaced in the file) and at most
+// 1000 vectors in all (but at least one sequence) are used; with none, the prior is LdsPrior{}
+// (nu = 0). Its fits take one restart, at most 100 iterations and a tolerance of at least 1e-6 (the
+// other options as given); they run on up to `threads` threads, and the result does not depend on
+// their number.
 struct LdsPriorChoice {
   LdsPrior prior;
   std::vector<double> strengths;
@@ -141,8 +162,9 @@ struct LdsPriorChoice {
   long sequences_used = 0;
 };
 LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
-                                const std::vector<double>& strengths, long max_sequences = 30);
-// The default grid of strengths nu: 0, 1, 3, 10, 30, 100, 300.
+                                const std::vector<double>& strengths, long max_sequences = 30,
+                                unsigned threads = 1);
+// The default grid of strengths nu: 0, 1, 4, 16, 64, 256.
 std::vector<double> default_prior_strengths();
 
 }  // namespace ppk

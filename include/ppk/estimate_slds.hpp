@@ -5,9 +5,11 @@
 // A_t = A_{r_t}, Q_t = Q_{r_t}), and the method maximises over the parameters theta AND the path
 //     J(theta, r) = log p(r | theta) + log p(X | r, theta) + a (sum_k log pi_k + sum_jk log trans_jk)
 //                   - (r/2) (tr(cov0^-1) + tr(R^-1) + sum_k tr(Q_k^-1 (I + A_k A_k')))
+//                   - (nu/2) sum_S (log|S| + tr(S^-1 Psi_S))   (S = cov0, every Q_k, R)
 // (a = --smoothing, the Dirichlet(1 + a) priors of the chain, its term dropped for a = 0; r = --ridge,
 // the LDS fit's penalty plus a matrix-normal prior on each A_k that keeps a regime with few steps
-// well posed), by coordinate ascent on F(q, r, theta) = E_q log p(S, X, r | theta) + H(q) + priors,
+// well posed; nu, Psi_S: the inverse-Wishart priors of the LDS fit, estimate_lds.hpp "Regularisation",
+// which make Q_k = (P+ - A_k P1' + (r + nu psi) I) / (n_k + nu) below), by coordinate ascent on F(q, r, theta) = E_q log p(S, X, r | theta) + H(q) + priors,
 // whose maximum over the state posterior q is J:
 //   (1) smooth: q = p(S | X, r, theta), the Kalman filter and RTS smoother along r (lds_em.hpp), which
 //       also gives log p(X | r, theta) and so J;

@@ -74,6 +74,10 @@ expect_no_output bad.ppk
 # Command-line errors (exit 2).
 expect_error 2 "ppk fit lds needs --state-dim n" -- "$PPK" fit lds sequences.txt
 expect_error 2 "--state-dim must be at least 1" -- "$PPK" fit lds --state-dim 0 sequences.txt
+expect_error 2 "--prior-strength must be auto or a finite number >= 0, got '-1'" -- \
+  "$PPK" fit lds --state-dim 1 --prior-strength -1 sequences.txt
+expect_error 2 "--prior-state-noise must be auto or a finite number > 0, got '0'" -- \
+  "$PPK" fit lds --state-dim 1 --prior-state-noise 0 sequences.txt
 expect_error 2 "--ridge must be a finite number >= 0" -- "$PPK" fit lds --state-dim 1 --ridge -1 sequences.txt
 expect_error 2 "--estimator is not offered" -- "$PPK" fit lds --state-dim 1 --estimator map sequences.txt
 expect_error 2 "the lds fit is not an exponential family" "so --shrink is not supported" -- "$PPK" fit lds --state-dim 1 --shrink 1 sequences.txt

@@ -248,6 +248,7 @@ TEST(LdsEstimate, TheChosenStrengthMaximisesTheDenseHeldOutLikelihood) {
   std::vector<Eigen::MatrixXd> sequences;
   for (unsigned i = 0; i < 4; ++i) sequences.push_back(simulate_rows(random_lds(rng, 2, 2, 0), 24, 500u + i));
   LdsFitOptions options = em_options(2, 1e-6, 40, 1);
+  options.tolerance = 1e-6;  // the chooser's fits: one restart, at most 100 iterations, tolerance >= 1e-6
   const std::vector<double> strengths = {0.0, 1.0, 10.0};
   const LdsPriorChoice choice = choose_lds_prior(sequences, options, strengths, 10);
   ASSERT_EQ(choice.held_out_log_likelihoods.size(), strengths.size());

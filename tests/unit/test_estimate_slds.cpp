@@ -226,6 +226,37 @@ TEST(SldsEstimate, TheObjectiveNeverDecreasesAndEqualsTheDenseValue) {
   }
 }
 
+// With the inverse-Wishart priors of estimate_lds.hpp (nu = 5, psi = 0.3, phi = 0.2) J still never
+// decreases, and equals the dense J plus the log priors -(nu/2)(log|S| + tr(S^-1 Psi_S)) over cov0,
+// every Q_k and R, computed here by dense determinants and inverses.
+TEST(SldsEstimate, TheObjectiveWithThePriorsNeverDecreasesAndEqualsTheDenseValue) {
+  const double a[2] = {0.9, -0.6};
+  const Series series = simulate_switching(a, 60, 44);
+  const LdsPrior prior{5.0, 0.3, 0.2};
+  SldsFitOptions options = slds_options(2, 1, 1e-3, 1);
+  options.tolerance = 0.0;
+  options.iterations = 30;
+  options.prior = prior;
+  const Eigen::VectorXd v =
+      (series.x.rowwise() - series.x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(series.x.rows());
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    options.seed = seed;
+    const SldsFit fit = fit_slds(series.x, options);
+    ASSERT_GE(fit.objectives.size(), 2u);
+    for (std::size_t i = 1; i < fit.objectives.size(); ++i)
+      EXPECT_GE(fit.objectives[i], fit.objectives[i - 1] - 1e-9 * std::fabs(fit.objectives[i])) << "round " << i;
+    const SldsParameters& p = fit.model->parameters();
+    const auto term = [&](const Eigen::MatrixXd& s, const Eigen::MatrixXd& centre) {
+      return -0.5 * prior.strength * (std::log(s.determinant()) + (s.inverse() * centre).trace());
+    };
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(1, 1);
+    double log_prior = term(p.cov0, identity) + term(p.observation_noise, Eigen::MatrixXd((prior.observation_noise * v).asDiagonal()));
+    for (const Eigen::MatrixXd& q : p.state_noises) log_prior += term(q, prior.state_noise * identity);
+    const double dense = dense_objective(p, fit.path, series.x, 1e-3, options.smoothing) + log_prior;
+    EXPECT_NEAR(fit.objectives.back(), dense, 1e-7 * std::fabs(dense)) << "seed " << seed;
+  }
+}
+
 // The fit with the DEFAULT options for two regimes and state dimension n; its path agrees with the
 // true one on >= 90% of the steps up to the label swap (`swapped` as for agreement()).
 SldsFit fit_two_regimes(const Series& series, long state_dim, bool& swapped) {
