@@ -498,14 +498,7 @@ double alpha_option(const FitContext& context, const std::function<PolyaCounts()
           << "; concentration " << units << " = " << best.concentration << ")";
       return Choice{best.concentration / per_alpha, how.str()};
     });
-  std::size_t used = 0;
-  double alpha = 0;
-  try {
-    alpha = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) throw UsageError("--alpha must be a number or auto, got '" + text + "'");
+  const double alpha = *number_or_auto(values, "alpha", "1");
   if (context.method == Method::ml) return alpha;  // no prior: nothing to record
   return context.choices.given("alpha", alpha);
 }
@@ -1106,20 +1099,12 @@ void add_lds_prior_options(po::options_description& options) {
        "R's prior centre PHI diag(variances); auto: pooled over ML fits");
 }
 
-// "auto" or a number > 0 (>= 0 when zero_allowed) for --NAME.
+// "auto" (nothing) or a finite number > 0 (>= 0 when zero_allowed) for --NAME.
 std::optional<double> auto_or_number(const po::variables_map& values, const char* name, bool zero_allowed) {
-  const std::string text = values[name].as<std::string>();
-  if (text == "auto") return std::nullopt;
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !std::isfinite(value) || value < 0 || (!zero_allowed && value == 0))
+  const std::optional<double> value = number_or_auto(values, name, "auto");
+  if (value && (!std::isfinite(*value) || *value < 0 || (!zero_allowed && *value == 0)))
     throw UsageError(std::string("--") + name + " must be auto or a finite number " + (zero_allowed ? ">= 0" : "> 0") +
-                     ", got '" + text + "'");
+                     ", got '" + values[name].as<std::string>() + "'");
   return value;
 }
 

@@ -347,13 +347,13 @@ TEST(CovariancePrior, PooledMapIsTheFullPosteriorMode) {
     return value;
   };
   const double at_mode = log_joint(fitted);
-  for (const Eigen::Matrix2d direction : {Eigen::Matrix2d{{1, 0}, {0, 0}}, Eigen::Matrix2d{{0, 0}, {0, 1}},
+  for (const Eigen::Matrix2d& direction : {Eigen::Matrix2d{{1, 0}, {0, 0}}, Eigen::Matrix2d{{0, 0}, {0, 1}},
                                           Eigen::Matrix2d{{0, 1}, {1, 0}}, Eigen::Matrix2d{{1, 1}, {1, -1}}})
     for (double epsilon : {1e-3, -1e-3})
       EXPECT_LT(log_joint(fitted + epsilon * direction), at_mode) << direction << " * " << epsilon;
   // And the gradient vanishes: the mode equation (Psi + S)/(nu + n + D + 1) holds to rounding.
   const double h = 1e-6;
-  for (const Eigen::Matrix2d direction : {Eigen::Matrix2d{{1, 0}, {0, 0}}, Eigen::Matrix2d{{0, 1}, {1, 0}}})
+  for (const Eigen::Matrix2d& direction : {Eigen::Matrix2d{{1, 0}, {0, 0}}, Eigen::Matrix2d{{0, 1}, {1, 0}}})
     EXPECT_NEAR((log_joint(fitted + h * direction) - log_joint(fitted - h * direction)) / (2 * h), 0.0, 1e-6);
 }
 
