@@ -33,6 +33,14 @@ void reject_posterior(Method method, const char* family, const char* predictive)
                           ", not a supported family; use --estimator ml or map");
 }
 
+// The pooled means of --prior pooled (Poisson rates, exponential scales): a map prior, finite, >= 0.
+void check_pooled_prior(Method method, const std::optional<Eigen::VectorXd>& pooled, const char* what) {
+  if (!pooled) return;
+  if (method != Method::map) throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+  if (!((pooled->array() >= 0).all() && pooled->allFinite()))
+    throw EstimationError(std::string("the pooled ") + what + " must be finite numbers >= 0");
+}
+
 // ---- Poisson -------------------------------------------------------------------------------
 
 class PoissonEstimator : public Estimator {
@@ -41,12 +49,7 @@ class PoissonEstimator : public Estimator {
     reject_posterior(options.method, "Poisson", "negative binomial");
     detail::check_option("--prior-shape", options.prior_shape, 0, true);
     detail::check_option("--prior-rate", options.prior_rate, 0, false);
-    if (options.prior_rates) {
-      if (options.method != Method::map)
-        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
-      if (!((options.prior_rates->array() >= 0).all() && options.prior_rates->allFinite()))
-        throw EstimationError("the pooled rates must be finite numbers >= 0");
-    }
+    check_pooled_prior(options.method, options.prior_rates, "rates");
   }
   std::string family() const override { return "poisson"; }
 
@@ -96,6 +99,10 @@ class ExponentialEstimator : public Estimator {
     reject_posterior(options.method, "exponential", "a Lomax distribution");
     detail::check_option("--prior-shape", options.prior_shape, 0, true);
     detail::check_option("--prior-rate", options.prior_rate, 0, false);
+    check_pooled_prior(options.method, options.prior_scales, "scales");
+    if (options.prior_scales && !(options.prior_shape > 1))
+      throw EstimationError("--prior pooled needs --prior-shape A > 1 for exponential rows (the prior mean of the "
+                            "scale, B / (A - 1), is centred on the pooled scale), got " + short_number(options.prior_shape));
   }
   std::string family() const override { return "exponential"; }
 
@@ -111,15 +118,25 @@ class ExponentialEstimator : public Estimator {
     return statistics;
   }
 
-  // ml: b = sum x / n;  map (Gamma(A, B) prior on the rate 1/b, its mode): b = (sum x + B) / (n + A - 1).
+  // ml: b = sum x / n;  map (Gamma(A, B) prior on the rate 1/b, its mode): b = (sum x + B) / (n + A - 1);
+  // map --prior pooled (B_d = (A - 1) bbar_d): the posterior mean (n + A - 1) or mode (n + A + 1) of the scale.
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     const Eigen::VectorXd sum = detail::sum_of(statistics, "x");
     const bool ml = options_.method == Method::ml;
-    const double denominator = ml ? statistics.count : statistics.count + options_.prior_shape - 1;
+    const double a = options_.prior_shape;
+    const double shift = ml ? 0.0 : options_.prior_scales && !options_.pooled_posterior_mean ? a + 1 : a - 1;
+    const double denominator = statistics.count + shift;
     if (!(denominator > 0))
       throw EstimationError("the MAP scale needs n + A - 1 > 0 (n = " + short_number(statistics.count) +
-                            ", A = " + short_number(options_.prior_shape) + "); increase --prior-shape");
-    const Eigen::VectorXd scale = (sum.array() + (ml ? 0.0 : options_.prior_rate)) / denominator;
+                            ", A = " + short_number(a) + "); increase --prior-shape");
+    Eigen::VectorXd prior_rate = Eigen::VectorXd::Constant(sum.size(), ml ? 0.0 : options_.prior_rate);
+    if (options_.prior_scales) {
+      if (options_.prior_scales->size() != sum.size())
+        throw EstimationError("the pooled scales have dimension " + std::to_string(options_.prior_scales->size()) +
+                              ", the data " + std::to_string(sum.size()));
+      prior_rate = (a - 1) * *options_.prior_scales;
+    }
+    const Eigen::VectorXd scale = (sum + prior_rate) / denominator;
     for (Eigen::Index d = 0; d < scale.size(); ++d)
       if (!(scale(d) > 0))
         throw EstimationError("index " + std::to_string(d + 1) + " is 0 in every vector, so its " +

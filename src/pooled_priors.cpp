@@ -127,44 +127,52 @@ StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence) {
                                          [&](double nu) { return evidence.second_derivative(nu); }});
 }
 
-void PoissonGammaEvidence::add(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates) {
+void GammaRateEvidence::add_counts(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates) {
   for (Eigen::Index d = 0; d < sums.size(); ++d)
-    if (rates(d) > 0) terms_.push_back(Term{n, sums(d), rates(d)});
+    if (rates(d) > 0) terms_.push_back(Term{n, sums(d), rates(d), 0.0});
 }
 
-// With b = A / r: d/dA [A log b] = log b + 1, d/dA [(A + s) log(b + n)] = log(b + n) + (A + s) / (r (b + n)).
-double PoissonGammaEvidence::log_evidence(double shape) const {
+void GammaRateEvidence::add_waiting_times(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& scales) {
+  for (Eigen::Index d = 0; d < sums.size(); ++d)
+    if (scales(d) > 0) terms_.push_back(Term{sums(d), n, 1.0 / scales(d), 1.0}), lowest_ = 1.0;
+}
+
+// With u = A - c, b = u / r (db/dA = 1/r) and q = r (b + t) = u + r t:
+//   f'  = digamma(A + k) - digamma(A) + log b + A / u - log(b + t) - (A + k) / q,
+//   f'' = trigamma(A + k) - trigamma(A) + 1 / u - c / u^2 - 2 / q + (A + k) / q^2.
+double GammaRateEvidence::log_evidence(double shape) const {
   double sum = 0.0;
   for (const Term& t : terms_) {
-    const double b = shape / t.rate;
-    sum += std::lgamma(shape + t.s) - std::lgamma(shape) + shape * std::log(b) - (shape + t.s) * std::log(b + t.n);
+    const double b = (shape - t.offset) / t.rate;
+    sum += std::lgamma(shape + t.events) - std::lgamma(shape) + shape * std::log(b) -
+           (shape + t.events) * std::log(b + t.exposure);
   }
   return sum;
 }
 
-double PoissonGammaEvidence::derivative(double shape) const {
+double GammaRateEvidence::derivative(double shape) const {
   double sum = 0.0;
   for (const Term& t : terms_) {
-    const double b = shape / t.rate;
-    sum += boost::math::digamma(shape + t.s) - boost::math::digamma(shape) + std::log(b) + 1 - std::log(b + t.n) -
-           (shape + t.s) / (t.rate * (b + t.n));
+    const double u = shape - t.offset, b = u / t.rate, q = u + t.rate * t.exposure;
+    sum += boost::math::digamma(shape + t.events) - boost::math::digamma(shape) + std::log(b) + shape / u -
+           std::log(b + t.exposure) - (shape + t.events) / q;
   }
   return sum;
 }
 
-double PoissonGammaEvidence::second_derivative(double shape) const {
+double GammaRateEvidence::second_derivative(double shape) const {
   double sum = 0.0;
   for (const Term& t : terms_) {
-    const double b = shape / t.rate, q = t.rate * (b + t.n);  // q = A + r n
-    sum += boost::math::trigamma(shape + t.s) - boost::math::trigamma(shape) + 1 / shape - 2 / q +
-           (shape + t.s) / (q * q);
+    const double u = shape - t.offset, q = u + t.rate * t.exposure;
+    sum += boost::math::trigamma(shape + t.events) - boost::math::trigamma(shape) + 1 / u - t.offset / (u * u) -
+           2 / q + (shape + t.events) / (q * q);
   }
   return sum;
 }
 
-StrengthChoice maximise_evidence(const PoissonGammaEvidence& evidence) {
-  if (evidence.empty()) throw EstimationError("no feature has a positive pooled rate: nothing to choose the prior from");
-  return maximise_evidence(EvidenceCurve{0.0, [&](double a) { return evidence.log_evidence(a); },
+StrengthChoice maximise_evidence(const GammaRateEvidence& evidence) {
+  if (evidence.empty()) throw EstimationError("no feature has a positive pooled mean: nothing to choose the prior from");
+  return maximise_evidence(EvidenceCurve{evidence.lowest(), [&](double a) { return evidence.log_evidence(a); },
                                          [&](double a) { return evidence.derivative(a); },
                                          [&](double a) { return evidence.second_derivative(a); }});
 }

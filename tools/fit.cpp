@@ -145,6 +145,12 @@ constexpr const char* kExponentialHelp = R"(
 exponential: independent exponential values per feature (>= 0; absent = 0),
   scale b_d (the mean); prior on the rate 1/b_d ~ Gamma(shape A, rate B):
   ml (default): b_d = sum_i x_id / n;  map: b_d = (sum_i x_id + B) / (n + A - 1).
+  map --prior pooled (docs/priors-by-evidence.md): 1/b_d ~ Gamma(A, (A - 1) bbar_d),
+    bbar_d the pooled mean of feature d on INPUT (the prior mean of b_d);
+    --prior-shape auto (the default there) chooses A > 1 by maximum Lomax
+    evidence. --pooled-estimate mean (default): b_d = (sum_i x_id + (A - 1)
+    bbar_d)/(n + A - 1); mode: (sum_i x_id + (A - 1) bbar_d)/(n + A + 1).
+    A and bbar are saved by --save-pooled and reused by --pooled-from.
 )";
 
 constexpr const char* kGammaHelp = R"(
@@ -673,46 +679,61 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
       MultinomialFitOptions{context.method, alpha, trials_option(context.values), std::move(base)});
 }
 
-// Poisson and exponential: a Gamma(shape A, rate B) prior on the rate.
-void add_gamma_prior_on_rate(po::options_description& options) {
+// Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
+// INPUT's pooled mean of each feature, `pooled_help`).
+void add_gamma_prior_on_rate(po::options_description& options, const char* pooled_help) {
   options.add_options()
-      ("prior-shape", po::value<double>()->default_value(2.0)->value_name("A"), "map: prior Gamma shape A > 0")
-      ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map: prior Gamma rate B >= 0");
-}
-
-void add_poisson_options(po::options_description& options) {
-  options.add_options()
-      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
-       "map: the rate prior: fixed (Gamma(A, B)) or pooled (Gamma(A, A / r_d), mean r_d the pooled rate of "
-       "feature d on INPUT)")
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"), pooled_help)
       ("prior-shape", po::value<std::string>()->value_name("A|auto"),
        "map: the Gamma shape A > 0 (default 2; with --prior pooled default auto = maximum evidence on INPUT)")
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
   add_pooled_estimate_option(options);
 }
 
-std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
+void add_poisson_options(po::options_description& options) {
+  add_gamma_prior_on_rate(options,
+                          "map: the rate prior: fixed (Gamma(A, B)) or pooled (Gamma(A, A / r_d), mean r_d the pooled "
+                          "rate of feature d on INPUT)");
+}
+
+void add_exponential_options(po::options_description& options) {
+  add_gamma_prior_on_rate(options,
+                          "map: the prior on the rate 1/b_d: fixed (Gamma(A, B)) or pooled (Gamma(A, (A - 1) bbar_d), "
+                          "the prior mean of b_d the pooled mean bbar_d of feature d on INPUT)");
+}
+
+// The Gamma prior on the rate, shared by Poisson and exponential rows.
+struct GammaRatePrior {
+  std::optional<Eigen::VectorXd> pooled_means;  // --prior pooled: the pooled mean of x per feature
+  double shape = 2.0;
+};
+
+// --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
+// sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale
+// bbar_d; saved and reused as the matrix `means_name`), and the shape A, given or chosen by maximum
+// evidence (the examples added to a GammaRateEvidence by `add_example`).
+GammaRatePrior gamma_rate_prior(
+    const FitContext& context, const Estimator& statistics_of, const std::string& means_name, bool& posterior_mean,
+    const std::function<void(GammaRateEvidence&, const Statistics&, const Eigen::VectorXd&)>& add_example) {
   const po::variables_map& values = context.values;
-  PoissonFitOptions options;
-  options.method = context.method;
-  options.prior_rate = option(values, "prior-rate");
-  if (!pooled_prior_option(values, context.method, options.pooled_posterior_mean)) {
+  GammaRatePrior prior;
+  if (!pooled_prior_option(values, context.method, posterior_mean)) {
     const std::optional<double> shape = number_or_auto(values, "prior-shape", "2");
     if (!shape) throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
-    options.prior_shape = *shape;
-    return poisson_estimator(options);
+    prior.shape = *shape;
+    return prior;
   }
-  if (!values["prior-rate"].defaulted()) throw UsageError("--prior pooled sets the rates B_d = A / r_d; drop --prior-rate");
+  if (!values["prior-rate"].defaulted())
+    throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
   const Dataset& data = context.input.data;
   const long dim = context.input.dim;
-  const std::unique_ptr<Estimator> counts = poisson_estimator(PoissonFitOptions{});
   std::optional<std::vector<Statistics>> statistics;
   const auto examples = [&]() -> const std::vector<Statistics>& {
     if (!statistics) {
       statistics.emplace();
       for (const Example& example : data.examples) {
         try {
-          statistics->push_back(counts->statistics(example.vectors, dim));
+          statistics->push_back(statistics_of.statistics(example.vectors, dim));
         } catch (const EstimationError& e) {
           throw data.error_at(example, e.what());
         }
@@ -720,25 +741,24 @@ std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
     }
     return *statistics;
   };
-  // r_d = sum_i s_id / sum_i n_i, the pooled rate.
-  const Eigen::MatrixXd rates = context.choices.matrix("prior-rates", [&] {
+  const Eigen::MatrixXd means = context.choices.matrix(means_name, [&] {
     Eigen::VectorXd sums = Eigen::VectorXd::Zero(dim);
     double vectors = 0;
     for (const Statistics& example : examples()) sums += example.sums.at("x").col(0), vectors += example.count;
     return Eigen::MatrixXd(sums / vectors);
   });
-  if (rates.rows() != dim || rates.cols() != 1)
-    throw UsageError(values["pooled-from"].as<std::string>() + " holds pooled rates of dimension " +
-                     std::to_string(rates.rows()) + ", but " + data.source + " is fitted over dimension " +
+  if (means.rows() != dim || means.cols() != 1)
+    throw UsageError(values["pooled-from"].as<std::string>() + " holds " + means_name + " of dimension " +
+                     std::to_string(means.rows()) + ", but " + data.source + " is fitted over dimension " +
                      std::to_string(dim) + ": give both files the same --dim");
-  options.prior_rates = Eigen::VectorXd(rates.col(0));
+  prior.pooled_means = Eigen::VectorXd(means.col(0));
   const std::optional<double> shape = number_or_auto(values, "prior-shape", "auto");
   if (shape) {
-    options.prior_shape = context.choices.given("prior-shape", *shape);
+    prior.shape = context.choices.given("prior-shape", *shape);
   } else {
-    options.prior_shape = context.choices.value("prior-shape", [&] {
-      PoissonGammaEvidence evidence;
-      for (const Statistics& example : examples()) evidence.add(example.count, example.sums.at("x").col(0), *options.prior_rates);
+    prior.shape = context.choices.value("prior-shape", [&] {
+      GammaRateEvidence evidence;
+      for (const Statistics& example : examples()) add_example(evidence, example, *prior.pooled_means);
       StrengthChoice choice;
       try {
         choice = maximise_evidence(evidence);
@@ -748,14 +768,35 @@ std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
       return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
     });
   }
+  return prior;
+}
+
+std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
+  PoissonFitOptions options;
+  options.method = context.method;
+  options.prior_rate = option(context.values, "prior-rate");
+  const GammaRatePrior prior = gamma_rate_prior(
+      context, *poisson_estimator(PoissonFitOptions{}), "prior-rates", options.pooled_posterior_mean,
+      [](GammaRateEvidence& evidence, const Statistics& example, const Eigen::VectorXd& rates) {
+        evidence.add_counts(example.count, example.sums.at("x").col(0), rates);
+      });
+  options.prior_shape = prior.shape;
+  options.prior_rates = prior.pooled_means;
   return poisson_estimator(options);
 }
 
 std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return exponential_estimator(
-      ExponentialFitOptions{method, option(values, "prior-shape"), option(values, "prior-rate")});
+  ExponentialFitOptions options;
+  options.method = context.method;
+  options.prior_rate = option(context.values, "prior-rate");
+  const GammaRatePrior prior = gamma_rate_prior(
+      context, *exponential_estimator(ExponentialFitOptions{}), "prior-scales", options.pooled_posterior_mean,
+      [](GammaRateEvidence& evidence, const Statistics& example, const Eigen::VectorXd& scales) {
+        evidence.add_waiting_times(example.count, example.sums.at("x").col(0), scales);
+      });
+  options.prior_shape = prior.shape;
+  options.prior_scales = prior.pooled_means;
+  return exponential_estimator(options);
 }
 
 void add_prior_count(po::options_description& options) {
@@ -1290,7 +1331,7 @@ const FitFamily kFamilies[] = {
     {"poisson", "independent Poisson counts", kPoissonHelp, Method::ml, nullptr, true, add_poisson_options,
      make_poisson, read_libsvm_input},
     {"exponential", "independent exponential values", kExponentialHelp, Method::ml, nullptr, true,
-     add_gamma_prior_on_rate, make_exponential, read_libsvm_input},
+     add_exponential_options, make_exponential, read_libsvm_input},
     {"gamma", "independent gamma values", kGammaHelp, Method::ml, nullptr, true, add_gamma_options, make_gamma,
      read_libsvm_input},
     {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,

@@ -1,6 +1,6 @@
 // Priors centred on pooled training statistics, and their strength chosen by maximum evidence
 // (empirical Bayes; docs/priors-by-evidence.md): an inverse-Wishart prior on covariances centred on a
-// pooled covariance, and a Gamma prior on Poisson rates centred on the pooled rates.
+// pooled covariance, and a Gamma prior on Poisson and exponential rates centred on the pooled ones.
 //
 // The prior on a p x p covariance Sigma, centred on C (positive definite) with nu degrees of freedom:
 //   Sigma ~ IW(nu, Psi),  Psi = (nu - p - 1) C,  nu > p + 1,
@@ -80,28 +80,42 @@ struct EvidenceCurve {
 };
 StrengthChoice maximise_evidence(const EvidenceCurve& curve);
 
-// The Poisson-Gamma (negative binomial) evidence of count examples under rate_d ~ Gamma(A, A / r_d),
-// the prior with mean r_d (the pooled rate of feature d) and shape A, shared by the features: for an
-// example of n vectors whose counts of feature d sum to s,
-//   log p(counts | A) = log Gamma(A + s) - log Gamma(A) + A log(A / r_d) - (A + s) log(A / r_d + n)
-//                       - sum_j log x_jd!
-// (the last term does not depend on A and is left out). Features with r_d = 0 carry no information.
-class PoissonGammaEvidence {
+// The evidence of rates under a Gamma prior centred on pooled means, shared by Poisson and
+// exponential rows: rate_d ~ Gamma(A, B_d), shape A shared by the features, B_d = (A - c) / r_d.
+// Both likelihoods are rate^k exp(-rate t) ("k events in exposure t"), so one term
+//   log p(data | A) = log Gamma(A + k) - log Gamma(A) + A log B_d - (A + k) log(B_d + t)
+// serves both:
+//  - Poisson (negative binomial evidence; c = 0, so E[rate_d] = r_d, the pooled rate): an example of
+//    n vectors whose counts of feature d sum to s has k = s, t = n; the term -sum_j log x_jd! does
+//    not depend on A and is left out.
+//  - exponential (Lomax evidence, exact; c = 1, r_d = 1 / bbar_d, bbar_d the pooled mean): B_d =
+//    (A - 1) bbar_d, so that the prior mean of the scale E[1 / rate_d] = B_d / (A - 1) = bbar_d,
+//    which is what the pooled mean of x estimates whatever A (E[x] = E[1 / rate]); it needs A > 1.
+//    An example of n values of feature d summing to S has k = n, t = S, and the term is the Lomax
+//    marginal log [B^A Gamma(A + n) / (Gamma(A) (B + S)^(A + n))].
+// Features with r_d = 0 (Poisson) or bbar_d = 0 (exponential) carry no information and are skipped.
+class GammaRateEvidence {
  public:
-  // One example: its number of vectors n and the D x 1 sums s_d; `rates` the pooled r_d.
-  void add(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates);
+  // A Poisson example: its number of vectors n and the D x 1 count sums s_d; `rates` the pooled r_d.
+  void add_counts(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& rates);
+  // An exponential example: its number of vectors n (absent coordinates are 0-valued observations)
+  // and the D x 1 value sums S_d; `scales` the pooled means bbar_d.
+  void add_waiting_times(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& scales);
   bool empty() const { return terms_.empty(); }
+  // The shape must exceed lowest(): 0 with counts only, 1 with waiting times.
+  double lowest() const { return lowest_; }
   double log_evidence(double shape) const;
   double derivative(double shape) const;
   double second_derivative(double shape) const;
 
  private:
   struct Term {
-    double n, s, rate;
+    double exposure, events, rate, offset;  // t, k, r, c
   };
   std::vector<Term> terms_;
+  double lowest_ = 0.0;
 };
-StrengthChoice maximise_evidence(const PoissonGammaEvidence& evidence);
+StrengthChoice maximise_evidence(const GammaRateEvidence& evidence);
 
 // The log of the multivariate gamma function Gamma_p(x) = pi^(p(p-1)/4) prod_{j=1..p} Gamma(x + (1 - j)/2).
 double log_multivariate_gamma(long p, double x);

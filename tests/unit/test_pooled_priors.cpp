@@ -4,7 +4,8 @@
 // brute-force grid, the posterior mode against a numerical maximisation of the joint density, and
 // the recovery of the generating strength from synthetic examples. The Gamma prior of poisson
 // --prior pooled: the negative binomial evidence against quadrature over the rate, its maximiser
-// against a grid, recovery of the generating shape, and the posterior mean and mode.
+// against a grid, recovery of the generating shape, and the posterior mean and mode; the same for the
+// exponential --prior pooled (the Lomax evidence, the posterior mean and mode of the scale).
 #include <cmath>
 #include <random>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "ppk/pooled_priors.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
+#include "ppk/exponential.hpp"
 #include "ppk/poisson.hpp"
 
 namespace ppk {
@@ -402,10 +404,10 @@ TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
   for (double shape : {0.3, 1.0, 4.0, 50.0}) {
     double oracle_log = 0, code_log = 0;
     for (std::size_t k = 0; k < features.size(); ++k) {
-      PoissonGammaEvidence evidence;
+      GammaRateEvidence evidence;
       double sum = 0;
       for (int v : features[k]) sum += v;
-      evidence.add(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
+      evidence.add_counts(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
                    Eigen::VectorXd::Constant(1, means[k]));
       code_log += evidence.log_evidence(shape);
       oracle_log += quadrature_poisson_evidence(features[k], shape, means[k]);
@@ -434,27 +436,26 @@ std::vector<Statistics> poisson_examples(double shape, const std::vector<double>
   return examples;
 }
 
-PoissonGammaEvidence pooled_poisson_evidence(const std::vector<Statistics>& examples, Eigen::VectorXd* rates) {
+GammaRateEvidence pooled_poisson_evidence(const std::vector<Statistics>& examples, Eigen::VectorXd* rates) {
   Eigen::VectorXd sums = Eigen::VectorXd::Zero(examples[0].dim);
   double vectors = 0;
   for (const Statistics& e : examples) sums += e.sums.at("x").col(0), vectors += e.count;
   *rates = sums / vectors;
-  PoissonGammaEvidence evidence;
-  for (const Statistics& e : examples) evidence.add(e.count, e.sums.at("x").col(0), *rates);
+  GammaRateEvidence evidence;
+  for (const Statistics& e : examples) evidence.add_counts(e.count, e.sums.at("x").col(0), *rates);
   return evidence;
 }
 
-TEST(PoissonGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
-  Eigen::VectorXd rates;
-  const PoissonGammaEvidence evidence = pooled_poisson_evidence(poisson_examples(2.0, {0.5, 3.0, 10.0}, 60, 3, 4), &rates);
-  for (double a : {0.5, 2.0, 20.0}) {
+// The derivatives against central differences and the maximiser against a zoomed brute-force grid.
+void expect_derivatives_and_maximiser(const GammaRateEvidence& evidence) {
+  for (double a : {1.5, 2.0, 20.0}) {
     const double h = 1e-4 * a;
     EXPECT_NEAR(evidence.derivative(a), (evidence.log_evidence(a + h) - evidence.log_evidence(a - h)) / (2 * h),
                 1e-6 * (1 + std::fabs(evidence.derivative(a))));
     EXPECT_NEAR(evidence.second_derivative(a), (evidence.derivative(a + h) - evidence.derivative(a - h)) / (2 * h),
                 1e-6 * (1 + std::fabs(evidence.second_derivative(a))));
   }
-  double lo = 0, hi = 1000, best = 0;
+  double lo = evidence.lowest(), hi = 1000, best = 0;
   while (hi - lo > 1e-9 * std::max(best, 1e-3)) {
     const double step = (hi - lo) / 1000;
     double best_value = -INFINITY;
@@ -462,23 +463,30 @@ TEST(PoissonGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
       const double value = evidence.log_evidence(lo + step * i);
       if (value > best_value) best_value = value, best = lo + step * i;
     }
-    lo = std::max(best - 2 * step, 1e-12), hi = best + 2 * step;
+    lo = std::max(best - 2 * step, evidence.lowest() + 1e-12), hi = best + 2 * step;
   }
   const StrengthChoice choice = maximise_evidence(evidence);
   EXPECT_NEAR(choice.nu, best, 1e-6 * best);
 }
 
+TEST(PoissonGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
+  Eigen::VectorXd rates;
+  expect_derivatives_and_maximiser(pooled_poisson_evidence(poisson_examples(2.0, {0.5, 3.0, 10.0}, 60, 3, 4), &rates));
+}
+
 // The generating shape within 3 observed-information standard errors (z printed).
+void expect_recovered(double shape, const GammaRateEvidence& evidence) {
+  const StrengthChoice choice = maximise_evidence(evidence);
+  const double z = (choice.nu - shape) / choice.standard_error;
+  std::printf("shape %.1f: chosen %.3f, standard error %.3f, z %.2f\n", shape, choice.nu, choice.standard_error, z);
+  EXPECT_LT(std::fabs(z), 3.0);
+  EXPECT_LT(choice.standard_error, 0.5 * shape);
+}
+
 TEST(PoissonGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
   for (double shape : {0.7, 3.0, 15.0}) {
     Eigen::VectorXd rates;
-    const PoissonGammaEvidence evidence =
-        pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates);
-    const StrengthChoice choice = maximise_evidence(evidence);
-    const double z = (choice.nu - shape) / choice.standard_error;
-    std::printf("shape %.1f: chosen %.3f, standard error %.3f, z %.2f\n", shape, choice.nu, choice.standard_error, z);
-    EXPECT_LT(std::fabs(z), 3.0);
-    EXPECT_LT(choice.standard_error, 0.5 * shape);
+    expect_recovered(shape, pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates));
   }
 }
 
@@ -502,6 +510,99 @@ TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
       EXPECT_NEAR(rates[d], mean ? boost::math::mean(posterior) : boost::math::mode(posterior), 1e-12) << d;
     }
     EXPECT_EQ(rates[2], 0.0);
+  }
+}
+
+
+// ---- exponential-Gamma (Lomax) ---------------------------------------------------------------
+
+// log integral prod_j lambda exp(-lambda x_j) Gamma(lambda | A, rate (A - 1) bbar) d lambda, by quadrature
+// over u = log lambda (the Lomax evidence is exact: no term is left out).
+double quadrature_exponential_evidence(const std::vector<double>& x, double shape, double pooled_scale) {
+  const boost::math::gamma_distribution<double> prior(shape, 1 / ((shape - 1) * pooled_scale));  // Boost: shape, scale
+  const auto integrand = [&](double u) {
+    const double lambda = std::exp(u);
+    double product = boost::math::pdf(prior, lambda) * lambda;
+    for (double v : x) product *= lambda * std::exp(-lambda * v);
+    return product;
+  };
+  return std::log(integrate(integrand, -200, 8, 1e-12));
+}
+
+TEST(ExponentialGammaPrior, EvidenceAgreesWithQuadrature) {
+  // {0.0} and the zeros: absent coordinates, 0-valued observations.
+  const std::vector<std::vector<double>> features = {{0.2, 3.1, 1.4}, {2.5, 0.0}, {0.0}, {7.0, 4.2, 9.9, 5.1}};
+  const std::vector<double> means = {1.3, 0.4, 2.0, 5.5};
+  for (double shape : {1.05, 1.7, 4.0, 50.0}) {
+    double oracle_log = 0, code_log = 0;
+    for (std::size_t k = 0; k < features.size(); ++k) {
+      GammaRateEvidence evidence;
+      double sum = 0;
+      for (double v : features[k]) sum += v;
+      evidence.add_waiting_times(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
+                                 Eigen::VectorXd::Constant(1, means[k]));
+      code_log += evidence.log_evidence(shape);
+      oracle_log += quadrature_exponential_evidence(features[k], shape, means[k]);
+    }
+    EXPECT_NEAR(code_log, oracle_log, 1e-9 * std::fabs(oracle_log)) << "shape " << shape;
+  }
+}
+
+// Examples of n vectors of D values: lambda_d ~ Gamma(A, rate (A - 1) bbar_d), x ~ Exponential(lambda_d);
+// the evidence under the pooled scales of the examples.
+GammaRateEvidence pooled_exponential_evidence(double shape, const std::vector<double>& scales, int count, int n,
+                                              std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Statistics> examples;
+  const std::unique_ptr<Estimator> estimator = exponential_estimator(ExponentialFitOptions{});
+  for (int i = 0; i < count; ++i) {
+    std::vector<double> rates;
+    for (double b : scales) rates.push_back(std::gamma_distribution<double>(shape, 1 / ((shape - 1) * b))(rng));
+    std::vector<SparseVector> vectors;
+    for (int j = 0; j < n; ++j) {
+      std::vector<double> x;
+      for (double rate : rates) x.push_back(std::exponential_distribution<double>(rate)(rng));
+      vectors.push_back(sparse(x));
+    }
+    examples.push_back(estimator->statistics(vectors, static_cast<long>(scales.size())));
+  }
+  Eigen::VectorXd sums = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scales.size()));
+  double vectors = 0;
+  for (const Statistics& e : examples) sums += e.sums.at("x").col(0), vectors += e.count;
+  GammaRateEvidence evidence;
+  for (const Statistics& e : examples) evidence.add_waiting_times(e.count, e.sums.at("x").col(0), sums / vectors);
+  return evidence;
+}
+
+TEST(ExponentialGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
+  expect_derivatives_and_maximiser(pooled_exponential_evidence(2.0, {0.5, 3.0, 10.0}, 60, 3, 4));
+}
+
+TEST(ExponentialGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
+  for (double shape : {1.5, 3.0, 15.0})
+    expect_recovered(shape, pooled_exponential_evidence(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77));
+}
+
+// The posterior of the rate is Gamma(A + n, (A - 1) bbar + S); the scale 1/lambda is inverse-gamma
+// with those parameters: its mean ((A - 1) bbar + S)/(A + n - 1) and mode ((A - 1) bbar + S)/(A + n + 1), against
+// Boost's inverse-gamma distribution. An absent coordinate is a 0-valued observation (n counts it).
+TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale) {
+  const std::vector<SparseVector> vectors = {sparse({2, 0, 0.5}), sparse({5, 1, 0})};
+  const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
+  const double shape = 2.5;
+  for (bool mean : {true, false}) {
+    ExponentialFitOptions options;
+    options.method = Method::map;
+    options.prior_shape = shape;
+    options.prior_scales = pooled;
+    options.pooled_posterior_mean = mean;
+    const auto model = estimate(*exponential_estimator(options), vectors, 3);
+    const std::vector<double>& scales = dynamic_cast<const ExponentialModel&>(*model).scales();
+    const double sums[] = {7, 1, 0.5};
+    for (int d = 0; d < 3; ++d) {
+      const boost::math::inverse_gamma_distribution<double> posterior(shape + 2, (shape - 1) * pooled(d) + sums[d]);
+      EXPECT_NEAR(scales[d], mean ? boost::math::mean(posterior) : boost::math::mode(posterior), 1e-12) << d;
+    }
   }
 }
 
