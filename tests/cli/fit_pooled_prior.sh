@@ -1,7 +1,7 @@
-# ppk fit gaussian|poisson --estimator map --prior pooled: the centre (the pooled within-example
-# covariance; the pooled rates) and the strength chosen by maximum evidence, against an independent
-# Python computation (the closed-form evidence written out with lgamma and maximised over a zoomed
-# grid); the rows against the posterior mean and mode formulas; --save-pooled/--pooled-from reuse
+# ppk fit gaussian|poisson|exponential --estimator map --prior pooled: the centre (the pooled
+# within-example covariance; the pooled rates; the pooled scales) and the strength chosen by
+# maximum evidence, against an independent Python computation (the closed-form evidence written
+# out with lgamma and maximised over a zoomed grid); the rows against the posterior mean and mode formulas; --save-pooled/--pooled-from reuse
 # both unchanged; mismatches are refused.
 source "$(dirname "$0")/lib.bash" "$@"
 
@@ -161,4 +161,70 @@ pass
 expect_error 2 "--prior-shape auto chooses the shape of --prior pooled" -- \
   "$PPK" fit poisson --estimator map --prior-shape auto counts.txt
 expect_error 2 "drop --prior-rate" -- "$PPK" fit poisson --estimator map --prior pooled --prior-rate 2 counts.txt
+# Exponential: 1/b_d ~ Gamma(A, (A - 1) bbar_d), bbar_d the pooled mean (absent = 0-valued), A > 1 by
+# maximum Lomax evidence.
+python3 - <<'PY'
+import random
+random.seed(5)
+with open('waits.txt', 'w') as f:
+    for q in range(1, 41):
+        rates = [random.gammavariate(3.0, 1 / (2.0 * b)) for b in (0.5, 4.0)]
+        for j in range(3):
+            x = [random.expovariate(rate) for rate in rates]
+            f.write("%d qid:%d 1:%.6f" % (q % 2, q, x[0]) + (" 2:%.6f\n" % x[1] if j else "\n"))
+with open('waits-test.txt', 'w') as f:
+    f.write("1 qid:1 1:0.3 2:2.5\n1 qid:1 1:0.9\n")
+PY
+"$PPK" fit exponential --estimator map --prior pooled waits.txt --save-pooled waits-pool.json -o waits.ppk 2>/dev/null
+"$PPK" fit exponential --estimator map --prior pooled --pooled-estimate mode waits.txt -o waits-mode.ppk 2>/dev/null
+"$PPK" fit exponential --estimator map --prior pooled waits.txt --pooled-from waits-pool.json -o waits-again.ppk 2>/dev/null
+cmp -s waits.ppk waits-again.ppk || fail "refitting with --pooled-from changed the exponential rows"
+"$PPK" fit exponential --estimator map --prior pooled waits-test.txt --pooled-from waits-pool.json -o waits-test.ppk 2>/dev/null
+pass
+python3 - <<'PY' || fail "the exponential prior disagrees with the Python computation"
+import json, math
+def read(path):
+    groups = {}
+    for line in open(path):
+        w = line.split()
+        x = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in w[2:])
+        groups.setdefault(w[1], []).append([x.get(1, 0.0), x.get(2, 0.0)])
+    return list(groups.values())
+groups = read('waits.txt')
+n_total = sum(len(g) for g in groups)
+b = [sum(v[d] for g in groups for v in g) / n_total for d in range(2)]
+def log_evidence(a):  # Lomax: B^A Gamma(A + n) / (Gamma(A) (B + S)^(A + n)), B = (A - 1) bbar_d
+    total = 0.0
+    for g in groups:
+        for d in range(2):
+            s, B, n = sum(v[d] for v in g), (a - 1) * b[d], len(g)
+            total += a * math.log(B) + math.lgamma(a + n) - math.lgamma(a) - (a + n) * math.log(B + s)
+    return total
+lo, hi = 1.0, 1001.0
+while hi - lo > 1e-10:
+    step = (hi - lo) / 400
+    best = max((lo + step * i for i in range(1, 401)), key=log_evidence)
+    lo, hi = max(best - 2 * step, 1.0 + 1e-12), best + 2 * step
+pool = json.load(open('waits-pool.json'))
+a = pool['chosen']['prior-shape']['value']
+assert abs(a - best) < 1e-6 * best, (a, best)
+assert all(abs(pool['matrices']['prior-scales'][d][0] - b[d]) < 1e-12 * b[d] for d in range(2))
+# The scale's posterior mean (default) divides by n + A - 1, its mode by n + A + 1.
+for path, data, shift in (('waits.ppk', groups, a - 1), ('waits-mode.ppk', groups, a + 1),
+                          ('waits-test.ppk', read('waits-test.txt'), a - 1)):
+    rows = [dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in l.split()[1:]) for l in open(path)]
+    assert len(rows) == len(data), path
+    for g, row in zip(data, rows):
+        for d in range(2):
+            want = (sum(v[d] for v in g) + (a - 1) * b[d]) / (len(g) + shift)
+            assert abs(row[4 + d] - want) < 1e-9 * (1 + want), (path, row, want)
+PY
+pass
+"$PPK" fit exponential --estimator map --prior pooled --prior-shape 3 waits.txt --save-pooled waits3.json -o /dev/null 2>/dev/null
+expect_error 2 "--prior-shape 4" "waits.txt" "waits3.json" "waits-test.txt" -- \
+  "$PPK" fit exponential --estimator map --prior pooled --prior-shape 4 waits-test.txt --pooled-from waits3.json
+expect_error 1 "counts-pool.json was written by ppk fit poisson" "waits-test.txt" -- \
+  "$PPK" fit exponential --estimator map --prior pooled waits-test.txt --pooled-from counts-pool.json
+expect_error 2 "drop --prior-rate" -- "$PPK" fit exponential --estimator map --prior pooled --prior-rate 2 waits.txt
+expect_error 2 "A > 1" -- "$PPK" fit exponential --estimator map --prior pooled --prior-shape 0.5 waits.txt
 finish
