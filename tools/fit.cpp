@@ -702,38 +702,38 @@ void add_exponential_options(po::options_description& options) {
                           "the prior mean of b_d the pooled mean bbar_d of feature d on INPUT)");
 }
 
-// The Gamma prior on the rate, shared by Poisson and exponential rows.
-struct GammaRatePrior {
-  std::optional<Eigen::VectorXd> pooled_means;  // --prior pooled: the pooled mean of x per feature
-  double shape = 2.0;
-};
-
 // --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
 // sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale
-// bbar_d; saved and reused as the matrix `means_name`), and the shape A, given or chosen by maximum
-// evidence (the examples added to a GammaRateEvidence by `add_example`).
-GammaRatePrior gamma_rate_prior(
-    const FitContext& context, const Estimator& statistics_of, const std::string& means_name, bool& posterior_mean,
-    const std::function<void(GammaRateEvidence&, const Statistics&, const Eigen::VectorXd&)>& add_example) {
+// bbar_d; saved and reused as the matrix `means_name` into options.*pooled_means), and the shape A,
+// given or chosen by maximum evidence (the examples added to a GammaRateEvidence by `add_example`).
+// The Poisson and exponential estimators (`make`) share it.
+template <class FitOptions>
+std::unique_ptr<Estimator> make_gamma_rate_estimator(
+    const FitContext& context, std::unique_ptr<Estimator> (*make)(const FitOptions&),
+    std::optional<Eigen::VectorXd> FitOptions::*pooled_means, const std::string& means_name,
+    void (GammaRateEvidence::*add_example)(double, const Eigen::VectorXd&, const Eigen::VectorXd&)) {
   const po::variables_map& values = context.values;
-  GammaRatePrior prior;
-  if (!pooled_prior_option(values, context.method, posterior_mean)) {
+  FitOptions options;
+  options.method = context.method;
+  options.prior_rate = option(values, "prior-rate");
+  if (!pooled_prior_option(values, context.method, options.pooled_posterior_mean)) {
     const std::optional<double> shape = number_or_auto(values, "prior-shape", "2");
     if (!shape) throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
-    prior.shape = *shape;
-    return prior;
+    options.prior_shape = *shape;
+    return make(options);
   }
   if (!values["prior-rate"].defaulted())
     throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
   const Dataset& data = context.input.data;
   const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> statistics_of = make(FitOptions{});
   std::optional<std::vector<Statistics>> statistics;
   const auto examples = [&]() -> const std::vector<Statistics>& {
     if (!statistics) {
       statistics.emplace();
       for (const Example& example : data.examples) {
         try {
-          statistics->push_back(statistics_of.statistics(example.vectors, dim));
+          statistics->push_back(statistics_of->statistics(example.vectors, dim));
         } catch (const EstimationError& e) {
           throw data.error_at(example, e.what());
         }
@@ -751,14 +751,16 @@ GammaRatePrior gamma_rate_prior(
     throw UsageError(values["pooled-from"].as<std::string>() + " holds " + means_name + " of dimension " +
                      std::to_string(means.rows()) + ", but " + data.source + " is fitted over dimension " +
                      std::to_string(dim) + ": give both files the same --dim");
-  prior.pooled_means = Eigen::VectorXd(means.col(0));
+  const Eigen::VectorXd pooled = means.col(0);
+  options.*pooled_means = pooled;
   const std::optional<double> shape = number_or_auto(values, "prior-shape", "auto");
   if (shape) {
-    prior.shape = context.choices.given("prior-shape", *shape);
+    options.prior_shape = context.choices.given("prior-shape", *shape);
   } else {
-    prior.shape = context.choices.value("prior-shape", [&] {
+    options.prior_shape = context.choices.value("prior-shape", [&] {
       GammaRateEvidence evidence;
-      for (const Statistics& example : examples()) add_example(evidence, example, *prior.pooled_means);
+      for (const Statistics& example : examples())
+        (evidence.*add_example)(example.count, example.sums.at("x").col(0), pooled);
       StrengthChoice choice;
       try {
         choice = maximise_evidence(evidence);
@@ -768,35 +770,17 @@ GammaRatePrior gamma_rate_prior(
       return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
     });
   }
-  return prior;
+  return make(options);
 }
 
 std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
-  PoissonFitOptions options;
-  options.method = context.method;
-  options.prior_rate = option(context.values, "prior-rate");
-  const GammaRatePrior prior = gamma_rate_prior(
-      context, *poisson_estimator(PoissonFitOptions{}), "prior-rates", options.pooled_posterior_mean,
-      [](GammaRateEvidence& evidence, const Statistics& example, const Eigen::VectorXd& rates) {
-        evidence.add_counts(example.count, example.sums.at("x").col(0), rates);
-      });
-  options.prior_shape = prior.shape;
-  options.prior_rates = prior.pooled_means;
-  return poisson_estimator(options);
+  return make_gamma_rate_estimator(context, poisson_estimator, &PoissonFitOptions::prior_rates, "prior-rates",
+                                   &GammaRateEvidence::add_counts);
 }
 
 std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
-  ExponentialFitOptions options;
-  options.method = context.method;
-  options.prior_rate = option(context.values, "prior-rate");
-  const GammaRatePrior prior = gamma_rate_prior(
-      context, *exponential_estimator(ExponentialFitOptions{}), "prior-scales", options.pooled_posterior_mean,
-      [](GammaRateEvidence& evidence, const Statistics& example, const Eigen::VectorXd& scales) {
-        evidence.add_waiting_times(example.count, example.sums.at("x").col(0), scales);
-      });
-  options.prior_shape = prior.shape;
-  options.prior_scales = prior.pooled_means;
-  return exponential_estimator(options);
+  return make_gamma_rate_estimator(context, exponential_estimator, &ExponentialFitOptions::prior_scales,
+                                   "prior-scales", &GammaRateEvidence::add_waiting_times);
 }
 
 void add_prior_count(po::options_description& options) {
