@@ -5,6 +5,17 @@
 # both unchanged; mismatches are refused.
 source "$(dirname "$0")/lib.bash" "$@"
 
+# The maximiser of f over (lo, hi) by a grid of 400 points zoomed around the best until 1e-10 wide.
+cat > grid.py <<'PY'
+def zoomed_argmax(f, lo, hi):
+    bottom = lo
+    while hi - lo > 1e-10:
+        step = (hi - lo) / 400
+        best = max((lo + step * i for i in range(1, 401)), key=f)
+        lo, hi = max(best - 2 * step, bottom + 1e-12), best + 2 * step
+    return best
+PY
+
 python3 - <<'PY'
 import random
 random.seed(7)
@@ -28,6 +39,7 @@ pass
 
 python3 - <<'PY' || fail "the centre, the strength or the rows disagree with the Python computation"
 import json, math
+from grid import zoomed_argmax
 groups = {}
 for line in open('train.txt'):
     w = line.split()
@@ -51,11 +63,7 @@ def log_evidence(nu):  # sum_i log p(S_i | nu), Sigma ~ IW(nu, (nu - 3) C), m_i 
         total += (-m * math.log(math.pi) + lgamma2((nu + m) / 2) - lgamma2(nu / 2)
                   + nu / 2 * math.log(det(Psi)) - (nu + m) / 2 * math.log(det(PS)))
     return total
-lo, hi = 3.0, 1003.0
-while hi - lo > 1e-10:
-    step = (hi - lo) / 400
-    best = max((lo + step * i for i in range(1, 401)), key=log_evidence)
-    lo, hi = max(best - 2 * step, 3.0 + 1e-12), best + 2 * step
+best = zoomed_argmax(log_evidence, 3.0, 1003.0)
 pool = json.load(open('pool.json'))
 nu = pool['chosen']['prior-count']['value']
 assert abs(nu - best) < 1e-6 * best, (nu, best)
@@ -128,6 +136,7 @@ cmp -s counts.ppk again.ppk || fail "refitting with --pooled-from changed the ro
 pass
 python3 - <<'PY' || fail "the Poisson prior disagrees with the Python computation"
 import json, math
+from grid import zoomed_argmax
 groups = {}
 for line in open('counts.txt'):
     w = line.split()
@@ -142,11 +151,7 @@ def log_evidence(a):
             s, b = sum(v[d] for v in g), a / r[d]
             total += math.lgamma(a + s) - math.lgamma(a) + a * math.log(b) - (a + s) * math.log(b + len(g))
     return total
-lo, hi = 0.0, 1000.0
-while hi - lo > 1e-10:
-    step = (hi - lo) / 400
-    best = max((lo + step * i for i in range(1, 401)), key=log_evidence)
-    lo, hi = max(best - 2 * step, 1e-12), best + 2 * step
+best = zoomed_argmax(log_evidence, 0.0, 1000.0)
 pool = json.load(open('counts-pool.json'))
 a = pool['chosen']['prior-shape']['value']
 assert abs(a - best) < 1e-6 * best, (a, best)
@@ -183,6 +188,7 @@ cmp -s waits.ppk waits-again.ppk || fail "refitting with --pooled-from changed t
 pass
 python3 - <<'PY' || fail "the exponential prior disagrees with the Python computation"
 import json, math
+from grid import zoomed_argmax
 def read(path):
     groups = {}
     for line in open(path):
@@ -200,11 +206,7 @@ def log_evidence(a):  # Lomax: B^A Gamma(A + n) / (Gamma(A) (B + S)^(A + n)), B 
             s, B, n = sum(v[d] for v in g), (a - 1) * b[d], len(g)
             total += a * math.log(B) + math.lgamma(a + n) - math.lgamma(a) - (a + n) * math.log(B + s)
     return total
-lo, hi = 1.0, 1001.0
-while hi - lo > 1e-10:
-    step = (hi - lo) / 400
-    best = max((lo + step * i for i in range(1, 401)), key=log_evidence)
-    lo, hi = max(best - 2 * step, 1.0 + 1e-12), best + 2 * step
+best = zoomed_argmax(log_evidence, 1.0, 1001.0)
 pool = json.load(open('waits-pool.json'))
 a = pool['chosen']['prior-shape']['value']
 assert abs(a - best) < 1e-6 * best, (a, best)
