@@ -398,22 +398,32 @@ double quadrature_poisson_evidence(const std::vector<int>& x, double shape, doub
   return std::log(integrate(integrand, -200, 6, 1e-12)) + log_factorials;
 }
 
-TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
-  const std::vector<std::vector<int>> features = {{0, 3, 1}, {2, 2}, {0}, {7, 4, 9, 5}};
-  const std::vector<double> means = {1.3, 0.4, 2.0, 5.5};
-  for (double shape : {0.3, 1.0, 4.0, 50.0}) {
+// The summed evidence of one-feature examples (values `features[k]`, pooled mean `means[k]`) added
+// by `add`, against the sum of `quadrature` over the examples, to 1e-9 relative.
+template <class Value, class Quadrature>
+void expect_evidence_matches_quadrature(
+    const std::vector<std::vector<Value>>& features, const std::vector<double>& means,
+    const std::vector<double>& shapes,
+    void (GammaRateEvidence::*add)(double, const Eigen::VectorXd&, const Eigen::VectorXd&), Quadrature quadrature) {
+  for (double shape : shapes) {
     double oracle_log = 0, code_log = 0;
     for (std::size_t k = 0; k < features.size(); ++k) {
       GammaRateEvidence evidence;
       double sum = 0;
-      for (int v : features[k]) sum += v;
-      evidence.add_counts(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
-                   Eigen::VectorXd::Constant(1, means[k]));
+      for (Value v : features[k]) sum += v;
+      (evidence.*add)(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
+                      Eigen::VectorXd::Constant(1, means[k]));
       code_log += evidence.log_evidence(shape);
-      oracle_log += quadrature_poisson_evidence(features[k], shape, means[k]);
+      oracle_log += quadrature(features[k], shape, means[k]);
     }
     EXPECT_NEAR(code_log, oracle_log, 1e-9 * std::fabs(oracle_log)) << "shape " << shape;
   }
+}
+
+TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
+  expect_evidence_matches_quadrature(std::vector<std::vector<int>>{{0, 3, 1}, {2, 2}, {0}, {7, 4, 9, 5}},
+                                     {1.3, 0.4, 2.0, 5.5}, {0.3, 1.0, 4.0, 50.0}, &GammaRateEvidence::add_counts,
+                                     quadrature_poisson_evidence);
 }
 
 // Examples of n vectors of D counts: lambda_d ~ Gamma(A, A / r_d), x ~ Poisson(lambda_d).
@@ -529,23 +539,12 @@ double quadrature_exponential_evidence(const std::vector<double>& x, double shap
   return std::log(integrate(integrand, -200, 8, 1e-12));
 }
 
+// The zeros ({0.0} alone too) are absent coordinates: 0-valued observations.
 TEST(ExponentialGammaPrior, EvidenceAgreesWithQuadrature) {
-  // {0.0} and the zeros: absent coordinates, 0-valued observations.
-  const std::vector<std::vector<double>> features = {{0.2, 3.1, 1.4}, {2.5, 0.0}, {0.0}, {7.0, 4.2, 9.9, 5.1}};
-  const std::vector<double> means = {1.3, 0.4, 2.0, 5.5};
-  for (double shape : {1.05, 1.7, 4.0, 50.0}) {
-    double oracle_log = 0, code_log = 0;
-    for (std::size_t k = 0; k < features.size(); ++k) {
-      GammaRateEvidence evidence;
-      double sum = 0;
-      for (double v : features[k]) sum += v;
-      evidence.add_waiting_times(static_cast<double>(features[k].size()), Eigen::VectorXd::Constant(1, sum),
-                                 Eigen::VectorXd::Constant(1, means[k]));
-      code_log += evidence.log_evidence(shape);
-      oracle_log += quadrature_exponential_evidence(features[k], shape, means[k]);
-    }
-    EXPECT_NEAR(code_log, oracle_log, 1e-9 * std::fabs(oracle_log)) << "shape " << shape;
-  }
+  expect_evidence_matches_quadrature(
+      std::vector<std::vector<double>>{{0.2, 3.1, 1.4}, {2.5, 0.0}, {0.0}, {7.0, 4.2, 9.9, 5.1}},
+      {1.3, 0.4, 2.0, 5.5}, {1.05, 1.7, 4.0, 50.0}, &GammaRateEvidence::add_waiting_times,
+      quadrature_exponential_evidence);
 }
 
 // Examples of n vectors of D values: lambda_d ~ Gamma(A, rate (A - 1) bbar_d), x ~ Exponential(lambda_d);
