@@ -500,6 +500,20 @@ TEST(PoissonGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
   }
 }
 
+// The model fitted to `vectors` (dimension 3) by `make` with --prior pooled (options.*pooled_means).
+template <class FitOptions>
+std::unique_ptr<Model> fit_with_pooled_prior(std::unique_ptr<Estimator> (*make)(const FitOptions&),
+                                             std::optional<Eigen::VectorXd> FitOptions::*pooled_means,
+                                             const Eigen::VectorXd& pooled, double shape, bool posterior_mean,
+                                             const std::vector<SparseVector>& vectors) {
+  FitOptions options;
+  options.method = Method::map;
+  options.prior_shape = shape;
+  options.*pooled_means = pooled;
+  options.pooled_posterior_mean = posterior_mean;
+  return estimate(*make(options), vectors, 3);
+}
+
 // The posterior Gamma(s + A, n + A / r): mean (s + A)/(n + A/r), mode (s + A - 1)/(n + A/r), against
 // Boost's gamma distribution; a feature of pooled rate 0 gets rate 0.
 TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
@@ -507,12 +521,7 @@ TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    PoissonFitOptions options;
-    options.method = Method::map;
-    options.prior_shape = shape;
-    options.prior_rates = pooled;
-    options.pooled_posterior_mean = mean;
-    const auto model = estimate(*poisson_estimator(options), vectors, 3);
+    const auto model = fit_with_pooled_prior(poisson_estimator, &PoissonFitOptions::prior_rates, pooled, shape, mean, vectors);
     const std::vector<double>& rates = dynamic_cast<const PoissonModel&>(*model).rates();
     for (int d = 0; d < 2; ++d) {
       const double s = d == 0 ? 7 : 1;
@@ -583,19 +592,14 @@ TEST(ExponentialGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
 }
 
 // The posterior of the rate is Gamma(A + n, (A - 1) bbar + S); the scale 1/lambda is inverse-gamma
-// with those parameters: its mean ((A - 1) bbar + S)/(A + n - 1) and mode ((A - 1) bbar + S)/(A + n + 1), against
-// Boost's inverse-gamma distribution. An absent coordinate is a 0-valued observation (n counts it).
+// with those parameters: its mean ((A - 1) bbar + S)/(A + n - 1) and mode ((A - 1) bbar + S)/(A + n
+// + 1), against Boost's inverse-gamma distribution. An absent coordinate is a 0-valued observation (n counts it).
 TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale) {
   const std::vector<SparseVector> vectors = {sparse({2, 0, 0.5}), sparse({5, 1, 0})};
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    ExponentialFitOptions options;
-    options.method = Method::map;
-    options.prior_shape = shape;
-    options.prior_scales = pooled;
-    options.pooled_posterior_mean = mean;
-    const auto model = estimate(*exponential_estimator(options), vectors, 3);
+    const auto model = fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled, shape, mean, vectors);
     const std::vector<double>& scales = dynamic_cast<const ExponentialModel&>(*model).scales();
     const double sums[] = {7, 1, 0.5};
     for (int d = 0; d < 3; ++d) {
