@@ -521,7 +521,8 @@ TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    const auto model = fit_with_pooled_prior(poisson_estimator, &PoissonFitOptions::prior_rates, pooled, shape, mean, vectors);
+    const auto model =
+        fit_with_pooled_prior(poisson_estimator, &PoissonFitOptions::prior_rates, pooled, shape, mean, vectors);
     const std::vector<double>& rates = dynamic_cast<const PoissonModel&>(*model).rates();
     for (int d = 0; d < 2; ++d) {
       const double s = d == 0 ? 7 : 1;
@@ -593,13 +594,15 @@ TEST(ExponentialGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
 
 // The posterior of the rate is Gamma(A + n, (A - 1) bbar + S); the scale 1/lambda is inverse-gamma
 // with those parameters: its mean ((A - 1) bbar + S)/(A + n - 1) and mode ((A - 1) bbar + S)/(A + n
-// + 1), against Boost's inverse-gamma distribution. An absent coordinate is a 0-valued observation (n counts it).
+// + 1), against Boost's inverse-gamma distribution. An absent coordinate is a 0-valued observation
+// (n counts it).
 TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale) {
   const std::vector<SparseVector> vectors = {sparse({2, 0, 0.5}), sparse({5, 1, 0})};
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    const auto model = fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled, shape, mean, vectors);
+    const auto model =
+        fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled, shape, mean, vectors);
     const std::vector<double>& scales = dynamic_cast<const ExponentialModel&>(*model).scales();
     const double sums[] = {7, 1, 0.5};
     for (int d = 0; d < 3; ++d) {
