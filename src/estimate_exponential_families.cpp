@@ -36,7 +36,8 @@ void reject_posterior(Method method, const char* family, const char* predictive)
 // The pooled means of --prior pooled (Poisson rates, exponential scales): a map prior, finite, >= 0.
 void check_pooled_prior(Method method, const std::optional<Eigen::VectorXd>& pooled, const char* what) {
   if (!pooled) return;
-  if (method != Method::map) throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+  if (method != Method::map)
+    throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
   if (!((pooled->array() >= 0).all() && pooled->allFinite()))
     throw EstimationError(std::string("the pooled ") + what + " must be finite numbers >= 0");
 }
@@ -101,8 +102,9 @@ class ExponentialEstimator : public Estimator {
     detail::check_option("--prior-rate", options.prior_rate, 0, false);
     check_pooled_prior(options.method, options.prior_scales, "scales");
     if (options.prior_scales && !(options.prior_shape > 1))
-      throw EstimationError("--prior pooled needs --prior-shape A > 1 for exponential rows (the prior mean of the "
-                            "scale, B / (A - 1), is centred on the pooled scale), got " + short_number(options.prior_shape));
+      throw EstimationError("--prior pooled needs --prior-shape A > 1 for exponential rows (the prior mean of "
+                            "the scale, B / (A - 1), is centred on the pooled scale), got " +
+                            short_number(options.prior_shape));
   }
   std::string family() const override { return "exponential"; }
 

@@ -171,7 +171,8 @@ double GammaRateEvidence::second_derivative(double shape) const {
 }
 
 StrengthChoice maximise_evidence(const GammaRateEvidence& evidence) {
-  if (evidence.empty()) throw EstimationError("no feature has a positive pooled mean: nothing to choose the prior from");
+  if (evidence.empty())
+    throw EstimationError("no feature has a positive pooled mean: nothing to choose the prior from");
   return maximise_evidence(EvidenceCurve{evidence.lowest(), [&](double a) { return evidence.log_evidence(a); },
                                          [&](double a) { return evidence.derivative(a); },
                                          [&](double a) { return evidence.second_derivative(a); }});

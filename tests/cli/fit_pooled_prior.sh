@@ -1,8 +1,8 @@
 # ppk fit gaussian|poisson|exponential --estimator map --prior pooled: the centre (the pooled
 # within-example covariance; the pooled rates; the pooled scales) and the strength chosen by
 # maximum evidence, against an independent Python computation (the closed-form evidence written
-# out with lgamma and maximised over a zoomed grid); the rows against the posterior mean and mode formulas; --save-pooled/--pooled-from reuse
-# both unchanged; mismatches are refused.
+# out with lgamma and maximised over a zoomed grid); the rows against the posterior mean and mode
+# formulas; --save-pooled/--pooled-from reuse both unchanged; mismatches are refused.
 source "$(dirname "$0")/lib.bash" "$@"
 
 # The maximiser of f over (lo, hi) by a grid of 400 points zoomed around the best until 1e-10 wide.

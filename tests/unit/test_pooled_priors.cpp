@@ -496,7 +496,8 @@ void expect_recovered(double shape, const GammaRateEvidence& evidence) {
 TEST(PoissonGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
   for (double shape : {0.7, 3.0, 15.0}) {
     Eigen::VectorXd rates;
-    expect_recovered(shape, pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates));
+    expect_recovered(shape,
+                     pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates));
   }
 }
 
@@ -601,8 +602,8 @@ TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale)
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    const auto model =
-        fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled, shape, mean, vectors);
+    const auto model = fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled,
+                                             shape, mean, vectors);
     const std::vector<double>& scales = dynamic_cast<const ExponentialModel&>(*model).scales();
     const double sums[] = {7, 1, 0.5};
     for (int d = 0; d < 3; ++d) {
