@@ -426,34 +426,53 @@ TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
                                      quadrature_poisson_evidence);
 }
 
-// Examples of n vectors of D counts: lambda_d ~ Gamma(A, A / r_d), x ~ Poisson(lambda_d).
-std::vector<Statistics> poisson_examples(double shape, const std::vector<double>& means, int count, int n,
-                                         std::uint64_t seed) {
+// `count` examples of n vectors of D values fitted by `estimator`: lambda_d ~ Gamma(A, scale
+// gamma_scales[d]) per example, x_jd = draw(lambda_d, rng).
+template <class Draw>
+std::vector<Statistics> gamma_rate_examples(const Estimator& estimator, double shape,
+                                            const std::vector<double>& gamma_scales, int count, int n,
+                                            std::uint64_t seed, Draw draw) {
   std::mt19937_64 rng(seed);
   std::vector<Statistics> examples;
-  const std::unique_ptr<Estimator> estimator = poisson_estimator(PoissonFitOptions{});
   for (int i = 0; i < count; ++i) {
     std::vector<double> rates;
-    for (double r : means) rates.push_back(std::gamma_distribution<double>(shape, r / shape)(rng));
+    for (double scale : gamma_scales) rates.push_back(std::gamma_distribution<double>(shape, scale)(rng));
     std::vector<SparseVector> vectors;
     for (int j = 0; j < n; ++j) {
       std::vector<double> x;
-      for (double rate : rates) x.push_back(static_cast<double>(std::poisson_distribution<int>(rate)(rng)));
+      for (double rate : rates) x.push_back(draw(rate, rng));
       vectors.push_back(sparse(x));
     }
-    examples.push_back(estimator->statistics(vectors, static_cast<long>(means.size())));
+    examples.push_back(estimator.statistics(vectors, static_cast<long>(gamma_scales.size())));
   }
   return examples;
 }
 
-GammaRateEvidence pooled_poisson_evidence(const std::vector<Statistics>& examples, Eigen::VectorXd* rates) {
+// Examples of n vectors of D counts: lambda_d ~ Gamma(A, A / r_d), x ~ Poisson(lambda_d).
+std::vector<Statistics> poisson_examples(double shape, const std::vector<double>& means, int count, int n,
+                                         std::uint64_t seed) {
+  std::vector<double> gamma_scales;
+  for (double r : means) gamma_scales.push_back(r / shape);
+  return gamma_rate_examples(*poisson_estimator(PoissonFitOptions{}), shape, gamma_scales, count, n, seed,
+                             [](double rate, std::mt19937_64& rng) {
+                               return static_cast<double>(std::poisson_distribution<int>(rate)(rng));
+                             });
+}
+
+// The evidence of the examples under the pooled means of "x" (returned in *means), added by `add`.
+using AddExample = void (GammaRateEvidence::*)(double, const Eigen::VectorXd&, const Eigen::VectorXd&);
+GammaRateEvidence pooled_evidence(const std::vector<Statistics>& examples, AddExample add, Eigen::VectorXd* means) {
   Eigen::VectorXd sums = Eigen::VectorXd::Zero(examples[0].dim);
   double vectors = 0;
   for (const Statistics& e : examples) sums += e.sums.at("x").col(0), vectors += e.count;
-  *rates = sums / vectors;
+  *means = sums / vectors;
   GammaRateEvidence evidence;
-  for (const Statistics& e : examples) evidence.add_counts(e.count, e.sums.at("x").col(0), *rates);
+  for (const Statistics& e : examples) (evidence.*add)(e.count, e.sums.at("x").col(0), *means);
   return evidence;
+}
+
+GammaRateEvidence pooled_poisson_evidence(const std::vector<Statistics>& examples, Eigen::VectorXd* rates) {
+  return pooled_evidence(examples, &GammaRateEvidence::add_counts, rates);
 }
 
 // The derivatives against central differences and the maximiser against a zoomed brute-force grid.
@@ -558,30 +577,17 @@ TEST(ExponentialGammaPrior, EvidenceAgreesWithQuadrature) {
       quadrature_exponential_evidence);
 }
 
-// Examples of n vectors of D values: lambda_d ~ Gamma(A, rate (A - 1) bbar_d), x ~ Exponential(lambda_d);
-// the evidence under the pooled scales of the examples.
+// Examples of n vectors of D values: lambda_d ~ Gamma(A, rate (A - 1) bbar_d), x ~
+// Exponential(lambda_d); the evidence under the pooled scales of the examples.
 GammaRateEvidence pooled_exponential_evidence(double shape, const std::vector<double>& scales, int count, int n,
                                               std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Statistics> examples;
-  const std::unique_ptr<Estimator> estimator = exponential_estimator(ExponentialFitOptions{});
-  for (int i = 0; i < count; ++i) {
-    std::vector<double> rates;
-    for (double b : scales) rates.push_back(std::gamma_distribution<double>(shape, 1 / ((shape - 1) * b))(rng));
-    std::vector<SparseVector> vectors;
-    for (int j = 0; j < n; ++j) {
-      std::vector<double> x;
-      for (double rate : rates) x.push_back(std::exponential_distribution<double>(rate)(rng));
-      vectors.push_back(sparse(x));
-    }
-    examples.push_back(estimator->statistics(vectors, static_cast<long>(scales.size())));
-  }
-  Eigen::VectorXd sums = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scales.size()));
-  double vectors = 0;
-  for (const Statistics& e : examples) sums += e.sums.at("x").col(0), vectors += e.count;
-  GammaRateEvidence evidence;
-  for (const Statistics& e : examples) evidence.add_waiting_times(e.count, e.sums.at("x").col(0), sums / vectors);
-  return evidence;
+  std::vector<double> gamma_scales;
+  for (double b : scales) gamma_scales.push_back(1 / ((shape - 1) * b));
+  const auto draw = [](double rate, std::mt19937_64& rng) { return std::exponential_distribution<double>(rate)(rng); };
+  const std::vector<Statistics> examples =
+      gamma_rate_examples(*exponential_estimator(ExponentialFitOptions{}), shape, gamma_scales, count, n, seed, draw);
+  Eigen::VectorXd pooled;
+  return pooled_evidence(examples, &GammaRateEvidence::add_waiting_times, &pooled);
 }
 
 TEST(ExponentialGammaPrior, DerivativesAndMaximiserAgreeWithGrid) {
