@@ -163,7 +163,7 @@ TEST(EstimateExponential, MaximumLikelihoodAndMap) {
   const std::vector<SparseVector> values = {sparse({1, 3}), sparse({3, 1})};
   const auto ml = estimate(*exponential_estimator({}), values, 2);
   EXPECT_EQ(as<ExponentialModel>(ml).scales(), (std::vector<double>{2, 2}));
-  const auto map = estimate(*exponential_estimator({Method::map, 2, 1}), values, 2);
+  const auto map = estimate(*exponential_estimator({Method::map, 2, 1, std::nullopt, false}), values, 2);
   EXPECT_DOUBLE_EQ(as<ExponentialModel>(map).scales()[1], 5.0 / 3);
   EXPECT_THAT(estimation_error([] { estimate(*exponential_estimator({}), {sparse({1, 0})}, 2); }),
               HasSubstr("index 2 is 0 in every vector"));
