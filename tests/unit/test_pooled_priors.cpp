@@ -219,6 +219,23 @@ TEST(CovariancePrior, DerivativesAgreeWithFiniteDifferences) {
   }
 }
 
+// The argmax of f over (lowest, hi] by a brute-force grid, refined by zooming (1000 points per
+// level) until the spacing is below 1e-9 of the argmax (of `scale` while the argmax is smaller).
+template <class Function>
+double zoomed_grid_argmax(const Function& f, double lowest, double hi, double scale) {
+  double lo = lowest, best = lo;
+  while (hi - lo > 1e-9 * std::max(best, scale)) {
+    const double step = (hi - lo) / 1000;
+    double best_value = -INFINITY;
+    for (int i = 1; i <= 1000; ++i) {
+      const double value = f(lo + step * i);
+      if (value > best_value) best_value = value, best = lo + step * i;
+    }
+    lo = std::max(best - 2 * step, lowest + 1e-12), hi = best + 2 * step;
+  }
+  return best;
+}
+
 // The maximiser against a brute-force grid over nu, refined by zooming (1000 points per level)
 // until the spacing is below 1e-9 nu.
 TEST(CovariancePrior, MaximiserAgreesWithABruteForceGrid) {
@@ -228,16 +245,8 @@ TEST(CovariancePrior, MaximiserAgreesWithABruteForceGrid) {
     const std::vector<Statistics> examples = synthetic_examples(9, centre, 25, 5, form, 11);
     const InverseWishartEvidence evidence =
         gaussian_prior_evidence(examples, form, gaussian_pooled_centre(examples, form));
-    double lo = evidence.lowest_nu(), hi = evidence.lowest_nu() + 1000, best = lo;
-    while (hi - lo > 1e-9 * best) {
-      const double step = (hi - lo) / 1000;
-      double best_value = -INFINITY;
-      for (int i = 1; i <= 1000; ++i) {
-        const double value = evidence.log_evidence(lo + step * i);
-        if (value > best_value) best_value = value, best = lo + step * i;
-      }
-      lo = std::max(best - 2 * step, evidence.lowest_nu() + 1e-12), hi = best + 2 * step;
-    }
+    const double best = zoomed_grid_argmax([&](double nu) { return evidence.log_evidence(nu); }, evidence.lowest_nu(),
+                                           evidence.lowest_nu() + 1000, 0.0);
     const StrengthChoice choice = maximise_evidence(evidence);
     EXPECT_FALSE(choice.at_upper_bound);
     EXPECT_NEAR(choice.nu, best, 1e-6 * best) << "form " << static_cast<int>(form);
@@ -484,16 +493,8 @@ void expect_derivatives_and_maximiser(const GammaRateEvidence& evidence) {
     EXPECT_NEAR(evidence.second_derivative(a), (evidence.derivative(a + h) - evidence.derivative(a - h)) / (2 * h),
                 1e-6 * (1 + std::fabs(evidence.second_derivative(a))));
   }
-  double lo = evidence.lowest(), hi = 1000, best = 0;
-  while (hi - lo > 1e-9 * std::max(best, 1e-3)) {
-    const double step = (hi - lo) / 1000;
-    double best_value = -INFINITY;
-    for (int i = 1; i <= 1000; ++i) {
-      const double value = evidence.log_evidence(lo + step * i);
-      if (value > best_value) best_value = value, best = lo + step * i;
-    }
-    lo = std::max(best - 2 * step, evidence.lowest() + 1e-12), hi = best + 2 * step;
-  }
+  const double best =
+      zoomed_grid_argmax([&](double a) { return evidence.log_evidence(a); }, evidence.lowest(), 1000, 1e-3);
   const StrengthChoice choice = maximise_evidence(evidence);
   EXPECT_NEAR(choice.nu, best, 1e-6 * best);
 }
