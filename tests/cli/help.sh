@@ -130,7 +130,7 @@ for family in gaussian bernoulli multinomial poisson exponential gamma dirichlet
   done
 done
 # The per-family help names the family's own default estimator.
-"$PPK" fit bayesnet --help | grep -qF "the estimate (default posterior)" || fail "ppk fit bayesnet --help: the default estimator"
+"$PPK" fit bayesnet --help | grep -F "the estimate (default posterior)" > /dev/null || fail "ppk fit bayesnet --help: the default estimator"
 pass
 # The help of one family carries no other family's text.
 "$PPK" fit hmm --help > hmm_help.txt

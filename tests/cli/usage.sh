@@ -17,9 +17,9 @@ for words in "fit --help" "fit gaussian --help" "fit bernoulli -h" "fit multinom
   grep -q "^Usage: ppk" sub_help.txt || fail "ppk $words: $(head -3 sub_help.txt)"
   pass
 done
-"$PPK" fit gaussian --help | grep -q -- "--ridge" || fail "fit gaussian --help lacks --ridge"
+"$PPK" fit gaussian --help | grep -- "--ridge" > /dev/null || fail "fit gaussian --help lacks --ridge"
 pass
-"$PPK" fit multinomial --help | grep -q -- "--trials" || fail "fit multinomial --help lacks --trials"
+"$PPK" fit multinomial --help | grep -- "--trials" > /dev/null || fail "fit multinomial --help lacks --trials"
 pass
 
 printf '1 1:1\n' > data.txt
