@@ -45,6 +45,55 @@ def read_synsets(path):
     return synsets
 
 
+def write_corpus(train, rest, args):
+    """Writes a split corpus in the formats described above; returns (test, skipped, vocabulary).
+
+    train and rest are lists of documents (key, label, words) in their final order; the test part
+    is the first args.test_size documents of rest that keep a vocabulary word. args has the fields
+    test_size, train, test, tfidf_train, tfidf_test and vocabulary of the options above (shared by
+    examples/fortunes_documents.py).
+    """
+    frequency = collections.Counter(word for _, _, words in train for word in words)
+    vocabulary = sorted(frequency, key=lambda word: (-frequency[word], word))
+    index = {word: i + 1 for i, word in enumerate(vocabulary)}
+    document_frequency = collections.Counter(word for _, _, words in train for word in set(words))
+
+    def counts(words):
+        return sorted(collections.Counter(index[w] for w in words if w in index).items())
+
+    test, skipped = [], 0
+    for document in rest:
+        if len(test) == args.test_size:
+            break
+        if counts(document[2]):
+            test.append(document)
+        else:
+            skipped += 1
+
+    def write(path, part, tfidf):
+        with open(path, "w") as out:
+            for _, label, words in part:
+                row = counts(words)
+                if tfidf:
+                    weights = [(i, c * math.log(len(train) / document_frequency[vocabulary[i - 1]])) for i, c in row]
+                    norm = math.sqrt(sum(w * w for _, w in weights)) or 1.0
+                    fields = " ".join(f"{i}:{w / norm:.6g}" for i, w in weights if w > 0)
+                else:
+                    fields = " ".join(f"{i}:{c}" for i, c in row)
+                out.write(f"{label} {fields}\n")
+
+    write(args.train, train, False)
+    write(args.test, test, False)
+    if args.tfidf_train:
+        write(args.tfidf_train, train, True)
+    if args.tfidf_test:
+        write(args.tfidf_test, test, True)
+    if args.vocabulary:
+        with open(args.vocabulary, "w") as out:
+            out.write("\n".join(vocabulary) + "\n")
+    return test, skipped, vocabulary
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="/usr/share/wordnet/data.noun")
@@ -66,44 +115,7 @@ def main():
     train = documents[: args.train_size]
     rest = documents[args.train_size :]
 
-    frequency = collections.Counter(word for _, _, words in train for word in words)
-    vocabulary = sorted(frequency, key=lambda word: (-frequency[word], word))
-    index = {word: i + 1 for i, word in enumerate(vocabulary)}
-    document_frequency = collections.Counter(word for _, _, words in train for word in set(words))
-
-    def counts(words):
-        return sorted(collections.Counter(index[w] for w in words if w in index).items())
-
-    test, skipped = [], 0
-    for document in rest:
-        if len(test) == args.test_size:
-            break
-        if counts(document[2]):
-            test.append(document)
-        else:
-            skipped += 1
-
-    def write(path, part, tfidf):
-        with open(path, "w") as out:
-            for _, lex_file, words in part:
-                row = counts(words)
-                if tfidf:
-                    weights = [(i, c * math.log(len(train) / document_frequency[vocabulary[i - 1]])) for i, c in row]
-                    norm = math.sqrt(sum(w * w for _, w in weights)) or 1.0
-                    fields = " ".join(f"{i}:{w / norm:.6g}" for i, w in weights if w > 0)
-                else:
-                    fields = " ".join(f"{i}:{c}" for i, c in row)
-                out.write(f"{lex_file} {fields}\n")
-
-    write(args.train, train, False)
-    write(args.test, test, False)
-    if args.tfidf_train:
-        write(args.tfidf_train, train, True)
-    if args.tfidf_test:
-        write(args.tfidf_test, test, True)
-    if args.vocabulary:
-        with open(args.vocabulary, "w") as out:
-            out.write("\n".join(vocabulary) + "\n")
+    test, skipped, vocabulary = write_corpus(train, rest, args)
     words = sum(len(d[2]) for d in train)
     print(f"wordnet_glosses: {len(train)} training and {len(test)} test documents, {len(kept)} classes, "
           f"vocabulary {len(vocabulary)}, {words / len(train):.1f} words per training document; "
