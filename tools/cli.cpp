@@ -186,6 +186,27 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
   output.commit();
 }
 
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find(separator, start)) != std::string::npos; start = end + 1)
+    parts.push_back(text.substr(start, end - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::optional<double> parse_double(const std::string& text) {
+  std::size_t used = 0;
+  double number = 0;
+  try {
+    number = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return number;
+}
+
 std::string format_double(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", x);
