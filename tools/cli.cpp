@@ -195,16 +195,30 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-std::optional<double> parse_double(const std::string& text) {
+namespace {
+
+// The whole of `text` as read by read(text, &used) (std::stod or std::stol), or nothing.
+template <class Number, class Read>
+std::optional<Number> parse_whole(const std::string& text, Read read) {
   std::size_t used = 0;
-  double number = 0;
+  Number number{};
   try {
-    number = std::stod(text, &used);
+    number = read(text, &used);
   } catch (const std::exception&) {
     return std::nullopt;
   }
   if (used == 0 || used != text.size()) return std::nullopt;
   return number;
+}
+
+}  // namespace
+
+std::optional<double> parse_double(const std::string& text) {
+  return parse_whole<double>(text, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
+}
+
+std::optional<long> parse_long(const std::string& text) {
+  return parse_whole<long>(text, [](const std::string& t, std::size_t* used) { return std::stol(t, used); });
 }
 
 std::string format_double(double x) {

@@ -734,19 +734,6 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
   return leveled;
 }
 
-// The whole text as a decimal integer (std::stol syntax), or nothing.
-std::optional<long> whole_number(const std::string& text) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size()) return std::nullopt;
-  return value;
-}
-
 Trials trials_option(const po::variables_map& values) {
   Trials trials;
   const std::string text = values["trials"].as<std::string>();
@@ -755,7 +742,7 @@ Trials trials_option(const po::variables_map& values) {
   } else if (text == "all") {
     trials.kind = Trials::all;
   } else {
-    const std::optional<long> count = whole_number(text);
+    const std::optional<long> count = parse_long(text);
     if (!count || *count < 1) throw UsageError("--trials must be one, all or a whole number >= 1, got '" + text + "'");
     trials.kind = Trials::fixed;
     trials.count = *count;
@@ -1089,7 +1076,7 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
     throw UsageError("--alphabet and --alphabet-from exclude each other");
   const std::string states = values["states"].as<std::string>();
   if (states != "auto") {
-    options.states = whole_number(states);
+    options.states = parse_long(states);
     if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
   }
   options.param_ratio = option(values, "param-ratio");

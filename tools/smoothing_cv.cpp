@@ -121,7 +121,8 @@ void add_cv_options(po::options_description& options) {
 CvOptions read_cv_options(const po::variables_map& values, bool cross_validated) {
   if (!cross_validated) {
     for (const char* name : kCvOptionNames)
-      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha cv");
+      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha cv on a training file (a test file fitted "
+                                                    "with --pooled-from reuses the training file's choice)");
   }
   CvOptions options;
   options.candidates = list_option(values, "cv-alphas");

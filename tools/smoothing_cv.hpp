@@ -35,7 +35,8 @@ struct CvOptions {
 };
 void add_cv_options(po::options_description& options);
 // The options' values; UsageError for a malformed one, and for any --cv-* option given when the
-// smoothing is not chosen by cross-validation (`cross_validated` false).
+// smoothing is not chosen by cross-validation on INPUT (`cross_validated` false: no --alpha cv, or
+// a test file).
 CvOptions read_cv_options(const po::variables_map& values, bool cross_validated);
 
 // What --alpha cv chose on the training file.
