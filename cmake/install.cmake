@@ -21,7 +21,7 @@ set(PPK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ppk)
 # prefix is moved: bin/../<PPK_LIBSVM_LIBDIR>.
 file(RELATIVE_PATH _ppk_bin_to_libsvm /${CMAKE_INSTALL_BINDIR} /${PPK_LIBSVM_LIBDIR})
 set(PPK_INSTALLED_PROGRAM_RPATH "$ORIGIN/${_ppk_bin_to_libsvm}")
-set_target_properties(svm-train svm-predict svm-scale PROPERTIES INSTALL_RPATH "${PPK_INSTALLED_PROGRAM_RPATH}")
+set_target_properties(ppk_tool svm-train svm-predict svm-scale PROPERTIES INSTALL_RPATH "${PPK_INSTALLED_PROGRAM_RPATH}")
 
 install(TARGETS ppk_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS svm-train svm-predict svm-scale RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

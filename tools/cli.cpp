@@ -186,6 +186,41 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
   output.commit();
 }
 
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find(separator, start)) != std::string::npos; start = end + 1)
+    parts.push_back(text.substr(start, end - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+namespace {
+
+// The whole of `text` as read by read(text, &used) (std::stod or std::stol), or nothing.
+template <class Number, class Read>
+std::optional<Number> parse_whole(const std::string& text, Read read) {
+  std::size_t used = 0;
+  Number number{};
+  try {
+    number = read(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return number;
+}
+
+}  // namespace
+
+std::optional<double> parse_double(const std::string& text) {
+  return parse_whole<double>(text, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
+}
+
+std::optional<long> parse_long(const std::string& text) {
+  return parse_whole<long>(text, [](const std::string& t, std::size_t* used) { return std::stol(t, used); });
+}
+
 std::string format_double(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", x);

@@ -117,6 +117,13 @@ class OutputFile {
 // Writes `lines`, each followed by a newline, and commits.
 void write_lines(const std::string& path, const std::vector<std::string>& lines);
 
+// The parts of `text` between the separators ("a,b" -> {"a", "b"}; "" -> {""}).
+std::vector<std::string> split(const std::string& text, char separator);
+
+// The whole text as a number (std::stod syntax) or a decimal integer (std::stol syntax), or nothing.
+std::optional<double> parse_double(const std::string& text);
+std::optional<long> parse_long(const std::string& text);
+
 // %.17g: enough digits to read back the same double.
 std::string format_double(double x);
 

@@ -25,6 +25,7 @@
 #include "ppk/estimate_slds.hpp"
 #include "ppk/evidence.hpp"
 #include "ppk/row.hpp"
+#include "smoothing_cv.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {
@@ -104,6 +105,8 @@ bernoulli: independent binary features (a non-zero value counts as 1) of the
   Rows list only the features that occur; the others share a base probability.
   --alpha auto: A maximises the evidence (the beta-binomial likelihood of the
   training file, g integrated out); needs examples of several vectors (qid:).
+  --alpha cv: A (or ml) and the SVM's C chosen by cross-validated accuracy, as
+  for multinomial rows (below).
 )";
 
 constexpr const char* kMultinomialHelp = R"(
@@ -115,8 +118,15 @@ multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d;
   likelihood of the training file, each document's a integrated out), printed
   with its standard error and saved by --save-pooled. It is the best generative fit, not
   the best for classification: on short documents it smooths more than the SVM
-  wants (docs/documents-smoothing.md); there choose alpha with C by
-  cross-validation.
+  wants (docs/documents-smoothing.md); there use --alpha cv.
+  --alpha cv: the smoothing and the SVM's C chosen together by the k-fold
+  cross-validated accuracy of the kernel SVM on INPUT (LIBSVM's
+  svm_cross_validation, as svm-train -v K -c C -t KERNEL -g RHO on the rows):
+  every candidate of --cv-alphas (auto = maximum evidence, skipped when the
+  evidence has no maximum; ml; alpha values) at every C of --cv-c. The table
+  and the choice are printed on stderr, the chosen rows written; --save-pooled
+  saves the smoothing, C and kernel settings, and --pooled-from applies the
+  smoothing to a test file. Costs candidates x C values x K SVM trainings.
   Rows list only the words that occur, so a short document over a large
   vocabulary stays sparse. --trials selects the model: one = a single draw (any
   rho), S = S draws, all = summed over all draw counts with decay L (both need
@@ -265,6 +275,7 @@ struct FitContext {
   const FitSource& source;
   const FitInput& input;
   TrainingChoices& choices;
+  const std::string& command;  // "ppk fit FAMILY", for messages
 };
 using EstimatorFactory = std::unique_ptr<Estimator> (*)(const FitContext& context);
 
@@ -287,16 +298,30 @@ double option(const po::variables_map& values, const char* name) { return values
 std::optional<double> number_or_auto(const po::variables_map& values, const char* name, const char* fallback) {
   const std::string text = values.count(name) ? values[name].as<std::string>() : fallback;
   if (text == "auto") return std::nullopt;
-  std::size_t used = 0;
-  double number = 0;
-  try {
-    number = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw UsageError(std::string("--") + name + " must be a number or auto, got '" + text + "'");
+  const std::optional<double> number = parse_double(text);
+  if (!number) throw UsageError(std::string("--") + name + " must be a number or auto, got '" + text + "'");
   return number;
+}
+
+// Every example's model row. Each example is fitted on its own (estimators are const and seed from
+// the example's data), so the examples run in parallel and the rows do not depend on the number of
+// threads. `pooled` (null: none) and `lambda` are --shrink's pool and weight.
+std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long dim, const Statistics* pooled,
+                          double lambda, unsigned threads) {
+  std::vector<Row> rows(data.examples.size());
+  for_each_index(data.examples.size(), threads, "fitting", [&](std::size_t i) {
+    const Example& example = data.examples[i];
+    std::unique_ptr<Model> model;
+    try {
+      model = estimate(estimator, example.vectors, dim, pooled, lambda);
+    } catch (const PoolingUnsupported& e) {
+      throw UsageError(e.what());
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, e.what());
+    }
+    rows[i] = encode_row(*model);
+  });
+  return rows;
 }
 
 // A strength chosen by maximum evidence, as printed and saved; `dominates` says what a choice at the
@@ -475,49 +500,134 @@ void add_alpha_option(po::options_description& options, const char* description)
   options.add_options()("alpha", po::value<double>()->default_value(1.0)->value_name("A"), description);
 }
 
-// --alpha A|auto of bernoulli and multinomial rows.
+// --alpha A|auto|cv of bernoulli and multinomial rows, and the options of --alpha cv.
 void add_chosen_alpha_option(po::options_description& options, const char* description) {
-  options.add_options()("alpha", po::value<std::string>()->default_value("1")->value_name("A|auto"), description);
+  options.add_options()("alpha", po::value<std::string>()->default_value("1")->value_name("A|auto|cv"), description);
+  add_cv_options(options);
+}
+
+// The alpha of maximum evidence on INPUT (evidence.hpp): the concentration A maximising the evidence
+// of `counts`, reported as alpha = A / `per_alpha` with its standard error. InputError naming INPUT
+// when the evidence has no interior maximum.
+Choice evidence_alpha(const FitContext& context, const std::function<PolyaCounts()>& counts, double per_alpha,
+                      const std::string& units) {
+  EvidenceMaximum best;
+  try {
+    best = maximise_polya_evidence(counts());
+  } catch (const EstimationError& e) {
+    throw InputError(context.source.name + ": --alpha auto: " + e.what());
+  }
+  std::ostringstream how;
+  how << std::setprecision(4) << "maximum evidence (standard error " << best.standard_error / per_alpha
+      << "; concentration " << units << " = " << best.concentration << ")";
+  return Choice{best.concentration / per_alpha, how.str()};
 }
 
 // The prior's strength: the number given by --alpha (recorded for --save-pooled and checked against
 // a --pooled-from file), or, with --alpha auto (or no --alpha and a --pooled-from file that holds
-// one), the value chosen on the training file by maximum evidence (evidence.hpp): the concentration
-// A maximising the evidence of `counts`, reported as alpha = A / `per_alpha` with its standard error.
+// one), the value chosen on the training file by maximum evidence (evidence_alpha). A test file's
+// --alpha cv reuses the training file's value like --alpha auto.
 double alpha_option(const FitContext& context, const std::function<PolyaCounts()>& counts, double per_alpha,
                     const std::string& units) {
   const po::variables_map& values = context.values;
   const std::string text = values["alpha"].as<std::string>();
-  const bool automatic = text == "auto";
+  const bool automatic = text == "auto" || text == "cv";
   if (automatic && context.method == Method::ml)
     throw UsageError("--alpha auto chooses the prior's strength, but --estimator ml uses no prior");
   if (automatic || (values["alpha"].defaulted() && context.choices.saved("alpha") && context.method != Method::ml))
-    return context.choices.value("alpha", [&] {
-      EvidenceMaximum best;
-      try {
-        best = maximise_polya_evidence(counts());
-      } catch (const EstimationError& e) {
-        throw InputError(context.source.name + ": --alpha auto: " + e.what());
-      }
-      std::ostringstream how;
-      how << std::setprecision(4) << "maximum evidence (standard error " << best.standard_error / per_alpha
-          << "; concentration " << units << " = " << best.concentration << ")";
-      return Choice{best.concentration / per_alpha, how.str()};
-    });
+    return context.choices.value("alpha", [&] { return evidence_alpha(context, counts, per_alpha, units); });
   const double alpha = *number_or_auto(values, "alpha", "1");
   if (context.method == Method::ml) return alpha;  // no prior: nothing to record
   return context.choices.given("alpha", alpha);
 }
 
+// An estimator of bernoulli or multinomial rows for a smoothing: `method` (ml or posterior) and alpha.
+using SmoothedEstimatorFactory = std::function<std::unique_ptr<Estimator>(Method method, double alpha)>;
+
+// A test file fitted with the smoothing that --alpha cv chose for the training file (saved in the
+// --pooled-from file `from`): never re-chosen; a contradicting --estimator or --alpha is refused,
+// naming both files.
+std::unique_ptr<Estimator> cross_validated_estimator(const FitContext& context, const PoolFile& from,
+                                                     const std::function<PolyaCounts()>& counts, double per_alpha,
+                                                     const std::string& units, const SmoothedEstimatorFactory& make) {
+  const po::variables_map& values = context.values;
+  const bool ml = from.cross_validation["smoothing"] == "ml";
+  const Method chosen = ml ? Method::ml : Method::posterior;
+  const std::string unlike = "chosen by cross-validation for the training file " + from.source + " (saved in " +
+                             from.path + "): the test file " + context.source.name +
+                             " would be fitted unlike the training file; drop ";
+  if (values.count("estimator") && context.method != chosen)
+    throw UsageError("--estimator " + values["estimator"].as<std::string>() + " differs from the " +
+                     method_name(chosen) + " rows " + unlike + "--estimator");
+  if (!ml) return make(chosen, alpha_option(context, counts, per_alpha, units));
+  const std::string text = values["alpha"].as<std::string>();
+  if (!values["alpha"].defaulted() && text != "cv")
+    throw UsageError("--alpha " + text + " differs from the maximum-likelihood rows (ml) " + unlike + "--alpha");
+  std::cerr << context.command << ": maximum-likelihood rows (ml), chosen by cross-validation on "
+            << from.source << " (read from " << from.path << ")\n";
+  return make(Method::ml, 0);
+}
+
+// The estimator of bernoulli and multinomial rows (`make`), smoothed by --estimator and --alpha A|auto
+// (alpha_option; `counts`, `per_alpha` and `units` as there), or by --alpha cv: the smoothing chosen
+// with C by cross-validated accuracy on INPUT (choose_smoothing_by_cv, recorded for --save-pooled),
+// or, for a test file, the one chosen for the training file (cross_validated_estimator).
+std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const std::function<PolyaCounts()>& counts,
+                                              double per_alpha, const std::string& units,
+                                              const SmoothedEstimatorFactory& make) {
+  const po::variables_map& values = context.values;
+  const bool cv = values["alpha"].as<std::string>() == "cv";
+  const PoolFile* from = context.choices.pool_from();
+  const CvOptions options = read_cv_options(values, cv && from == nullptr);
+  if (from != nullptr && !from->cross_validation.is_null())
+    return cross_validated_estimator(context, *from, counts, per_alpha, units, make);
+  if (!cv) return make(context.method, alpha_option(context, counts, per_alpha, units));
+  if (from != nullptr)
+    throw UsageError(from->path + " holds no smoothing chosen by cross-validation on the training file " +
+                     from->source + ": fit " + from->source + " with --alpha cv --save-pooled " + from->path);
+  if (values.count("estimator"))
+    throw UsageError("--alpha cv chooses between maximum-likelihood rows and posterior means itself; drop --estimator");
+  if (values.count("shrink")) throw UsageError("--alpha cv and --shrink exclude each other");
+
+  const Dataset& data = context.input.data;
+  std::vector<double> labels;
+  for (const Example& example : data.examples) labels.push_back(example.label);
+  const unsigned threads = threads_option(values);
+  const CvChoice choice = choose_smoothing_by_cv(
+      options, labels,
+      [&](std::string& reason) -> std::optional<double> {
+        try {
+          return evidence_alpha(context, counts, per_alpha, units).value;
+        } catch (const InputError& e) {
+          reason = e.what();
+          return std::nullopt;
+        }
+      },
+      [&](const Smoothing& smoothing) {
+        std::unique_ptr<Estimator> estimator;
+        try {
+          estimator = make(smoothing.ml ? Method::ml : Method::posterior, smoothing.alpha);
+        } catch (const EstimationError& e) {
+          throw InputError(e.what());
+        }
+        return fit_rows(*estimator, data, context.input.dim, nullptr, 0, threads);
+      },
+      context.command, context.source.name);
+  context.choices.set_cross_validation(choice.record);
+  if (choice.smoothing.ml) return make(Method::ml, 0);
+  return make(Method::posterior, context.choices.value("alpha", [&] { return Choice{choice.smoothing.alpha, choice.how}; }));
+}
+
 void add_bernoulli_options(po::options_description& options) {
   add_chosen_alpha_option(options,
                           "the Beta(A, A) prior: g_d = (k_d + A) / (n + 2A) (posterior); auto: chosen on the "
-                          "training file by maximum evidence (needs examples of several vectors)");
+                          "training file by maximum evidence (needs examples of several vectors); cv: the "
+                          "smoothing (A or ml) chosen with C by cross-validated SVM accuracy");
 }
 
 std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
   const std::vector<Example>& examples = context.input.data.examples;
-  const double alpha = alpha_option(
+  return smoothed_estimator(
       context,
       [&] {
         bool several = false;
@@ -528,14 +638,15 @@ std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
                            "A; group each example's vectors with qid:, or give --alpha a number");
         return bernoulli_polya_counts(examples, context.input.dim);
       },
-      2.0, "2A (Beta(A, A) per feature)");
-  return bernoulli_estimator(BernoulliFitOptions{context.method, alpha});
+      2.0, "2A (Beta(A, A) per feature)",
+      [](Method method, double alpha) { return bernoulli_estimator(BernoulliFitOptions{method, alpha}); });
 }
 
 void add_multinomial_options(po::options_description& options) {
   add_chosen_alpha_option(options,
                           "the Dirichlet(A) prior: a_d = (c_d + A) / (N + A D) (posterior); auto: chosen on the "
-                          "training file by maximum evidence");
+                          "training file by maximum evidence; cv: the smoothing (A or ml) chosen with C by "
+                          "cross-validated SVM accuracy");
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -623,19 +734,6 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
   return leveled;
 }
 
-// The whole text as a decimal integer (std::stol syntax), or nothing.
-std::optional<long> whole_number(const std::string& text) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size()) return std::nullopt;
-  return value;
-}
-
 Trials trials_option(const po::variables_map& values) {
   Trials trials;
   const std::string text = values["trials"].as<std::string>();
@@ -644,7 +742,7 @@ Trials trials_option(const po::variables_map& values) {
   } else if (text == "all") {
     trials.kind = Trials::all;
   } else {
-    const std::optional<long> count = whole_number(text);
+    const std::optional<long> count = parse_long(text);
     if (!count || *count < 1) throw UsageError("--trials must be one, all or a whole number >= 1, got '" + text + "'");
     trials.kind = Trials::fixed;
     trials.count = *count;
@@ -665,7 +763,8 @@ Trials trials_option(const po::variables_map& values) {
 std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
   const long dim = context.input.dim;
   std::shared_ptr<const LeveledBase> base = base_option(context);
-  const double alpha = alpha_option(
+  const Trials trials = trials_option(context.values);
+  return smoothed_estimator(
       context,
       [&] {
         // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
@@ -674,9 +773,10 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
           for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
         return multinomial_polya_counts(context.input.data.examples, m);
       },
-      static_cast<double>(dim), "alpha D");
-  return multinomial_estimator(
-      MultinomialFitOptions{context.method, alpha, trials_option(context.values), std::move(base)});
+      static_cast<double>(dim), "alpha D",
+      [&](Method method, double alpha) {
+        return multinomial_estimator(MultinomialFitOptions{method, alpha, trials, base});
+      });
 }
 
 // Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
@@ -976,7 +1076,7 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
     throw UsageError("--alphabet and --alphabet-from exclude each other");
   const std::string states = values["states"].as<std::string>();
   if (states != "auto") {
-    options.states = whole_number(states);
+    options.states = parse_long(states);
     if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
   }
   options.param_ratio = option(values, "param-ratio");
@@ -1532,7 +1632,7 @@ int run_fit(const std::vector<std::string>& args) {
   try {
     const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
                                                     : family->default_method;
-    estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices});
+    estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices, command});
   } catch (const EstimationError& e) {
     throw UsageError(e.what());
   }
@@ -1553,25 +1653,13 @@ int run_fit(const std::vector<std::string>& args) {
     }
   }
 
-  // Every example is fitted on its own (estimators are const and seed from the example's data),
-  // so the examples run in parallel and the rows do not depend on the number of threads.
+  const std::vector<Row> rows = fit_rows(*estimator, data, dim, pooled ? &*pooled : nullptr, lambda, threads);
   std::vector<std::string> lines(data.examples.size());
-  for_each_index(data.examples.size(), threads, "fitting", [&](std::size_t i) {
-    const Example& example = data.examples[i];
-    std::unique_ptr<Model> model;
-    try {
-      model = estimate(*estimator, example.vectors, dim, pooled ? &*pooled : nullptr, lambda);
-    } catch (const PoolingUnsupported& e) {
-      throw UsageError(e.what());
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
-    }
-    lines[i] = format_row_line(example.label, encode_row(*model));
-  });
+  for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = format_row_line(data.examples[i].label, rows[i]);
   if (values.count("save-pooled"))
     write_pool_file(values["save-pooled"].as<std::string>(),
                     PoolFile{"", source.name, family->name, dim, choices.chosen(), choices.matrices(), pooled,
-                             choices.base()});
+                             choices.base(), choices.cross_validation()});
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

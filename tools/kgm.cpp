@@ -125,15 +125,6 @@ VariableSpec parse_variable(const std::string& text) {
   return spec;
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t end; (end = text.find(separator, start)) != std::string::npos; start = end + 1)
-    parts.push_back(text.substr(start, end - start));
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
 const VariableSpec& find_variable(const std::vector<VariableSpec>& specs, const std::string& name,
                                   const std::string& option) {
   for (const VariableSpec& spec : specs)

@@ -41,6 +41,17 @@ PoolFile read_pool_file(const std::string& path) {
     if (!object["base"].is_object()) throw fail("\"base\": expected an object");
     pool.base = object["base"];
   }
+  if (object.contains("cross_validation")) {
+    const nlohmann::json& record = object["cross_validation"];
+    const bool ml = record.is_object() && record.contains("smoothing") && record["smoothing"] == "ml";
+    const bool posterior = record.is_object() && record.contains("smoothing") && record["smoothing"] == "posterior" &&
+                           record.contains("alpha") && record["alpha"].is_number() &&
+                           std::isfinite(record["alpha"].get<double>());
+    if (!ml && !posterior)
+      throw fail("\"cross_validation\": expected {\"smoothing\": \"ml\"} or {\"smoothing\": \"posterior\", "
+                 "\"alpha\": a finite number}");
+    pool.cross_validation = record;
+  }
   if (object.contains("matrices")) {
     if (!object["matrices"].is_object()) throw fail("\"matrices\": expected an object");
     for (const auto& [name, rows] : object["matrices"].items()) {
@@ -80,6 +91,7 @@ void write_pool_file(const std::string& path, const PoolFile& pool) {
   }
   if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
   if (!pool.base.is_null()) object["base"] = pool.base;
+  if (!pool.cross_validation.is_null()) object["cross_validation"] = pool.cross_validation;
   write_lines(path, {object.dump()});
 }
 

@@ -19,7 +19,8 @@ namespace ppk::cli {
 // A pool file (JSON): {"source": training file, "family": fit family, "dim": D,
 //                      "chosen": {NAME: {"value": v, "chosen_by": how}, ...},
 //                      "statistics": the pooled statistics (families that pool them),
-//                      "base": the base measure (multinomial --base pooled; docs/base-measure.md)}.
+//                      "base": the base measure (multinomial --base pooled; docs/base-measure.md),
+//                      "cross_validation": the smoothing chosen by --alpha cv (smoothing_cv.hpp)}.
 struct PoolFile {
   std::string path;    // where it was read from (for messages)
   std::string source;  // the training file it was written from
@@ -31,6 +32,9 @@ struct PoolFile {
   std::map<std::string, Eigen::MatrixXd> matrices;
   std::optional<Statistics> statistics;
   nlohmann::json base;  // null when the training file was fitted without a pooled base
+  // {"smoothing": "ml" | "posterior", "alpha": its value (posterior), "C", "kernel", "gamma",
+  //  "folds", ...}; null when the smoothing was not chosen by --alpha cv.
+  nlohmann::json cross_validation;
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);
@@ -68,6 +72,9 @@ class TrainingChoices {
   // The base measure decided on INPUT or read from the --pooled-from file, for the pool file.
   void set_base(nlohmann::json base) { base_ = std::move(base); }
   const nlohmann::json& base() const { return base_; }
+  // The --alpha cv choice made on INPUT, for the pool file.
+  void set_cross_validation(nlohmann::json record) { cross_validation_ = std::move(record); }
+  const nlohmann::json& cross_validation() const { return cross_validation_; }
 
   // The matrix called `name` computed on the training file by compute(), or the one saved in the
   // --pooled-from file (UsageError naming both files when it holds none); recorded for --save-pooled.
@@ -80,6 +87,7 @@ class TrainingChoices {
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
   nlohmann::json base_;
+  nlohmann::json cross_validation_;
   std::map<std::string, Eigen::MatrixXd> matrices_;
 };
 

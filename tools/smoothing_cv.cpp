@@ -1,0 +1,228 @@
+#include "smoothing_cv.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "svm.h"
+
+namespace ppk::cli {
+namespace {
+
+const char* const kCvOptionNames[] = {"cv-alphas", "cv-c", "cv-kernel", "cv-gamma", "cv-folds"};
+
+// "%g", as svm-train prints its accuracy.
+std::string format_short(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+// A finite number > 0 written as the whole of `text`, else a UsageError naming `option`.
+double positive_number(const std::string& text, const std::string& option) {
+  const std::optional<double> number = parse_double(text);
+  if (!number || !(*number > 0) || !std::isfinite(*number))
+    throw UsageError("--" + option + ": expected a finite number > 0, got '" + text + "'");
+  return *number;
+}
+
+// The comma-separated list of option `name`, without empty items.
+std::vector<std::string> list_option(const po::variables_map& values, const std::string& name) {
+  const std::vector<std::string> items = split(values[name].as<std::string>(), ',');
+  for (const std::string& item : items)
+    if (item.empty()) throw UsageError("--" + name + ": an empty item in '" + values[name].as<std::string>() + "'");
+  return items;
+}
+
+void silent(const char*) {}
+
+// One candidate's rows as a LIBSVM problem: each value as svm-train reads it back from the row
+// file (format_entries writes libsvm_readable(value) with 17 significant digits).
+class Problem {
+ public:
+  Problem(const std::vector<Row>& rows, const std::vector<double>& labels) : nodes_(rows.size()), x_(rows.size()) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (const RowEntry& entry : rows[i]) nodes_[i].push_back({entry.index, libsvm_readable(entry.value)});
+      nodes_[i].push_back({-1, 0});
+      x_[i] = nodes_[i].data();
+    }
+    labels_ = labels;
+    problem_.l = static_cast<int>(rows.size());
+    problem_.y = labels_.data();
+    problem_.x = x_.data();
+  }
+  const svm_problem& get() const { return problem_; }
+
+ private:
+  std::vector<std::vector<svm_node>> nodes_;
+  std::vector<svm_node*> x_;
+  std::vector<double> labels_;
+  svm_problem problem_{};
+};
+
+// svm-train's parameters for -t kernel -g gamma -c cost (its defaults otherwise; the plugin
+// kernel type's own default -d).
+svm_parameter svm_train_parameters(const svm_kernel_type& kernel, double gamma, double cost) {
+  svm_parameter parameters{};
+  parameters.svm_type = C_SVC;
+  parameters.kernel_type = kernel.number;
+  parameters.degree = kernel.default_degree;
+  parameters.gamma = gamma;
+  parameters.coef0 = 0;
+  parameters.nu = 0.5;
+  parameters.cache_size = 100;
+  parameters.C = cost;
+  parameters.eps = 1e-3;
+  parameters.p = 0.1;
+  parameters.shrinking = 1;
+  parameters.probability = 0;
+  parameters.nr_weight = 0;
+  parameters.weight_label = nullptr;
+  parameters.weight = nullptr;
+  return parameters;
+}
+
+// The k-fold cross-validated accuracy (percent) of `problem`, computed as svm-train -v computes it,
+// with rand() seeded as svm-train leaves it (glibc's default seed, 1), so that every candidate and
+// C sees the same folds. InputError with LIBSVM's message when it refuses the rows.
+double cross_validated_accuracy(const svm_problem& problem, const svm_parameter& parameters, int folds,
+                                const std::string& what) {
+  if (const char* error = svm_check_parameter(&problem, &parameters)) throw InputError(what + ": LIBSVM: " + error);
+  std::vector<double> predicted(static_cast<std::size_t>(problem.l));
+  std::srand(1);
+  svm_cross_validation(&problem, &parameters, folds, predicted.data());
+  int correct = 0;
+  for (int i = 0; i < problem.l; ++i)
+    if (predicted[static_cast<std::size_t>(i)] == problem.y[i]) ++correct;
+  return 100.0 * correct / problem.l;
+}
+
+}  // namespace
+
+void add_cv_options(po::options_description& options) {
+  options.add_options()
+      ("cv-alphas", po::value<std::string>()->default_value("auto,ml,1,0.1,0.01,0.001")->value_name("LIST"),
+       "--alpha cv: the candidate smoothings, in order (the first of equal accuracies wins): auto (maximum "
+       "evidence), ml (maximum likelihood) or alpha values")
+      ("cv-c", po::value<std::string>()->default_value("1,10,100,1000")->value_name("LIST"),
+       "--alpha cv: the SVM's C values tried for every candidate")
+      ("cv-kernel", po::value<std::string>()->default_value("ppk")->value_name("ppk|ppk_norm"),
+       "--alpha cv: the kernel (svm-train -t)")
+      ("cv-gamma", po::value<double>()->default_value(0.5)->value_name("RHO"),
+       "--alpha cv: the kernel's rho (svm-train -g; 0.5 = Bhattacharyya)")
+      ("cv-folds", po::value<int>()->default_value(5)->value_name("K"),
+       "--alpha cv: the number of cross-validation folds (svm-train -v K), K >= 2");
+}
+
+CvOptions read_cv_options(const po::variables_map& values, bool cross_validated) {
+  if (!cross_validated) {
+    for (const char* name : kCvOptionNames)
+      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha cv on a training file (a test file fitted "
+                                                    "with --pooled-from reuses the training file's choice)");
+  }
+  CvOptions options;
+  options.candidates = list_option(values, "cv-alphas");
+  for (const std::string& candidate : options.candidates)
+    if (candidate != "auto" && candidate != "ml") positive_number(candidate, "cv-alphas");
+  for (const std::string& cost : list_option(values, "cv-c")) options.costs.push_back(positive_number(cost, "cv-c"));
+  options.kernel = values["cv-kernel"].as<std::string>();
+  if (options.kernel != "ppk" && options.kernel != "ppk_norm")
+    throw UsageError("--cv-kernel must be ppk or ppk_norm, got '" + options.kernel + "'");
+  options.gamma = values["cv-gamma"].as<double>();
+  if (!(options.gamma > 0) || !std::isfinite(options.gamma))
+    throw UsageError("--cv-gamma: expected a finite number > 0, got " + format_double(options.gamma));
+  options.folds = values["cv-folds"].as<int>();
+  if (options.folds < 2)
+    throw UsageError("--cv-folds must be at least 2 (the number of cross-validation folds), got " +
+                     std::to_string(options.folds));
+  return options;
+}
+
+CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
+                                const std::function<std::optional<double>(std::string& reason)>& evidence_alpha,
+                                const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
+                                const std::string& command, const std::string& input) {
+  const std::set<double> classes(labels.begin(), labels.end());
+  if (classes.size() < 2)
+    throw UsageError("--alpha cv chooses the smoothing by the cross-validated accuracy of a classifier, but " +
+                     input + " holds " + (labels.empty() ? "no examples" : "one class only (label " +
+                     format_double(labels.front()) + ")") + "; give --alpha a number or auto");
+  svm_set_print_string_function(silent);
+  const int kernel_number = svm_kernel_type_from_string(options.kernel.c_str());
+  const svm_kernel_type* kernel = svm_find_kernel_type(kernel_number);
+  if (kernel == nullptr)
+    throw InputError("--alpha cv: LIBSVM has no kernel type " + options.kernel +
+                     ": its plugin (libsvm-plugins/ppk.so next to libsvm.so.3) was not loaded");
+
+  std::ostringstream settings;
+  settings << "svm-train -t " << options.kernel << " -g " << format_short(options.gamma) << " -v " << options.folds;
+  std::cerr << command << ": --alpha cv on " << input << ": " << options.folds
+            << "-fold cross-validated accuracy (" << settings.str() << " -c C)\n"
+            << "  candidate  alpha          C  accuracy\n";
+  CvChoice best;
+  nlohmann::json table = nlohmann::json::array();
+  bool scored = false;
+  for (const std::string& candidate : options.candidates) {
+    Smoothing smoothing{candidate, candidate == "ml", 0};
+    if (candidate == "auto") {
+      std::string reason;
+      const std::optional<double> alpha = evidence_alpha(reason);
+      if (!alpha) {
+        std::cerr << command << ": --alpha cv: candidate auto skipped: " << reason << "\n";
+        continue;
+      }
+      smoothing.alpha = *alpha;
+    } else if (!smoothing.ml) {
+      smoothing.alpha = *parse_double(candidate);
+    }
+    const std::string what = "--alpha cv: candidate " + candidate;
+    std::vector<Row> rows;
+    try {
+      rows = fit_rows(smoothing);
+    } catch (const InputError& e) {
+      throw InputError(what + ": " + e.what() + " (leave " + candidate + " out of --cv-alphas)");
+    }
+    const Problem problem(rows, labels);
+    const std::string alpha_text = smoothing.ml ? "-" : format_short(smoothing.alpha);
+    for (double cost : options.costs) {
+      const double accuracy = cross_validated_accuracy(problem.get(), svm_train_parameters(*kernel, options.gamma, cost),
+                                                       options.folds, what);
+      std::cerr << "  " << std::left << std::setw(9) << candidate << "  " << std::setw(11) << alpha_text << " "
+                << std::right << std::setw(5) << format_short(cost) << "  " << format_short(accuracy) << "%\n";
+      nlohmann::json entry = {{"candidate", candidate}, {"C", cost}, {"accuracy", accuracy}};
+      if (!smoothing.ml) entry["alpha"] = smoothing.alpha;
+      table.push_back(std::move(entry));
+      if (!scored || accuracy > best.accuracy) {
+        best.smoothing = smoothing;
+        best.cost = cost;
+        best.accuracy = accuracy;
+        scored = true;
+      }
+    }
+  }
+  if (!scored) throw UsageError("--alpha cv: no candidate smoothing is left to choose from (--cv-alphas)");
+
+  const std::string chosen = best.smoothing.ml ? std::string("maximum likelihood (ml)")
+                                               : "alpha = " + format_short(best.smoothing.alpha) + " (" +
+                                                     best.smoothing.candidate + ")";
+  best.how = "cross-validated accuracy (" + format_short(best.accuracy) + "%, " + settings.str() + " -c " +
+             format_short(best.cost) + ")";
+  std::cerr << command << ": --alpha cv chose " << chosen << " at C = " << format_short(best.cost) << ": "
+            << format_short(best.accuracy) << "% on " << input << "\n";
+  best.record = {{"smoothing", best.smoothing.ml ? "ml" : "posterior"},
+                 {"candidate", best.smoothing.candidate},
+                 {"C", best.cost},
+                 {"accuracy", best.accuracy},
+                 {"kernel", options.kernel},
+                 {"gamma", options.gamma},
+                 {"folds", options.folds},
+                 {"table", std::move(table)}};
+  if (!best.smoothing.ml) best.record["alpha"] = best.smoothing.alpha;
+  return best;
+}
+
+}  // namespace ppk::cli

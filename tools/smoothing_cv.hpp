@@ -1,0 +1,66 @@
+// --alpha cv of `ppk fit multinomial` and `ppk fit bernoulli`: the smoothing of the rows chosen on
+// the training file, jointly with the SVM's C, by LIBSVM's k-fold cross-validated accuracy of the
+// kernel SVM (svm_cross_validation of the patched libsvm.so.3, kernel ppk or ppk_norm from its
+// plugin) on the rows each candidate smoothing gives. See docs/documents-smoothing.md.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "ppk/row.hpp"
+
+namespace ppk::cli {
+
+// How the rows are smoothed: the maximum-likelihood estimate, or the posterior mean under alpha
+// pseudo-counts per word (feature).
+struct Smoothing {
+  std::string candidate;  // as listed in --cv-alphas: "auto", "ml" or a number
+  bool ml = false;
+  double alpha = 0;  // the posterior's alpha; unused for ml
+};
+
+// --cv-alphas, --cv-c, --cv-kernel, --cv-gamma and --cv-folds.
+struct CvOptions {
+  std::vector<std::string> candidates;  // "auto", "ml" or numbers > 0, in order
+  std::vector<double> costs;            // the SVM's C, each > 0
+  std::string kernel;                   // ppk or ppk_norm
+  double gamma = 0;                     // the kernel's rho (svm-train -g)
+  int folds = 0;                        // k >= 2
+};
+void add_cv_options(po::options_description& options);
+// The options' values; UsageError for a malformed one, and for any --cv-* option given when the
+// smoothing is not chosen by cross-validation on INPUT (`cross_validated` false: no --alpha cv, or
+// a test file).
+CvOptions read_cv_options(const po::variables_map& values, bool cross_validated);
+
+// What --alpha cv chose on the training file.
+struct CvChoice {
+  Smoothing smoothing;
+  double cost = 0;
+  double accuracy = 0;  // percent, as svm-train -v prints it
+  std::string how;      // "cross-validated accuracy (...)", for messages and the pool file
+  nlohmann::json record;  // the choice, the SVM settings and every candidate's accuracy, for the pool file
+};
+
+// The smoothing of `candidates` maximising the cross-validated accuracy, and its C. For each
+// candidate in order (auto: the alpha `evidence_alpha` returns, or skipped with the reason it sets
+// when it returns nothing), `fit_rows` gives the rows exactly as ppk fit writes them, with the
+// examples' `labels`; for every C of options.costs, srand(1) then svm_cross_validation (C-SVC and
+// svm-train's other defaults) scores them: the fraction of examples whose held-out prediction is
+// their label, as svm-train -v K -c C -t KERNEL -g GAMMA prints it for the written rows. The first
+// of equal best accuracies (candidates in order, then C in order) is chosen. The table of every
+// accuracy, the skipped candidates and the choice are printed on standard error, each line
+// starting with `command`; `input` names the training file. UsageError when the labels hold fewer
+// than two classes or no candidate is left; InputError when LIBSVM refuses a candidate's rows.
+CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
+                                const std::function<std::optional<double>(std::string& reason)>& evidence_alpha,
+                                const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
+                                const std::string& command, const std::string& input);
+
+}  // namespace ppk::cli
