@@ -7,6 +7,9 @@
 #   FAMILY=gaussian (default): --prior pooled (the inverse-Wishart prior centred on the pooled
 #   within-set covariance, its strength chosen by maximum evidence) against maximum likelihood with
 #   fixed ridges.
+#   FAMILY=hmm: Gaussian-emission HMMs (diagonal covariances, COMPONENTS states) on the digits as
+#   sequences of their 8 pixel rows (digit_point_sets.py --rows; SETS=0 is then implied), at the
+#   default, with a fixed ridge and with --prior pooled.
 #   FAMILY=mixture: mixtures of --components K (COMPONENTS, default 2) at the default (the tiny ridge)
 #   against --prior pooled (the same prior on every component, its strength chosen by held-out
 #   likelihood) and against a fixed ridge.
@@ -44,9 +47,13 @@ measure() {  # DATA-NAME, in a directory holding train.txt, test.txt and the bas
   local specs=("ml-ridge0:--ridge 0" "ml-ridge0.01:--ridge 0.01" "ml-ridge0.1:--ridge 0.1"
                "pooled-mean:--estimator map --prior pooled"
                "pooled-mode:--estimator map --prior pooled --pooled-estimate mode")
-  [[ $family == gaussian ]] ||
+  [[ $family != mixture ]] ||
     specs=("K$components-default:--components $components" "K$components-ridge0.1:--components $components --ridge 0.1"
            "K$components-pooled:--components $components --prior pooled")
+  [[ $family != hmm ]] ||
+    specs=("M$components-diag-default:--dim 8 --cov diag --states $components"
+           "M$components-diag-ridge0.01:--dim 8 --cov diag --states $components --ridge 0.01"
+           "M$components-diag-pooled:--dim 8 --cov diag --states $components --prior pooled")
   for spec in "${specs[@]}"; do
     name=${spec%%:*}
     # shellcheck disable=SC2086
@@ -69,12 +76,16 @@ measure() {  # DATA-NAME, in a directory holding train.txt, test.txt and the bas
 }
 
 top=$PWD
-for seed in $([[ ${SETS:-1} == 0 ]] || echo 1 2 3); do
+for seed in $([[ ${SETS:-1} == 0 || $family == hmm ]] || echo 1 2 3); do
   mkdir -p "$top/sets-$seed" && cd "$top/sets-$seed"
   python3 "$here/make_sets.py" --seed "$seed"
   measure "sets demo, seed $seed"
 done
-if [[ -n $digits ]]; then
+if [[ -n $digits && $family == hmm ]]; then
+  mkdir -p "$top/digits-rows" && cd "$top/digits-rows"
+  python3 "$here/digit_point_sets.py" "$digits" --rows
+  measure "digits as sequences of their 8 pixel rows (8-D vectors)"
+elif [[ -n $digits ]]; then
   for points in ${POINTS:-0 5 3}; do
     mkdir -p "$top/digits-$points" && cd "$top/digits-$points"
     python3 "$here/digit_point_sets.py" "$digits" --points $points

@@ -81,9 +81,9 @@ std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& 
       }
       std::ostringstream how;
       how << "maximum held-out likelihood over " << chosen.examples_used << " examples (grid " << chosen.counts.front()
-          << ".." << chosen.counts.back() << ")";
-      const bool at_end = chosen.count == chosen.counts.front() || chosen.count == chosen.counts.back();
-      if (at_end) how << ", at the grid's end";
+          << ".." << chosen.counts.back();
+      if (chosen.count == chosen.counts.front() || chosen.count == chosen.counts.back()) how << ", best at its end";
+      how << ")";
       return Choice{chosen.count, how.str()};
     });
   }

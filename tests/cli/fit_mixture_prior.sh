@@ -92,5 +92,5 @@ expect_error 2 "--prior-count 9" "train.txt" "hmm-pool.json" -- \
   "$PPK" fit hmm --states 2 --prior pooled --prior-count 9 test.txt --pooled-from hmm-pool.json
 expect_error 1 "hmm-pool.json was written by ppk fit hmm" -- \
   "$PPK" fit mixture --prior pooled test.txt --pooled-from hmm-pool.json
-printf 'a ACGTAC\nb CGTACG\n' > dna.txt
+printf '1 ACGTAC\n-1 CGTACG\n' > dna.txt
 expect_error 2 "--prior and --prior-count apply to --emission gaussian" -- "$PPK" fit hmm --prior pooled dna.txt
