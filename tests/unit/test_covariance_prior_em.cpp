@@ -148,6 +148,18 @@ const GaussianModel& component(const MixtureModel& model, std::size_t k) {
   return dynamic_cast<const GaussianModel&>(model.component(k));
 }
 
+// MAP-EM run to its fixed point (tolerance 0) with K components, ridge R and the test prior of strength nu.
+MixtureFitOptions exact_em(CovarianceForm form, long components, double ridge, long iterations, double nu) {
+  MixtureFitOptions options;
+  options.components = components;
+  options.covariance = form;
+  options.ridge = ridge;
+  options.iterations = iterations;
+  options.tolerance = 0;
+  options.prior = prior_for(form, nu);
+  return options;
+}
+
 const CovarianceForm kForms[] = {CovarianceForm::full, CovarianceForm::diagonal, CovarianceForm::isotropic};
 
 // At EM's fixed point every component's (mu_k, Sigma_k) maximises
@@ -159,13 +171,7 @@ TEST(CovariancePriorEm, MapMStepMaximisesTheExpectedCompleteLogLikelihoodPlusThe
   std::mt19937_64 rng(7);
   const Eigen::MatrixXd x = two_clusters(9, rng);
   for (CovarianceForm form : kForms) {
-    MixtureFitOptions options;
-    options.components = 2;
-    options.covariance = form;
-    options.ridge = 0.05;
-    options.iterations = 5000;
-    options.tolerance = 0;
-    options.prior = prior_for(form, form == CovarianceForm::full ? 4.5 : 3.5);
+    const MixtureFitOptions options = exact_em(form, 2, 0.05, 5000, form == CovarianceForm::full ? 4.5 : 3.5);
     const GaussianMixtureFit fit = fit_gaussian_mixture(x, options);
     for (std::size_t k = 0; k < 2; ++k) {
       const Eigen::VectorXd r = fit.responsibilities.col(static_cast<Eigen::Index>(k));
@@ -205,14 +211,7 @@ TEST(CovariancePriorEm, MixtureObjectiveNeverDecreasesAndIsLikelihoodPlusLogPrio
   std::mt19937_64 rng(11);
   const Eigen::MatrixXd x = two_clusters(40, rng);
   for (CovarianceForm form : kForms) {
-    MixtureFitOptions options;
-    options.components = 3;
-    options.covariance = form;
-    options.ridge = 0.01;
-    options.iterations = 300;
-    options.tolerance = 0;
-    options.restarts = 1;
-    options.prior = prior_for(form, form == CovarianceForm::full ? 3.2 : 2.4);
+    const MixtureFitOptions options = exact_em(form, 3, 0.01, 300, form == CovarianceForm::full ? 3.2 : 2.4);
     const GaussianMixtureFit fit = fit_gaussian_mixture(x, options);
     expect_never_decreases(fit.log_likelihoods, 300, "form " + std::to_string(static_cast<int>(form)));
     const MixtureModel& model = *fit.model;
@@ -283,6 +282,27 @@ TEST(CovariancePriorEm, ThePriorPullsSmallComponentsTowardTheCentre) {
             std::string::npos);
 }
 
+// The chooser's objective evaluated by `total` (the summed held-out log-likelihood under options
+// carrying the prior of strength nu) at every nu of the grid, with the chooser's cheaper fits (one
+// restart, at most 100 iterations, tolerance 1e-6): the totals agree and the choice is their argmax.
+template <class Options>
+void expect_chooser_agrees(const CovariancePriorChoice& choice, const std::vector<double>& counts, Options cheap,
+                           const Eigen::MatrixXd& centre, const std::function<double(const Options&)>& total) {
+  ASSERT_EQ(choice.held_out_log_likelihoods.size(), counts.size());
+  cheap.restarts = 1;
+  cheap.iterations = 100;
+  cheap.tolerance = 1e-6;
+  std::size_t best = 0;
+  std::vector<double> totals;
+  for (std::size_t j = 0; j < counts.size(); ++j) {
+    cheap.prior = CovariancePrior{counts[j], centre};
+    totals.push_back(total(cheap));
+    if (totals[j] > totals[best]) best = j;
+    EXPECT_NEAR(choice.held_out_log_likelihoods[j], totals[j], 1e-9 * std::fabs(totals[j])) << "nu " << counts[j];
+  }
+  EXPECT_EQ(choice.count, counts[best]);
+}
+
 // The chooser's objective, evaluated here: for each nu, the sum over the examples of the held-out
 // log-likelihood (every third vector of a set; the last third of a sequence, by a forward
 // recursion from the start probabilities), the rest fitted with the chooser's cheaper options.
@@ -297,15 +317,7 @@ TEST(CovariancePriorEm, MixtureChooserMaximisesTheHeldOutLikelihoodOverTheGrid) 
   const std::vector<double> counts{3.1, 4, 8, 30, 300};
   const CovariancePriorChoice choice = choose_mixture_prior(sets, options, prior.centre, counts, 100, 2);
   EXPECT_EQ(choice.examples_used, 6);
-  ASSERT_EQ(choice.held_out_log_likelihoods.size(), counts.size());
-  MixtureFitOptions cheap = options;
-  cheap.restarts = 1;
-  cheap.iterations = 100;
-  cheap.tolerance = 1e-6;
-  std::size_t best = 0;
-  std::vector<double> totals;
-  for (std::size_t j = 0; j < counts.size(); ++j) {
-    cheap.prior = CovariancePrior{counts[j], prior.centre};
+  expect_chooser_agrees<MixtureFitOptions>(choice, counts, options, prior.centre, [&](const MixtureFitOptions& cheap) {
     double total = 0;
     for (std::size_t e = 0; e + 1 < sets.size(); ++e) {
       const Eigen::MatrixXd& x = sets[e];
@@ -319,11 +331,8 @@ TEST(CovariancePriorEm, MixtureChooserMaximisesTheHeldOutLikelihoodOverTheGrid) 
         total += std::log(density);
       }
     }
-    totals.push_back(total);
-    if (total > totals[best]) best = j;
-    EXPECT_NEAR(choice.held_out_log_likelihoods[j], total, 1e-9 * std::fabs(total)) << "nu " << counts[j];
-  }
-  EXPECT_EQ(choice.count, counts[best]);
+    return total;
+  });
 }
 
 TEST(CovariancePriorEm, HmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
@@ -338,14 +347,7 @@ TEST(CovariancePriorEm, HmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
   const std::vector<double> counts{2.2, 5, 50};
   const CovariancePriorChoice choice = choose_hmm_prior(sequences, options, prior.centre, counts, 100, 1);
   EXPECT_EQ(choice.examples_used, 4);
-  HmmFitOptions cheap = options;
-  cheap.restarts = 1;
-  cheap.iterations = 100;
-  cheap.tolerance = 1e-6;
-  std::size_t best = 0;
-  std::vector<double> totals;
-  for (std::size_t j = 0; j < counts.size(); ++j) {
-    cheap.prior = CovariancePrior{counts[j], prior.centre};
+  expect_chooser_agrees<HmmFitOptions>(choice, counts, options, prior.centre, [&](const HmmFitOptions& cheap) {
     double total = 0;
     for (const Eigen::MatrixXd& x : sequences) {
       const Eigen::Index held = x.rows() / 3;
@@ -374,11 +376,8 @@ TEST(CovariancePriorEm, HmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
       const double top = log_alpha.maxCoeff();
       total += top + std::log((log_alpha.array() - top).exp().sum());
     }
-    totals.push_back(total);
-    if (total > totals[best]) best = j;
-    EXPECT_NEAR(choice.held_out_log_likelihoods[j], total, 1e-9 * std::fabs(total)) << "nu " << counts[j];
-  }
-  EXPECT_EQ(choice.count, counts[best]);
+    return total;
+  });
 }
 
 // Examples of n points from two well separated components whose covariances are drawn from
