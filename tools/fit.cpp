@@ -192,9 +192,9 @@ mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
   held-out likelihood: every third vector of up to 100 sets is held out, the
   rest fitted for each NU = p + 1 + 2^j (j = -3..10; p = D full, 1 diag/iso),
   and the NU scoring the held-out vectors best is kept. NU and C are printed,
-  saved by --save-pooled and reused by --pooled-from (a test file is never
-  used to choose them). Not the default: on digits as point sets the chosen
-  prior lost 11 points to it (docs/priors-by-evidence.md).
+  saved by --save-pooled and reused by --pooled-from (fit a test file with it:
+  nothing is then re-estimated). Not the default: on digits as point sets
+  the chosen prior lost 11 points to it (docs/priors-by-evidence.md).
 )";
 
 constexpr const char* kKdeHelp = R"(
