@@ -9,6 +9,8 @@ of them, drawn without replacement (few vectors per set, where per-set covarianc
 Writes train.txt / test.txt (the first --train images, the rest), train-pixels.txt /
 test-pixels.txt (the 64 intensities / 16, for LIBSVM's RBF baseline on the raw image) and
 train-means.txt / test-means.txt (each set's mean).
+With --rows, each image is instead the sequence of its 8 pixel rows, 8-D vectors of intensities / 16
+(qid-grouped rows in order, for `ppk fit hmm`); the means files then hold each sequence's mean row.
 """
 import argparse
 import gzip
@@ -22,6 +24,7 @@ def main():
     parser.add_argument("--points", type=int, default=0, help="keep K points per set (0: all)")
     parser.add_argument("--train", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", action="store_true", help="each image as the sequence of its 8 pixel rows")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with gzip.open(args.digits, "rt") as f:
@@ -32,6 +35,15 @@ def main():
                 open(name + "-means.txt", "w") as means:
             for qid, row in enumerate(rows, 1):
                 label, values = row[64], row[:64]
+                if args.rows:
+                    for r in range(8):
+                        sets.write("%d qid:%d %s\n" % (label, qid, " ".join(
+                            "%d:%.4f" % (c + 1, values[8 * r + c] / 16) for c in range(8) if values[8 * r + c])))
+                    means.write("%d %s\n" % (label, " ".join(
+                        "%d:%.6f" % (c + 1, sum(values[8 * r + c] for r in range(8)) / 128) for c in range(8))))
+                    pixels.write("%d %s\n" % (label, " ".join("%d:%.4f" % (k + 1, v / 16)
+                                                              for k, v in enumerate(values) if v)))
+                    continue
                 points = [(k % 8 + rng.random() - 0.5, k // 8 + rng.random() - 0.5)
                           for k, v in enumerate(values) if v >= args.threshold]
                 if args.points and len(points) > args.points:

@@ -128,17 +128,21 @@ class DiscreteEmissions : public Emissions {
 // N(mu_q, Sigma_q) updated as the mixture's components, with responsibilities gamma_t(q).
 class GaussianEmissions : public Emissions {
  public:
-  GaussianEmissions(const Eigen::MatrixXd& x, detail::GaussianComponents gaussians, double ridge)
-      : x_(x), gaussians_(std::move(gaussians)), ridge_(ridge) {}
+  GaussianEmissions(const Eigen::MatrixXd& x, detail::GaussianComponents gaussians, double ridge,
+                    const CovariancePrior* prior)
+      : x_(x), gaussians_(std::move(gaussians)), ridge_(ridge), prior_(prior) {}
   Eigen::MatrixXd log_probabilities() const override { return detail::log_densities(x_, gaussians_); }
-  double log_prior() const override { return -detail::ridge_penalty(gaussians_, ridge_); }
-  void update(const Eigen::MatrixXd& states) override { detail::update_gaussians(x_, states, ridge_, gaussians_); }
+  double log_prior() const override {
+    return detail::covariance_log_prior(gaussians_, prior_) - detail::ridge_penalty(gaussians_, ridge_);
+  }
+  void update(const Eigen::MatrixXd& states) override { detail::update_gaussians(x_, states, ridge_, prior_, gaussians_); }
   std::unique_ptr<Model> model(std::size_t q) const override { return detail::gaussian_model(gaussians_, q); }
 
  private:
   const Eigen::MatrixXd& x_;
   detail::GaussianComponents gaussians_;
   double ridge_;
+  const CovariancePrior* prior_;  // null: none
 };
 
 // Baum-Welch from the given start; returns L after 0, 1, 2, ... M-steps (the last for the final
@@ -176,6 +180,8 @@ void check_options(const HmmFitOptions& options) {
     throw EstimationError("--states must be at least 1 (or auto), got " + std::to_string(*options.states));
   detail::check_option("--param-ratio", options.param_ratio, 0, true);
   detail::check_sequence_em_options(options);
+  if (options.prior && options.emissions != HmmEmissions::gaussian)
+    throw EstimationError("--prior pooled is a prior on Gaussian emissions' covariances: it needs --emission gaussian");
 }
 
 // The number of emission parameters per state, the O of the state rule for Gaussian emissions.
@@ -289,10 +295,13 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
   const long states = options.states ? *options.states
                                      : hmm_auto_states(gaussian_parameters(dim, options.covariance), n, options.param_ratio);
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  if (options.prior) check_covariance_prior(*options.prior, options.covariance, dim);
+  const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-    return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge);
+    return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge,
+                                               prior);
   });
 }
 

@@ -22,12 +22,14 @@ namespace {
 // One EM run from the given start; returns L after each iteration.
 std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, detail::GaussianComponents& c,
                            const MixtureFitOptions& options, double ridge) {
+  const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   const Eigen::Index n = x.rows();
   std::vector<double> log_likelihoods;
   for (long iteration = 0; iteration < options.iterations; ++iteration) {
     // E-step: log w_k + log N(x_i | mu_k, Sigma_k), normalised per row by log-sum-exp.
     const detail::MixtureEStep step = detail::mixture_e_step(x, weights, c);
-    const double objective = step.log_rows.sum() - detail::ridge_penalty(c, ridge);
+    const double objective =
+        step.log_rows.sum() - detail::ridge_penalty(c, ridge) + detail::covariance_log_prior(c, prior);
     const bool converged = !log_likelihoods.empty() &&
                            objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
     log_likelihoods.push_back(objective);
@@ -36,7 +38,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
     const Eigen::MatrixXd& responsibilities = step.responsibilities;
     weights = responsibilities.colwise().sum().transpose() / static_cast<double>(n);
     weights /= weights.sum();
-    detail::update_gaussians(x, responsibilities, ridge, c);
+    detail::update_gaussians(x, responsibilities, ridge, prior, c);
   }
   return log_likelihoods;
 }
@@ -85,6 +87,24 @@ void check_mixture_fit_options(const MixtureFitOptions& options) {
   if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
 }
 
+void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim) {
+  const long p = form == CovarianceForm::full ? dim : 1;
+  if (!(prior.count > static_cast<double>(p + 1)) || !std::isfinite(prior.count))
+    throw EstimationError("--prior-count must be a finite number > " + std::to_string(p + 1) + " (p + 1, p = " +
+                          std::to_string(p) + "), got " + detail::short_number(prior.count));
+  const Eigen::Index rows = form == CovarianceForm::isotropic ? 1 : dim;
+  const Eigen::Index cols = form == CovarianceForm::full ? dim : 1;
+  if (prior.centre.rows() != rows || prior.centre.cols() != cols)
+    throw EstimationError("the covariance prior's centre is " + std::to_string(prior.centre.rows()) + " x " +
+                          std::to_string(prior.centre.cols()) + ", expected " + std::to_string(rows) + " x " +
+                          std::to_string(cols) + " for this --cov and dimension");
+  const bool positive = form == CovarianceForm::full
+                            ? Eigen::LLT<Eigen::MatrixXd>(prior.centre).info() == Eigen::Success
+                            : (prior.centre.array() > 0.0).all();
+  if (!prior.centre.allFinite() || !positive)
+    throw EstimationError("the covariance prior's centre must be positive definite");
+}
+
 GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options) {
   check_mixture_fit_options(options);
   const Eigen::Index n = x.rows(), dim = x.cols();
@@ -93,6 +113,7 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
                           std::to_string(options.components) + " vectors, got " + detail::vector_count(n) +
                           "; lower --components");
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  if (options.prior) check_covariance_prior(*options.prior, options.covariance, static_cast<long>(dim));
   std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim)};
   std::mt19937_64 rng(seed);
   std::optional<detail::GaussianComponents> best;

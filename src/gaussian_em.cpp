@@ -1,12 +1,15 @@
 // The Gaussian pieces of EM shared by mixtures and HMMs (see gaussian_em.hpp).
 #include "gaussian_em.hpp"
 
+#include <cmath>
+
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
 #include "estimate_detail.hpp"
 #include "model_fields.hpp"
 #include "ppk/estimate.hpp"
+#include "ppk/pooled_priors.hpp"
 
 namespace ppk::detail {
 namespace {
@@ -69,17 +72,72 @@ double ridge_penalty(const GaussianComponents& c, double ridge) {
   return penalty;
 }
 
+double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* prior) {
+  if (prior == nullptr) return 0.0;
+  const double nu = prior->count;
+  // log IW(Sigma | nu, Psi) for a p x p block, Psi = (nu - p - 1) centre.
+  const auto log_iw = [nu](const Eigen::MatrixXd& centre, const Eigen::MatrixXd& sigma) {
+    const double p = static_cast<double>(centre.rows());
+    const Eigen::MatrixXd psi = (nu - p - 1.0) * centre;
+    const Eigen::LLT<Eigen::MatrixXd> psi_llt(psi), sigma_llt(sigma);
+    const double log_det_psi = 2.0 * psi_llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
+    const double log_det_sigma = 2.0 * sigma_llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
+    return 0.5 * nu * log_det_psi - 0.5 * nu * p * std::log(2.0) - log_multivariate_gamma(centre.rows(), 0.5 * nu) -
+           0.5 * (nu + p + 1.0) * log_det_sigma - 0.5 * sigma_llt.solve(psi).trace();
+  };
+  double total = 0.0;
+  for (const Eigen::MatrixXd& sigma : c.covariances) {
+    switch (c.form) {
+      case CovarianceForm::full: total += log_iw(prior->centre, sigma); break;
+      case CovarianceForm::diagonal:
+        for (Eigen::Index d = 0; d < sigma.rows(); ++d)
+          total += log_iw(prior->centre.block(d, 0, 1, 1), sigma.block(d, d, 1, 1));
+        break;
+      case CovarianceForm::isotropic: total += log_iw(prior->centre, sigma.block(0, 0, 1, 1)); break;
+    }
+  }
+  return total;
+}
+
+namespace {
+
+// The M-step's covariance from the scatter S about the new mean and N = N_k: (S + R I) / N in the
+// form, or under the prior ((nu - p - 1) C + S + R I) / (nu + N + p + 1) (full, p = D; diagonal
+// entrywise with p = 1; isotropic ((nu - 2) c + tr S + R D) / (nu + N D + 2)).
+Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, double ridge, const CovariancePrior* prior,
+                                  CovarianceForm form) {
+  const Eigen::Index dim = scatter.rows();
+  const double d = static_cast<double>(dim);
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
+  if (prior == nullptr) return in_form((scatter + ridge * identity) / nk, form);
+  const double nu = prior->count;
+  switch (form) {
+    case CovarianceForm::full: return ((nu - d - 1.0) * prior->centre + scatter + ridge * identity) / (nu + nk + d + 1.0);
+    case CovarianceForm::diagonal:
+      return Eigen::MatrixXd((((nu - 2.0) * prior->centre.col(0) + scatter.diagonal()).array() + ridge) / (nu + nk + 2.0))
+          .col(0)
+          .asDiagonal();
+    case CovarianceForm::isotropic: break;
+  }
+  return identity * (((nu - 2.0) * prior->centre(0, 0) + scatter.trace() + ridge * d) / (nu + nk * d + 2.0));
+}
+
+}  // namespace
+
 void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
-                      GaussianComponents& c) {
-  const Eigen::MatrixXd ridge_matrix = ridge * Eigen::MatrixXd::Identity(x.cols(), x.cols());
+                      const CovariancePrior* prior, GaussianComponents& c) {
+  const Eigen::Index dim = x.cols();
   for (std::size_t k = 0; k < c.means.size(); ++k) {
     const auto r = responsibilities.col(static_cast<Eigen::Index>(k));
     const double nk = r.sum();
-    if (!(nk > 0.0)) continue;  // an empty component keeps its parameters
+    if (!(nk > 0.0)) {  // an empty component keeps its mean; under a prior its covariance is the prior's mode
+      if (prior != nullptr) c.covariances[k] = m_step_covariance(Eigen::MatrixXd::Zero(dim, dim), 0.0, ridge, prior, c.form);
+      continue;
+    }
     c.means[k] = (x.transpose() * r) / nk;
     const Eigen::MatrixXd centred = x.rowwise() - c.means[k].transpose();
     const Eigen::MatrixXd scatter = centred.transpose() * r.asDiagonal() * centred;
-    c.covariances[k] = in_form((scatter + ridge_matrix) / nk, c.form);
+    c.covariances[k] = m_step_covariance(scatter, nk, ridge, prior, c.form);
   }
 }
 

@@ -6,7 +6,9 @@
 //   diag(S_k + R I) / N_k (diagonal), (trace(S_k) + R D) / (N_k D) I (isotropic),
 // S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)', which maximises
 //   sum_i sum_k r_ik log N(x_i | mu_k, Sigma_k) - (R/2) sum_k trace(Sigma_k^-1):
-// EM on an objective carrying that ridge penalty never decreases it.
+// EM on an objective carrying that ridge penalty never decreases it. With an inverse-Wishart prior
+// on every covariance (CovariancePrior, estimate.hpp) the M-step is the MAP one there, maximising
+// the same plus sum_k log IW(Sigma_k).
 #pragma once
 
 #include <memory>
@@ -16,6 +18,7 @@
 #include <Eigen/Core>
 
 #include "ppk/data.hpp"
+#include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/model.hpp"
 
@@ -49,9 +52,15 @@ MixtureEStep mixture_e_step(const Eigen::MatrixXd& x, const Eigen::VectorXd& wei
 // (R/2) sum_k trace(Sigma_k^-1), the penalty the ridge R adds to the objective.
 double ridge_penalty(const GaussianComponents& c, double ridge);
 
-// The M-step above for responsibilities r (n x K). A component with N_k = 0 keeps its parameters.
+// sum_k log IW(Sigma_k) under `prior` (0 when null): the normalised densities of estimate.hpp's
+// CovariancePrior (diagonal: the product of the D one-dimensional ones).
+double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* prior);
+
+// The M-step above for responsibilities r (n x K), MAP under `prior` when not null. A component
+// with N_k = 0 keeps its mean; its covariance is the prior's mode (with the ridge) under a prior, else
+// kept.
 void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
-                      GaussianComponents& c);
+                      const CovariancePrior* prior, GaussianComponents& c);
 
 // K starting Gaussians: means seeded k-means++ style (the first a uniformly drawn row of x, each
 // next one drawn with probability proportional to its squared distance to the nearest chosen

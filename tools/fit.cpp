@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "covariance_prior.hpp"
 #include "mixture_options.hpp"
 #include "parallel.hpp"
 #include "ppk/data.hpp"
@@ -190,6 +191,20 @@ mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
   times the mean per-coordinate variance of the example. Means are seeded
   k-means++ style from a generator seeded by (--seed, n, D), so fits are
   reproducible; the best of --restarts runs is kept.
+  --prior pooled (docs/priors-by-evidence.md): every Sigma_k ~ inverse-Wishart
+  (NU, (NU - D - 1) C), E[Sigma_k] = C the pooled within-example covariance of
+  the training file (as gaussian --prior pooled), by MAP-EM beside the ridge:
+    full  Sigma_k = ((NU - D - 1) C + S_k + R I)/(NU + N_k + D + 1)
+    diag  ((NU - 2) C_dd + S_k,dd + R)/(NU + N_k + 2)
+    iso   ((NU - 2) c + tr S_k + R D)/(NU + N_k D + 2), c = tr(C)/D;
+  EM then never decreases the penalised log-likelihood plus the log prior.
+  --prior-count auto (the default with --prior pooled) chooses NU on INPUT by
+  held-out likelihood: every third vector of up to 100 sets is held out, the
+  rest fitted for each NU = p + 1 + 2^j (j = -3..10; p = D full, 1 diag/iso),
+  and the NU scoring the held-out vectors best is kept. NU and C are printed,
+  saved by --save-pooled and reused by --pooled-from (fit a test file with it:
+  nothing is then re-estimated). Not the default: on digits as point sets
+  the chosen prior lost 11 points to it (docs/priors-by-evidence.md).
 )";
 
 constexpr const char* kKdeHelp = R"(
@@ -229,6 +244,13 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   means and (S_q + R I)/N_q covariances as for mixture. This is the MAP under
   Dirichlet(1 + A) priors (and the mixture's ridge penalty), so the penalised
   log-likelihood never decreases, and A > 0 keeps every probability positive.
+  --prior pooled (gaussian): the mixture's inverse-Wishart prior on every
+  state's covariance, centred on the training file's pooled within-sequence
+  covariance, by MAP-EM; --prior-count auto chooses NU by the held-out
+  likelihood of each sequence's last third (scored from the fitted start
+  probabilities), printed, saved by --save-pooled, reused by --pooled-from.
+  Not the default, though on digits as sequences of pixel rows it beat the
+  default by 33 points (docs/priors-by-evidence.md).
   --states auto (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
   - O/2) + 1, n the number of symbols, z = --param-ratio, O the alphabet size
   (Gaussian: the emission parameters per state, D + 1 iso, 2D diag,
@@ -380,47 +402,12 @@ void add_gaussian_options(po::options_description& options) {
   add_pooled_estimate_option(options);
 }
 
-// Every example's Gaussian statistics in `form` (for the pooled prior); errors name the example.
-std::vector<Statistics> example_statistics(const Dataset& data, long dim, CovarianceForm form) {
-  GaussianFitOptions options;
-  options.covariance = form;
-  const std::unique_ptr<Estimator> estimator = gaussian_estimator(options);
-  std::vector<Statistics> statistics;
-  for (const Example& example : data.examples) {
-    try {
-      statistics.push_back(estimator->statistics(example.vectors, dim));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
-    }
-  }
-  return statistics;
-}
-
 // --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
 // file (by maximum evidence for --prior-count auto) or read from --pooled-from.
 void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
   const Dataset& data = context.input.data;
-  std::optional<std::vector<Statistics>> statistics;
-  const auto examples = [&]() -> const std::vector<Statistics>& {
-    if (!statistics) statistics = example_statistics(data, context.input.dim, options.covariance);
-    return *statistics;
-  };
+  options.prior_centre = pooled_covariance_centre(data, context.input.dim, options.covariance, context.choices);
   const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + e.what()); };
-  options.prior_centre = context.choices.matrix("prior-centre", [&] {
-    try {
-      return gaussian_pooled_centre(examples(), options.covariance);
-    } catch (const EstimationError& e) {
-      throw in_input(e);
-    }
-  });
-  const Eigen::MatrixXd& centre = *options.prior_centre;
-  const bool full = options.covariance == CovarianceForm::full;
-  const Eigen::Index rows = options.covariance == CovarianceForm::isotropic ? 1 : context.input.dim;
-  if (centre.rows() != rows || centre.cols() != (full ? rows : 1))
-    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior centre of " +
-                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " + data.source +
-                     " is fitted with a " + (full ? "full" : "diagonal or isotropic") + " covariance over dimension " +
-                     std::to_string(context.input.dim) + ": fit both files with the same --cov and --dim");
   const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
   if (count) {
     options.prior_count = context.choices.given("prior-count", *count);
@@ -429,7 +416,8 @@ void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options)
   options.prior_count = context.choices.value("prior-count", [&] {
     StrengthChoice choice;
     try {
-      choice = maximise_evidence(gaussian_prior_evidence(examples(), options.covariance, *options.prior_centre));
+      choice = maximise_evidence(gaussian_prior_evidence(example_statistics(data, context.input.dim, options.covariance),
+                                                         options.covariance, *options.prior_centre));
     } catch (const EstimationError& e) {
       throw in_input(e);
     }
@@ -941,9 +929,28 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
 
 namespace {
 
+// ppk fit mixture: the EM options and --prior / --prior-count (covariance_prior.hpp).
+void add_mixture_fit_options(po::options_description& options) {
+  add_mixture_options(options);
+  add_covariance_prior_options(options);
+}
+
+// --prior pooled of mixture and hmm: the centre and nu (chosen by `choose` for --prior-count auto).
+std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
+                                                const PriorCountChooser& choose) {
+  return covariance_prior_option(context.values, number_or_auto(context.values, "prior-count", "auto"),
+                                 context.input.data, context.input.dim, form, reader, context.choices, choose);
+}
+
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  return mixture_estimator(mixture_fit_options(values));
+  MixtureFitOptions options = mixture_fit_options(context.values);
+  options.prior = covariance_prior(context, options.covariance, *mixture_estimator(options),
+                                   [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre,
+                                       const std::vector<double>& counts) {
+                                     return choose_mixture_prior(sets, options, centre, counts, 100,
+                                                                 threads_option(context.values));
+                                   });
+  return mixture_estimator(options);
 }
 
 void add_kde_options(po::options_description& options) {
@@ -1015,6 +1022,7 @@ void add_hmm_options(po::options_description& options) {
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  add_covariance_prior_options(options);
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
@@ -1066,8 +1074,9 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   } else if (vectors) {
     options.emissions = HmmEmissions::gaussian;
   }
-  if (options.emissions == HmmEmissions::discrete && (values.count("cov") || values.count("ridge")))
-    throw UsageError("--cov and --ridge apply to --emission gaussian");
+  if (options.emissions == HmmEmissions::discrete &&
+      (values.count("cov") || values.count("ridge") || !values["prior"].defaulted() || values.count("prior-count")))
+    throw UsageError("--cov, --ridge, --prior and --prior-count apply to --emission gaussian");
   if (vectors && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
     throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to LIBSVM input");
   if (!vectors && values.count("dim"))
@@ -1085,6 +1094,13 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  if (options.emissions == HmmEmissions::gaussian)
+    options.prior = covariance_prior(context, options.covariance, *hmm_estimator(options),
+                                     [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
+                                         const std::vector<double>& counts) {
+                                       return choose_hmm_prior(sequences, options, centre, counts, 100,
+                                                               threads_option(values));
+                                     });
   return hmm_estimator(options);
 }
 
@@ -1421,7 +1437,7 @@ const FitFamily kFamilies[] = {
     {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,
      add_dirichlet_options, make_dirichlet, read_libsvm_input},
     {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml, "a mixture is fitted by maximum likelihood (EM)",
-     false, add_mixture_options, make_mixture, read_libsvm_input},
+     false, add_mixture_fit_options, make_mixture, read_libsvm_input},
     {"kde", "kernel density estimate", kKdeHelp, Method::ml, "a kernel density estimate is set by its bandwidth",
      false, add_kde_options, make_kde, read_libsvm_input},
     {"hmm", "hidden Markov model by Baum-Welch", kHmmHelp, Method::ml, kBaumWelch, false, add_hmm_options, make_hmm,

@@ -272,6 +272,27 @@ std::unique_ptr<Estimator> dirichlet_estimator(const DirichletFitOptions& option
 // R/n I; EM stops after `iterations` or when L gains less than tolerance * |L|. The fit with
 // the largest L over the restarts is kept. The random stream is std::mt19937_64 seeded by
 // (seed, n, D): the same vectors and options always give the same mixture.
+//
+// With `prior` set (ppk fit mixture --prior pooled; docs/priors-by-evidence.md) every component's
+// covariance also has the inverse-Wishart prior of pooled_priors.hpp centred on C (CovariancePrior),
+// and the M-step is MAP-EM: with R the ridge,
+//   full       Sigma_k = ((nu - D - 1) C + S_k + R I) / (nu + N_k + D + 1)
+//   diagonal   Sigma_k,dd = ((nu - 2) C_d + S_k,dd + R) / (nu + N_k + 2)
+//   isotropic  sigma_k^2 = ((nu - 2) c + trace(S_k) + R D) / (nu + N_k D + 2),
+// the maximisers of the expected complete-data log-likelihood plus the log prior, so EM never
+// decreases L + sum_k log IW(Sigma_k) (the normalised inverse-Wishart densities; diagonal: the
+// product of the D one-dimensional ones).
+// The prior: Sigma ~ IW(nu, (nu - D - 1) C), nu > D + 1 (full); each variance ~ IW_1(nu, (nu - 2) C_d)
+// (diagonal; C the D x 1 variances) or the one variance ~ IW_1(nu, (nu - 2) c) (isotropic; C 1 x 1),
+// nu > 2. E[Sigma] = C whatever nu; `ppk fit` centres it on gaussian_pooled_centre.
+struct CovariancePrior {
+  double count = 0.0;      // nu, the degrees of freedom
+  Eigen::MatrixXd centre;  // C: D x D (full), D x 1 (diagonal) or 1 x 1 (isotropic)
+};
+// EstimationError naming --prior-count unless nu > p + 1 and C has the form's shape (positive
+// definite, positive variances).
+void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim);
+
 struct MixtureFitOptions {
   long components = 2;  // K >= 1; the example needs n >= K vectors
   CovarianceForm covariance = CovarianceForm::full;
@@ -280,6 +301,7 @@ struct MixtureFitOptions {
   double tolerance = 1e-8;      // >= 0
   long restarts = 3;            // >= 1
   std::uint64_t seed = 1;
+  std::optional<CovariancePrior> prior;  // the components' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
 // EstimationError naming the option (--components, --ridge, ...) unless the options are as above.
@@ -289,10 +311,11 @@ void check_mixture_fit_options(const MixtureFitOptions& options);
 // responsibilities r_ik of the fitted mixture (one more E-step with its parameters; n x K).
 struct GaussianMixtureFit {
   std::unique_ptr<MixtureModel> model;
-  std::vector<double> log_likelihoods;  // the penalised L above
+  std::vector<double> log_likelihoods;  // the penalised L above (with `prior`: plus the log prior)
   Eigen::MatrixXd responsibilities;
 };
 GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options);
+
 
 // ---------------------------------------------------------------------------------------------
 // A hidden Markov model (hmm.hpp) from one sequence x_0..x_{n-1} by Baum-Welch (EM; Rabiner 1989),
@@ -311,7 +334,9 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
 //   pi_q ∝ gamma_0(q) + a,  A_pq ∝ sum_t xi_t(p, q) + a,
 //   discrete:  E_qo ∝ sum_{t: x_t = o} gamma_t(q) + a;
 //   gaussian:  the weighted Gaussian M-step of the mixture estimator with r_tq = gamma_t(q):
-//              mu_q = sum_t gamma_t(q) x_t / N_q, Sigma_q = (S_q + R I) / N_q in the chosen form.
+//              mu_q = sum_t gamma_t(q) x_t / N_q, Sigma_q = (S_q + R I) / N_q in the chosen form
+//              (with `prior`, the mixture's MAP M-step: Sigma_q = ((nu - D - 1) C + S_q + R I) /
+//              (nu + N_q + D + 1) in full form, and L gains sum_q log IW(Sigma_q)).
 // This is the posterior mode (MAP) under independent symmetric Dirichlet(1 + a) priors on pi, on
 // each row of A and on each emission row, and under the ridge penalty of the mixture estimator,
 // so EM maximises and never decreases the penalised objective
@@ -347,6 +372,7 @@ struct HmmFitOptions {
   long restarts = 3;            // >= 1
   std::uint64_t seed = 1;
   std::optional<long> length;   // the stored T >= 0; default n - 1
+  std::optional<CovariancePrior> prior;  // gaussian: the states' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> hmm_estimator(const HmmFitOptions& options);
 
@@ -363,6 +389,32 @@ struct HmmFit {
 HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const HmmFitOptions& options);
 // The rows of x (n x D) as the sequence x_0..x_{n-1}.
 HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options);
+
+// The strength nu of the covariance prior chosen on a training file by held-out likelihood
+// (`ppk fit mixture|hmm --prior pooled --prior-count auto`; docs/priors-by-evidence.md). Each used
+// example is split: a set (mixture) holds out every third vector (the 3rd, 6th, ...; a set's order
+// carries no information, and its first vectors need not be typical); a sequence (hmm) its last
+// third, scored as a fresh sequence from the fitted start probabilities. The fit to the rest, with
+// prior IW(nu, (nu - p - 1) C), scores the held-out vectors by their log-likelihood; the chosen nu
+// maximises the sum over the used examples. Examples whose kept part is too small to fit (fewer than
+// K vectors for a mixture, fewer than 2 for an HMM) or with nothing held out are not used; at most
+// max_examples evenly spaced examples and about 3000 vectors in all (at least one example) are.
+// Cheaper fits than the final ones: one restart, at most 100 iterations, tolerance >= 1e-6. A fit
+// that fails scores -infinity. EstimationError when no example can be used.
+struct CovariancePriorChoice {
+  double count = 0.0;                             // the chosen nu
+  std::vector<double> counts;                     // the grid
+  std::vector<double> held_out_log_likelihoods;   // the summed score per grid point
+  long examples_used = 0;
+};
+// The default grid: nu = p + 1 + 2^j, j = -3..10 (p = D full, 1 diagonal or isotropic).
+std::vector<double> default_prior_counts(CovarianceForm form, long dim);
+CovariancePriorChoice choose_mixture_prior(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                           const Eigen::MatrixXd& centre, const std::vector<double>& counts,
+                                           long max_examples = 100, unsigned threads = 1);
+CovariancePriorChoice choose_hmm_prior(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
+                                       const Eigen::MatrixXd& centre, const std::vector<double>& counts,
+                                       long max_examples = 100, unsigned threads = 1);
 
 // ---------------------------------------------------------------------------------------------
 // A factorial HMM (fhmm.hpp) from one sequence x_0..x_{n-1} of real vectors by EM (Ghahramani &
