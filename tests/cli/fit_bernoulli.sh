@@ -40,4 +40,7 @@ pass
 
 expect_error 2 "--alpha must be a finite number >= 0" -- "$PPK" fit bernoulli --alpha -1 plain.txt
 expect_error 2 "unrecognised option '--trials'" -- "$PPK" fit bernoulli --trials 3 plain.txt
+expect_error 2 "--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows" "give --alpha A" -- \
+  "$PPK" fit bernoulli --alpha 1/D plain.txt -o out.ppk
+expect_no_output out.ppk
 finish

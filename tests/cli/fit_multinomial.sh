@@ -3,8 +3,9 @@
 # 7..6+D: a_d where it differs from the base.
 source "$(dirname "$0")/lib.bash" "$@"
 
-# Line 1: c = (2, 0, 1, 0), N = 3; alpha = 1, D = 4: a = (3, 1, 2, 1) / 7, base 1/7.
-# Line 2: c = (0, 4, 0, 0), N = 4: base 1/8, a_2 = 5/8.
+# The default --alpha 1/D: one pseudo-count in all, alpha = 1/4 for D = 4.
+# Line 1: c = (2, 0, 1, 0), N = 3: a = (c + 1/4) / (3 + 1) = (9, 1, 5, 1) / 16, base 1/16.
+# Line 2: c = (0, 4, 0, 0), N = 4: a = (c + 1/4) / (4 + 1): base 1/20, a_2 = 17/20.
 printf '1 1:2 3:1\n2 2:4\n' > counts.txt
 "$PPK" fit multinomial --dim 4 counts.txt -o counts.ppk
 mapfile -t rows < counts.ppk
@@ -13,11 +14,19 @@ pass
 [[ $(field "${rows[0]}" 2) == 3 && $(field "${rows[0]}" 3) == 4 && $(field "${rows[0]}" 4) == 0 ]] ||
   fail "expected family 3, D = 4, one event: ${rows[0]}"
 pass
-expect_close "$(field "${rows[0]}" 6)" "1/7"
-expect_close "$(field "${rows[0]}" 7)" "3/7"
-expect_close "$(field "${rows[0]}" 9)" "2/7"
-expect_close "$(field "${rows[1]}" 6)" "1/8"
-expect_close "$(field "${rows[1]}" 8)" "5/8"
+expect_close "$(field "${rows[0]}" 6)" "1/16"
+expect_close "$(field "${rows[0]}" 7)" "9/16"
+expect_close "$(field "${rows[0]}" 9)" "5/16"
+expect_close "$(field "${rows[1]}" 6)" "1/20"
+expect_close "$(field "${rows[1]}" 8)" "17/20"
+# --alpha 1/D written out is the default; --alpha 1 (Laplace's rule): a = (3, 1, 2, 1) / 7.
+"$PPK" fit multinomial --alpha 1/D --dim 4 counts.txt -o explicit.ppk
+cmp -s counts.ppk explicit.ppk || fail "--alpha 1/D differs from the default: $(cat explicit.ppk)"
+pass
+row=$("$PPK" fit multinomial --alpha 1 --dim 4 counts.txt | head -1)
+expect_close "$(field "$row" 6)" "1/7"
+expect_close "$(field "$row" 7)" "3/7"
+expect_close "$(field "$row" 9)" "2/7"
 
 # A qid group sums its counts: (2, 0, 1, 0) + (1, 0.5, 0, 0) = (3, 0.5, 1, 0), N = 4.5,
 # alpha = 2: a = (c + 2) / (4.5 + 8).
@@ -30,15 +39,16 @@ expect_close "$(field "$row" 7)" "5/12.5"
 expect_close "$(field "$row" 8)" "2.5/12.5"
 expect_close "$(field "$row" 9)" "3/12.5"
 
-# A three-word document over a 50,000-word vocabulary gives a handful of entries:
-# version, family, D, base and the three words (trials and decay are 0 and omitted).
+# A four-word document over a 50,000-word vocabulary gives a handful of entries:
+# version, family, D, base and the three words (trials and decay are 0 and omitted). At the
+# default the prior is one pseudo-count in all, whatever D: a = (c + 1/50000) / (4 + 1).
 printf '1 17:1 2000:2 49000:1\n' > document.txt
 row=$("$PPK" fit multinomial --dim 50000 document.txt)
 entries=$(($(wc -w <<< "$row") - 1))
 [[ $entries == 7 ]] || fail "expected 7 entries, got $entries: ${row:0:200}"
 pass
-expect_close "$(field "$row" 6)" "1/50004"
-expect_close "$(field "$row" 2006)" "3/50004"
+expect_close "$(field "$row" 6)" "1/250000"
+expect_close "$(field "$row" 2006)" "(2 + 1/50000)/5"
 
 # --trials and --decay are stored in the row.
 [[ $(field "$("$PPK" fit multinomial --trials 3 counts.txt | head -1)" 4) == 3 ]] || fail "--trials 3"
