@@ -33,11 +33,10 @@ Eigen::LLT<Eigen::MatrixXd> cholesky(const Eigen::MatrixXd& covariance, const ch
 // log|S| from the Cholesky factor of S.
 double log_determinant(const Eigen::LLT<Eigen::MatrixXd>& llt) { return 2.0 * llt.matrixLLT().diagonal().array().log().sum(); }
 
-// S <- (S + S') / 2 through `scratch`.
-void symmetrise(Eigen::MatrixXd& s, Eigen::MatrixXd& scratch) {
-  scratch = s.transpose();
-  s += scratch;
-  s *= 0.5;
+// S <- (S + S') / 2 in place.
+void symmetrise(Eigen::MatrixXd& s) {
+  for (Eigen::Index j = 0; j < s.cols(); ++j)
+    for (Eigen::Index i = j + 1; i < s.rows(); ++i) s(i, j) = s(j, i) = 0.5 * (s(i, j) + s(j, i));
 }
 
 // The scratch of smooth_along, one per thread and kept between calls: an E-step allocates only when
@@ -46,29 +45,30 @@ struct SmootherWorkspace {
   std::vector<Eigen::VectorXd> predicted_means;  // s_t|t-1
   std::vector<Eigen::MatrixXd> predicted_covs;   // P_t = P_t|t-1
   // The information form's invariants of one E-step: R = L_R L_R', W = L_R^-1 C, G = W'W = C' R^-1 C.
+  // And the whitened data L_R^-1 x_t (column t; one triangular solve with N right-hand sides).
   Eigen::LLT<Eigen::MatrixXd> noise_cholesky;
-  Eigen::MatrixXd whitened_observation, observation_information;
+  Eigen::MatrixXd whitened_observation, observation_information, whitened_data;
   double noise_log_det = 0;
   // Per step.
   Eigen::LLT<Eigen::MatrixXd> predicted_cholesky, innovation_cholesky, reduced_cholesky;
   Eigen::VectorXd innovation, state_innovation, difference;
   Eigen::MatrixXd observed_cov, innovation_cov, gain_transposed, gain_noise;   // d x n, d x d, d x n, n x d
-  Eigen::MatrixXd reduction, product, filtered_factor, smoother_gain_transposed, scratch;  // n x n
+  Eigen::MatrixXd reduction, product, filtered_factor, smoother_gain_transposed;  // n x n
 };
 
 // One covariance-form update of the filter on x_t (estimate_lds.hpp): innovation e = x_t - C s_t|t-1
 // with covariance F = C P C' + R (LLT reads its lower triangle), gain K = P C' F^-1, filtered
 // s_t|t = s_t|t-1 + K e and V_t|t = (I - K C) P (I - K C)' + K R K' (Joseph's form). O(d^3 + d^2 n + n^2 d).
 // Returns log N(e; 0, F).
-double covariance_update(const SwitchingStateSpace& p, const Eigen::VectorXd& observation, const Eigen::VectorXd& predicted_mean,
-                         const Eigen::MatrixXd& predicted_cov, SmootherWorkspace& w, Eigen::VectorXd& filtered_mean,
-                         Eigen::MatrixXd& filtered_cov) {
-  const Eigen::Index n = predicted_mean.size(), d = observation.size();
+double covariance_update(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, Eigen::Index t,
+                         const Eigen::VectorXd& predicted_mean, const Eigen::MatrixXd& predicted_cov, SmootherWorkspace& w,
+                         Eigen::VectorXd& filtered_mean, Eigen::MatrixXd& filtered_cov) {
+  const Eigen::Index n = predicted_mean.size(), d = x.cols();
   w.observed_cov.noalias() = p.observation * predicted_cov;  // C P
   w.innovation_cov = p.observation_noise;
   w.innovation_cov.noalias() += w.observed_cov * p.observation.transpose();  // F
   factorise(w.innovation_cholesky, w.innovation_cov, "innovation covariance");
-  w.innovation = observation;
+  w.innovation = x.row(t).transpose();
   w.innovation.noalias() -= p.observation * predicted_mean;  // e
   w.gain_transposed = w.observed_cov;
   w.innovation_cholesky.solveInPlace(w.gain_transposed);  // K' = F^-1 C P
@@ -80,33 +80,32 @@ double covariance_update(const SwitchingStateSpace& p, const Eigen::VectorXd& ob
   filtered_cov.noalias() = w.product * w.reduction.transpose();
   w.gain_noise.noalias() = w.gain_transposed.transpose() * p.observation_noise;  // K R
   filtered_cov.noalias() += w.gain_noise * w.gain_transposed;
-  symmetrise(filtered_cov, w.scratch);
+  symmetrise(filtered_cov);
   w.innovation_cholesky.matrixL().solveInPlace(w.innovation);  // L_F^-1 e
   return -0.5 * (static_cast<double>(d) * kLog2Pi + log_determinant(w.innovation_cholesky) + w.innovation.squaredNorm());
 }
 
 // The same update in information form, for n < d, from the factor P = L_P L_P' (w.predicted_cholesky)
-// and the E-step's invariants L_R, W = L_R^-1 C and G = C' R^-1 C. With B = I + L_P' G L_P = L_B L_B'
+// and the E-step's invariants L_R, W = L_R^-1 C, G = C' R^-1 C and L_R^-1 x_t. With B = I + L_P' G L_P = L_B L_B'
 // (n x n, B >= I), the matrix inversion lemma and the matrix determinant lemma give
 //     F^-1 = R^-1 - R^-1 C L_P B^-1 L_P' C' R^-1,   log|F| = log|R| + log|B|,
-// and with b = C' R^-1 e = W' L_R^-1 e and z = L_B^-1 L_P' b,
+// and with L_R^-1 e = L_R^-1 x_t - W s_t|t-1, b = C' R^-1 e = W' L_R^-1 e and z = L_B^-1 L_P' b,
 //     e' F^-1 e = |L_R^-1 e|^2 - |z|^2,
 //     K e = P C' F^-1 e = L_P B^-1 L_P' b = L_P L_B^-T z,
 //     V_t|t = P - P C' F^-1 C P = L_P B^-1 L_P' = Z'Z,  Z = L_B^-1 L_P'
-// (V_t|t = (P^-1 + C' R^-1 C)^-1, the information filter's update). O(d^2 + d n + n^3) per step.
-double information_update(const SwitchingStateSpace& p, const Eigen::VectorXd& observation,
-                          const Eigen::VectorXd& predicted_mean, SmootherWorkspace& w, Eigen::VectorXd& filtered_mean,
-                          Eigen::MatrixXd& filtered_cov) {
-  const Eigen::Index n = predicted_mean.size(), d = observation.size();
+// (V_t|t = (P^-1 + C' R^-1 C)^-1, the information filter's update). O(d n + n^3) per step, after
+// the E-step's O(d^2 (n + N)) for W and the whitened data.
+double information_update(Eigen::Index t, const Eigen::VectorXd& predicted_mean, SmootherWorkspace& w,
+                          Eigen::VectorXd& filtered_mean, Eigen::MatrixXd& filtered_cov) {
+  const Eigen::Index n = predicted_mean.size(), d = w.whitened_data.rows();
   const auto predicted_factor = w.predicted_cholesky.matrixL();  // L_P
   w.product.noalias() = w.observation_information * predicted_factor;
   w.reduction.setIdentity(n, n);
   w.reduction.noalias() += predicted_factor.transpose() * w.product;  // B = I + L_P' G L_P
   factorise(w.reduced_cholesky, w.reduction, "innovation covariance");
   const auto reduced_factor = w.reduced_cholesky.matrixL();  // L_B
-  w.innovation = observation;
-  w.innovation.noalias() -= p.observation * predicted_mean;
-  w.noise_cholesky.matrixL().solveInPlace(w.innovation);  // L_R^-1 e
+  w.innovation = w.whitened_data.col(t);
+  w.innovation.noalias() -= w.whitened_observation * predicted_mean;  // L_R^-1 e
   w.difference.noalias() = w.whitened_observation.transpose() * w.innovation;  // b
   w.state_innovation.noalias() = predicted_factor.transpose() * w.difference;
   reduced_factor.solveInPlace(w.state_innovation);  // z
@@ -117,7 +116,7 @@ double information_update(const SwitchingStateSpace& p, const Eigen::VectorXd& o
   w.filtered_factor = predicted_factor.transpose();
   reduced_factor.solveInPlace(w.filtered_factor);  // Z
   filtered_cov.noalias() = w.filtered_factor.transpose() * w.filtered_factor;
-  symmetrise(filtered_cov, w.scratch);
+  symmetrise(filtered_cov);
   return -0.5 * (static_cast<double>(d) * kLog2Pi + w.noise_log_det + log_determinant(w.reduced_cholesky) + quadratic);
 }
 
@@ -151,8 +150,9 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
     w.whitened_observation = p.observation;
     w.noise_cholesky.matrixL().solveInPlace(w.whitened_observation);
     w.observation_information.noalias() = w.whitened_observation.transpose() * w.whitened_observation;
+    w.whitened_data = x.transpose();
+    w.noise_cholesky.matrixL().solveInPlace(w.whitened_data);
   }
-  Eigen::VectorXd observation(d);
   for (Eigen::Index t = 0; t < count; ++t) {
     const auto u = static_cast<std::size_t>(t);
     Eigen::VectorXd& predicted_mean = w.predicted_means[u];
@@ -166,14 +166,12 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
       w.product.noalias() = step.transition * out.covariances[u - 1];
       predicted_cov = step.noise;
       predicted_cov.noalias() += w.product * step.transition.transpose();  // A V_t-1|t-1 A' + Q
-      symmetrise(predicted_cov, w.scratch);
+      symmetrise(predicted_cov);
     }
-    observation = x.row(t).transpose();
     if (information_form) w.predicted_cholesky.compute(predicted_cov);
     out.log_likelihood += information_form && w.predicted_cholesky.info() == Eigen::Success
-                              ? information_update(p, observation, predicted_mean, w, out.means[u], out.covariances[u])
-                              : covariance_update(p, observation, predicted_mean, predicted_cov, w, out.means[u],
-                                                  out.covariances[u]);
+                              ? information_update(t, predicted_mean, w, out.means[u], out.covariances[u])
+                              : covariance_update(p, x, t, predicted_mean, predicted_cov, w, out.means[u], out.covariances[u]);
   }
   for (Eigen::Index t = count - 2; t >= 0; --t) {
     const auto u = static_cast<std::size_t>(t);
@@ -187,7 +185,7 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
     w.reduction = out.covariances[u + 1] - w.predicted_covs[u + 1];
     w.product.noalias() = w.reduction * gain_transposed;
     out.covariances[u].noalias() += gain_transposed.transpose() * w.product;  // V_t|t + J_t (V_t+1|N - P_t+1|t) J_t'
-    symmetrise(out.covariances[u], w.scratch);
+    symmetrise(out.covariances[u]);
     out.lag_covariances[u].noalias() = out.covariances[u + 1] * gain_transposed;  // V_t+1|N J_t'
   }
 }
@@ -236,6 +234,11 @@ Eigen::VectorXd observation_noise_floor(const Eigen::MatrixXd& x) {
 // with L (von Neumann's trace inequality) and each eigenvalue solves max log w - w l over w <= 1:
 // w = min(1 / l, 1), so S = D U max(L, 1) U' D.
 Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::VectorXd& floor) {
+  // Every eigenvalue L exceeds 1 exactly when W - diag(floor) is positive definite: then S = W, found
+  // by a Cholesky factorisation (d^3 / 3 flops) instead of the eigendecomposition (about 9 d^3).
+  Eigen::MatrixXd excess = w;
+  excess.diagonal() -= floor;
+  if (Eigen::LLT<Eigen::MatrixXd>(excess).info() == Eigen::Success) return w;
   const Eigen::VectorXd scale = floor.cwiseSqrt();
   const Eigen::MatrixXd whitened = scale.cwiseInverse().asDiagonal() * w * scale.cwiseInverse().asDiagonal();
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(symmetrised(whitened));
@@ -347,13 +350,16 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation
 void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
                           const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
   const double ridge = regularisation.ridge, strength = regularisation.strength;
-  const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
-  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);               // P
-  Eigen::MatrixXd observed_states = Eigen::MatrixXd::Zero(d, n);  // Sxs
+  const Eigen::Index count = x.rows(), n = p.mean0.size();
+  // With the posterior means as the columns of M (n x N): P = sum_t V_t|N + M M' and Sxs = X' M'.
+  Eigen::MatrixXd means(n, count);
+  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);  // P
   for (Eigen::Index t = 0; t < count; ++t) {
-    all += second_moment(posterior, t);
-    observed_states += x.row(t).transpose() * posterior.means[static_cast<std::size_t>(t)].transpose();
+    means.col(t) = posterior.means[static_cast<std::size_t>(t)];
+    all += posterior.covariances[static_cast<std::size_t>(t)];
   }
+  all.noalias() += means * means.transpose();
+  const Eigen::MatrixXd observed_states = x.transpose() * means.transpose();  // Sxs
   p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
   Eigen::MatrixXd scatter = x.transpose() * x - p.observation * observed_states.transpose();
   scatter.diagonal().array() += ridge;
