@@ -50,8 +50,8 @@ struct SmootherWorkspace {
   Eigen::MatrixXd whitened_observation, observation_information, whitened_data;
   double noise_log_det = 0;
   // Per step.
-  Eigen::LLT<Eigen::MatrixXd> predicted_cholesky, innovation_cholesky, reduced_cholesky;
-  Eigen::VectorXd innovation, state_innovation, difference;
+  Eigen::LLT<Eigen::MatrixXd> predicted_cholesky, innovation_cholesky, whitened_precision_cholesky;
+  Eigen::VectorXd innovation, projected_innovation, state_innovation, difference;
   Eigen::MatrixXd observed_cov, innovation_cov, gain_transposed, gain_noise;   // d x n, d x d, d x n, n x d
   Eigen::MatrixXd reduction, product, filtered_factor, smoother_gain_transposed;  // n x n
 };
@@ -87,7 +87,8 @@ double covariance_update(const SwitchingStateSpace& p, const Eigen::MatrixXd& x,
 
 // The same update in information form, for n < d, from the factor P = L_P L_P' (w.predicted_cholesky)
 // and the E-step's invariants L_R, W = L_R^-1 C, G = C' R^-1 C and L_R^-1 x_t. With B = I + L_P' G L_P = L_B L_B'
-// (n x n, B >= I), the matrix inversion lemma and the matrix determinant lemma give
+// (n x n, B >= I; B = L_P' V_t|t^-1 L_P, the filtered precision in the predicted state's whitened
+// coordinates), the matrix inversion lemma and the matrix determinant lemma give
 //     F^-1 = R^-1 - R^-1 C L_P B^-1 L_P' C' R^-1,   log|F| = log|R| + log|B|,
 // and with L_R^-1 e = L_R^-1 x_t - W s_t|t-1, b = C' R^-1 e = W' L_R^-1 e and z = L_B^-1 L_P' b,
 //     e' F^-1 e = |L_R^-1 e|^2 - |z|^2,
@@ -102,22 +103,23 @@ double information_update(Eigen::Index t, const Eigen::VectorXd& predicted_mean,
   w.product.noalias() = w.observation_information * predicted_factor;
   w.reduction.setIdentity(n, n);
   w.reduction.noalias() += predicted_factor.transpose() * w.product;  // B = I + L_P' G L_P
-  factorise(w.reduced_cholesky, w.reduction, "innovation covariance");
-  const auto reduced_factor = w.reduced_cholesky.matrixL();  // L_B
+  factorise(w.whitened_precision_cholesky, w.reduction, "innovation covariance");
+  const auto precision_factor = w.whitened_precision_cholesky.matrixL();  // L_B
   w.innovation = w.whitened_data.col(t);
   w.innovation.noalias() -= w.whitened_observation * predicted_mean;  // L_R^-1 e
-  w.difference.noalias() = w.whitened_observation.transpose() * w.innovation;  // b
-  w.state_innovation.noalias() = predicted_factor.transpose() * w.difference;
-  reduced_factor.solveInPlace(w.state_innovation);  // z
+  w.projected_innovation.noalias() = w.whitened_observation.transpose() * w.innovation;  // b
+  w.state_innovation.noalias() = predicted_factor.transpose() * w.projected_innovation;
+  precision_factor.solveInPlace(w.state_innovation);  // z
   const double quadratic = w.innovation.squaredNorm() - w.state_innovation.squaredNorm();
-  reduced_factor.transpose().solveInPlace(w.state_innovation);  // L_B^-T z
+  precision_factor.transpose().solveInPlace(w.state_innovation);  // L_B^-T z
   filtered_mean = predicted_mean;
   filtered_mean.noalias() += predicted_factor * w.state_innovation;
   w.filtered_factor = predicted_factor.transpose();
-  reduced_factor.solveInPlace(w.filtered_factor);  // Z
+  precision_factor.solveInPlace(w.filtered_factor);  // Z
   filtered_cov.noalias() = w.filtered_factor.transpose() * w.filtered_factor;
   symmetrise(filtered_cov);
-  return -0.5 * (static_cast<double>(d) * kLog2Pi + w.noise_log_det + log_determinant(w.reduced_cholesky) + quadratic);
+  return -0.5 * (static_cast<double>(d) * kLog2Pi + w.noise_log_det + log_determinant(w.whitened_precision_cholesky) +
+                 quadratic);
 }
 
 }  // namespace
@@ -141,7 +143,7 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
   out.covariances.resize(steps);  // V_t|t, then V_t|N
   out.lag_covariances.resize(steps - 1);
   out.log_likelihood = 0;
-  // The information form costs O(d^2 + n^3) a step against the covariance form's O(d^3): it is taken
+  // The information form costs O(d n + n^3) a step against the covariance form's O(d^3): it is taken
   // when n < d, at every step whose P_t is numerically positive definite (a semidefinite cov0 may not be).
   const bool information_form = n < d;
   if (information_form) {
