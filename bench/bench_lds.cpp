@@ -4,6 +4,9 @@
 // factorise their sum, O((T d)^3)), the test oracle. The dense timing includes building the joints.
 // SLDS kernel evaluations (slds.hpp): K = 2 discrete states each, n = 2 and 3, d = 2, S paths per model,
 // T in {10, 100}: up to S^2 filters of the LDS kernel's size per evaluation (fewer when paths repeat).
+// The LDS fit (estimate_lds.hpp) on one sequence of N = 45 vectors of d = 13, as bench/make_series.py
+// simulates them, at state dimension n = 2 and 4: one E-step (the Kalman filter and smoother,
+// smooth_lds) and one whole fit (fit_lds at --prior-strength 0: 3 restarts of EM to convergence).
 #include <cmath>
 #include <memory>
 #include <random>
@@ -11,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Dense>
 
+#include "ppk/estimate_lds.hpp"
 #include "ppk/lds.hpp"
 #include "ppk/slds.hpp"
 
@@ -82,9 +86,44 @@ void BM_SldsKernel(benchmark::State& state) {
   state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+// N vectors of dimension d as bench/make_series.py draws them: x_t = s_t c + N(0, 0.3^2 I), c of unit
+// length, s_t = 0.8 s_t-1 + N(0, 0.6^2), s_0 ~ N(0, 1).
+Eigen::MatrixXd series(std::mt19937& rng, long count, long dim) {
+  std::normal_distribution<double> normal;
+  const Eigen::VectorXd direction = random_matrix(rng, dim, 1).normalized();
+  Eigen::MatrixXd x(count, dim);
+  double state = normal(rng);
+  for (long t = 0; t < count; ++t) {
+    if (t > 0) state = 0.8 * state + 0.6 * normal(rng);
+    x.row(t) = (state * direction + 0.3 * random_matrix(rng, dim, 1)).transpose();
+  }
+  return x;
+}
+
+ppk::LdsFitOptions fit_options(long state_dim) {
+  ppk::LdsFitOptions options;
+  options.state_dim = state_dim;
+  return options;
+}
+
+void BM_LdsEStep(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const Eigen::MatrixXd x = series(rng, 45, 13);
+  const auto model = ppk::fit_lds(x, fit_options(state.range(0))).model;
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::smooth_lds(*model, x).log_likelihood);
+}
+
+void BM_LdsFit(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const Eigen::MatrixXd x = series(rng, 45, 13);
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::fit_lds(x, fit_options(state.range(0))).model);
+}
+
 // T = 1, 2, 5 locate the crossover below T = 10; bench/lds_crossover.py prints it and the growth rates.
 BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000);
 BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LdsEStep)->ArgName("n")->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LdsFit)->ArgName("n")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SldsKernel)->ArgNames({"T", "S"})->ArgsProduct({{10, 100}, {1, 10}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -80,8 +80,10 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, con
 std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regularisation, const Eigen::VectorXd& noise_floor,
                            const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
+  const std::vector<int> regimes = one_regime(x);
+  LdsPosterior posterior;
   for (long step = 0;; ++step) {
-    const LdsPosterior posterior = detail::smooth_along(p, x, one_regime(x));
+    detail::smooth_along(p, x, regimes, posterior);
     const double value = objective(p, posterior.log_likelihood, regularisation);
     if (!std::isfinite(value)) throw EstimationError("the log-likelihood is not finite; give --ridge R > 0");
     const bool converged =

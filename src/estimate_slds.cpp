@@ -228,11 +228,11 @@ Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regu
   out.objectives.push_back(objective(p, out.path, q.log_likelihood, regularisation, options.smoothing));
   for (long round = 0; round < rounds; ++round) {
     maximise(x, q, out.path, regularisation, options.smoothing, noise_floor, p);
-    q = detail::smooth_along(p.space, x, out.path);
+    detail::smooth_along(p.space, x, out.path, q);
     Path path = best_path(p, expected_transition_log_densities(p, q));
     if (path != out.path) {
       out.path = std::move(path);
-      q = detail::smooth_along(p.space, x, out.path);
+      detail::smooth_along(p.space, x, out.path, q);
     }
     const double value = objective(p, out.path, q.log_likelihood, regularisation, options.smoothing);
     if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --regularisation R > 0");

@@ -25,7 +25,11 @@ double trace_of_inverse(const Eigen::MatrixXd& s, const char* what);
 // the dynamics regimes[t] (regimes.size() == N; regimes[0] is not used): with A_t, Q_t in place of
 // A, Q the recursions are unchanged (the prediction of s_t and the smoother gain J_{t-1} use A_t).
 // Throws EstimationError when an innovation or predicted state covariance is not numerically
-// positive definite.
+// positive definite. With n < d the filter's updates are taken in information form (O(d^2 + n^3) a
+// step instead of O(d^3), the same numbers to rounding; lds_em.cpp). Written into `out`, whose storage
+// is reused: an E-step allocates nothing when `out` and the thread's scratch already have the sizes.
+void smooth_along(const SwitchingStateSpace& model, const Eigen::MatrixXd& x, const std::vector<int>& regimes,
+                  LdsPosterior& out);
 LdsPosterior smooth_along(const SwitchingStateSpace& model, const Eigen::MatrixXd& x, const std::vector<int>& regimes);
 
 // E[s_t s_t' | X] = V_t|N + s_t|N s_t|N'.

@@ -6,7 +6,8 @@
 //
 // E-step: the Kalman filter (predicted mean and covariance s_t|t-1, P_t|t-1; innovation
 // e_t = x_t - C s_t|t-1 with covariance F_t = C P_t|t-1 C' + R; gain K_t = P_t|t-1 C' F_t^-1; filtered
-// s_t|t = s_t|t-1 + K_t e_t, V_t|t = (I - K_t C) P_t|t-1 (I - K_t C)' + K_t R K_t' (Joseph's form)) gives
+// s_t|t = s_t|t-1 + K_t e_t, V_t|t = (I - K_t C) P_t|t-1 (I - K_t C)' + K_t R K_t' (Joseph's form); with
+// n < d the same quantities in information form, by n x n factorisations: src/lds_em.cpp) gives
 //     log p(X) = sum_t log N(e_t; 0, F_t)            (the prediction-error decomposition);
 // the Rauch-Tung-Striebel smoother, with J_t = V_t|t A' P_t+1|t^-1, gives the posterior moments
 //     s_t|N = s_t|t + J_t (s_t+1|N - s_t+1|t),  V_t|N = V_t|t + J_t (V_t+1|N - P_t+1|t) J_t',

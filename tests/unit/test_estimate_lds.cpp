@@ -12,6 +12,7 @@
 #include <complex>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -107,31 +108,62 @@ TEST(LdsEstimate, KalmanLogLikelihoodEqualsTheDenseJointDensity) {
     }
 }
 
+// The smoother's moments of s (simulated rows x_0..x_{count-1}) against the conditional moments of the
+// dense joint: E[S | X] = m_S + Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
+void expect_dense_smoother_moments(const Lds& s, const Eigen::MatrixXd& x, const std::string& what) {
+  const long count = x.rows(), n = s.A.rows();
+  const DenseJoint joint = dense_joint(s, count);
+  const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
+  const Eigen::VectorXd mean =
+      joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean);
+  const Eigen::MatrixXd cov = joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov);
+  const LdsPosterior posterior = smooth_lds(*lds_model(s), x);
+  ASSERT_EQ(posterior.means.size(), static_cast<std::size_t>(count));
+  ASSERT_EQ(posterior.lag_covariances.size(), static_cast<std::size_t>(count - 1));
+  for (long t = 0; t < count; ++t) {
+    EXPECT_LE((posterior.means[t] - mean.segment(t * n, n)).norm(), 1e-9) << what << ", t " << t;
+    EXPECT_LE((posterior.covariances[t] - cov.block(t * n, t * n, n, n)).norm(), 1e-9) << what << ", t " << t;
+    if (t > 0) {
+      EXPECT_LE((posterior.lag_covariances[t - 1] - cov.block(t * n, (t - 1) * n, n, n)).norm(), 1e-9)
+          << what << ", Cov(s_t, s_t-1), t " << t;
+    }
+  }
+}
+
 TEST(LdsEstimate, SmootherMomentsEqualTheDenseConditionalMoments) {
   std::mt19937 rng(32);
   for (long n = 1; n <= 3; ++n)
     for (long d : {1L, 2L}) {
       const long count = 6;
       const Lds s = random_lds(rng, n, d, count - 1);
-      const Eigen::MatrixXd x = simulate_rows(s, count, 200 + n * 10 + d);
-      const DenseJoint joint = dense_joint(s, count);
-      // E[S | X] = m_S + Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
-      const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
-      const Eigen::VectorXd mean =
-          joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean);
-      const Eigen::MatrixXd cov = joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov);
-      const LdsPosterior posterior = smooth_lds(*lds_model(s), x);
-      ASSERT_EQ(posterior.means.size(), static_cast<std::size_t>(count));
-      ASSERT_EQ(posterior.lag_covariances.size(), static_cast<std::size_t>(count - 1));
-      const std::string what = "n " + std::to_string(n) + ", d " + std::to_string(d);
-      for (long t = 0; t < count; ++t) {
-        EXPECT_LE((posterior.means[t] - mean.segment(t * n, n)).norm(), 1e-9) << what << ", t " << t;
-        EXPECT_LE((posterior.covariances[t] - cov.block(t * n, t * n, n, n)).norm(), 1e-9) << what << ", t " << t;
-        if (t > 0) {
-          EXPECT_LE((posterior.lag_covariances[t - 1] - cov.block(t * n, (t - 1) * n, n, n)).norm(), 1e-9)
-              << what << ", Cov(s_t, s_t-1), t " << t;
-        }
+      expect_dense_smoother_moments(s, simulate_rows(s, count, 200 + n * 10 + d),
+                                    "n " + std::to_string(n) + ", d " + std::to_string(d));
+    }
+}
+
+// The filter updates in information form when n < d and in covariance form otherwise (lds_em.cpp):
+// both against the dense joint, log p(X) and the smoother's moments, at n < d (up to d = 13, the
+// spoken-word fits' dimension), n = d and n > d, and with a singular cov0 (v v', v_0 = 0), whose
+// first step the information form cannot factor.
+TEST(LdsEstimate, InformationAndCovarianceFormsEqualTheDenseJoint) {
+  std::mt19937 rng(33);
+  const std::vector<std::pair<long, long>> dims = {{2, 13}, {4, 13}, {1, 5}, {3, 3}, {4, 2}};
+  for (const auto& [n, d] : dims)
+    for (const bool singular_cov0 : {false, true}) {
+      const long count = 12;
+      Lds s = random_lds(rng, n, d, count - 1);
+      if (singular_cov0) {
+        Eigen::VectorXd v = random_matrix(rng, n, 1);
+        v(0) = 0.0;
+        s.cov0 = v * v.transpose();
       }
+      const Eigen::MatrixXd x = simulate_rows(s, count, 300 + static_cast<unsigned>(n * 20 + d));
+      const std::string what =
+          "n " + std::to_string(n) + ", d " + std::to_string(d) + (singular_cov0 ? ", singular cov0" : "");
+      const DenseJoint joint = dense_joint(s, count);
+      const double dense = GaussianModel::full(joint.observation_mean, joint.observation_cov)->log_density(stacked(x));
+      EXPECT_NEAR(smooth_lds(*lds_model(s), x).log_likelihood, dense, 1e-9 * std::max(1.0, std::fabs(dense))) << what;
+      expect_dense_smoother_moments(s, x, what);
     }
 }
 
