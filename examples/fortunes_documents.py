@@ -28,7 +28,7 @@ import os
 import re
 import sys
 
-from wordnet_glosses import WORD, write_corpus
+from wordnet_glosses import WORD, add_split_arguments, write_corpus
 
 FILES = ("art computers definitions disclaimer drugs education ethnic food humorists kids knghtbrd law "
          "linux linuxcookie literature love men-women people perl platitudes politics riddles science "
@@ -40,13 +40,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--directory", default="/usr/share/games/fortunes")
     parser.add_argument("--files", nargs="+", default=FILES, help="the files (classes 1, 2, ...)")
-    parser.add_argument("--train-size", type=int, default=4000)
-    parser.add_argument("--test-size", type=int, default=2000)
-    parser.add_argument("--train", required=True)
-    parser.add_argument("--test", required=True)
-    parser.add_argument("--tfidf-train")
-    parser.add_argument("--tfidf-test")
-    parser.add_argument("--vocabulary", help="write the vocabulary, one word a line, in index order")
+    add_split_arguments(parser, train_size=4000, test_size=2000)
     args = parser.parse_args()
 
     labels = collections.defaultdict(set)  # word sequence -> the classes holding it

@@ -94,17 +94,22 @@ def write_corpus(train, rest, args):
     return test, skipped, vocabulary
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="/usr/share/wordnet/data.noun")
-    parser.add_argument("--classes", type=int, default=20)
-    parser.add_argument("--train-size", type=int, default=8000)
-    parser.add_argument("--test-size", type=int, default=3000)
+def add_split_arguments(parser, train_size, test_size):
+    """The options of write_corpus: the parts' sizes and the files written."""
+    parser.add_argument("--train-size", type=int, default=train_size)
+    parser.add_argument("--test-size", type=int, default=test_size)
     parser.add_argument("--train", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--tfidf-train")
     parser.add_argument("--tfidf-test")
     parser.add_argument("--vocabulary", help="write the vocabulary, one word a line, in index order")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default="/usr/share/wordnet/data.noun")
+    parser.add_argument("--classes", type=int, default=20)
+    add_split_arguments(parser, train_size=8000, test_size=3000)
     args = parser.parse_args()
 
     synsets = read_synsets(args.data)
