@@ -533,6 +533,10 @@ double alpha_option(const FitContext& context, const std::function<PolyaCounts()
     throw UsageError("--alpha auto chooses the prior's strength, but --estimator ml uses no prior");
   if (automatic || (values["alpha"].defaulted() && context.choices.saved("alpha") && context.method != Method::ml))
     return context.choices.value("alpha", [&] { return evidence_alpha(context, counts, per_alpha, units); });
+  if (text == "1/D" && context.method == Method::map)
+    throw UsageError("--estimator map needs --alpha A >= 1 (the Dirichlet's mode is on the boundary otherwise); "
+                     "--alpha 1/D" + std::string(values["alpha"].defaulted() ? ", the default," : "") +
+                     " serves the posterior mean (--estimator posterior)");
   const double alpha = text == "1/D" ? 1.0 / per_alpha : *number_or_auto(values, "alpha", "1");
   if (context.method == Method::ml) return alpha;  // no prior: nothing to record
   return context.choices.given("alpha", alpha);

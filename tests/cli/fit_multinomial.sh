@@ -27,6 +27,10 @@ row=$("$PPK" fit multinomial --alpha 1 --dim 4 counts.txt | head -1)
 expect_close "$(field "$row" 6)" "1/7"
 expect_close "$(field "$row" 7)" "3/7"
 expect_close "$(field "$row" 9)" "2/7"
+# The mode of Dirichlet(A) needs A >= 1: --estimator map with the default alpha says so.
+expect_error 2 "--estimator map needs --alpha A >= 1" "--alpha 1/D, the default," -- \
+  "$PPK" fit multinomial --estimator map --dim 4 counts.txt -o out.ppk
+expect_no_output out.ppk
 
 # A qid group sums its counts: (2, 0, 1, 0) + (1, 0.5, 0, 0) = (3, 0.5, 1, 0), N = 4.5,
 # alpha = 2: a = (c + 2) / (4.5 + 8).
