@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets of vectors: classifying point clouds (Kondor & Jebara 2003; design.md "Mean embeddings").
+# Sets of vectors: classifying point clouds (Kondor & Jebara 2003; docs/design.md "Mathematics", Mean embeddings).
 #   1. synthetic sets of 2-D points (examples/make_sets.py): two classes of clouds with the same
 #      distribution of centres that differ in orientation; qid-grouped LIBSVM rows;
 #   2. the mean map: ppk fit kde --mean-map-sigma SIGMA, svm-train -t ppk_norm -g 1, the

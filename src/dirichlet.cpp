@@ -1,6 +1,6 @@
 // Dirichlet models over probability vectors and their kernel (see dirichlet.hpp).
 //
-// JMLR 2004 section 3 (design.md "Mathematics"): with p(x) = prod_d x_d^(a_d - 1) / B(a) on the simplex,
+// JMLR 2004 section 3 (docs/design.md "Mathematics"): with p(x) = prod_d x_d^(a_d - 1) / B(a) on the simplex,
 //     integral of p(x)^rho p'(x)^rho dx = integral of prod_d x_d^(a+_d - 1) dx / (B(a) B(a'))^rho
 //                                       = B(a+) / (B(a) B(a'))^rho,
 // a+_d = rho (a_d + a'_d - 2) + 1, log B(v) = sum_d log Gamma(v_d) - log Gamma(sum_d v_d). In logs,

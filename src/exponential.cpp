@@ -1,6 +1,6 @@
 // Exponential models over positive real vectors and their kernel (see exponential.hpp).
 //
-// JMLR 2004 section 3 (design.md "Mathematics", the gamma kernel at shape 1): per dimension, with
+// JMLR 2004 section 3 (docs/design.md "Mathematics", the gamma kernel at shape 1): per dimension, with
 // p(x) = exp(-x / b) / b,
 //     integral over x > 0 of p(x)^rho p'(x)^rho dx = (b b')^-rho integral of exp(-rho (1/b + 1/b') x) dx
 //                                                = 1 / (rho (1/b + 1/b') (b b')^rho),

@@ -1,6 +1,6 @@
 // Gamma models over positive real vectors and their kernel (see gamma.hpp).
 //
-// JMLR 2004 section 3 (design.md "Mathematics"): per dimension, with
+// JMLR 2004 section 3 (docs/design.md "Mathematics"): per dimension, with
 // p(x) = x^(a - 1) exp(-x / b) / (Gamma(a) b^a),
 //     integral over x > 0 of p(x)^rho p'(x)^rho dx
 //         = integral of x^(a+ - 1) exp(-x / b+) dx / [Gamma(a) b^a Gamma(a') b'^a']^rho

@@ -1,6 +1,6 @@
 // Internal to libppk: what the gamma and Dirichlet kernels share.
 //
-// Both kernels are gamma-function integrals (JMLR 2004 section 3; design.md "Mathematics"):
+// Both kernels are gamma-function integrals (JMLR 2004 section 3; docs/design.md "Mathematics"):
 //   over x > 0:        integral of x^(a+ - 1) exp(-r x) dx = Gamma(a+) / r^a+,
 //   over the simplex:  integral of prod_d x_d^(a+_d - 1) dx = B(a+) = prod_d Gamma(a+_d) / Gamma(sum_d a+_d),
 // with the pair's shapes a+ = rho (a + a' - 2) + 1; each is finite iff every a+ > 0.

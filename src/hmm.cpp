@@ -1,6 +1,6 @@
 // Hidden Markov models and their kernel (see hmm.hpp).
 //
-// JMLR 2004 section 4.2 (design.md "Mathematics"): the kernel k~ raises the joint of the hidden
+// JMLR 2004 section 4.2 (docs/design.md "Mathematics"): the kernel k~ raises the joint of the hidden
 // path s = (s_0..s_T) and the observations X = (x_0..x_T) to the power rho,
 //     k~ = sum_{s, s'} integral over X of [p(s, X) p'(s', X)]^rho dX,
 //     p(s, X) = pi_{s_0} prod_{t=1..T} A_{s_{t-1} s_t} prod_{t=0..T} p_{s_t}(x_t).

@@ -1,7 +1,7 @@
 // Linear dynamical systems and their kernel (see lds.hpp).
 //
 // The observations X = (x_0..x_T) of an LDS are jointly Gaussian, N(m, S), dimension D = (T+1)d
-// (design.md "LDS": S is not block diagonal). The kernel is JMLR 2004 eq. 5 between N(m, S) and
+// (docs/design.md "Mathematics", LDS: S is not block diagonal). The kernel is JMLR 2004 eq. 5 between N(m, S) and
 // N(m', S'), in the covariance-sum form of gaussian.cpp:
 //     log k = (1-2rho)D/2 log 2pi - D/2 log rho + (1-rho)/2 (log|S| + log|S'|)
 //             - 1/2 log|S + S'| - rho/2 (m - m')' (S + S')^-1 (m - m').

@@ -1,5 +1,5 @@
 // Poisson models over count vectors and their kernel (see poisson.hpp; JMLR 2004 section 3,
-// design.md "Mathematics").
+// docs/design.md "Mathematics").
 //
 // One dimension with rates l, l' and pmf(x; l) = l^x exp(-l) / x!. Write z = sqrt(l l'). Then
 //     pmf(x; l)^rho pmf(x; l')^rho = (l l')^(rho x) exp(-rho (l + l')) / (x!)^(2 rho)

@@ -2,7 +2,7 @@
 //     p(x) = prod_d x_d^(a_d - 1) / B(a),   B(a) = prod_d Gamma(a_d) / Gamma(sum_d a_d).
 // A Beta(a, b) model over proportions is the two-dimensional case alpha = (a, b).
 //
-// Kernel (JMLR 2004 section 3; design.md):  k = B(rho (a + a' - 2) + 1) / (B(a) B(a'))^rho,
+// Kernel (JMLR 2004 section 3; docs/design.md):  k = B(rho (a + a' - 2) + 1) / (B(a) B(a'))^rho,
 // defined when every rho (a_d + a'_d - 2) + 1 > 0. The self pair is the worst pair (see
 // exponential_family.hpp): every kernel of a model exists iff rho < 1 / (2 (1 - a_d)) for each
 // a_d < 1. prepare() rejects other rho with that bound.

@@ -484,7 +484,7 @@ struct KdeFitOptions {
 std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options);
 
 // The bandwidth h = sigma^2 / 2 whose kernel density estimates give the mean-map kernel of the
-// Gaussian RBF base kernel k(x, y) = exp(-|x - y|^2 / (2 sigma^2)) (design.md "Mean embeddings";
+// Gaussian RBF base kernel k(x, y) = exp(-|x - y|^2 / (2 sigma^2)) (docs/design.md "Mathematics", Mean embeddings;
 // an example is a set X = {x_1..x_n}, mu_X = (1/n) sum_i k(x_i, .)). The product of two Gaussians
 // integrates to a Gaussian in the difference of their means,
 //   integral N(x | a, h I) N(x | b, h I) dx = N(a | b, 2h I) = (4 pi h)^(-D/2) exp(-|a - b|^2 / (4h)),

@@ -1,7 +1,7 @@
 // Gamma models over positive real vectors, independent per dimension:
 //     p(x) = prod_d x_d^(a_d - 1) exp(-x_d / b_d) / (Gamma(a_d) b_d^a_d),   a_d shape, b_d scale.
 //
-// Kernel (JMLR 2004 section 3; design.md), per dimension:
+// Kernel (JMLR 2004 section 3; docs/design.md), per dimension:
 //     a+ = rho (a + a' - 2) + 1,   1/b+ = rho (1/b + 1/b'),
 //     k = Gamma(a+) b+^a+ / [Gamma(a) b^a Gamma(a') b'^a']^rho,
 // defined when a+ > 0. The self pair is the worst pair (see exponential_family.hpp): every kernel

@@ -4,7 +4,7 @@
 // with an n-dimensional hidden state. X = (x_0..x_T) is jointly Gaussian (dimension (T+1)d), and the
 // kernel is the exact probability product kernel between those two Gaussians (JMLR 2004 eq. 5), any
 // rho > 0: not the k~ over hidden variables, and not the JMLR text's product of per-step kernels
-// (design.md "LDS": the observations are correlated across time). Two LDSs may differ in their state
+// (docs/design.md "Mathematics", LDS: the observations are correlated across time). Two LDSs may differ in their state
 // dimension; they must agree in d and T.
 //
 // log k is computed in time linear in T by a Kalman filter over the coupled pair of state chains

@@ -1,6 +1,6 @@
 // Mixtures p(x) = sum_m w_m p_m(x) of models of any family over one sample space.
 //
-// Kernel (JMLR 2004 section 4.1; design.md): the k~ of latent-variable models, the power applied
+// Kernel (JMLR 2004 section 4.1; docs/design.md): the k~ of latent-variable models, the power applied
 // to the joint of the component label and x,
 //     k~ = sum_{m,n} (w_m w'_n)^rho k_rho(p_m, p'_n),
 // which is k_rho of the mixture densities at rho = 1. A mixture against a plain model p' of its

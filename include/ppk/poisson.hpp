@@ -1,7 +1,7 @@
 // Poisson models over count vectors, independent per dimension:
 //     p(x) = prod_d rate_d^x_d exp(-rate_d) / x_d!,   x in {0, 1, 2, ...}^D.
 //
-// Kernel, a product over dimensions of (JMLR 2004 section 3; design.md):
+// Kernel, a product over dimensions of (JMLR 2004 section 3; docs/design.md):
 //   rho = 1/2:  exp(-(sqrt(l) - sqrt(l'))^2 / 2)
 //   rho = 1:    exp(-(l + l')) I0(2 sqrt(l l'))
 //   other rho:  exp(-rho (l + l')) sum_x (l l')^(rho x) / (x!)^(2 rho), a series summed to full

@@ -5,7 +5,7 @@
 //     x_t = C s_t + v_t,  v_t ~ N(0, R),  t = 0..T.
 // Given a discrete path q, the model is a non-stationary LDS and X = (x_0..x_T) is jointly Gaussian.
 //
-// Kernel (hybrid sampling, design.md "SLDS"): each model draws a fixed set of S discrete paths
+// Kernel (hybrid sampling, docs/design.md "Mathematics", SLDS): each model draws a fixed set of S discrete paths
 // q^(1)..q^(S) from its own chain; with k_rho the exact probability product kernel between the joint
 // Gaussians of X given one path of each model (lds.hpp, here with time-varying A_t = A_{q_t},
 // Q_t = Q_{q_t}),

@@ -1,5 +1,5 @@
 # Exponential, gamma and Dirichlet rows: ppk encode, ppk gram against the closed forms (re-derived here
-# in Python from design.md "Mathematics"; the unit tests check them against quadrature), the domain of
+# in Python from docs/design.md "Mathematics"; the unit tests check them against quadrature), the domain of
 # rho, and malformed rows.
 #   gamma (exponential: shape 1), per dimension: a+ = rho (a + a' - 2) + 1, 1/b+ = rho (1/b + 1/b'),
 #     k = Gamma(a+) b+^a+ / [Gamma(a) b^a Gamma(a') b'^a']^rho

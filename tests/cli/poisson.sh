@@ -1,4 +1,4 @@
-# Poisson rows: ppk encode / decode, and ppk gram against kernels computed here from design.md:
+# Poisson rows: ppk encode / decode, and ppk gram against kernels computed here from docs/design.md:
 #   rho = 1/2:  k = prod_d exp(-(sqrt(l_d) - sqrt(l'_d))^2 / 2)
 #   any rho:    k = prod_d sum_x pmf(x; l_d)^rho pmf(x; l'_d)^rho, summed directly (brute force),
 # and the errors for a malformed Poisson row and model.

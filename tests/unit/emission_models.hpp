@@ -22,7 +22,7 @@ inline std::unique_ptr<Model> gaussian_1d(const std::vector<double>& mean_varian
   return GaussianModel::isotropic(Eigen::VectorXd::Constant(1, mean_variance[0]), mean_variance[1]);
 }
 
-// The 1-D Gaussian kernel (design.md, JMLR eq. 5 with D = 1): with s+ = 1/(1/v + 1/v'), m+ = m/v + m'/v',
+// The 1-D Gaussian kernel (docs/design.md, JMLR eq. 5 with D = 1): with s+ = 1/(1/v + 1/v'), m+ = m/v + m'/v',
 // k = (2 pi)^((1 - 2 rho)/2) rho^(-1/2) s+^(1/2) (v v')^(-rho/2) exp(-rho/2 (m^2/v + m'^2/v' - m+^2 s+)).
 inline double gaussian_1d_kernel(const std::vector<double>& p, const std::vector<double>& q, double rho) {
   const double m = p[0], v = p[1], m2 = q[0], v2 = q[1];

@@ -1,4 +1,4 @@
-// Mean-map kernels between sets of vectors (design.md "Mean embeddings"; estimate.hpp,
+// Mean-map kernels between sets of vectors (docs/design.md "Mathematics", Mean embeddings; estimate.hpp,
 // mean_map_bandwidth): kernel density estimates of bandwidth h = sigma^2/2 fitted to random sets
 // have the rho = 1 kernel (2 pi sigma^2)^(-D/2) (1/(n m)) sum_ij exp(-|x_i - y_j|^2 / (2 sigma^2)),
 // the RBF mean-map inner product times a constant, and ppk_norm is the normalised double sum. The

@@ -1,4 +1,4 @@
-// Poisson kernels (JMLR 2004 section 3; design.md "Mathematics") against brute-force summation
+// Poisson kernels (JMLR 2004 section 3; docs/design.md "Mathematics") against brute-force summation
 // over the counts, the closed forms against the series, the generic exponential-family path,
 // Gram matrices, and the row and JSON forms.
 #include <gtest/gtest.h>
