@@ -38,6 +38,22 @@ pass
 [[ $(field "$(sed -n 2p plain.ppk)" 3) == 3 && $(sed -n 2p plain.ppk | cut -d' ' -f1) == 0 ]] || fail "row 2: $(sed -n 2p plain.ppk)"
 pass
 
+# One binary vector per example: the Bhattacharyya kernel (rho = 1/2) of two rows is
+# prod_d [sqrt(g_d g'_d) + sqrt((1 - g_d)(1 - g'_d))]: 1 for a feature both have or both lack, and
+# m(A) = 2 sqrt(A (1 + A)) / (1 + 2A) for one only one has, so k = m(A)^|x XOR x'| =
+# exp(-gamma |x - x'|^2) with gamma = -ln m(A): LIBSVM's RBF kernel on the binary vectors, its
+# width set by A (docs/documents-smoothing.md). Checked against that closed form, computed here.
+printf '1 1:1 2:1 3:1\n2 2:1 4:1 5:1 6:1\n3 1:1 2:1 3:1 7:1\n' > words.txt  # distances 5, 1, 6
+for alpha in 1 0.1 3; do
+  "$PPK" fit bernoulli --alpha "$alpha" --dim 10 words.txt -o words.ppk
+  "$PPK" gram -t ppk -g 0.5 words.ppk > gram.txt
+  for pair in "1 2 5" "1 3 1" "2 3 6"; do
+    read -r i j distance <<< "$pair"
+    expect_close "$(sed -n "${i}p" gram.txt | cut -d' ' -f"$j")" \
+      "(2 * sqrt($alpha * (1 + $alpha)) / (1 + 2 * $alpha)) ^ $distance" 1e-12
+  done
+done
+
 expect_error 2 "--alpha must be a finite number >= 0" -- "$PPK" fit bernoulli --alpha -1 plain.txt
 expect_error 2 "unrecognised option '--trials'" -- "$PPK" fit bernoulli --trials 3 plain.txt
 expect_error 2 "--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows" "give --alpha A" -- \
