@@ -154,6 +154,12 @@ read -r chosen _ <<< "$best"
 cmp -s bernoulli.ppk "rows.bernoulli.${chosen//\//_}" || fail "bernoulli: the rows written are not those of $chosen"
 pass
 
+# Bernoulli's default candidates: evidence (skipped here) and A from 0.1 to 30 (docs/documents-smoothing.md).
+"$PPK" fit bernoulli --alpha auto --cv-c 1 --dim "$dim" binary.txt -o /dev/null 2> bernoulli-default.log
+[[ $(table bernoulli-default.log | cut -d' ' -f1 | tr '\n' ' ') == "0.1 1 3 10 30 " ]] ||
+  fail "bernoulli's default candidates: $(cat bernoulli-default.log)"
+pass
+
 # 5. Usage errors: no output file, exit status 2, a message saying what is wrong.
 sed 's/^[0-9]*/1/' train.txt > one_class.txt
 expect_error 2 "one class only" -- "$PPK" fit multinomial --alpha auto --dim "$dim" one_class.txt -o out.ppk

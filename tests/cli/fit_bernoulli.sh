@@ -11,7 +11,7 @@ cat > sets.txt <<'DATA'
 1 qid:1
 -1 qid:2 2:1
 DATA
-"$PPK" fit bernoulli --dim 4 sets.txt -o sets.ppk
+"$PPK" fit bernoulli --alpha 1 --dim 4 sets.txt -o sets.ppk
 mapfile -t rows < sets.ppk
 [[ ${#rows[@]} == 2 ]] || fail "expected one row per qid group: $(cat sets.ppk)"
 pass
@@ -25,6 +25,11 @@ pass
 expect_close "$(field "${rows[1]}" 4)" "1/3"
 expect_close "$(field "${rows[1]}" 6)" "2/3"
 
+# The default --alpha 3 (docs/documents-smoothing.md): g = (k + 3) / (n + 6): (2 + 3) / 9, base 3/9.
+"$PPK" fit bernoulli --dim 4 sets.txt > default.ppk
+expect_close "$(field "$(head -1 default.ppk)" 5)" "5/9"
+expect_close "$(field "$(head -1 default.ppk)" 4)" "3/9"
+
 # --alpha 0.5: g = (k + 1/2) / (n + 1).
 "$PPK" fit bernoulli --alpha 0.5 --dim 4 sets.txt > jeffreys.ppk
 expect_close "$(field "$(head -1 jeffreys.ppk)" 5)" "2.5/4"
@@ -32,7 +37,7 @@ expect_close "$(field "$(head -1 jeffreys.ppk)" 4)" "0.5/4"
 
 # Plain rows: one model per line; the default D is the largest index (3).
 printf '1 1:1\n0 3:1\n1 2:1 3:1\n' > plain.txt
-"$PPK" fit bernoulli plain.txt > plain.ppk
+"$PPK" fit bernoulli --alpha 1 plain.txt > plain.ppk
 [[ $(wc -l < plain.ppk) == 3 ]] || fail "expected three rows: $(cat plain.ppk)"
 pass
 [[ $(field "$(sed -n 2p plain.ppk)" 3) == 3 && $(sed -n 2p plain.ppk | cut -d' ' -f1) == 0 ]] || fail "row 2: $(sed -n 2p plain.ppk)"
