@@ -549,7 +549,6 @@ double alpha_number(const std::string& text, const SmoothedFamily& rows) {
   return *number;
 }
 
-
 // How bernoulli or multinomial rows are smoothed, as decided on the training file and saved by
 // --save-pooled (PoolFile::smoothing): the estimator, its alpha (unused for ml), the --alpha that
 // gave it (auto, evidence, 1/D or the number) and how its value was decided.
