@@ -4,31 +4,30 @@
 # (examples/wordnet_glosses.py); with --corpus fortunes, Debian's fortune cookies (package
 # fortunes), 29 classes (examples/fortunes_documents.py); with --corpus demo, the documents demo's
 # synthetic corpus (examples/make_documents.py, seed 1, 3000 words, 2 classes).
-# For each smoothing -- --alpha auto (maximum evidence on the training file) with the uniform and
-# the pooled base, maximum likelihood, and fixed alpha in {1, 0.1, 0.01, 0.001} -- the
-# Bhattacharyya kernel (svm-train -t ppk -g 0.5) with C chosen by 5-fold cross-validation on the
-# training part from the grid, then the held-out accuracy; then the smoothing chosen by cross-validation (the best CV accuracy over all of them);
-# beside LIBSVM's linear and RBF kernels on tf-idf rows (not for the demo corpus). For those baselines C is *not* chosen by
-# cross-validation (their 5-fold runs take hours on 8,000 documents): every C of a short grid is
-# trained once and the best held-out accuracy is shown, which flatters the baselines; with
-# --baselines-cv the linear kernel's C is also chosen by 5-fold cross-validation.
+# `ppk fit multinomial --alpha auto` on the training part: the smoothing and C of the best 5-fold
+# cross-validated accuracy of the Bhattacharyya kernel (svm-train -t ppk -g 0.5) among --alpha
+# evidence (maximum evidence), the default --alpha 1/D, maximum likelihood and fixed alpha in {1,
+# 0.1, 0.01, 0.001}, C from the grid; its table gives every candidate's own C, at which each is
+# trained and its held-out accuracy measured, and the test part fitted with the saved choice gives
+# auto's. Then --base pooled --alpha evidence, C by 5-fold cross-validation;
+# beside LIBSVM's linear (C from {0.1, 1, 10, 100}) and RBF (gamma 1, C from {1, 10, 100}) kernels on
+# tf-idf rows (not for the demo corpus), C also by 5-fold cross-validation on the training part.
 # With --norm "SETTINGS" (e.g. "ml auto 0.01") those smoothings are also measured with
 # svm-train -t ppk_norm -g 1, C by 5-fold cross-validation.
 # The WordNet table is the one in docs/documents-smoothing.md (about 30 minutes on 2 shared cores; the
 # --base pooled row needs a build with --base); so are the others, with the options given there.
-# Usage: examples/documents-smoothing.sh [--corpus wordnet|fortunes|demo] [--norm "SETTINGS"] [--baselines-cv]
+# Usage: examples/documents-smoothing.sh [--corpus wordnet|fortunes|demo] [--norm "SETTINGS"]
 #                                        BUILD_DIR [TRAIN_SIZE TEST_SIZE [C...]]
 #   (defaults 8000 3000 for wordnet, 4000 2000 for fortunes, 400 600 for demo; C in 0.1 1 10 100
 #    1000; the suite runs a reduced WordNet version, tests/cli/documents_smoothing.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.bash"
-corpus=wordnet norm_settings="" baselines_cv=false
+corpus=wordnet norm_settings=""
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --corpus) corpus=$2; shift 2 ;;
     --norm) norm_settings=$2; shift 2 ;;
-    --baselines-cv) baselines_cv=true; shift ;;
     *) echo "$0: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -55,12 +54,12 @@ case $corpus in
 esac
 dim=$(wc -l < vocabulary.txt)
 
-# fit NAME OPTIONS...: train.NAME.ppk and test.NAME.ppk; --alpha auto is chosen on the training
+# fit NAME OPTIONS...: train.NAME.ppk and test.NAME.ppk; --alpha evidence is chosen on the training
 # file only and reused for the test file through the pool file.
 fit() {
   local name=$1
   shift
-  if [[ $* == *auto* ]]; then
+  if [[ $* == *evidence* ]]; then
     local base=()
     if [[ $* == *"--base pooled"* ]]; then base=(--base pooled); fi
     "$bin/ppk" fit multinomial "$@" --dim "$dim" --save-pooled "pool.$name.json" train.txt -o "train.$name.ppk"
@@ -74,38 +73,41 @@ fit() {
 echo
 echo "$title: $(wc -l < train.txt) training, $(wc -l < test.txt) test documents, vocabulary $dim; C from {${grid[*]}} by 5-fold CV"
 printf '%-44s %8s %10s %14s\n' kernel C "CV acc" "test accuracy"
-: > table.txt
-for setting in auto pooled ml 1 0.1 0.01 0.001; do
-  case $setting in
-    auto) fit auto --alpha auto 2> alpha.txt; options=(--alpha auto) ;;
-    pooled) fit pooled --base pooled --alpha auto 2>> alpha.txt; options=(--base pooled --alpha auto) ;;
-    ml) fit ml --estimator ml; options=(--estimator ml) ;;
-    *) fit "$setting" --alpha "$setting"; options=(--alpha "$setting") ;;
-  esac
-  evaluate "Bhattacharyya, ${options[*]}" "train.$setting.ppk" "test.$setting.ppk" -t ppk -g 0.5 | tee -a table.txt
-done
-for setting in $norm_settings; do
-  evaluate "ppk_norm -g 1, $setting" "train.$setting.ppk" "test.$setting.ppk" -t ppk_norm -g 1
-done
-# The smoothing of the best cross-validation accuracy (the first of equals).
-awk '{ cv = $(NF - 1); sub("%", "", cv); if (cv + 0 > best) { best = cv + 0; line = $0 } }
-     END { sub("Bhattacharyya, ", "", line); print "chosen by CV: " line }' table.txt
-# baseline NAME OPTIONS... C...: the best held-out accuracy over the C values (not cross-validated).
-baseline() {
-  local name=$1 options=() best=-1 best_c="" c accuracy
-  shift
-  while [[ $1 == -* ]]; do options+=("$1" "$2"); shift 2; done
-  for c in "$@"; do
-    "$bin/svm-train" -q "${options[@]}" -c "$c" train.tfidf baseline.model
-    accuracy=$("$bin/svm-predict" test.tfidf baseline.model baseline.out | sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p')
-    if greater "$accuracy" "$best"; then best=$accuracy; best_c=$c; fi
-  done
-  printf '%-44s %8s %10s %14s\n' "$name" "$best_c" "-" "$best% (best C on test)"
+# --alpha auto: every candidate's 5-fold CV accuracy at every C of the grid (its table on stderr),
+# the choice saved for the test part.
+"$bin/ppk" fit multinomial --alpha auto --cv-alphas evidence,1/D,ml,1,0.1,0.01,0.001 \
+  --cv-c "$(IFS=,; echo "${grid[*]}")" --dim "$dim" --save-pooled pool.auto.json train.txt -o train.auto.ppk 2> auto.txt
+"$bin/ppk" fit multinomial --pooled-from pool.auto.json --dim "$dim" test.txt -o test.auto.ppk 2> /dev/null
+# first_best CANDIDATE: "C accuracy" of the candidate's first best line in auto's table.
+first_best() {
+  awk -v s="$1" '$1 == s && $NF ~ /%$/ { a = $NF; sub("%", "", a);
+    if (n++ == 0 || a + 0 > best + 0) { best = a; cost = $(NF - 1) } } END { print cost, best }' auto.txt
 }
+for setting in evidence 1/D ml 1 0.1 0.01 0.001; do
+  name=${setting//\//_}
+  case $setting in
+    evidence) fit evidence --alpha evidence 2> alpha.txt; options=(--alpha evidence) ;;
+    ml) fit ml --estimator ml; options=(--estimator ml) ;;
+    *) fit "$name" --alpha "$setting"; options=(--alpha "$setting") ;;
+  esac
+  read -r c cv < <(first_best "$setting")
+  report "Bhattacharyya, ${options[*]}" "train.$name.ppk" "test.$name.ppk" "$c" "$cv" -t ppk -g 0.5
+done
+read -r chosen c < <(python3 -c 'import json; cv = json.load(open("pool.auto.json"))["smoothing"]["cross_validation"]
+print(cv["candidate"], "%g" % cv["C"])')
+read -r _ cv < <(first_best "$chosen")
+report "Bhattacharyya, --alpha auto (chose $chosen)" train.auto.ppk test.auto.ppk "$c" "$cv" -t ppk -g 0.5
+fit pooled --base pooled --alpha evidence 2>> alpha.txt
+evaluate "Bhattacharyya, --base pooled --alpha evidence" train.pooled.ppk test.pooled.ppk -t ppk -g 0.5
+for setting in $norm_settings; do
+  evaluate "ppk_norm -g 1, $setting" "train.${setting//\//_}.ppk" "test.${setting//\//_}.ppk" -t ppk_norm -g 1
+done
+# LIBSVM's own kernels on the tf-idf rows, C by 5-fold cross-validation on the training part too.
 if [[ $corpus != demo ]]; then
-  baseline "LIBSVM linear (-t 0) on tf-idf" -t 0 0.1 1 10 100
-  baseline "LIBSVM RBF (-t 2 -g 1) on tf-idf" -t 2 -g 1 1 10 100
-  if $baselines_cv; then evaluate "LIBSVM linear (-t 0) on tf-idf, C by CV" train.tfidf test.tfidf -t 0; fi
+  grid=(0.1 1 10 100)
+  evaluate "LIBSVM linear (-t 0) on tf-idf" train.tfidf test.tfidf -t 0
+  grid=(1 10 100)
+  evaluate "LIBSVM RBF (-t 2 -g 1) on tf-idf" train.tfidf test.tfidf -t 2 -g 1
 fi
 echo
 grep -v 'read from' alpha.txt | sed 's/^ppk fit multinomial: //'

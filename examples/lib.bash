@@ -39,9 +39,9 @@ best_c() {
 report() {
   local name=$1 train=$2 test=$3 c=$4 cv=$5
   shift 5
-  "$bin/svm-train" -q "$@" -c "$c" "$train" "$name.model"
+  "$bin/svm-train" -q "$@" -c "$c" "$train" "${name//\//_}.model"
   local result
-  result=$("$bin/svm-predict" "$test" "$name.model" "$name.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
+  result=$("$bin/svm-predict" "$test" "${name//\//_}.model" "${name//\//_}.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
   printf '%-44s %8s %10s %14s\n' "$name" "$c" "$cv%" "$result"
 }
 

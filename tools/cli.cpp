@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -225,6 +226,12 @@ std::string format_double(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", x);
   return buffer;
+}
+
+std::string format_shortest(double x) {
+  char buffer[32];
+  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof buffer, x);
+  return std::string(buffer, end.ptr);
 }
 
 }  // namespace ppk::cli

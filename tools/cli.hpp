@@ -126,6 +126,8 @@ std::optional<long> parse_long(const std::string& text);
 
 // %.17g: enough digits to read back the same double.
 std::string format_double(double x);
+// The shortest text that reads back as the same double (0.1, not 0.10000000000000001), for messages.
+std::string format_shortest(double x);
 
 // "gaussian, bernoulli, ..., slds and mi": every FAMILY of `ppk fit` (for `ppk --help`).
 std::string fit_family_names();

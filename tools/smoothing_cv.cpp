@@ -103,31 +103,35 @@ double cross_validated_accuracy(const svm_problem& problem, const svm_parameter&
 
 }  // namespace
 
-void add_cv_options(po::options_description& options) {
+void add_cv_options(po::options_description& options, const char* default_candidates) {
   options.add_options()
-      ("cv-alphas", po::value<std::string>()->default_value("auto,ml,1,0.1,0.01,0.001")->value_name("LIST"),
-       "--alpha cv: the candidate smoothings, in order (the first of equal accuracies wins): auto (maximum "
-       "evidence), ml (maximum likelihood) or alpha values")
+      ("cv-alphas", po::value<std::string>()->default_value(default_candidates)->value_name("LIST"),
+       "--alpha auto: the candidate smoothings, in order (the first of equal accuracies wins): evidence "
+       "(maximum evidence), ml (maximum likelihood) or alpha values")
       ("cv-c", po::value<std::string>()->default_value("1,10,100,1000")->value_name("LIST"),
-       "--alpha cv: the SVM's C values tried for every candidate")
+       "--alpha auto: the SVM's C values tried for every candidate")
       ("cv-kernel", po::value<std::string>()->default_value("ppk")->value_name("ppk|ppk_norm"),
-       "--alpha cv: the kernel (svm-train -t)")
+       "--alpha auto: the kernel (svm-train -t)")
       ("cv-gamma", po::value<double>()->default_value(0.5)->value_name("RHO"),
-       "--alpha cv: the kernel's rho (svm-train -g; 0.5 = Bhattacharyya)")
+       "--alpha auto: the kernel's rho (svm-train -g; 0.5 = Bhattacharyya)")
       ("cv-folds", po::value<int>()->default_value(5)->value_name("K"),
-       "--alpha cv: the number of cross-validation folds (svm-train -v K), K >= 2");
+       "--alpha auto: the number of cross-validation folds (svm-train -v K), K >= 2");
 }
 
-CvOptions read_cv_options(const po::variables_map& values, bool cross_validated) {
+CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d) {
   if (!cross_validated) {
     for (const char* name : kCvOptionNames)
-      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha cv on a training file (a test file fitted "
+      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha auto on a training file (a test file fitted "
                                                     "with --pooled-from reuses the training file's choice)");
   }
   CvOptions options;
   options.candidates = list_option(values, "cv-alphas");
-  for (const std::string& candidate : options.candidates)
-    if (candidate != "auto" && candidate != "ml") positive_number(candidate, "cv-alphas");
+  for (const std::string& candidate : options.candidates) {
+    if (candidate == "1/D" && !one_over_d)
+      throw UsageError("--cv-alphas: the candidate 1/D (one pseudo-count over the vocabulary) applies to multinomial "
+                       "rows; give alpha values");
+    if (candidate != "evidence" && candidate != "ml" && candidate != "1/D") positive_number(candidate, "cv-alphas");
+  }
   for (const std::string& cost : list_option(values, "cv-c")) options.costs.push_back(positive_number(cost, "cv-c"));
   options.kernel = values["cv-kernel"].as<std::string>();
   if (options.kernel != "ppk" && options.kernel != "ppk_norm")
@@ -143,24 +147,24 @@ CvOptions read_cv_options(const po::variables_map& values, bool cross_validated)
 }
 
 CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
-                                const std::function<std::optional<double>(std::string& reason)>& evidence_alpha,
+                                const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
                                 const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
                                 const std::string& command, const std::string& input) {
   const std::set<double> classes(labels.begin(), labels.end());
   if (classes.size() < 2)
-    throw UsageError("--alpha cv chooses the smoothing by the cross-validated accuracy of a classifier, but " +
+    throw UsageError("--alpha auto chooses the smoothing by the cross-validated accuracy of a classifier, but " +
                      input + " holds " + (labels.empty() ? "no examples" : "one class only (label " +
-                     format_double(labels.front()) + ")") + "; give --alpha a number or auto");
+                     format_double(labels.front()) + ")") + "; give --alpha a number or evidence");
   svm_set_print_string_function(silent);
   const int kernel_number = svm_kernel_type_from_string(options.kernel.c_str());
   const svm_kernel_type* kernel = svm_find_kernel_type(kernel_number);
   if (kernel == nullptr)
-    throw InputError("--alpha cv: LIBSVM has no kernel type " + options.kernel +
+    throw InputError("--alpha auto: LIBSVM has no kernel type " + options.kernel +
                      ": its plugin (libsvm-plugins/ppk.so next to libsvm.so.3) was not loaded");
 
   std::ostringstream settings;
   settings << "svm-train -t " << options.kernel << " -g " << format_short(options.gamma) << " -v " << options.folds;
-  std::cerr << command << ": --alpha cv on " << input << ": " << options.folds
+  std::cerr << command << ": --alpha auto on " << input << ": " << options.folds
             << "-fold cross-validated accuracy (" << settings.str() << " -c C)\n"
             << "  candidate  alpha          C  accuracy\n";
   CvChoice best;
@@ -168,18 +172,18 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
   bool scored = false;
   for (const std::string& candidate : options.candidates) {
     Smoothing smoothing{candidate, candidate == "ml", 0};
-    if (candidate == "auto") {
+    if (candidate == "evidence" || candidate == "1/D") {
       std::string reason;
-      const std::optional<double> alpha = evidence_alpha(reason);
+      const std::optional<double> alpha = named_alpha(candidate, reason);
       if (!alpha) {
-        std::cerr << command << ": --alpha cv: candidate auto skipped: " << reason << "\n";
+        std::cerr << command << ": --alpha auto: candidate " << candidate << " skipped: " << reason << "\n";
         continue;
       }
       smoothing.alpha = *alpha;
     } else if (!smoothing.ml) {
       smoothing.alpha = *parse_double(candidate);
     }
-    const std::string what = "--alpha cv: candidate " + candidate;
+    const std::string what = "--alpha auto: candidate " + candidate;
     std::vector<Row> rows;
     try {
       rows = fit_rows(smoothing);
@@ -204,14 +208,14 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
       }
     }
   }
-  if (!scored) throw UsageError("--alpha cv: no candidate smoothing is left to choose from (--cv-alphas)");
+  if (!scored) throw UsageError("--alpha auto: no candidate smoothing is left to choose from (--cv-alphas)");
 
   const std::string chosen = best.smoothing.ml ? std::string("maximum likelihood (ml)")
-                                               : "alpha = " + format_short(best.smoothing.alpha) + " (" +
+                                               : "alpha = " + format_shortest(best.smoothing.alpha) + " (" +
                                                      best.smoothing.candidate + ")";
   best.how = "cross-validated accuracy (" + format_short(best.accuracy) + "%, " + settings.str() + " -c " +
              format_short(best.cost) + ")";
-  std::cerr << command << ": --alpha cv chose " << chosen << " at C = " << format_short(best.cost) << ": "
+  std::cerr << command << ": --alpha auto chose " << chosen << " at C = " << format_short(best.cost) << ": "
             << format_short(best.accuracy) << "% on " << input << "\n";
   best.record = {{"smoothing", best.smoothing.ml ? "ml" : "posterior"},
                  {"candidate", best.smoothing.candidate},

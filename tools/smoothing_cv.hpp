@@ -1,4 +1,4 @@
-// --alpha cv of `ppk fit multinomial` and `ppk fit bernoulli`: the smoothing of the rows chosen on
+// --alpha auto of `ppk fit multinomial` and `ppk fit bernoulli`: the smoothing of the rows chosen on
 // the training file, jointly with the SVM's C, by LIBSVM's k-fold cross-validated accuracy of the
 // kernel SVM (svm_cross_validation of the patched libsvm.so.3, kernel ppk or ppk_norm from its
 // plugin) on the rows each candidate smoothing gives. See docs/documents-smoothing.md.
@@ -20,26 +20,27 @@ namespace ppk::cli {
 // How the rows are smoothed: the maximum-likelihood estimate, or the posterior mean under alpha
 // pseudo-counts per word (feature).
 struct Smoothing {
-  std::string candidate;  // as listed in --cv-alphas: "auto", "ml" or a number
+  std::string candidate;  // as listed in --cv-alphas: "evidence", "1/D", "ml" or a number
   bool ml = false;
   double alpha = 0;  // the posterior's alpha; unused for ml
 };
 
 // --cv-alphas, --cv-c, --cv-kernel, --cv-gamma and --cv-folds.
 struct CvOptions {
-  std::vector<std::string> candidates;  // "auto", "ml" or numbers > 0, in order
+  std::vector<std::string> candidates;  // "evidence", "1/D", "ml" or numbers > 0, in order
   std::vector<double> costs;            // the SVM's C, each > 0
   std::string kernel;                   // ppk or ppk_norm
   double gamma = 0;                     // the kernel's rho (svm-train -g)
   int folds = 0;                        // k >= 2
 };
-void add_cv_options(po::options_description& options);
-// The options' values; UsageError for a malformed one, and for any --cv-* option given when the
-// smoothing is not chosen by cross-validation on INPUT (`cross_validated` false: no --alpha cv, or
-// a test file).
-CvOptions read_cv_options(const po::variables_map& values, bool cross_validated);
+// `default_candidates` is --cv-alphas's default.
+void add_cv_options(po::options_description& options, const char* default_candidates);
+// The options' values; UsageError for a malformed one, for the candidate 1/D where the family has
+// no such prior (`one_over_d` false), and for any --cv-* option given when the smoothing is not
+// chosen by cross-validation on INPUT (`cross_validated` false: no --alpha auto, or a test file).
+CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d);
 
-// What --alpha cv chose on the training file.
+// What --alpha auto chose on the training file.
 struct CvChoice {
   Smoothing smoothing;
   double cost = 0;
@@ -49,8 +50,8 @@ struct CvChoice {
 };
 
 // The smoothing of `candidates` maximising the cross-validated accuracy, and its C. For each
-// candidate in order (auto: the alpha `evidence_alpha` returns, or skipped with the reason it sets
-// when it returns nothing), `fit_rows` gives the rows exactly as ppk fit writes them, with the
+// candidate in order (evidence and 1/D: the alpha `named_alpha` returns for that name, or skipped
+// with the reason it sets when it returns nothing), `fit_rows` gives the rows exactly as ppk fit writes them, with the
 // examples' `labels`; for every C of options.costs, srand(1) then svm_cross_validation (C-SVC and
 // svm-train's other defaults) scores them: the fraction of examples whose held-out prediction is
 // their label, as svm-train -v K -c C -t KERNEL -g GAMMA prints it for the written rows. The first
@@ -59,7 +60,7 @@ struct CvChoice {
 // starting with `command`; `input` names the training file. UsageError when the labels hold fewer
 // than two classes or no candidate is left; InputError when LIBSVM refuses a candidate's rows.
 CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
-                                const std::function<std::optional<double>(std::string& reason)>& evidence_alpha,
+                                const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
                                 const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
                                 const std::string& command, const std::string& input);
 

@@ -41,16 +41,18 @@ PoolFile read_pool_file(const std::string& path) {
     if (!object["base"].is_object()) throw fail("\"base\": expected an object");
     pool.base = object["base"];
   }
-  if (object.contains("cross_validation")) {
-    const nlohmann::json& record = object["cross_validation"];
-    const bool ml = record.is_object() && record.contains("smoothing") && record["smoothing"] == "ml";
-    const bool posterior = record.is_object() && record.contains("smoothing") && record["smoothing"] == "posterior" &&
-                           record.contains("alpha") && record["alpha"].is_number() &&
-                           std::isfinite(record["alpha"].get<double>());
-    if (!ml && !posterior)
-      throw fail("\"cross_validation\": expected {\"smoothing\": \"ml\"} or {\"smoothing\": \"posterior\", "
-                 "\"alpha\": a finite number}");
-    pool.cross_validation = record;
+  if (object.contains("smoothing")) {
+    const nlohmann::json& record = object["smoothing"];
+    const auto text = [&record](const char* key) { return record.contains(key) && record[key].is_string(); };
+    const bool described = record.is_object() && text("estimator") && text("alpha_option") && text("chosen_by");
+    const bool ml = described && record["estimator"] == "ml";
+    const bool smoothed = described && (record["estimator"] == "posterior" || record["estimator"] == "map") &&
+                          record.contains("alpha") && record["alpha"].is_number() &&
+                          std::isfinite(record["alpha"].get<double>()) && record["alpha"].get<double>() > 0;
+    if (!ml && !smoothed)
+      throw fail("\"smoothing\": expected {\"estimator\": \"ml\", \"posterior\" or \"map\", \"alpha\": a finite "
+                 "number > 0 (not for ml), \"alpha_option\": a string, \"chosen_by\": a string}");
+    pool.smoothing = record;
   }
   if (object.contains("matrices")) {
     if (!object["matrices"].is_object()) throw fail("\"matrices\": expected an object");
@@ -91,7 +93,7 @@ void write_pool_file(const std::string& path, const PoolFile& pool) {
   }
   if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
   if (!pool.base.is_null()) object["base"] = pool.base;
-  if (!pool.cross_validation.is_null()) object["cross_validation"] = pool.cross_validation;
+  if (!pool.smoothing.is_null()) object["smoothing"] = pool.smoothing;
   write_lines(path, {object.dump()});
 }
 

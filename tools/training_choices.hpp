@@ -1,5 +1,5 @@
 // What a fit decides on its training file and reuses, unchanged, for test files: the pooled
-// statistics (--shrink, COLT 2003) and hyperparameters chosen by the data (e.g. --alpha auto).
+// statistics (--shrink, COLT 2003) and hyperparameters chosen by the data (e.g. --alpha evidence).
 // --save-pooled writes them to a pool file when fitting the training file; --pooled-from reads
 // them back when fitting a test file, so that nothing is re-estimated on test data.
 #pragma once
@@ -20,7 +20,7 @@ namespace ppk::cli {
 //                      "chosen": {NAME: {"value": v, "chosen_by": how}, ...},
 //                      "statistics": the pooled statistics (families that pool them),
 //                      "base": the base measure (multinomial --base pooled; docs/base-measure.md),
-//                      "cross_validation": the smoothing chosen by --alpha cv (smoothing_cv.hpp)}.
+//                      "smoothing": how multinomial and bernoulli rows were smoothed (below)}.
 struct PoolFile {
   std::string path;    // where it was read from (for messages)
   std::string source;  // the training file it was written from
@@ -32,9 +32,11 @@ struct PoolFile {
   std::map<std::string, Eigen::MatrixXd> matrices;
   std::optional<Statistics> statistics;
   nlohmann::json base;  // null when the training file was fitted without a pooled base
-  // {"smoothing": "ml" | "posterior", "alpha": its value (posterior), "C", "kernel", "gamma",
-  //  "folds", ...}; null when the smoothing was not chosen by --alpha cv.
-  nlohmann::json cross_validation;
+  // Multinomial and bernoulli rows: {"estimator": "ml" | "posterior" | "map", "alpha": its value
+  // (not for ml), "alpha_option": the --alpha given ("auto", "evidence", "1/D" or the number),
+  // "chosen_by": how, and for --alpha auto "cross_validation": {"smoothing", "candidate", "C",
+  // "accuracy", "kernel", "gamma", "folds", "table"} (smoothing_cv.hpp)}; null for other families.
+  nlohmann::json smoothing;
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);
@@ -72,9 +74,10 @@ class TrainingChoices {
   // The base measure decided on INPUT or read from the --pooled-from file, for the pool file.
   void set_base(nlohmann::json base) { base_ = std::move(base); }
   const nlohmann::json& base() const { return base_; }
-  // The --alpha cv choice made on INPUT, for the pool file.
-  void set_cross_validation(nlohmann::json record) { cross_validation_ = std::move(record); }
-  const nlohmann::json& cross_validation() const { return cross_validation_; }
+  // The smoothing of multinomial or bernoulli rows decided on INPUT (PoolFile::smoothing), for the
+  // pool file.
+  void set_smoothing(nlohmann::json record) { smoothing_ = std::move(record); }
+  const nlohmann::json& smoothing() const { return smoothing_; }
 
   // The matrix called `name` computed on the training file by compute(), or the one saved in the
   // --pooled-from file (UsageError naming both files when it holds none); recorded for --save-pooled.
@@ -87,7 +90,7 @@ class TrainingChoices {
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
   nlohmann::json base_;
-  nlohmann::json cross_validation_;
+  nlohmann::json smoothing_;
   std::map<std::string, Eigen::MatrixXd> matrices_;
 };
 

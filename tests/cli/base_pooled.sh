@@ -159,7 +159,7 @@ expect_error 2 "test.txt is fitted with --base pooled" "uniform_pool.json" "trai
   "$PPK" fit multinomial --dim 45 --alpha 0.5 --base pooled --pooled-from uniform_pool.json test.txt -o out.ppk
 expect_error 2 "pool.json holds the pooled base of the training file train.txt" "test.txt" "--base uniform" -- \
   "$PPK" fit multinomial --dim 45 --alpha 0.5 --pooled-from pool.json test.txt -o out.ppk
-expect_error 2 "differs from the alpha = 0.5" "train.txt" "pool.json" "test.txt" -- \
+expect_error 2 "the test file test.txt is fitted with --alpha 0.1, but the training file train.txt was fitted with --alpha 0.5 (saved in pool.json)" -- \
   "$PPK" fit multinomial --dim 45 --alpha 0.1 --base pooled --pooled-from pool.json test.txt -o out.ppk
 expect_error 1 "pool.json" "train.txt" "test.txt" "--dim" -- \
   "$PPK" fit multinomial --dim 50 --alpha 0.5 --base pooled --pooled-from pool.json test.txt -o out.ppk
