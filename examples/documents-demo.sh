@@ -14,8 +14,8 @@ source "$here/lib.bash"
 demo_setup "${1:-}" demo
 
 python3 "$here/make_documents.py" --seed 1 --vocabulary 3000 --train train.txt --test test.txt
-"$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 train.txt -o train.ppk
-"$bin/ppk" fit multinomial --alpha 0.01 --dim 3000 test.txt -o test.ppk
+"$bin/ppk" fit multinomial --dim 3000 train.txt -o train.ppk
+"$bin/ppk" fit multinomial --dim 3000 test.txt -o test.ppk
 "$bin/svm-scale" -l 0 -s scale.range train.txt > train.scaled
 "$bin/svm-scale" -r scale.range test.txt > test.scaled 2> /dev/null  # warns of unseen features
 
