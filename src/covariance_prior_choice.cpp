@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "estimate_detail.hpp"
+#include "gaussian_em.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/thread_pool.hpp"
@@ -123,13 +124,21 @@ CovariancePriorChoice choose_mixture_prior(const std::vector<Eigen::MatrixXd>& s
     }
     return true;
   };
+  // Each held-out vector scored by the posterior predictive of the fitted mixture: sum_k w_k t_k(y), t_k the
+  // Student t of component k given the kept vectors weighted by their final responsibilities, w_k = N_k / n.
+  // Scoring the plug-in MAP fit instead biases nu upward: the MAP covariance divides by nu + N_k + p + 1,
+  // shrinking small components, and the held-out vectors then favour the stronger prior that undoes it.
   return choose_on_splits(used_splits(sets, max_examples, split), counts, threads, [&](const Split& s, double nu) {
-    const GaussianMixtureFit fit = fit_gaussian_mixture(s.kept, choice_fit_options(options, centre, nu));
-    const MixtureModel& model = *fit.model;
-    Eigen::MatrixXd log_joint(s.held.rows(), static_cast<Eigen::Index>(model.size()));
-    for (std::size_t k = 0; k < model.size(); ++k)
-      log_joint.col(static_cast<Eigen::Index>(k)) =
-          log_densities(model.component(k), s.held).array() + std::log(model.weights()[k]);
+    const MixtureFitOptions fit_options = choice_fit_options(options, centre, nu);
+    const GaussianMixtureFit fit = fit_gaussian_mixture(s.kept, fit_options);
+    const double ridge = options.ridge ? *options.ridge : detail::default_ridge(s.kept);
+    const Eigen::RowVectorXd log_weights =
+        (fit.responsibilities.colwise().sum() / static_cast<double>(s.kept.rows())).array().log();
+    const Eigen::MatrixXd log_joint =
+        detail::predictive_log_densities(s.kept, fit.responsibilities, ridge, *fit_options.prior, options.covariance,
+                                         s.held)
+            .rowwise() +
+        log_weights;
     const Eigen::VectorXd row_max = log_joint.rowwise().maxCoeff();
     return (row_max.array() + (log_joint.colwise() - row_max).array().exp().rowwise().sum().log()).sum();
   });

@@ -949,7 +949,7 @@ namespace {
 // ppk fit mixture: the EM options and --prior / --prior-count (covariance_prior.hpp).
 void add_mixture_fit_options(po::options_description& options) {
   add_mixture_options(options);
-  add_covariance_prior_options(options);
+  add_covariance_prior_options(options, "none");
 }
 
 // --prior pooled of mixture and hmm: the centre and nu (chosen by `choose` for --prior-count auto).
@@ -1039,7 +1039,7 @@ void add_hmm_options(po::options_description& options) {
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
-  add_covariance_prior_options(options);
+  add_covariance_prior_options(options, "pooled");
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
