@@ -206,10 +206,12 @@ mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
   --prior-count auto (the default with --prior pooled) chooses NU on INPUT by
   held-out likelihood: every third vector of up to 100 sets is held out, the
   rest fitted for each NU = p + 1 + 2^j (j = -3..10; p = D full, 1 diag/iso),
-  and the NU scoring the held-out vectors best is kept. NU and C are printed,
-  saved by --save-pooled and reused by --pooled-from (fit a test file with it:
-  nothing is then re-estimated). Not the default: on digits as point sets
-  the chosen prior lost 11 points to it (docs/priors-by-evidence.md).
+  and the NU whose posterior predictive (a Student t per component, given the
+  kept vectors weighted by their responsibilities) scores the held-out vectors
+  best is kept. NU and C are printed, saved by --save-pooled and reused by
+  --pooled-from (fit a test file with it: nothing is then re-estimated).
+  Not the default (--prior none): on digits as point sets the chosen prior
+  lost to it (docs/priors-by-evidence.md).
 )";
 
 constexpr const char* kKdeHelp = R"(
@@ -249,13 +251,17 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   means and (S_q + R I)/N_q covariances as for mixture. This is the MAP under
   Dirichlet(1 + A) priors (and the mixture's ridge penalty), so the penalised
   log-likelihood never decreases, and A > 0 keeps every probability positive.
-  --prior pooled (gaussian): the mixture's inverse-Wishart prior on every
-  state's covariance, centred on the training file's pooled within-sequence
-  covariance, by MAP-EM; --prior-count auto chooses NU by the held-out
-  likelihood of each sequence's last third (scored from the fitted start
-  probabilities), printed, saved by --save-pooled, reused by --pooled-from.
-  Not the default, though on digits as sequences of pixel rows it beat the
-  default by 33 points (docs/priors-by-evidence.md).
+  --prior pooled (the default for gaussian emissions): the mixture's inverse-
+  Wishart prior on every state's covariance, centred on the training file's
+  pooled within-sequence covariance, by MAP-EM; --prior-count auto chooses NU
+  by the held-out likelihood of each sequence's last third (scored from the
+  fitted start probabilities, each state's emission the posterior predictive
+  as for mixture). NU and C are printed, saved by --save-pooled and
+  reused unchanged by --pooled-from: fit the training file with --save-pooled
+  POOL and test files with --pooled-from POOL (a file fitted without it
+  chooses its own). On digits as sequences of pixel rows it beat the ridge
+  alone by 33 points (docs/priors-by-evidence.md). --prior none: the ridge
+  alone (the maximum-likelihood fit of earlier versions).
   --states auto (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
   - O/2) + 1, n the number of symbols, z = --param-ratio, O the alphabet size
   (Gaussian: the emission parameters per state, D + 1 iso, 2D diag,
