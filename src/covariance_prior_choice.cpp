@@ -78,6 +78,16 @@ CovariancePriorChoice choose_on_splits(const std::vector<Split>& used, const std
   return out;
 }
 
+// A sequence split into its first two thirds and its last third, held out (a sequence's order
+// matters); false for fewer than 3 vectors.
+bool last_third(const Eigen::MatrixXd& x, Split& out) {
+  if (x.rows() < 3) return false;
+  const Eigen::Index held = std::max<Eigen::Index>(1, x.rows() / 3);
+  out.kept = x.topRows(x.rows() - held);
+  out.held = x.bottomRows(held);
+  return true;
+}
+
 // Cheaper fits than the final ones, under the prior IW(nu, (nu - p - 1) centre).
 template <class Options>
 Options choice_fit_options(const Options& options, const Eigen::MatrixXd& centre, double nu) {
@@ -151,18 +161,10 @@ CovariancePriorChoice choose_hmm_prior(const std::vector<Eigen::MatrixXd>& seque
     throw EstimationError("the covariance prior's strength is chosen for Gaussian emissions only");
   HmmFitOptions fit_options = options;
   fit_options.length.reset();
-  // The last third held out (a sequence's order matters).
-  const auto split = [](const Eigen::MatrixXd& x, Split& out) {
-    if (x.rows() < 3) return false;
-    const Eigen::Index held = std::max<Eigen::Index>(1, x.rows() / 3);
-    out.kept = x.topRows(x.rows() - held);
-    out.held = x.bottomRows(held);
-    return true;
-  };
   // The held-out part scored as a fresh sequence from the fitted start probabilities (the forward recursion),
   // each state's emission the posterior predictive given the kept vectors weighted by gamma_t(q) (the
   // Student t of detail::predictive_log_densities), for the reason given for the mixture.
-  return choose_on_splits(used_splits(sequences, max_examples, split), counts, threads, [&](const Split& s, double nu) {
+  return choose_on_splits(used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
     const HmmFitOptions cheap = choice_fit_options(fit_options, centre, nu);
     const HmmFit fit = fit_gaussian_hmm(s.kept, cheap);
     const HmmModel& model = *fit.model;
@@ -175,6 +177,19 @@ CovariancePriorChoice choose_hmm_prior(const std::vector<Eigen::MatrixXd>& seque
     return detail::forward_backward(chain, detail::predictive_log_densities(s.kept, states, ridge, *cheap.prior,
                                                                             options.covariance, s.held))
         .log_likelihood;
+  });
+}
+
+CovariancePriorChoice choose_fhmm_prior(const std::vector<Eigen::MatrixXd>& sequences, const FhmmFitOptions& options,
+                                        const Eigen::MatrixXd& centre, const std::vector<double>& counts,
+                                        long max_examples, unsigned threads) {
+  if (std::pow(static_cast<double>(options.states), static_cast<double>(options.chains)) > 1024)
+    throw EstimationError("the covariance prior's strength is chosen by the exact held-out likelihood, which needs "
+                          "--states^--chains <= 1024; give --prior-count a value");
+  FhmmFitOptions fit_options = options;
+  fit_options.length.reset();
+  return choose_on_splits(used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
+    return fhmm_log_likelihood(*fit_fhmm(s.kept, choice_fit_options(fit_options, centre, nu)).model, s.held);
   });
 }
 

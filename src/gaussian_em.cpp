@@ -100,11 +100,6 @@ double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* 
   return total;
 }
 
-namespace {
-
-// The M-step's covariance from the scatter S about the new mean and N = N_k: (S + R I) / N in the
-// form, or under the prior ((nu - p - 1) C + S + R I) / (nu + N + p + 1) (full, p = D; diagonal
-// entrywise with p = 1; isotropic ((nu - 2) c + tr S + R D) / (nu + N D + 2)).
 Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, double ridge, const CovariancePrior* prior,
                                   CovarianceForm form) {
   const Eigen::Index dim = scatter.rows();
@@ -123,7 +118,6 @@ Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, dou
   return identity * (((nu - 2.0) * prior->centre(0, 0) + scatter.trace() + ridge * d) / (nu + nk * d + 2.0));
 }
 
-}  // namespace
 
 WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities) {
   WeightedMoments out;

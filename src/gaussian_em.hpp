@@ -79,6 +79,12 @@ WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd
 Eigen::MatrixXd predictive_log_densities(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
                                          const CovariancePrior& prior, CovarianceForm form, const Eigen::MatrixXd& y);
 
+// The M-step's covariance from the scatter S about the new mean and N = N_k: (S + R I) / N in `form`,
+// or under `prior` ((nu - p - 1) C + S + R I) / (nu + N + p + 1) (full, p = D; diagonal entrywise with
+// p = 1; isotropic ((nu - 2) c + tr S + R D) / (nu + N D + 2)).
+Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, double ridge, const CovariancePrior* prior,
+                                  CovarianceForm form);
+
 // The M-step above for responsibilities r (n x K), MAP under `prior` when not null. A component
 // with N_k = 0 keeps its mean; its covariance is the prior's mode (with the ridge) under a prior, else
 // kept.

@@ -1,7 +1,7 @@
 // The inverse-Wishart covariance prior centred on the training file's pooled within-example
 // covariance (docs/priors-by-evidence.md): its centre, shared by `ppk fit gaussian --prior pooled`
-// and the Gaussian components of `ppk fit mixture|hmm --prior pooled`, and the mixture's and HMM's
-// --prior / --prior-count options (strength chosen by held-out likelihood).
+// and the Gaussian components of `ppk fit mixture|hmm|fhmm --prior pooled`, and the mixture's, HMM's
+// and fhmm's --prior / --prior-count options (strength chosen by held-out likelihood).
 #pragma once
 
 #include <functional>
@@ -26,8 +26,8 @@ std::vector<Statistics> example_statistics(const Dataset& data, long dim, Covari
 // pool file when the saved centre has another shape (another --cov or --dim).
 Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, CovarianceForm form, TrainingChoices& choices);
 
-// --prior none|pooled (default `default_prior`) and --prior-count auto|NU (mixture: none; hmm with
-// Gaussian emissions: pooled).
+// --prior none|pooled (default `default_prior`) and --prior-count auto|NU (mixture, fhmm: none; hmm
+// with Gaussian emissions: pooled).
 void add_covariance_prior_options(po::options_description& options, const char* default_prior);
 
 // The held-out chooser of nu for the examples' data matrices, the centre and the grid of nu.

@@ -287,6 +287,13 @@ fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma)
   Dirichlet(1 + A) priors and the ridge penalty -(R/2) tr Sigma^-1, so the
   penalised log-likelihood (or its bound) never decreases. Starts are random,
   seeded by (--seed, the sequence); the best of --restarts runs is kept.
+  --prior pooled: Sigma ~ inverse-Wishart(NU, (NU - D - 1) C), C the training
+  file's pooled within-sequence covariance (as for hmm), by MAP-EM:
+  Sigma = ((NU - D - 1) C + residual scatter + R I)/(NU + n + D + 1);
+  --prior-count auto chooses NU by the exact held-out likelihood of each
+  sequence's last third under the plug-in fit to the rest (needs M^C <= 1024),
+  printed, saved by --save-pooled, reused by --pooled-from. Not the default
+  (--prior none: the ridge alone): not measured on real data.
   The row stores T = n - 1 or --length T (at most 10^6). The kernel between
   factorial HMMs is a mean-field lower bound (see README).
 )";
@@ -1137,6 +1144,7 @@ void add_fhmm_options(po::options_description& options) {
        "pseudo-count A >= 0 added to every start and transition count")
       ("ridge", po::value<double>()->value_name("R"), "R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  add_covariance_prior_options(options, "none");
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
@@ -1155,6 +1163,12 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  options.prior = covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
+                                   [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
+                                       const std::vector<double>& counts) {
+                                     return choose_fhmm_prior(sequences, options, centre, counts, 100,
+                                                              threads_option(values));
+                                   });
   return fhmm_estimator(options);
 }
 

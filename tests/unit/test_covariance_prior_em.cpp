@@ -22,6 +22,7 @@
 
 #include "estimate_helpers.hpp"
 #include "ppk/estimate.hpp"
+#include "ppk/fhmm.hpp"
 #include "ppk/gaussian.hpp"
 
 namespace ppk {
@@ -451,6 +452,87 @@ TEST(CovariancePriorEm, HmmChooserMaximisesTheHeldOutPredictiveOverTheGrid) {
     }
     return total;
   });
+}
+
+// log p(x_0..x_{n-1}) of a factorial HMM of two chains by brute force: the sum over every pair of
+// state paths of prod_t [pi or A terms of both chains] N(x_t; W_1[:, k_t] + W_2[:, l_t], Sigma).
+double fhmm_brute_force_log_likelihood(const FhmmModel& model, const Eigen::MatrixXd& x) {
+  const FhmmChain& a = model.chains()[0];
+  const FhmmChain& b = model.chains()[1];
+  const long m = static_cast<long>(a.start.size()), n = static_cast<long>(x.rows());
+  long paths = 1;
+  for (long t = 0; t < 2 * n; ++t) paths *= m;
+  std::vector<double> terms;
+  for (long code = 0; code < paths; ++code) {
+    long rest = code;
+    double log_term = 0;
+    long previous_k = 0, previous_l = 0;
+    for (long t = 0; t < n; ++t) {
+      const long k = rest % m, l = (rest / m) % m;
+      rest /= m * m;
+      log_term += t == 0 ? std::log(a.start(k)) + std::log(b.start(l))
+                         : std::log(a.trans(previous_k, k)) + std::log(b.trans(previous_l, l));
+      log_term += log_normal(x.row(t).transpose(), a.means.col(k) + b.means.col(l), model.cov());
+      previous_k = k;
+      previous_l = l;
+    }
+    terms.push_back(log_term);
+  }
+  const double top = *std::max_element(terms.begin(), terms.end());
+  double sum = 0;
+  for (double v : terms) sum += std::exp(v - top);
+  return top + std::log(sum);
+}
+
+// fhmm --prior pooled: MAP-EM never decreases L, and L's last value is the brute-force
+// log-likelihood plus log IW(Sigma) (written out) minus (R/2) tr Sigma^-1 (smoothing 0: no Dirichlet
+// terms); a strong prior makes Sigma the centre.
+TEST(CovariancePriorEm, FhmmMapEmIsLikelihoodPlusLogPriorAndNeverDecreases) {
+  std::mt19937_64 rng(8);
+  const Eigen::MatrixXd x = switching_sequence(6, rng);
+  FhmmFitOptions options;
+  options.smoothing = 0;
+  options.ridge = 0.05;
+  options.iterations = 200;
+  options.tolerance = 0;
+  options.prior = prior_for(CovarianceForm::full, 6);
+  const FhmmFit fit = fit_fhmm(x, options);
+  for (std::size_t i = 1; i < fit.log_likelihoods.size(); ++i)
+    EXPECT_GE(fit.log_likelihoods[i], fit.log_likelihoods[i - 1] - 1e-9 * std::fabs(fit.log_likelihoods[i])) << i;
+  const Eigen::MatrixXd& sigma = fit.model->cov();
+  const double expected = fhmm_brute_force_log_likelihood(*fit.model, x) +
+                          log_inverse_wishart(sigma, 6, (6 - 3) * options.prior->centre) - 0.5 * 0.05 * sigma.inverse().trace();
+  EXPECT_NEAR(fit.log_likelihoods.back(), expected, 1e-9 * std::fabs(expected));
+  EXPECT_NEAR(fhmm_log_likelihood(*fit.model, x), fhmm_brute_force_log_likelihood(*fit.model, x), 1e-9 * std::fabs(expected));
+  options.prior->count = 1e7;
+  const Eigen::MatrixXd strong = fit_fhmm(x, options).model->cov();
+  EXPECT_LT((strong - options.prior->centre).norm(), 1e-4 * options.prior->centre.norm()) << strong;
+}
+
+// The fhmm chooser's objective, evaluated here: each sequence's last third scored by the
+// brute-force log-likelihood under the fit (cheaper options) to its first two thirds.
+TEST(CovariancePriorEm, FhmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
+  std::mt19937_64 rng(9);
+  std::vector<Eigen::MatrixXd> sequences;
+  for (int i = 0; i < 3; ++i) sequences.push_back(switching_sequence(12 + 3 * i, rng));
+  FhmmFitOptions options;
+  options.ridge = 0.05;
+  const CovariancePrior prior = prior_for(CovarianceForm::full, 0);
+  const std::vector<double> counts{3.2, 6, 60};
+  const CovariancePriorChoice choice = choose_fhmm_prior(sequences, options, prior.centre, counts, 100, 2);
+  EXPECT_EQ(choice.examples_used, 3);
+  expect_chooser_agrees<FhmmFitOptions>(choice, counts, options, prior.centre, [&](const FhmmFitOptions& cheap) {
+    double total = 0;
+    for (const Eigen::MatrixXd& x : sequences) {
+      const Eigen::Index held = x.rows() / 3;
+      total += fhmm_brute_force_log_likelihood(*fit_fhmm(x.topRows(x.rows() - held), cheap).model, x.bottomRows(held));
+    }
+    return total;
+  });
+  options.states = 11;
+  options.chains = 3;  // 1331 product states: no exact likelihood
+  EXPECT_NE(estimation_error([&] { choose_fhmm_prior(sequences, options, prior.centre, counts); }).find("--prior-count"),
+            std::string::npos);
 }
 
 // Examples of n points from two well separated components whose covariances are drawn from
