@@ -255,9 +255,8 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   Wishart prior on every state's covariance, centred on the training file's
   pooled within-sequence covariance, by MAP-EM; --prior-count auto chooses NU
   by the held-out likelihood of each sequence's last third (scored from the
-  fitted start probabilities, each state's emission the posterior predictive
-  as for mixture). NU and C are printed, saved by --save-pooled and
-  reused unchanged by --pooled-from: fit the training file with --save-pooled
+  fitted start probabilities, under the plug-in fit to the rest). NU and C
+  are printed, saved by --save-pooled and reused unchanged by --pooled-from: fit the training file with --save-pooled
   POOL and test files with --pooled-from POOL (a file fitted without it
   chooses its own). On digits as sequences of pixel rows it beat the ridge
   alone by 33 points (docs/priors-by-evidence.md). --prior none: the ridge

@@ -48,6 +48,7 @@ nu = pool['chosen']['prior-count']['value']
 assert any(abs(nu - (3 + 2.0 ** j)) < 1e-12 for j in range(-3, 11)), nu
 assert pool['family'] == 'mixture'
 open('nu.txt', 'w').write(repr(nu))
+json.dump([[S[a][b] / dof for b in range(2)] for a in range(2)], open('centre.json', 'w'))
 PY
 pass
 
@@ -103,29 +104,18 @@ pass
 ! cmp -s hmm-default.ppk hmm-none.ppk || fail "--prior none gives the default rows"
 pass
 # A test file fitted with --pooled-from uses the training file's centre and nu: its rows equal those
-# fitted from a pool file written here with the pooled covariance of train.txt (computed in Python)
-# and the saved nu given explicitly, and differ from the test file's rows centred on itself.
+# fitted from a pool file written here with the pooled covariance of train.txt (computed in Python
+# above, centre.json) and the saved nu given explicitly, and differ from the test file's rows
+# centred on itself.
 "$PPK" fit hmm --states 2 --iterations 50 test.txt --pooled-from hmm-default.json -o hmm-test.ppk 2> reused.txt
 grep -qF "(read from hmm-default.json)" reused.txt || fail "the HMM test fit does not say it reused the pool: $(cat reused.txt)"
 pass
 python3 - <<'PY' || fail "could not write the explicit pool file"
 import json
-groups = {}
-for line in open('train.txt'):
-    w = line.split()
-    groups.setdefault(w[1], []).append([float(w[2].split(':')[1]), float(w[3].split(':')[1])])
-S = [[0.0, 0.0], [0.0, 0.0]]
-dof = 0
-for x in groups.values():
-    mean = [sum(v[d] for v in x) / len(x) for d in range(2)]
-    for a in range(2):
-        for b in range(2):
-            S[a][b] += sum((v[a] - mean[a]) * (v[b] - mean[b]) for v in x)
-    dof += len(x) - 1
 nu = json.load(open('hmm-default.json'))['chosen']['prior-count']['value']
 json.dump({"source": "train.txt", "family": "hmm", "dim": 2,
            "chosen": {"prior-count": {"value": nu, "chosen_by": "given here"}},
-           "matrices": {"prior-centre": [[S[a][b] / dof for b in range(2)] for a in range(2)]}},
+           "matrices": {"prior-centre": json.load(open('centre.json'))}},
           open('hmm-explicit.json', 'w'))
 open('hmm-nu.txt', 'w').write(repr(nu))
 PY
