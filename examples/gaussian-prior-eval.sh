@@ -9,7 +9,7 @@
 #   fixed ridges.
 #   FAMILY=hmm: Gaussian-emission HMMs (diagonal covariances, COMPONENTS states) on the digits as
 #   sequences of their 8 pixel rows (digit_point_sets.py --rows; SETS=0 is then implied), at the
-#   default, with a fixed ridge and with --prior pooled.
+#   default (--prior pooled), and with --prior none at the tiny default ridge and at a fixed ridge.
 #   FAMILY=mixture: mixtures of --components K (COMPONENTS, default 2) at the default (the tiny ridge)
 #   against --prior pooled (the same prior on every component, its strength chosen by held-out
 #   likelihood) and against a fixed ridge.
@@ -51,9 +51,9 @@ measure() {  # DATA-NAME, in a directory holding train.txt, test.txt and the bas
     specs=("K$components-default:--components $components" "K$components-ridge0.1:--components $components --ridge 0.1"
            "K$components-pooled:--components $components --prior pooled")
   [[ $family != hmm ]] ||
-    specs=("M$components-diag-default:--dim 8 --cov diag --states $components"
-           "M$components-diag-ridge0.01:--dim 8 --cov diag --states $components --ridge 0.01"
-           "M$components-diag-pooled:--dim 8 --cov diag --states $components --prior pooled")
+    specs=("M$components-diag-none:--dim 8 --cov diag --states $components --prior none"
+           "M$components-diag-ridge0.01:--dim 8 --cov diag --states $components --prior none --ridge 0.01"
+           "M$components-diag-default:--dim 8 --cov diag --states $components")
   for spec in "${specs[@]}"; do
     name=${spec%%:*}
     # shellcheck disable=SC2086

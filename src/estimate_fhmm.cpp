@@ -314,17 +314,19 @@ class MeanFieldEStep {
   std::optional<MeanField> q_;
 };
 
-// L's prior terms: a (sum log pi_c + sum log A_c) - (R/2) tr Sigma^-1.
-double log_prior(const Parameters& p, double a, double ridge) {
+// L's prior terms: a (sum log pi_c + sum log A_c) - (R/2) tr Sigma^-1 (+ log IW(Sigma) under `covariance`).
+double log_prior(const Parameters& p, double a, double ridge, const CovariancePrior* covariance) {
   double prior = 0.0;
   for (const detail::MarkovChain& chain : p.chains)
     prior += detail::log_dirichlet_prior(chain.start, a) + detail::log_dirichlet_prior(chain.transitions, a);
   const Eigen::MatrixXd precision = p.cov.llt().solve(Eigen::MatrixXd::Identity(p.cov.rows(), p.cov.cols()));
-  return prior - 0.5 * ridge * precision.trace();
+  return prior - 0.5 * ridge * precision.trace() +
+         detail::covariance_log_prior(detail::GaussianComponents{CovarianceForm::full, {}, {p.cov}}, covariance);
 }
 
 // The M-step of estimate.hpp from the expected statistics.
-void update(const Eigen::MatrixXd& x, const ExpectedStatistics& statistics, double a, double ridge, Parameters& p) {
+void update(const Eigen::MatrixXd& x, const ExpectedStatistics& statistics, double a, double ridge,
+            const CovariancePrior* covariance, Parameters& p) {
   for (std::size_t c = 0; c < p.chains.size(); ++c) {
     detail::MarkovChain& chain = p.chains[c];
     Eigen::MatrixXd start = chain.start.transpose();
@@ -337,9 +339,8 @@ void update(const Eigen::MatrixXd& x, const ExpectedStatistics& statistics, doub
   // sum_t E[(x_t - W s_t)(x_t - W s_t)'] = X'X - W cross' - cross W' + W moments W'.
   Eigen::MatrixXd scatter = x.transpose() * x - p.means * cross.transpose() - cross * p.means.transpose() +
                             p.means * statistics.moments * p.means.transpose();
-  scatter = 0.5 * (scatter + scatter.transpose());
-  scatter.diagonal().array() += ridge;
-  p.cov = scatter / static_cast<double>(x.rows());
+  p.cov = detail::m_step_covariance(0.5 * (scatter + scatter.transpose()), static_cast<double>(x.rows()), ridge,
+                                    covariance, CovarianceForm::full);
 }
 
 // EM from `p`; returns L after 0, 1, 2, ... M-steps (the last for the final parameters).
@@ -348,11 +349,12 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const FhmmFit
   std::vector<double> objectives;
   for (long step = 0;; ++step) {
     const Expectations expectations = e_step(x, p);
-    const double objective = expectations.log_likelihood + log_prior(p, options.smoothing, ridge);
+    const CovariancePrior* covariance = options.prior ? &*options.prior : nullptr;
+    const double objective = expectations.log_likelihood + log_prior(p, options.smoothing, ridge, covariance);
     const bool converged = !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
     objectives.push_back(objective);
     if (converged || step == options.iterations) break;
-    update(x, expectations.statistics, options.smoothing, ridge, p);
+    update(x, expectations.statistics, options.smoothing, ridge, covariance, p);
   }
   return objectives;
 }
@@ -393,6 +395,7 @@ FhmmFit fit_fhmm(const Eigen::MatrixXd& x, const FhmmFitOptions& options) {
   if (x.rows() < 1 || x.cols() < 1) throw EstimationError("the sequence is empty");
   if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  if (options.prior) check_covariance_prior(*options.prior, CovarianceForm::full, static_cast<long>(x.cols()));
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   std::mt19937_64 rng(seed);
@@ -420,7 +423,10 @@ FhmmFit fit_fhmm(const Eigen::MatrixXd& x, const FhmmFitOptions& options) {
   return fit;
 }
 
-FhmmMeanField fhmm_mean_field(const FhmmModel& model, const Eigen::MatrixXd& x) {
+namespace {
+
+// The model's parameters, for scoring the rows of x (EstimationError unless they are vectors of its dimension).
+Parameters parameters_of(const FhmmModel& model, const Eigen::MatrixXd& x) {
   if (x.rows() < 1 || x.cols() != model.dim())
     throw EstimationError("the sequence must have at least one vector of dimension " + std::to_string(model.dim()));
   Parameters p;
@@ -429,6 +435,22 @@ FhmmMeanField fhmm_mean_field(const FhmmModel& model, const Eigen::MatrixXd& x) 
   for (std::size_t c = 0; c < p.chains.size(); ++c)
     p.means.middleCols(p.offset(c), p.chains[c].start.size()) = model.chains()[c].means;
   p.cov = model.cov();
+  return p;
+}
+
+}  // namespace
+
+double fhmm_log_likelihood(const FhmmModel& model, const Eigen::MatrixXd& x) {
+  const Parameters p = parameters_of(model, x);
+  const long states = static_cast<long>(model.chains().front().start.size());
+  double count = 1;
+  for (std::size_t c = 0; c < model.chains().size(); ++c) count *= static_cast<double>(states);
+  if (count > 1024) throw EstimationError("the exact fhmm likelihood needs at most 1024 product states");
+  return ExactEStep(static_cast<long>(model.chains().size()), states)(x, p).log_likelihood;
+}
+
+FhmmMeanField fhmm_mean_field(const FhmmModel& model, const Eigen::MatrixXd& x) {
+  Parameters p = parameters_of(model, x);
   FhmmMeanField out;
   out.bound = MeanField(x, p).run(x, p, &out.updates);
   return out;

@@ -2,6 +2,7 @@
 #include "gaussian_em.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
@@ -99,11 +100,6 @@ double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* 
   return total;
 }
 
-namespace {
-
-// The M-step's covariance from the scatter S about the new mean and N = N_k: (S + R I) / N in the
-// form, or under the prior ((nu - p - 1) C + S + R I) / (nu + N + p + 1) (full, p = D; diagonal
-// entrywise with p = 1; isotropic ((nu - 2) c + tr S + R D) / (nu + N D + 2)).
 Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, double ridge, const CovariancePrior* prior,
                                   CovarianceForm form) {
   const Eigen::Index dim = scatter.rows();
@@ -122,22 +118,88 @@ Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, dou
   return identity * (((nu - 2.0) * prior->centre(0, 0) + scatter.trace() + ridge * d) / (nu + nk * d + 2.0));
 }
 
+
+WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities) {
+  WeightedMoments out;
+  out.count = responsibilities.sum();
+  if (!(out.count > 0.0)) return out;
+  out.mean = (x.transpose() * responsibilities) / out.count;
+  const Eigen::MatrixXd centred = x.rowwise() - out.mean.transpose();
+  out.scatter = centred.transpose() * responsibilities.asDiagonal() * centred;
+  return out;
+}
+
+namespace {
+
+// log t_dof(y_j | location, scale) for every row j of y: the D-variate Student t,
+//   log Gamma((dof + D)/2) - log Gamma(dof/2) - (D/2) log(dof pi) - (1/2) log|scale|
+//   - ((dof + D)/2) log(1 + (y - location)' scale^-1 (y - location) / dof).
+Eigen::VectorXd student_t_log_densities(const Eigen::MatrixXd& y, const Eigen::VectorXd& location,
+                                        const Eigen::MatrixXd& scale, double dof) {
+  const double d = static_cast<double>(y.cols());
+  const Eigen::LLT<Eigen::MatrixXd> cholesky(scale);
+  if (cholesky.info() != Eigen::Success) throw EstimationError("a predictive scale matrix is not positive definite");
+  const Eigen::MatrixXd whitened = cholesky.matrixL().solve((y.rowwise() - location.transpose()).transpose());
+  const double log_det = 2.0 * cholesky.matrixL().toDenseMatrix().diagonal().array().log().sum();
+  const double constant =
+      std::lgamma(0.5 * (dof + d)) - std::lgamma(0.5 * dof) - 0.5 * d * std::log(dof * M_PI) - 0.5 * log_det;
+  return (constant - 0.5 * (dof + d) * (whitened.colwise().squaredNorm().array() / dof).log1p()).transpose();
+}
+
 }  // namespace
+
+Eigen::MatrixXd predictive_log_densities(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
+                                         const CovariancePrior& prior, CovarianceForm form, const Eigen::MatrixXd& y) {
+  const Eigen::Index dim = x.cols();
+  const double d = static_cast<double>(dim), nu = prior.count;
+  Eigen::MatrixXd out(y.rows(), responsibilities.cols());
+  for (Eigen::Index k = 0; k < responsibilities.cols(); ++k) {
+    const WeightedMoments m = weighted_moments(x, responsibilities.col(k));
+    if (!(m.count > 0.0)) {
+      out.col(k).setConstant(-std::numeric_limits<double>::infinity());
+      continue;
+    }
+    const double inflation = 1.0 + 1.0 / m.count;  // the mean's posterior variance added to Sigma's
+    switch (form) {
+      case CovarianceForm::full: {
+        const double dof = nu + m.count - d;
+        const Eigen::MatrixXd psi =
+            (nu - d - 1.0) * prior.centre + m.scatter + ridge * Eigen::MatrixXd::Identity(dim, dim);
+        out.col(k) = student_t_log_densities(y, m.mean, psi * (inflation / dof), dof);
+        break;
+      }
+      case CovarianceForm::diagonal: {
+        const double dof = nu + m.count - 1.0;
+        out.col(k).setZero();
+        for (Eigen::Index j = 0; j < dim; ++j) {
+          const double psi = (nu - 2.0) * prior.centre(j, 0) + m.scatter(j, j) + ridge;
+          out.col(k) += student_t_log_densities(y.col(j), m.mean.segment(j, 1),
+                                                Eigen::MatrixXd::Constant(1, 1, psi * inflation / dof), dof);
+        }
+        break;
+      }
+      case CovarianceForm::isotropic: {
+        const double dof = nu + (m.count - 1.0) * d;
+        const double psi = (nu - 2.0) * prior.centre(0, 0) + m.scatter.trace() + ridge * d;
+        out.col(k) = student_t_log_densities(y, m.mean, Eigen::MatrixXd::Identity(dim, dim) * (psi * inflation / dof), dof);
+        break;
+      }
+    }
+  }
+  return out;
+}
 
 void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
                       const CovariancePrior* prior, GaussianComponents& c) {
   const Eigen::Index dim = x.cols();
   for (std::size_t k = 0; k < c.means.size(); ++k) {
-    const auto r = responsibilities.col(static_cast<Eigen::Index>(k));
-    const double nk = r.sum();
-    if (!(nk > 0.0)) {  // an empty component keeps its mean; under a prior its covariance is the prior's mode
+    const WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)));
+    if (!(m.count > 0.0)) {  // an empty component keeps its mean; under a prior its covariance is the prior's mode
       if (prior != nullptr) c.covariances[k] = m_step_covariance(Eigen::MatrixXd::Zero(dim, dim), 0.0, ridge, prior, c.form);
       continue;
     }
-    c.means[k] = (x.transpose() * r) / nk;
-    const Eigen::MatrixXd centred = x.rowwise() - c.means[k].transpose();
-    const Eigen::MatrixXd scatter = centred.transpose() * r.asDiagonal() * centred;
-    c.covariances[k] = m_step_covariance(scatter, nk, ridge, prior, c.form);
+    c.means[k] = m.mean;
+    c.covariances[k] = m_step_covariance(m.scatter, m.count, ridge, prior, c.form);
   }
 }
 

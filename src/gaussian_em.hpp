@@ -56,6 +56,35 @@ double ridge_penalty(const GaussianComponents& c, double ridge);
 // CovariancePrior (diagonal: the product of the D one-dimensional ones).
 double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* prior);
 
+// A component's responsibility-weighted statistics: N_k = sum_i r_ik, mu_k = sum_i r_ik x_i / N_k and
+// S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)' (mean and scatter left empty when N_k = 0).
+struct WeightedMoments {
+  double count = 0.0;
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd scatter;
+};
+WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities);
+
+// log p(y_j | x, r_k, nu, C) for every row j of y and component k (m x K): the posterior predictive
+// density of a new vector from component k given the vectors x weighted by its responsibilities,
+// under a flat prior on mu_k and Sigma_k ~ IW(nu, Psi), Psi = (nu - p - 1) C + R I (the ridge R
+// enters the objective as -(R/2) tr Sigma^-1, i.e. as R I added to Psi). The posterior is
+// Sigma_k | x ~ IW(nu + N_k - 1, Psi + S_k), mu_k | Sigma_k ~ N(mu-bar_k, Sigma_k / N_k), so
+// y - mu-bar_k ~ N(0, (1 + 1/N_k) Sigma_k) and, integrating Sigma_k, y is multivariate Student t:
+//   full       dof nu + N_k - D, scale (Psi + S_k)(1 + 1/N_k) / dof;
+//   diagonal   per coordinate, dof nu + N_k - 1, scale ((nu - 2) C_d + S_k,dd + R)(1 + 1/N_k) / dof;
+//   isotropic  dof nu + (N_k - 1) D, scale ((nu - 2) c + tr S_k + R D)(1 + 1/N_k) / dof times I
+// (Gelman et al., Bayesian Data Analysis, section 3.6). A component with N_k = 0 has no proper
+// predictive (the mean's prior is flat): -infinity.
+Eigen::MatrixXd predictive_log_densities(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
+                                         const CovariancePrior& prior, CovarianceForm form, const Eigen::MatrixXd& y);
+
+// The M-step's covariance from the scatter S about the new mean and N = N_k: (S + R I) / N in `form`,
+// or under `prior` ((nu - p - 1) C + S + R I) / (nu + N + p + 1) (full, p = D; diagonal entrywise with
+// p = 1; isotropic ((nu - 2) c + tr S + R D) / (nu + N D + 2)).
+Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, double ridge, const CovariancePrior* prior,
+                                  CovarianceForm form);
+
 // The M-step above for responsibilities r (n x K), MAP under `prior` when not null. A component
 // with N_k = 0 keeps its mean; its covariance is the prior's mode (with the ridge) under a prior, else
 // kept.

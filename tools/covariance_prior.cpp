@@ -40,9 +40,9 @@ Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, Covarian
   return centre;
 }
 
-void add_covariance_prior_options(po::options_description& options) {
+void add_covariance_prior_options(po::options_description& options, const char* default_prior) {
   options.add_options()
-      ("prior", po::value<std::string>()->default_value("none")->value_name("none|pooled"),
+      ("prior", po::value<std::string>()->default_value(default_prior)->value_name("none|pooled"),
        "the covariances' prior: none (the ridge alone) or pooled (inverse-Wishart centred on INPUT's pooled "
        "within-example covariance, MAP-EM)")
       ("prior-count", po::value<std::string>()->value_name("NU|auto"),
@@ -58,6 +58,10 @@ std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& 
   if (prior != "none" && prior != "pooled") throw UsageError("--prior must be none or pooled, got '" + prior + "'");
   if (prior == "none") {
     if (values.count("prior-count")) throw UsageError("--prior-count sets the strength of --prior pooled; add --prior pooled");
+    if (choices.saved("prior-count"))
+      throw UsageError(data.source + " is fitted with --prior none, but " + choices.pool_from()->path +
+                       " holds the covariance prior chosen on the training file " + choices.pool_from()->source +
+                       ": fit both files with the same --prior");
     return std::nullopt;
   }
   CovariancePrior out;

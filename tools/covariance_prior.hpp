@@ -1,7 +1,7 @@
 // The inverse-Wishart covariance prior centred on the training file's pooled within-example
 // covariance (docs/priors-by-evidence.md): its centre, shared by `ppk fit gaussian --prior pooled`
-// and the Gaussian components of `ppk fit mixture|hmm --prior pooled`, and the mixture's and HMM's
-// --prior / --prior-count options (strength chosen by held-out likelihood).
+// and the Gaussian components of `ppk fit mixture|hmm|fhmm --prior pooled`, and the mixture's, HMM's
+// and fhmm's --prior / --prior-count options (strength chosen by held-out likelihood).
 #pragma once
 
 #include <functional>
@@ -26,8 +26,9 @@ std::vector<Statistics> example_statistics(const Dataset& data, long dim, Covari
 // pool file when the saved centre has another shape (another --cov or --dim).
 Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, CovarianceForm form, TrainingChoices& choices);
 
-// --prior none|pooled and --prior-count auto|NU (mixture; hmm with Gaussian emissions).
-void add_covariance_prior_options(po::options_description& options);
+// --prior none|pooled (default `default_prior`) and --prior-count auto|NU (mixture, fhmm: none; hmm
+// with Gaussian emissions: pooled).
+void add_covariance_prior_options(po::options_description& options, const char* default_prior);
 
 // The held-out chooser of nu for the examples' data matrices, the centre and the grid of nu.
 using PriorCountChooser = std::function<CovariancePriorChoice(const std::vector<Eigen::MatrixXd>& examples,
@@ -36,7 +37,8 @@ using PriorCountChooser = std::function<CovariancePriorChoice(const std::vector<
 // The prior of --prior pooled (nothing for --prior none): the centre, and nu = `count` (a given
 // --prior-count, checked against --pooled-from) or, for auto (count empty), chosen on INPUT by
 // `choose` over default_prior_counts or read from --pooled-from. `reader` gives each example's data
-// matrix (its statistic "x"). UsageError for --prior-count without --prior pooled.
+// matrix (its statistic "x"). UsageError for --prior-count without --prior pooled, and for --prior none
+// with a --pooled-from file that holds a prior (both files named).
 std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& values, std::optional<double> count,
                                                        const Dataset& data, long dim, CovarianceForm form,
                                                        const Estimator& reader, TrainingChoices& choices,

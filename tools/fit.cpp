@@ -217,10 +217,12 @@ mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
   --prior-count auto (the default with --prior pooled) chooses NU on INPUT by
   held-out likelihood: every third vector of up to 100 sets is held out, the
   rest fitted for each NU = p + 1 + 2^j (j = -3..10; p = D full, 1 diag/iso),
-  and the NU scoring the held-out vectors best is kept. NU and C are printed,
-  saved by --save-pooled and reused by --pooled-from (fit a test file with it:
-  nothing is then re-estimated). Not the default: on digits as point sets
-  the chosen prior lost 11 points to it (docs/priors-by-evidence.md).
+  and the NU whose posterior predictive (a Student t per component, given the
+  kept vectors weighted by their responsibilities) scores the held-out vectors
+  best is kept. NU and C are printed, saved by --save-pooled and reused by
+  --pooled-from (fit a test file with it: nothing is then re-estimated).
+  Not the default (--prior none): on digits as point sets the chosen prior
+  lost to it (docs/priors-by-evidence.md).
 )";
 
 constexpr const char* kKdeHelp = R"(
@@ -260,13 +262,16 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   means and (S_q + R I)/N_q covariances as for mixture. This is the MAP under
   Dirichlet(1 + A) priors (and the mixture's ridge penalty), so the penalised
   log-likelihood never decreases, and A > 0 keeps every probability positive.
-  --prior pooled (gaussian): the mixture's inverse-Wishart prior on every
-  state's covariance, centred on the training file's pooled within-sequence
-  covariance, by MAP-EM; --prior-count auto chooses NU by the held-out
-  likelihood of each sequence's last third (scored from the fitted start
-  probabilities), printed, saved by --save-pooled, reused by --pooled-from.
-  Not the default, though on digits as sequences of pixel rows it beat the
-  default by 33 points (docs/priors-by-evidence.md).
+  --prior pooled (the default for gaussian emissions): the mixture's inverse-
+  Wishart prior on every state's covariance, centred on the training file's
+  pooled within-sequence covariance, by MAP-EM; --prior-count auto chooses NU
+  by the held-out likelihood of each sequence's last third (scored from the
+  fitted start probabilities, under the plug-in fit to the rest). NU and C
+  are printed, saved by --save-pooled and reused unchanged by --pooled-from: fit the training file with --save-pooled
+  POOL and test files with --pooled-from POOL (a file fitted without it
+  chooses its own). On digits as sequences of pixel rows it beat the ridge
+  alone by 33 points (docs/priors-by-evidence.md). --prior none: the ridge
+  alone (the maximum-likelihood fit of earlier versions).
   --states auto (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
   - O/2) + 1, n the number of symbols, z = --param-ratio, O the alphabet size
   (Gaussian: the emission parameters per state, D + 1 iso, 2D diag,
@@ -292,6 +297,13 @@ fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma)
   Dirichlet(1 + A) priors and the ridge penalty -(R/2) tr Sigma^-1, so the
   penalised log-likelihood (or its bound) never decreases. Starts are random,
   seeded by (--seed, the sequence); the best of --restarts runs is kept.
+  --prior pooled: Sigma ~ inverse-Wishart(NU, (NU - D - 1) C), C the training
+  file's pooled within-sequence covariance (as for hmm), by MAP-EM:
+  Sigma = ((NU - D - 1) C + residual scatter + R I)/(NU + n + D + 1);
+  --prior-count auto chooses NU by the exact held-out likelihood of each
+  sequence's last third under the plug-in fit to the rest (needs M^C <= 1024),
+  printed, saved by --save-pooled, reused by --pooled-from. Not the default
+  (--prior none: the ridge alone): not measured on real data.
   The row stores T = n - 1 or --length T (at most 10^6). The kernel between
   factorial HMMs is a mean-field lower bound (see README).
 )";
@@ -1025,7 +1037,7 @@ namespace {
 // ppk fit mixture: the EM options and --prior / --prior-count (covariance_prior.hpp).
 void add_mixture_fit_options(po::options_description& options) {
   add_mixture_options(options);
-  add_covariance_prior_options(options);
+  add_covariance_prior_options(options, "none");
 }
 
 // --prior pooled of mixture and hmm: the centre and nu (chosen by `choose` for --prior-count auto).
@@ -1115,7 +1127,7 @@ void add_hmm_options(po::options_description& options) {
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
-  add_covariance_prior_options(options);
+  add_covariance_prior_options(options, "pooled");
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
@@ -1207,6 +1219,7 @@ void add_fhmm_options(po::options_description& options) {
        "pseudo-count A >= 0 added to every start and transition count")
       ("ridge", po::value<double>()->value_name("R"), "R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  add_covariance_prior_options(options, "none");
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
@@ -1225,6 +1238,12 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  options.prior = covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
+                                   [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
+                                       const std::vector<double>& counts) {
+                                     return choose_fhmm_prior(sequences, options, centre, counts, 100,
+                                                              threads_option(values));
+                                   });
   return fhmm_estimator(options);
 }
 

@@ -457,6 +457,9 @@ struct FhmmFitOptions {
   long restarts = 3;                // >= 1
   std::uint64_t seed = 1;
   std::optional<long> length;       // the stored T >= 0; default n - 1
+  // Sigma ~ IW(nu, (nu - D - 1) C) (CovariancePrior; none by default): the M-step becomes
+  // Sigma = ((nu - D - 1) C + expected residual scatter + R I) / (nu + n + D + 1), and L gains log IW(Sigma).
+  std::optional<CovariancePrior> prior;
 };
 std::unique_ptr<Estimator> fhmm_estimator(const FhmmFitOptions& options);
 
@@ -467,6 +470,14 @@ struct FhmmFit {
 };
 // The rows of x (n x D) as the sequence x_0..x_{n-1}.
 FhmmFit fit_fhmm(const Eigen::MatrixXd& x, const FhmmFitOptions& options);
+// The prior's nu chosen as for choose_hmm_prior: each sequence's last third scored by its exact
+// log-likelihood (the product-state forward recursion, from the fitted start probabilities) under the
+// fit to the rest with the cheaper options and the prior IW(nu, (nu - D - 1) centre) (full covariance).
+// The plug-in fit, not a predictive: the shared Sigma sees all n kept vectors, so the MAP's shrinkage
+// n / (nu + n + D + 1) is mild. Needs M^C <= 1024 product states.
+CovariancePriorChoice choose_fhmm_prior(const std::vector<Eigen::MatrixXd>& sequences, const FhmmFitOptions& options,
+                                        const Eigen::MatrixXd& centre, const std::vector<double>& counts,
+                                        long max_examples = 100, unsigned threads = 1);
 
 // The mean-field E-step's bound F <= log p(X) for a model and the rows of x, from Q_c = each chain's
 // prior; `updates` holds F at that start and after each chain update of every sweep.
@@ -475,6 +486,8 @@ struct FhmmMeanField {
   std::vector<double> updates;
 };
 FhmmMeanField fhmm_mean_field(const FhmmModel& model, const Eigen::MatrixXd& x);
+// The exact log p(x_0..x_{n-1}) of a factorial HMM (the product-state forward recursion; M^C <= 1024).
+double fhmm_log_likelihood(const FhmmModel& model, const Eigen::MatrixXd& x);
 
 // The kernel density estimate: (1/n) sum_i N(x_i, h I), one isotropic component per vector,
 // the bandwidth h > 0 its variance.

@@ -1,7 +1,8 @@
 # ppk fit fhmm: one factorial HMM per qid group of LIBSVM vectors. Sequences simulated here from a
 # 2-chain model (state means (0,0), (3,0), (0,2), (3,2)) give back those four means (up to the labels);
 # the rows are the same on 1 and 2 threads; the fitted rows have kernels; --e-step defaults to exact
-# up to 1024 product states and to mean-field above; bad options are errors.
+# up to 1024 product states and to mean-field above; --prior pooled is chosen, saved and reused;
+# bad options are errors.
 source "$(dirname "$0")/lib.bash" "$@"
 
 python3 - <<'PY'
@@ -67,6 +68,22 @@ expect_no_output bad.ppk
 expect_error 2 "--e-step must be exact or mean-field, got 'variational'" -- "$PPK" fit fhmm --e-step variational train.txt -o bad.ppk
 expect_no_output bad.ppk
 expect_error 2 "1100 states in all" "at most 1000" -- "$PPK" fit fhmm --chains 11 --states 100 train.txt -o bad.ppk
+expect_no_output bad.ppk
+# --prior pooled: the inverse-Wishart prior on Sigma centred on the pooled within-sequence
+# covariance, its strength chosen on the training file, saved and reused unchanged; a test file
+# fitted with --prior none against that pool is refused naming both files.
+head -120 train.txt | tail -100 | awk '{ $2 = "qid:" int((NR - 1) / 20) + 1; print }' > short.txt
+"$PPK" fit fhmm --prior pooled --iterations 50 short.txt --save-pooled fhmm-pool.json -o prior.ppk 2> prior.txt
+grep -qF "ppk fit fhmm: prior-count = " prior.txt || fail "the fhmm prior's strength is not printed: $(cat prior.txt)"
+pass
+"$PPK" fit fhmm --prior pooled --iterations 50 short.txt --pooled-from fhmm-pool.json -o again.ppk 2>/dev/null
+cmp -s prior.ppk again.ppk || fail "refitting with --pooled-from changed the fhmm rows"
+pass
+"$PPK" fit fhmm --iterations 50 short.txt -o none.ppk 2>/dev/null
+! cmp -s prior.ppk none.ppk || fail "--prior pooled did not change the fhmm rows"
+pass
+expect_error 2 "short.txt is fitted with --prior none, but fhmm-pool.json holds the covariance prior" -- \
+  "$PPK" fit fhmm short.txt --pooled-from fhmm-pool.json -o bad.ppk
 expect_no_output bad.ppk
 expect_error 2 "--estimator is not offered" -- "$PPK" fit fhmm --estimator map train.txt
 expect_error 2 "--smoothing" -- "$PPK" fit fhmm --smoothing -1 train.txt

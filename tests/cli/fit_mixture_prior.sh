@@ -1,5 +1,5 @@
-# ppk fit mixture|hmm --prior pooled: the inverse-Wishart prior on every component's (state's)
-# covariance centred on the training file's pooled within-example covariance, its strength chosen
+# ppk fit mixture|hmm --prior pooled (hmm's default with Gaussian emissions): the inverse-Wishart
+# prior on every component's (state's) covariance centred on the training file's pooled within-example covariance, its strength chosen
 # by held-out likelihood on the training file: printed, saved by --save-pooled, reused unchanged by
 # --pooled-from (the rows equal those of the saved value given by hand), and refused when the
 # command line contradicts the pool file (naming both files).
@@ -48,6 +48,7 @@ nu = pool['chosen']['prior-count']['value']
 assert any(abs(nu - (3 + 2.0 ** j)) < 1e-12 for j in range(-3, 11)), nu
 assert pool['family'] == 'mixture'
 open('nu.txt', 'w').write(repr(nu))
+json.dump([[S[a][b] / dof for b in range(2)] for a in range(2)], open('centre.json', 'w'))
 PY
 pass
 
@@ -92,5 +93,56 @@ expect_error 2 "--prior-count 9" "train.txt" "hmm-pool.json" -- \
   "$PPK" fit hmm --states 2 --prior pooled --prior-count 9 test.txt --pooled-from hmm-pool.json
 expect_error 1 "hmm-pool.json was written by ppk fit hmm" -- \
   "$PPK" fit mixture --prior pooled test.txt --pooled-from hmm-pool.json
+# The prior is hmm's default for Gaussian emissions: the default rows equal those of --prior pooled,
+# and the default fit prints its choice.
+"$PPK" fit hmm --states 2 --iterations 50 train.txt --save-pooled hmm-default.json -o hmm-default.ppk 2> default.txt
+cmp -s hmm-train.ppk hmm-default.ppk || fail "the default HMM rows differ from those of --prior pooled"
+pass
+grep -qF "ppk fit hmm: prior-count = " default.txt || fail "the default fit does not print its prior: $(cat default.txt)"
+pass
+"$PPK" fit hmm --states 2 --prior none --iterations 50 train.txt -o hmm-none.ppk 2>/dev/null
+! cmp -s hmm-default.ppk hmm-none.ppk || fail "--prior none gives the default rows"
+pass
+# A test file fitted with --pooled-from uses the training file's centre and nu: its rows equal those
+# fitted from a pool file written here with the pooled covariance of train.txt (computed in Python
+# above, centre.json) and the saved nu given explicitly, and differ from the test file's rows
+# centred on itself.
+"$PPK" fit hmm --states 2 --iterations 50 test.txt --pooled-from hmm-default.json -o hmm-test.ppk 2> reused.txt
+grep -qF "(read from hmm-default.json)" reused.txt || fail "the HMM test fit does not say it reused the pool: $(cat reused.txt)"
+pass
+python3 - <<'PY' || fail "could not write the explicit pool file"
+import json
+nu = json.load(open('hmm-default.json'))['chosen']['prior-count']['value']
+json.dump({"source": "train.txt", "family": "hmm", "dim": 2,
+           "chosen": {"prior-count": {"value": nu, "chosen_by": "given here"}},
+           "matrices": {"prior-centre": json.load(open('centre.json'))}},
+          open('hmm-explicit.json', 'w'))
+open('hmm-nu.txt', 'w').write(repr(nu))
+PY
+"$PPK" fit hmm --states 2 --iterations 50 --prior-count "$(cat hmm-nu.txt)" test.txt --pooled-from hmm-explicit.json \
+  -o hmm-test-explicit.ppk 2>/dev/null
+python3 - <<'PY' || fail "the test rows differ from those fitted with the training file's explicit centre and nu"
+a = open('hmm-test.ppk').read().replace(',', ' ').split()
+b = open('hmm-test-explicit.ppk').read().replace(',', ' ').split()
+assert len(a) == len(b), (len(a), len(b))
+for u, v in zip(a, b):
+    if u != v:
+        x, y = float(u.split(':')[-1]), float(v.split(':')[-1])
+        assert abs(x - y) <= 1e-9 * max(1.0, abs(x)), (u, v)
+PY
+pass
+"$PPK" fit hmm --states 2 --iterations 50 test.txt -o hmm-test-self.ppk 2>/dev/null
+! cmp -s hmm-test.ppk hmm-test-self.ppk || fail "the HMM test rows do not depend on the training file's prior"
+pass
+# Mismatches are refused, naming both files, and write nothing: --prior none against a pool that
+# holds a prior, and the default prior against a pool written without one.
+expect_error 2 "test.txt is fitted with --prior none, but hmm-default.json holds the covariance prior chosen on the training file train.txt" -- \
+  "$PPK" fit hmm --states 2 --prior none test.txt --pooled-from hmm-default.json -o bad.ppk
+"$PPK" fit hmm --states 2 --prior none --iterations 50 train.txt --save-pooled hmm-none.json -o /dev/null 2>/dev/null
+expect_error 2 "hmm-none.json holds no prior-centre" "train.txt" -- \
+  "$PPK" fit hmm --states 2 test.txt --pooled-from hmm-none.json -o bad.ppk
+[[ ! -e bad.ppk ]] || fail "a refused fit wrote bad.ppk"
+pass
+
 printf '1 ACGTAC\n-1 CGTACG\n' > dna.txt
 expect_error 2 "--prior and --prior-count apply to --emission gaussian" -- "$PPK" fit hmm --prior pooled dna.txt
