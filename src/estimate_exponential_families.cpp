@@ -185,6 +185,13 @@ class GammaEstimator : public Estimator {
     detail::check_option("--prior-shape", options.prior_shape, 0, true);
     detail::check_option("--prior-scale", options.prior_scale, 0, true);
     detail::check_option("--prior-count", options.prior_count, 0, true);
+    if (options.prior_centre) {
+      if (options.method != Method::map)
+        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+      const Eigen::MatrixXd& centre = *options.prior_centre;
+      if (centre.cols() != 2 || !centre.allFinite() || !(centre.col(0).array() > 0).all())
+        throw EstimationError("the gamma prior's centre must be D x 2 finite pooled means (of x > 0, of log x)");
+    }
   }
   std::string family() const override { return "gamma"; }
 
@@ -200,7 +207,17 @@ class GammaEstimator : public Estimator {
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     double n = statistics.count;
     Eigen::VectorXd sum = detail::sum_of(statistics, "x"), sum_log = detail::sum_of(statistics, "log_x");
-    if (options_.method == Method::map) {
+    if (options_.method == Method::map && options_.prior_centre) {
+      // nu0 pseudo-observations with the pooled statistics: mean x = m_d, mean log x = l_d.
+      const Eigen::MatrixXd& centre = *options_.prior_centre;
+      if (centre.rows() != sum.size())
+        throw EstimationError("the gamma prior's centre has dimension " + std::to_string(centre.rows()) +
+                              ", the data " + std::to_string(sum.size()));
+      const double nu0 = options_.prior_count;
+      n += nu0;
+      sum += nu0 * centre.col(0);
+      sum_log += nu0 * centre.col(1);
+    } else if (options_.method == Method::map) {
       // nu0 pseudo-observations with the statistics of Gamma(A0, B0): E[x] = A0 B0, E[log x] = digamma(A0) + log B0.
       const double nu0 = options_.prior_count, a0 = options_.prior_shape, b0 = options_.prior_scale;
       n += nu0;

@@ -177,6 +177,13 @@ gamma: independent gamma values per feature (> 0, every feature present);
   map: the mode in the natural parameters under the conjugate prior worth N0
     pseudo-observations typical of Gamma(A0, B0): the ML fit of the data plus
     N0 observations with mean x = A0 B0 and mean log x = digamma(A0) + log B0.
+  map --prior pooled (docs/priors-by-evidence.md): the same conjugate prior
+    centred on INPUT's pooled statistics: N0 pseudo-observations with mean x =
+    m_d and mean log x = l_d, the pooled means of feature d over every vector
+    of INPUT. --prior-count auto (the default there) chooses N0 by maximum
+    evidence (the exact marginal likelihood; its normaliser is a 1-D integral
+    over the shape). m, l and N0 are saved by --save-pooled and reused by
+    --pooled-from.
 )";
 
 constexpr const char* kDirichletHelp = R"(
@@ -895,16 +902,96 @@ void add_prior_count(po::options_description& options) {
 
 void add_gamma_options(po::options_description& options) {
   options.add_options()
-      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"), "map: pseudo-observations typical of Gamma(A0, B0)")
-      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map: (see --prior-shape)");
-  add_prior_count(options);
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
+       "of x and of log x per feature)")
+      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"),
+       "map, --prior fixed: pseudo-observations typical of Gamma(A0, B0)")
+      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map, --prior fixed: (see --prior-shape)")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
+       "maximum evidence on INPUT)");
+}
+
+// --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
+// "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
+// read from --pooled-from.
+void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
+  std::optional<std::vector<Statistics>> statistics;
+  const auto examples = [&]() -> const std::vector<Statistics>& {
+    if (!statistics) {
+      statistics.emplace();
+      for (const Example& example : data.examples) {
+        try {
+          statistics->push_back(reader->statistics(example.vectors, dim));
+        } catch (const EstimationError& e) {
+          throw data.error_at(example, e.what());
+        }
+      }
+    }
+    return *statistics;
+  };
+  const Eigen::MatrixXd centre = context.choices.matrix("prior-centre", [&] {
+    Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(dim, 2);
+    double vectors = 0;
+    for (const Statistics& example : examples()) {
+      sums.col(0) += example.sums.at("x").col(0);
+      sums.col(1) += example.sums.at("log_x").col(0);
+      vectors += example.count;
+    }
+    return Eigen::MatrixXd(sums / vectors);
+  });
+  if (centre.rows() != dim || centre.cols() != 2)
+    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior-centre of " +
+                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " + data.source +
+                     " is fitted by gamma rows over dimension " + std::to_string(dim) +
+                     " (D x 2): fit both files with the same family and --dim");
+  options.prior_centre = centre;
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
+  if (count) {
+    options.prior_count = context.choices.given("prior-count", *count);
+    return;
+  }
+  options.prior_count = context.choices.value("prior-count", [&] {
+    GammaShapeEvidence evidence;
+    StrengthChoice choice;
+    try {
+      for (const Statistics& example : examples())
+        evidence.add(example.count, example.sums.at("x").col(0), example.sums.at("log_x").col(0), centre.col(0),
+                     centre.col(1));
+      choice = maximise_evidence(evidence);
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + e.what());
+    }
+    return evidence_choice(choice, "the examples' gamma fits are indistinguishable from the pooled one");
+  });
 }
 
 std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
   const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return gamma_estimator(GammaFitOptions{method, option(values, "prior-shape"), option(values, "prior-scale"),
-                                         option(values, "prior-count")});
+  GammaFitOptions options;
+  options.method = context.method;
+  const std::string prior = values["prior"].as<std::string>();
+  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  if (prior == "pooled") {
+    if (context.method != Method::map)
+      throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+    for (const char* fixed_only : {"prior-shape", "prior-scale"})
+      if (!values[fixed_only].defaulted())
+        throw UsageError(std::string("--") + fixed_only + " belongs to --prior fixed; --prior pooled centres the "
+                         "prior on INPUT's pooled statistics");
+    choose_gamma_prior(context, options);
+    return gamma_estimator(options);
+  }
+  const std::optional<double> count = number_or_auto(values, "prior-count", "1");
+  if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+  options.prior_shape = option(values, "prior-shape");
+  options.prior_scale = option(values, "prior-scale");
+  options.prior_count = *count;
+  return gamma_estimator(options);
 }
 
 void add_dirichlet_options(po::options_description& options) {
