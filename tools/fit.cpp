@@ -183,7 +183,9 @@ gamma: independent gamma values per feature (> 0, every feature present);
     of INPUT. --prior-count auto (the default there) chooses N0 by maximum
     evidence (the exact marginal likelihood; its normaliser is a 1-D integral
     over the shape). m, l and N0 are saved by --save-pooled and reused by
-    --pooled-from.
+    --pooled-from. With one vector per example the evidence cannot separate
+    the examples and N0 runs to 1e8 (every row the pooled gamma); give
+    --prior-count (N0 = 1 was best measured on such data).
 )";
 
 constexpr const char* kDirichletHelp = R"(
