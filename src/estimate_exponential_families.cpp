@@ -3,6 +3,7 @@
 // exponential, gamma) and "log_x" (gamma, Dirichlet); pooling adds them (Estimator::pool).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -185,6 +186,13 @@ class GammaEstimator : public Estimator {
     detail::check_option("--prior-shape", options.prior_shape, 0, true);
     detail::check_option("--prior-scale", options.prior_scale, 0, true);
     detail::check_option("--prior-count", options.prior_count, 0, true);
+    if (options.prior_centre) {
+      if (options.method != Method::map)
+        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+      const Eigen::MatrixXd& centre = *options.prior_centre;
+      if (centre.cols() != 2 || !centre.allFinite() || !(centre.col(0).array() > 0).all())
+        throw EstimationError("the gamma prior's centre must be D x 2 finite pooled means (of x > 0, of log x)");
+    }
   }
   std::string family() const override { return "gamma"; }
 
@@ -200,7 +208,17 @@ class GammaEstimator : public Estimator {
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     double n = statistics.count;
     Eigen::VectorXd sum = detail::sum_of(statistics, "x"), sum_log = detail::sum_of(statistics, "log_x");
-    if (options_.method == Method::map) {
+    if (options_.method == Method::map && options_.prior_centre) {
+      // nu0 pseudo-observations with the pooled statistics: mean x = m_d, mean log x = l_d.
+      const Eigen::MatrixXd& centre = *options_.prior_centre;
+      if (centre.rows() != sum.size())
+        throw EstimationError("the gamma prior's centre has dimension " + std::to_string(centre.rows()) +
+                              ", the data " + std::to_string(sum.size()));
+      const double nu0 = options_.prior_count;
+      n += nu0;
+      sum += nu0 * centre.col(0);
+      sum_log += nu0 * centre.col(1);
+    } else if (options_.method == Method::map) {
       // nu0 pseudo-observations with the statistics of Gamma(A0, B0): E[x] = A0 B0, E[log x] = digamma(A0) + log B0.
       const double nu0 = options_.prior_count, a0 = options_.prior_shape, b0 = options_.prior_scale;
       n += nu0;
@@ -233,12 +251,53 @@ double inverse_digamma(double y) {
   return x;
 }
 
+// The ML alpha for mean log statistics l (Minka 2000) maximises
+//   L(alpha) = log Gamma(sum alpha) - sum_d log Gamma(alpha_d) + sum_d (alpha_d - 1) l_d,
+// which is concave with gradient g_d = digamma(sum alpha) - digamma(alpha_d) + l_d and Hessian
+// diag(q) + z 1 1', q_d = -trigamma(alpha_d), z = trigamma(sum alpha). Newton's step
+// (H^-1 g)_d = (g_d - b) / q_d, b = sum_j (g_j / q_j) / (1/z + sum_j 1/q_j), falls back to the
+// fixed point alpha_d <- digamma^-1(digamma(sum alpha) + l_d) when it would leave alpha > 0.
+// The maximum exists iff sum_d exp(l_d) < 1, i.e. the vectors are not all equal
+// (Jensen: sum_d exp(mean log x_d) <= sum_d mean x_d = 1).
+Eigen::VectorXd dirichlet_alpha(const Eigen::VectorXd& mean_log) {
+  if (!(mean_log.array().exp().sum() < 1 - 1e-12))
+    throw EstimationError("the example's vectors are all equal (or it has only one), so the maximum-likelihood "
+                          "Dirichlet is infinitely concentrated; use --estimator map or --shrink");
+  Eigen::VectorXd alpha = Eigen::VectorXd::Ones(mean_log.size());
+  const Eigen::Index size = alpha.size();
+  Eigen::VectorXd gradient(size), q(size), next(size);
+  for (int iteration = 0; iteration < 1000; ++iteration) {
+    const double total = alpha.sum(), digamma_total = digamma(total);
+    for (Eigen::Index d = 0; d < size; ++d) {
+      gradient(d) = digamma_total - digamma(alpha(d)) + mean_log(d);
+      q(d) = -trigamma(alpha(d));
+    }
+    const double b = (gradient.array() / q.array()).sum() / (1 / trigamma(total) + (1 / q.array()).sum());
+    next = alpha.array() - (gradient.array() - b) / q.array();
+    if (!(next.minCoeff() > 0))
+      for (Eigen::Index d = 0; d < size; ++d) next(d) = inverse_digamma(digamma_total + mean_log(d));
+    const double change = ((next - alpha).array().abs() / next.array()).maxCoeff();
+    alpha = next;
+    if (change <= 1e-14) break;
+  }
+  if (!alpha.allFinite())
+    throw EstimationError("the Dirichlet maximum-likelihood iteration did not converge; use --estimator map");
+  return alpha;
+}
+
 class DirichletEstimator : public Estimator {
  public:
   explicit DirichletEstimator(const DirichletFitOptions& options) : options_(options) {
     reject_posterior(options.method, "Dirichlet", "not of closed form");
     detail::check_option("--prior-alpha", options.prior_alpha, 0, true);
     detail::check_option("--prior-count", options.prior_count, 0, true);
+    if (options.prior_log_means) {
+      if (options.method != Method::map)
+        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+      if (!(options.prior_log_means->array().exp().sum() < 1 - 1e-12) || !options.prior_log_means->allFinite())
+        throw EstimationError("the Dirichlet prior's centre (pooled mean log x) must satisfy sum_d exp(l_d) < 1 "
+                              "(vectors that are not all equal)");
+    }
   }
   std::string family() const override { return "dirichlet"; }
 
@@ -258,47 +317,26 @@ class DirichletEstimator : public Estimator {
     return statistics;
   }
 
-  // The ML alpha for mean log statistics l (Minka 2000) maximises
-  //   L(alpha) = log Gamma(sum alpha) - sum_d log Gamma(alpha_d) + sum_d (alpha_d - 1) l_d,
-  // which is concave with gradient g_d = digamma(sum alpha) - digamma(alpha_d) + l_d and Hessian
-  // diag(q) + z 1 1', q_d = -trigamma(alpha_d), z = trigamma(sum alpha). Newton's step
-  // (H^-1 g)_d = (g_d - b) / q_d, b = sum_j (g_j / q_j) / (1/z + sum_j 1/q_j), falls back to the
-  // fixed point alpha_d <- digamma^-1(digamma(sum alpha) + l_d) when it would leave alpha > 0.
-  // The maximum exists iff sum_d exp(l_d) < 1, i.e. the vectors are not all equal
-  // (Jensen: sum_d exp(mean log x_d) <= sum_d mean x_d = 1).
+  // map: the ML alpha (dirichlet_alpha) of the data plus nu0 pseudo-observations.
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     double n = statistics.count;
     Eigen::VectorXd sum_log = detail::sum_of(statistics, "log_x");
     const double dim = static_cast<double>(sum_log.size());
-    if (options_.method == Method::map) {
+    if (options_.method == Method::map && options_.prior_log_means) {
+      // nu0 pseudo-observations with the pooled statistics: mean log x_d = l_d.
+      if (options_.prior_log_means->size() != sum_log.size())
+        throw EstimationError("the Dirichlet prior's centre has dimension " +
+                              std::to_string(options_.prior_log_means->size()) + ", the data " +
+                              std::to_string(sum_log.size()));
+      n += options_.prior_count;
+      sum_log += options_.prior_count * *options_.prior_log_means;
+    } else if (options_.method == Method::map) {
       // nu0 pseudo-observations with the statistics of Dirichlet(A0): E[log x_d] = digamma(A0) - digamma(D A0).
       const double nu0 = options_.prior_count, a0 = options_.prior_alpha;
       n += nu0;
       sum_log.array() += nu0 * (digamma(a0) - digamma(dim * a0));
     }
-    const Eigen::VectorXd mean_log = sum_log / n;
-    if (!(mean_log.array().exp().sum() < 1 - 1e-12))
-      throw EstimationError("the example's vectors are all equal (or it has only one), so the maximum-likelihood "
-                            "Dirichlet is infinitely concentrated; use --estimator map or --shrink");
-    Eigen::VectorXd alpha = Eigen::VectorXd::Ones(sum_log.size());
-    const Eigen::Index size = alpha.size();
-    Eigen::VectorXd gradient(size), q(size), next(size);
-    for (int iteration = 0; iteration < 1000; ++iteration) {
-      const double total = alpha.sum(), digamma_total = digamma(total);
-      for (Eigen::Index d = 0; d < size; ++d) {
-        gradient(d) = digamma_total - digamma(alpha(d)) + mean_log(d);
-        q(d) = -trigamma(alpha(d));
-      }
-      const double b = (gradient.array() / q.array()).sum() / (1 / trigamma(total) + (1 / q.array()).sum());
-      next = alpha.array() - (gradient.array() - b) / q.array();
-      if (!(next.minCoeff() > 0))
-        for (Eigen::Index d = 0; d < size; ++d) next(d) = inverse_digamma(digamma_total + mean_log(d));
-      const double change = ((next - alpha).array().abs() / next.array()).maxCoeff();
-      alpha = next;
-      if (change <= 1e-14) break;
-    }
-    if (!alpha.allFinite())
-      throw EstimationError("the Dirichlet maximum-likelihood iteration did not converge; use --estimator map");
+    const Eigen::VectorXd alpha = dirichlet_alpha(sum_log / n);
     return build_model([&] { return std::make_unique<DirichletModel>(as_vector(alpha)); });
   }
 
@@ -307,6 +345,42 @@ class DirichletEstimator : public Estimator {
 };
 
 }  // namespace
+
+double dirichlet_held_out_log_likelihood(const std::vector<Eigen::MatrixXd>& log_vectors,
+                                         const Eigen::VectorXd& log_means, double count) {
+  double total = 0;
+  for (const Eigen::MatrixXd& example : log_vectors) {
+    const Eigen::Index n = example.rows();
+    if (n < 2) continue;
+    const Eigen::VectorXd sum = example.colwise().sum().transpose();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const Eigen::VectorXd kept = sum - example.row(j).transpose();
+      const Eigen::VectorXd alpha =
+          dirichlet_alpha((kept + count * log_means) / (static_cast<double>(n - 1) + count));
+      double score = std::lgamma(alpha.sum());
+      for (Eigen::Index d = 0; d < alpha.size(); ++d)
+        score += (alpha(d) - 1) * example(j, d) - std::lgamma(alpha(d));
+      total += score;
+    }
+  }
+  return total;
+}
+
+DirichletPriorChoice choose_dirichlet_prior_count(const std::vector<Eigen::MatrixXd>& log_vectors,
+                                                  const Eigen::VectorXd& log_means) {
+  if (std::none_of(log_vectors.begin(), log_vectors.end(), [](const Eigen::MatrixXd& e) { return e.rows() >= 2; }))
+    throw EstimationError("no example has 2 or more vectors: a held-out likelihood needs a vector to hold out "
+                          "and one to fit");
+  DirichletPriorChoice choice;
+  double best = -std::numeric_limits<double>::infinity();
+  for (int k = -3; k <= 10; ++k) {
+    const double count = std::ldexp(1.0, k);
+    const double score = dirichlet_held_out_log_likelihood(log_vectors, log_means, count);
+    choice.scores.emplace_back(count, score);
+    if (score > best) best = score, choice.count = count;
+  }
+  return choice;
+}
 
 std::unique_ptr<Estimator> poisson_estimator(const PoissonFitOptions& options) {
   return std::make_unique<PoissonEstimator>(options);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <utility>
 #include <string>
 
 #include <boost/math/special_functions/digamma.hpp>
@@ -82,7 +84,7 @@ StrengthChoice maximise_evidence(const EvidenceCurve& curve) {
   const auto nu_of = [lowest](double t) { return lowest + std::exp(t); };
   const auto objective = [&](double t) { return -curve.log_evidence(nu_of(t)); };
   const double t_low = std::log(1e-6), t_high = std::log(1e8);
-  constexpr int kGrid = 200;
+  const int kGrid = std::max(curve.grid, 3);
   const double step = (t_high - t_low) / (kGrid - 1);
   int best = 0;
   double best_value = std::numeric_limits<double>::infinity();
@@ -176,6 +178,122 @@ StrengthChoice maximise_evidence(const GammaRateEvidence& evidence) {
   return maximise_evidence(EvidenceCurve{evidence.lowest(), [&](double a) { return evidence.log_evidence(a); },
                                          [&](double a) { return evidence.derivative(a); },
                                          [&](double a) { return evidence.second_derivative(a); }});
+}
+
+namespace {
+
+// The log integrand of Z(nu, S, L) in u = log a, G(u) = u + (a - 1) L - nu log Gamma(a) +
+// log Gamma(nu a + 1) - (nu a + 1) log S, and its first two derivatives in u.
+struct GammaShapeIntegrand {
+  double nu, sum, log_sum, log_of_sum;
+  double operator()(double u) const {
+    const double a = std::exp(u);
+    return u + (a - 1) * log_sum - nu * std::lgamma(a) + std::lgamma(nu * a + 1) - (nu * a + 1) * log_of_sum;
+  }
+  // dG/du = 1 + a g1, d2G/du2 = a g1 + a^2 g2 with g1 = dG/da without the Jacobian, g2 its derivative.
+  std::pair<double, double> slopes(double u) const {
+    const double a = std::exp(u);
+    const double g1 = log_sum - nu * boost::math::digamma(a) + nu * boost::math::digamma(nu * a + 1) - nu * log_of_sum;
+    const double g2 = -nu * boost::math::trigamma(a) + nu * nu * boost::math::trigamma(nu * a + 1);
+    return {1 + a * g1, a * g1 + a * a * g2};
+  }
+};
+
+// The integral's log, and with `derivatives` its derivatives in N0 (see pooled_priors.hpp).
+GammaConjugateIntegral conjugate_integral(double nu, double sum, double log_sum, double mean, double log_mean,
+                                          bool derivatives) {
+  if (!(nu > 0 && sum > 0 && std::isfinite(sum) && std::isfinite(log_sum) && log_sum / nu < std::log(sum / nu)))
+    throw EstimationError("the gamma conjugate prior needs N0 > 0 and a pooled mean of log x below the log of the "
+                          "pooled mean of x (values that are not all equal)");
+  const GammaShapeIntegrand g{nu, sum, log_sum, std::log(sum)};
+  // The peak: Newton's method in u from the maximum-likelihood shape's approximation (Minka 2002),
+  // each step at most 2 in u (the integrand is log-concave near its peak, not necessarily far off).
+  const double s = std::log(sum / nu) - log_sum / nu;
+  double u = std::log((3 - s + std::sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s));
+  for (int iteration = 0; iteration < 200; ++iteration) {
+    const auto [slope, curvature] = g.slopes(u);
+    const double step = curvature < 0 ? std::clamp(-slope / curvature, -2.0, 2.0) : (slope > 0 ? 2.0 : -2.0);
+    u += step;
+    if (std::fabs(step) < 1e-12 * std::max(1.0, std::fabs(u))) break;
+  }
+  const double curvature = g.slopes(u).second;
+  const double scale = curvature < 0 ? 1 / std::sqrt(-curvature) : 1.0;
+  const double h = scale / 6, peak = g(u);
+  double weights = 0, first = 0, second = 0, square = 0;
+  const auto add = [&](double point) {
+    const double log_weight = g(point) - peak;
+    if (!(log_weight > -45)) return false;
+    const double w = std::exp(log_weight);
+    weights += w;
+    if (derivatives) {
+      const double a = std::exp(point), shape_total = nu * a + 1;
+      const double dg = (a - 1) * log_mean - std::lgamma(a) + a * boost::math::digamma(shape_total) -
+                        a * g.log_of_sum - shape_total * mean / sum;
+      const double d2g = a * a * boost::math::trigamma(shape_total) - 2 * a * mean / sum +
+                         shape_total * mean * mean / (sum * sum);
+      first += w * dg, square += w * dg * dg, second += w * d2g;
+    }
+    return true;
+  };
+  add(u);
+  constexpr long kMaxSteps = 1000000;
+  for (long k = 1; k < kMaxSteps && add(u + k * h); ++k) {
+  }
+  for (long k = 1; k < kMaxSteps && add(u - k * h); ++k) {
+  }
+  GammaConjugateIntegral result{peak + std::log(weights * h), 0.0, 0.0};
+  if (derivatives) {
+    const double mean_dg = first / weights;
+    result.derivative = mean_dg;
+    result.second_derivative = second / weights + square / weights - mean_dg * mean_dg;
+  }
+  return result;
+}
+
+}  // namespace
+
+GammaConjugateIntegral gamma_conjugate_integral(double nu, double sum, double log_sum, double mean, double log_mean) {
+  return conjugate_integral(nu, sum, log_sum, mean, log_mean, true);
+}
+
+void GammaShapeEvidence::add(double n, const Eigen::VectorXd& sums, const Eigen::VectorXd& log_sums,
+                             const Eigen::VectorXd& means, const Eigen::VectorXd& log_means) {
+  for (Eigen::Index d = 0; d < sums.size(); ++d) {
+    if (!(log_means(d) < std::log(means(d))))
+      throw EstimationError("the pooled values at index " + std::to_string(d + 1) +
+                            " are all equal: no gamma prior can be centred on them");
+    terms_.push_back(Term{n, sums(d), log_sums(d), means(d), log_means(d)});
+  }
+}
+
+// sum over the examples' features of log Z(N0 + n, N0 m + s, N0 l + t) - log Z(N0, N0 m, N0 l);
+// the prior's normaliser is computed once per distinct centre (m, l).
+GammaConjugateIntegral GammaShapeEvidence::summed(double count, bool derivatives) const {
+  GammaConjugateIntegral total{0.0, 0.0, 0.0};
+  const auto accumulate = [&](const GammaConjugateIntegral& term, double weight) {
+    total.log_value += weight * term.log_value;
+    total.derivative += weight * term.derivative;
+    total.second_derivative += weight * term.second_derivative;
+  };
+  std::map<std::pair<double, double>, double> centres;
+  for (const Term& t : terms_) {
+    accumulate(conjugate_integral(count + t.n, count * t.mean + t.sum, count * t.log_mean + t.log_sum, t.mean,
+                                  t.log_mean, derivatives),
+               1.0);
+    centres[{t.mean, t.log_mean}] += 1.0;
+  }
+  for (const auto& [centre, examples] : centres)
+    accumulate(conjugate_integral(count, count * centre.first, count * centre.second, centre.first, centre.second,
+                                  derivatives),
+               -examples);
+  return total;
+}
+
+StrengthChoice maximise_evidence(const GammaShapeEvidence& evidence) {
+  if (evidence.empty()) throw EstimationError("no example to choose the gamma prior's strength from");
+  return maximise_evidence(EvidenceCurve{0.0, [&](double n0) { return evidence.summed(n0, false).log_value; },
+                                         [&](double n0) { return evidence.summed(n0, true).derivative; },
+                                         [&](double n0) { return evidence.summed(n0, true).second_derivative; }, 60});
 }
 
 }  // namespace ppk

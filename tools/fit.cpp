@@ -188,6 +188,15 @@ gamma: independent gamma values per feature (> 0, every feature present);
   map: the mode in the natural parameters under the conjugate prior worth N0
     pseudo-observations typical of Gamma(A0, B0): the ML fit of the data plus
     N0 observations with mean x = A0 B0 and mean log x = digamma(A0) + log B0.
+  map --prior pooled (docs/priors-by-evidence.md): the same conjugate prior
+    centred on INPUT's pooled statistics: N0 pseudo-observations with mean x =
+    m_d and mean log x = l_d, the pooled means of feature d over every vector
+    of INPUT. --prior-count auto (the default there) chooses N0 by maximum
+    evidence (the exact marginal likelihood; its normaliser is a 1-D integral
+    over the shape). m, l and N0 are saved by --save-pooled and reused by
+    --pooled-from. With one vector per example the evidence cannot separate
+    the examples and N0 runs to 1e8 (every row the pooled gamma); give
+    --prior-count (N0 = 1 was best measured on such data).
 )";
 
 constexpr const char* kDirichletHelp = R"(
@@ -197,6 +206,12 @@ dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
     mean(log x_d) by Newton's method (needs vectors that are not all equal).
   map: as for gamma, with N0 pseudo-observations typical of Dirichlet(A0, .., A0):
     mean log x_d = digamma(A0) - digamma(D A0).
+  map --prior pooled (docs/priors-by-evidence.md): N0 pseudo-observations with
+    mean log x_d = l_d, the pooled mean of log x_d over every vector of INPUT.
+    --prior-count auto (the default there) chooses N0 on the grid 2^-3..2^10 by
+    held-out likelihood (each example's vectors left out in turn, the rest fitted;
+    examples of one vector are not used). l and N0 are saved by --save-pooled
+    and reused by --pooled-from.
 )";
 
 constexpr const char* kMixtureHelp = R"(
@@ -872,6 +887,33 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
                      }});
 }
 
+// The statistics of every example of `data` read by `reader`, computed on first use (never when a
+// --pooled-from file supplies everything the prior needs); an example that cannot be read is an
+// InputError naming it.
+class LazyExampleStatistics {
+ public:
+  LazyExampleStatistics(const Estimator& reader, const Dataset& data, long dim) : reader_(reader), data_(data), dim_(dim) {}
+  const std::vector<Statistics>& operator()() {
+    if (!statistics_) {
+      statistics_.emplace();
+      for (const Example& example : data_.examples) {
+        try {
+          statistics_->push_back(reader_.statistics(example.vectors, dim_));
+        } catch (const EstimationError& e) {
+          throw data_.error_at(example, e.what());
+        }
+      }
+    }
+    return *statistics_;
+  }
+
+ private:
+  const Estimator& reader_;
+  const Dataset& data_;
+  long dim_;
+  std::optional<std::vector<Statistics>> statistics_;
+};
+
 // Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
 // INPUT's pooled mean of each feature, `pooled_help`).
 void add_gamma_prior_on_rate(po::options_description& options, const char* pooled_help) {
@@ -920,20 +962,7 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
   const Dataset& data = context.input.data;
   const long dim = context.input.dim;
   const std::unique_ptr<Estimator> statistics_of = make(FitOptions{});
-  std::optional<std::vector<Statistics>> statistics;
-  const auto examples = [&]() -> const std::vector<Statistics>& {
-    if (!statistics) {
-      statistics.emplace();
-      for (const Example& example : data.examples) {
-        try {
-          statistics->push_back(statistics_of->statistics(example.vectors, dim));
-        } catch (const EstimationError& e) {
-          throw data.error_at(example, e.what());
-        }
-      }
-    }
-    return *statistics;
-  };
+  LazyExampleStatistics examples(*statistics_of, data, dim);
   const Eigen::MatrixXd means = context.choices.matrix(means_name, [&] {
     Eigen::VectorXd sums = Eigen::VectorXd::Zero(dim);
     double vectors = 0;
@@ -976,36 +1005,169 @@ std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
                                    "prior-scales", &GammaRateEvidence::add_waiting_times);
 }
 
-void add_prior_count(po::options_description& options) {
-  options.add_options()("prior-count", po::value<double>()->default_value(1.0)->value_name("N0"),
-                        "map: the prior is worth N0 > 0 pseudo-observations");
-}
-
 void add_gamma_options(po::options_description& options) {
   options.add_options()
-      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"), "map: pseudo-observations typical of Gamma(A0, B0)")
-      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map: (see --prior-shape)");
-  add_prior_count(options);
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
+       "of x and of log x per feature)")
+      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"),
+       "map, --prior fixed: pseudo-observations typical of Gamma(A0, B0)")
+      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map, --prior fixed: (see --prior-shape)")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
+       "maximum evidence on INPUT)");
 }
 
-std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return gamma_estimator(GammaFitOptions{method, option(values, "prior-shape"), option(values, "prior-scale"),
-                                         option(values, "prior-count")});
+// The centre of a conjugate prior, "prior-centre": column k the mean over every vector of INPUT of
+// the sufficient statistic statistic_names[k] (a D x K matrix), or the one read from --pooled-from,
+// whose shape must agree (UsageError naming both files).
+Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,
+                                         const std::vector<std::string>& statistic_names) {
+  const long dim = context.input.dim;
+  const auto columns = static_cast<Eigen::Index>(statistic_names.size());
+  const Eigen::MatrixXd centre = context.choices.matrix("prior-centre", [&] {
+    Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(dim, columns);
+    double vectors = 0;
+    for (const Statistics& example : examples()) {
+      for (Eigen::Index k = 0; k < columns; ++k)
+        sums.col(k) += example.sums.at(statistic_names[static_cast<std::size_t>(k)]).col(0);
+      vectors += example.count;
+    }
+    return Eigen::MatrixXd(sums / vectors);
+  });
+  if (centre.rows() != dim || centre.cols() != columns)
+    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior-centre of " +
+                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " +
+                     context.input.data.source + " needs " + std::to_string(dim) + " x " + std::to_string(columns) +
+                     ": fit both files with the same family and --dim");
+  return centre;
+}
+
+// --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
+// "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
+// read from --pooled-from.
+void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
+  LazyExampleStatistics examples(*reader, data, dim);
+  const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});
+  options.prior_centre = centre;
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
+  if (count) {
+    options.prior_count = context.choices.given("prior-count", *count);
+    return;
+  }
+  options.prior_count = context.choices.value("prior-count", [&] {
+    GammaShapeEvidence evidence;
+    StrengthChoice choice;
+    try {
+      for (const Statistics& example : examples())
+        evidence.add(example.count, example.sums.at("x").col(0), example.sums.at("log_x").col(0), centre.col(0),
+                     centre.col(1));
+      choice = maximise_evidence(evidence);
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + e.what());
+    }
+    return evidence_choice(choice, "the examples' gamma fits are indistinguishable from the pooled one");
+  });
 }
 
 void add_dirichlet_options(po::options_description& options) {
-  options.add_options()("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A0"),
-                        "map: pseudo-observations typical of Dirichlet(A0, .., A0)");
-  add_prior_count(options);
+  options.add_options()
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the conjugate prior's centre: fixed (statistics of Dirichlet(A0, .., A0)) or pooled (INPUT's "
+       "pooled mean of log x_d)")
+      ("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A0"),
+       "map, --prior fixed: pseudo-observations typical of Dirichlet(A0, .., A0)")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
+       "maximum held-out likelihood on INPUT)");
+}
+
+// --prior fixed|pooled for gamma and dirichlet: true for pooled (which needs --estimator map and
+// refuses the options of --prior fixed, `fixed_only`).
+bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<const char*> fixed_only) {
+  const std::string prior = context.values["prior"].as<std::string>();
+  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  if (prior == "fixed") {
+    if (!number_or_auto(context.values, "prior-count", "1"))
+      throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+    return false;
+  }
+  if (context.method != Method::map)
+    throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+  for (const char* option_name : fixed_only)
+    if (!context.values[option_name].defaulted())
+      throw UsageError(std::string("--") + option_name + " belongs to --prior fixed; --prior pooled centres the "
+                       "prior on INPUT's pooled statistics");
+  return true;
+}
+
+// --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
+// N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
+// from --pooled-from.
+void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& options) {
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> reader = dirichlet_estimator(DirichletFitOptions{});
+  LazyExampleStatistics examples(*reader, data, dim);
+  const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});
+  options.prior_log_means = centre.col(0);
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
+  if (count) {
+    options.prior_count = context.choices.given("prior-count", *count);
+    return;
+  }
+  options.prior_count = context.choices.value("prior-count", [&] {
+    examples();  // every example read and checked first
+    std::vector<Eigen::MatrixXd> log_vectors;
+    for (const Example& example : data.examples) {
+      Eigen::MatrixXd logs(static_cast<Eigen::Index>(example.vectors.size()), dim);
+      for (std::size_t j = 0; j < example.vectors.size(); ++j)
+        for (const Feature& f : example.vectors[j]) logs(static_cast<Eigen::Index>(j), f.coord) = std::log(f.value);
+      log_vectors.push_back(std::move(logs));
+    }
+    DirichletPriorChoice choice;
+    try {
+      choice = choose_dirichlet_prior_count(log_vectors, centre.col(0));
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + e.what());
+    }
+    std::ostringstream how;
+    how << "maximum held-out likelihood (each vector left out in turn; grid 0.125..1024"
+        << (choice.count == choice.scores.front().first || choice.count == choice.scores.back().first
+                ? ", best at its end" : "")
+        << ")";
+    return Choice{choice.count, how.str()};
+  });
 }
 
 std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  return dirichlet_estimator(DirichletFitOptions{method, option(values, "prior-alpha"), option(values, "prior-count")});
+  DirichletFitOptions options;
+  options.method = context.method;
+  if (conjugate_prior_is_pooled(context, {"prior-alpha"})) {
+    choose_dirichlet_prior(context, options);
+    return dirichlet_estimator(options);
+  }
+  options.prior_alpha = option(context.values, "prior-alpha");
+  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
+  return dirichlet_estimator(options);
 }
+
+std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
+  GammaFitOptions options;
+  options.method = context.method;
+  if (conjugate_prior_is_pooled(context, {"prior-shape", "prior-scale"})) {
+    choose_gamma_prior(context, options);
+    return gamma_estimator(options);
+  }
+  options.prior_shape = option(context.values, "prior-shape");
+  options.prior_scale = option(context.values, "prior-scale");
+  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
+  return gamma_estimator(options);
+}
+
 
 }  // namespace
 

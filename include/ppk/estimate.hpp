@@ -28,6 +28,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -234,11 +235,16 @@ std::unique_ptr<Estimator> exponential_estimator(const ExponentialFitOptions& op
 // under the conjugate prior p(theta) ~ exp(theta . nu0 E[T] - nu0 K(theta)) with E[T] the
 // statistics of Gamma(prior_shape, prior_scale): the ML estimate from the data plus nu0
 // pseudo-observations with sum x = nu0 A0 B0 and sum log x = nu0 (digamma(A0) + log B0).
+// map with `prior_centre` set (ppk fit gamma --prior pooled; docs/priors-by-evidence.md): the
+// pseudo-observations have the training file's pooled statistics instead, sum x = nu0 m_d and
+// sum log x = nu0 l_d (prior_centre's columns m and l, D x 2), the mode of the posterior under the
+// conjugate prior centred on them (pooled_priors.hpp, GammaShapeEvidence).
 struct GammaFitOptions {
   Method method = Method::ml;
   double prior_shape = 1.0;  // A0 > 0
   double prior_scale = 1.0;  // B0 > 0
   double prior_count = 1.0;  // nu0 > 0
+  std::optional<Eigen::MatrixXd> prior_centre;  // D x 2: pooled mean of x, pooled mean of log x (map only)
 };
 std::unique_ptr<Estimator> gamma_estimator(const GammaFitOptions& options);
 
@@ -247,12 +253,31 @@ std::unique_ptr<Estimator> gamma_estimator(const GammaFitOptions& options);
 // mean(log x_d) (Minka 2000), which exists when the vectors are not all equal. map: as for the
 // gamma, nu0 pseudo-observations with the statistics of Dirichlet(A0, .., A0):
 // sum log x_d = nu0 (digamma(A0) - digamma(D A0)).
+// map with `prior_log_means` l set (ppk fit dirichlet --prior pooled; docs/priors-by-evidence.md):
+// the pseudo-observations have the training file's pooled statistics, sum log x_d = nu0 l_d.
 struct DirichletFitOptions {
   Method method = Method::ml;
   double prior_alpha = 1.0;  // A0 > 0
   double prior_count = 1.0;  // nu0 > 0
+  std::optional<Eigen::VectorXd> prior_log_means;  // l_d, the pooled mean of log x_d (map only)
 };
 std::unique_ptr<Estimator> dirichlet_estimator(const DirichletFitOptions& options);
+
+// The strength nu0 of dirichlet --prior pooled, chosen by held-out likelihood: the conjugate
+// prior's normaliser is a D-dimensional integral, so its evidence is not computed. Each example's
+// vectors are left out in turn; the rest, with nu0 pseudo-observations of mean log x = l, give the
+// map alpha, and the left-out vector is scored by its Dirichlet log density. `log_vectors` holds
+// each example's log x as an n x D matrix; examples of one vector are skipped.
+double dirichlet_held_out_log_likelihood(const std::vector<Eigen::MatrixXd>& log_vectors,
+                                         const Eigen::VectorXd& log_means, double count);
+// The nu0 of the largest total over the grid 2^k, k = -3..10 (scores in grid order).
+// EstimationError when no example has 2 or more vectors.
+struct DirichletPriorChoice {
+  double count = 0;
+  std::vector<std::pair<double, double>> scores;  // (nu0, held-out log likelihood)
+};
+DirichletPriorChoice choose_dirichlet_prior_count(const std::vector<Eigen::MatrixXd>& log_vectors,
+                                                  const Eigen::VectorXd& log_means);
 
 // ---------------------------------------------------------------------------------------------
 // Mixtures (mixture.hpp) are not exponential families: their estimators keep the example's vectors

@@ -187,7 +187,7 @@ TEST(EstimateGamma, MaximumLikelihoodSolvesTheLikelihoodEquations) {
   EXPECT_NEAR(std::log(a) - boost::math::digamma(a), std::log(sum / n) - sum_log / n, 1e-13);
   EXPECT_NEAR(a * b, sum / n, 1e-13);
   // MAP: the same equations for the data plus nu0 = 2 pseudo-observations typical of Gamma(3, 0.5).
-  const auto map = estimate(*gamma_estimator({Method::map, 3, 0.5, 2}), vectors, 1);
+  const auto map = estimate(*gamma_estimator({Method::map, 3, 0.5, 2, {}}), vectors, 1);
   const double a_map = as<GammaModel>(map).shapes()[0], b_map = as<GammaModel>(map).scales()[0];
   const double sum_map = sum + 2 * 1.5, sum_log_map = sum_log + 2 * (boost::math::digamma(3.0) + std::log(0.5));
   EXPECT_NEAR(std::log(a_map) - boost::math::digamma(a_map), std::log(sum_map / (n + 2)) - sum_log_map / (n + 2), 1e-13);
@@ -200,7 +200,7 @@ TEST(EstimateGamma, Errors) {
   EXPECT_THAT(estimation_error([] { estimate(*gamma_estimator({}), {sparse({1, 2}), sparse({0, 3})}, 2); }),
               HasSubstr("value 0 at index 1 (vector 2) (absent) is not > 0"));
   // A single value has a MAP estimate.
-  EXPECT_NO_THROW(estimate(*gamma_estimator({Method::map, 1, 1, 1}), {sparse({2})}, 1));
+  EXPECT_NO_THROW(estimate(*gamma_estimator({Method::map, 1, 1, 1, {}}), {sparse({2})}, 1));
 }
 
 TEST(EstimateDirichlet, MaximumLikelihoodSolvesTheLikelihoodEquations) {

@@ -5,7 +5,13 @@
 // the recovery of the generating strength from synthetic examples. The Gamma prior of poisson
 // --prior pooled: the negative binomial evidence against quadrature over the rate, its maximiser
 // against a grid, recovery of the generating shape, and the posterior mean and mode; the same for the
-// exponential --prior pooled (the Lomax evidence, the posterior mean and mode of the scale).
+// exponential --prior pooled (the Lomax evidence, the posterior mean and mode of the scale). The
+// conjugate prior of gamma --prior pooled: its normaliser and evidence against 2-D quadrature over
+// (shape, rate), derivatives, maximiser against a grid, recovery of the generating strength, and
+// the map estimate against a numerical maximisation of the posterior. dirichlet --prior pooled: the
+// leave-one-vector-out objective against a brute-force evaluation through the public estimator, the
+// map alpha's stationarity, and the recovery of the generating strength (alpha drawn from the
+// conjugate prior by Metropolis sampling).
 #include <cmath>
 #include <random>
 #include <vector>
@@ -23,6 +29,8 @@
 #include "ppk/estimate.hpp"
 #include "ppk/gaussian.hpp"
 #include "ppk/exponential.hpp"
+#include "ppk/gamma.hpp"
+#include "ppk/dirichlet.hpp"
 #include "ppk/poisson.hpp"
 
 namespace ppk {
@@ -617,6 +625,328 @@ TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale)
       const boost::math::inverse_gamma_distribution<double> posterior(shape + 2, (shape - 1) * pooled(d) + sums[d]);
       EXPECT_NEAR(scales[d], mean ? boost::math::mean(posterior) : boost::math::mode(posterior), 1e-12) << d;
     }
+  }
+}
+
+// ---- gamma --prior pooled: the conjugate prior of the gamma family ----------------------------
+
+// log of the integral over a, beta > 0 of exp((a - 1) L - beta S + nu a log beta - nu log Gamma(a))
+// (the definition of Z, pooled_priors.hpp) by nested Gauss-Kronrod quadrature over u = log a and
+// beta, scaled by the log integrand's largest value on a coarse grid (found here, not by the code).
+double quadrature_log_z(double nu, double sum, double log_sum) {
+  const auto log_integrand = [&](double a, double beta) {
+    return (a - 1) * log_sum - beta * sum + nu * a * std::log(beta) - nu * std::lgamma(a);
+  };
+  double offset = -INFINITY, best_u = 0;
+  for (double u = -12; u <= 12; u += 0.01) {
+    const double a = std::exp(u), beta = nu * a / sum;  // the inner maximiser in beta
+    if (log_integrand(a, beta) + u > offset) offset = log_integrand(a, beta) + u, best_u = u;
+  }
+  // beta given a: Gamma(nu a + 1, rate S), inside [0, 2 nu a / S + 60 standard deviations].
+  const auto over_beta = [&](double u) {
+    const double a = std::exp(u), centre = nu * a / sum, width = 60 * std::sqrt(nu * a + 1) / sum + centre;
+    return integrate([&](double beta) { return beta > 0 ? std::exp(log_integrand(a, beta) + u - offset) : 0.0; },
+                     0.0, centre + width, 1e-13);
+  };
+  // u in pieces, so that the adaptive rule cannot step over a narrow peak at best_u.
+  double value = 0;
+  const double cuts[] = {best_u - 60, best_u - 3, best_u - 0.5, best_u + 0.5, best_u + 3, best_u + 12};
+  for (int k = 0; k + 1 < 6; ++k) value += integrate(over_beta, cuts[k], cuts[k + 1], 1e-13);
+  return offset + std::log(value);
+}
+
+TEST(GammaConjugatePrior, NormaliserAgreesWithTwoDimensionalQuadrature) {
+  // (nu, S, L): a weak prior term, a prior term, posterior terms (nu = N0 + n).
+  const double cases[][3] = {{0.05, 0.1, 0.015}, {2.0, 4.0, 0.6}, {7.0, 20.0, 6.5}, {40.0, 35.0, -9.0}};
+  for (const auto& c : cases) {
+    const GammaConjugateIntegral z = gamma_conjugate_integral(c[0], c[1], c[2], 1.0, 0.0);
+    EXPECT_NEAR(z.log_value, quadrature_log_z(c[0], c[1], c[2]), 1e-9) << c[0];
+  }
+}
+
+// The evidence of one example (n = 3 values of one feature) is the integral of its gamma likelihood
+// (Boost's gamma density) times the prior over (a, beta): the ratio of two quadratures.
+TEST(GammaConjugatePrior, EvidenceIsTheMarginalLikelihood) {
+  const std::vector<double> x = {0.7, 2.5, 1.1};
+  const double m = 1.6, l = 0.25;
+  for (double n0 : {0.3, 15.0}) {
+    const double log_prior_z = quadrature_log_z(n0, n0 * m, n0 * l);
+    double s = 0, t = 0;
+    for (double v : x) s += v, t += std::log(v);
+    const double offset = quadrature_log_z(n0 + 3, n0 * m + s, n0 * l + t);  // the scale of the integrand
+    const double marginal = integrate(
+        [&](double u) {
+          const double a = std::exp(u);
+          return integrate(
+              [&](double beta) {
+                if (!(beta > 0)) return 0.0;
+                double log_likelihood = 0;
+                for (double v : x)
+                  log_likelihood += std::log(boost::math::pdf(boost::math::gamma_distribution<double>(a, 1 / beta), v));
+                const double log_prior = n0 * ((a - 1) * l - beta * m + a * std::log(beta) - std::lgamma(a));
+                return std::exp(log_likelihood + log_prior - offset + u);
+              },
+              0, 60 * (n0 + 3) * (a + 1) / (n0 * m + s), 1e-11);
+        },
+        -30, 8, 1e-11);
+    GammaShapeEvidence evidence;
+    evidence.add(3, Eigen::VectorXd::Constant(1, s), Eigen::VectorXd::Constant(1, t), Eigen::VectorXd::Constant(1, m),
+                 Eigen::VectorXd::Constant(1, l));
+    EXPECT_NEAR(evidence.summed(n0, false).log_value, offset + std::log(marginal) - log_prior_z, 1e-8) << n0;
+  }
+}
+
+// Examples of n vectors of D gamma values drawn from the conjugate prior of strength n0 centred on
+// (m_d, l_d): a from its marginal p(a) proportional to exp(n0 (a - 1) l - n0 log Gamma(a)) Gamma(n0 a + 1)
+// / (n0 m)^(n0 a + 1) by inverting its CDF on a fine grid in log a, then beta | a ~ Gamma(n0 a + 1,
+// rate n0 m), then x ~ Gamma(a, rate beta).
+std::vector<Statistics> gamma_prior_examples(double n0, const std::vector<std::pair<double, double>>& centres,
+                                             int count, int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<double>> grids, cdfs;
+  const double lo = -8, hi = 8, step = 1e-4;
+  for (const auto& [m, l] : centres) {
+    std::vector<double> log_p, cdf;
+    for (double u = lo; u <= hi; u += step) {
+      const double a = std::exp(u);
+      log_p.push_back(u + n0 * (a - 1) * l - n0 * std::lgamma(a) + std::lgamma(n0 * a + 1) - (n0 * a + 1) * std::log(n0 * m));
+    }
+    const double top = *std::max_element(log_p.begin(), log_p.end());
+    double total = 0;
+    for (double v : log_p) cdf.push_back(total += std::exp(v - top));
+    for (double& c : cdf) c /= total;
+    cdfs.push_back(cdf);
+  }
+  std::uniform_real_distribution<double> uniform(0, 1);
+  const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
+  std::vector<Statistics> examples;
+  for (int i = 0; i < count; ++i) {
+    std::vector<double> shapes, rates;
+    for (std::size_t d = 0; d < centres.size(); ++d) {
+      const std::vector<double>& cdf = cdfs[d];
+      const std::size_t k = static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), uniform(rng)) - cdf.begin());
+      const double a = std::exp(lo + step * (static_cast<double>(k) - uniform(rng)));
+      shapes.push_back(a);
+      rates.push_back(std::gamma_distribution<double>(n0 * a + 1, 1 / (n0 * centres[d].first))(rng));
+    }
+    std::vector<SparseVector> vectors;
+    for (int j = 0; j < n; ++j) {
+      std::vector<double> x;
+      for (std::size_t d = 0; d < centres.size(); ++d)
+        x.push_back(std::max(std::gamma_distribution<double>(shapes[d], 1 / rates[d])(rng), 1e-300));
+      vectors.push_back(sparse(x));
+    }
+    examples.push_back(reader->statistics(vectors, static_cast<long>(centres.size())));
+  }
+  return examples;
+}
+
+// The evidence of the examples under their pooled centre (mean x, mean log x), returned in *centre.
+GammaShapeEvidence pooled_gamma_evidence(const std::vector<Statistics>& examples, Eigen::MatrixXd* centre) {
+  Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(examples[0].dim, 2);
+  double vectors = 0;
+  for (const Statistics& e : examples)
+    sums.col(0) += e.sums.at("x").col(0), sums.col(1) += e.sums.at("log_x").col(0), vectors += e.count;
+  *centre = sums / vectors;
+  GammaShapeEvidence evidence;
+  for (const Statistics& e : examples)
+    evidence.add(e.count, e.sums.at("x").col(0), e.sums.at("log_x").col(0), centre->col(0), centre->col(1));
+  return evidence;
+}
+
+TEST(GammaConjugatePrior, DerivativesAndMaximiserAgreeWithGrid) {
+  Eigen::MatrixXd centre;
+  const GammaShapeEvidence evidence =
+      pooled_gamma_evidence(gamma_prior_examples(5.0, {{2.0, 0.4}, {0.5, -1.2}}, 25, 4, 11), &centre);
+  for (double n0 : {0.5, 4.0, 30.0}) {
+    const double h = 1e-4 * n0;
+    const auto at = [&](double c) { return evidence.summed(c, true); };
+    EXPECT_NEAR(at(n0).derivative, (at(n0 + h).log_value - at(n0 - h).log_value) / (2 * h),
+                1e-6 * (1 + std::fabs(at(n0).derivative)));
+    EXPECT_NEAR(at(n0).second_derivative, (at(n0 + h).derivative - at(n0 - h).derivative) / (2 * h),
+                1e-5 * (1 + std::fabs(at(n0).second_derivative)));
+  }
+  const double best =
+      zoomed_grid_argmax([&](double c) { return evidence.summed(c, false).log_value; }, 0.0, 200, 1e-3);
+  const StrengthChoice choice = maximise_evidence(evidence);
+  EXPECT_NEAR(choice.nu, best, 1e-6 * best);
+}
+
+// The pooled centre is an unbiased estimate of the prior's centre whatever N0 (Diaconis and Ylvisaker
+// 1979: under a conjugate prior the mean parameters' prior mean is the centre), so the chosen N0,
+// computed as ppk fit does, recovers the generating one within 3 standard errors (z printed).
+TEST(GammaConjugatePrior, ChosenStrengthRecoversTheGeneratingOne) {
+  for (double n0 : {1.0, 4.0, 20.0}) {
+    Eigen::MatrixXd centre;
+    const GammaShapeEvidence evidence =
+        pooled_gamma_evidence(gamma_prior_examples(n0, {{2.0, 0.4}, {0.5, -1.2}, {10.0, 2.0}}, 300, 5, 77), &centre);
+    const StrengthChoice choice = maximise_evidence(evidence);
+    const double z = (choice.nu - n0) / choice.standard_error;
+    std::printf("N0 %.1f: chosen %.3f, standard error %.3f, z %.2f\n", n0, choice.nu, choice.standard_error, z);
+    EXPECT_LT(std::fabs(z), 3.0);
+    EXPECT_LT(choice.standard_error, 0.5 * n0);
+  }
+}
+
+// The map row under --prior pooled maximises the log posterior
+// (a - 1)(N0 l + t) - beta (N0 m + s) + (N0 + n) a log beta - (N0 + n) log Gamma(a), found here by
+// nested Brent searches over log a and log beta.
+TEST(GammaConjugatePrior, PooledMapIsThePosteriorMode) {
+  const std::vector<SparseVector> vectors = {sparse({0.7, 3.0}), sparse({2.5, 3.0}), sparse({1.1, 3.0})};
+  Eigen::MatrixXd centre(2, 2);
+  centre << 1.6, 0.25, 4.0, 1.2;
+  GammaFitOptions options;
+  options.method = Method::map;
+  options.prior_count = 2.5;
+  options.prior_centre = centre;
+  const auto model = estimate(*gamma_estimator(options), vectors, 2);
+  const auto& gamma = dynamic_cast<const GammaModel&>(*model);
+  for (int d = 0; d < 2; ++d) {
+    double s = 0, t = 0;
+    for (const SparseVector& v : vectors) s += v[d].value, t += std::log(v[d].value);
+    const double nu = 2.5 + 3, total = 2.5 * centre(d, 0) + s, total_log = 2.5 * centre(d, 1) + t;
+    const auto log_posterior = [&](double a, double beta) {
+      return (a - 1) * total_log - beta * total + nu * a * std::log(beta) - nu * std::lgamma(a);
+    };
+    const auto best_beta = [&](double a) {
+      return std::exp(boost::math::tools::brent_find_minima([&](double v) { return -log_posterior(a, std::exp(v)); },
+                                                            -20.0, 20.0, 50)
+                          .first);
+    };
+    const double a = std::exp(boost::math::tools::brent_find_minima(
+                                  [&](double u) { return -log_posterior(std::exp(u), best_beta(std::exp(u))); },
+                                  -10.0, 10.0, 50)
+                                  .first);
+    EXPECT_NEAR(gamma.shapes()[d], a, 1e-6 * a) << d;
+    EXPECT_NEAR(gamma.scales()[d], 1 / best_beta(a), 1e-6 / best_beta(a)) << d;
+  }
+}
+
+// ---- dirichlet --prior pooled: the strength by held-out likelihood ------------------------------
+
+// log Dirichlet(x | alpha), written out.
+double dirichlet_log_density(const std::vector<double>& x, const std::vector<double>& alpha) {
+  double total = 0, value = 0;
+  for (std::size_t d = 0; d < x.size(); ++d) total += alpha[d], value += (alpha[d] - 1) * std::log(x[d]) - std::lgamma(alpha[d]);
+  return value + std::lgamma(total);
+}
+
+std::vector<Eigen::MatrixXd> log_matrices(const std::vector<std::vector<std::vector<double>>>& examples) {
+  std::vector<Eigen::MatrixXd> logs;
+  for (const auto& example : examples) {
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(example.size()), static_cast<Eigen::Index>(example[0].size()));
+    for (std::size_t j = 0; j < example.size(); ++j)
+      for (std::size_t d = 0; d < example[j].size(); ++d)
+        m(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(d)) = std::log(example[j][d]);
+    logs.push_back(m);
+  }
+  return logs;
+}
+
+// Each vector held out in turn, the rest fitted by the public estimator (dirichlet --estimator map
+// --prior pooled at N0), the held-out vector scored by the written-out density.
+TEST(DirichletPooledPrior, HeldOutObjectiveAgreesWithBruteForce) {
+  const std::vector<std::vector<std::vector<double>>> examples = {
+      {{0.2, 0.3, 0.5}, {0.1, 0.6, 0.3}, {0.25, 0.25, 0.5}},
+      {{0.7, 0.2, 0.1}, {0.5, 0.3, 0.2}},
+      {{0.3, 0.3, 0.4}},  // one vector: not used
+      {{0.05, 0.15, 0.8}, {0.1, 0.1, 0.8}, {0.2, 0.2, 0.6}, {0.02, 0.28, 0.7}}};
+  const Eigen::Vector3d centre(-1.7, -1.4, -0.9);
+  double best = -INFINITY, best_count = 0;
+  const DirichletPriorChoice choice = choose_dirichlet_prior_count(log_matrices(examples), centre);
+  ASSERT_EQ(choice.scores.size(), 14u);
+  for (std::size_t k = 0; k < choice.scores.size(); ++k) {
+    const double count = std::ldexp(1.0, static_cast<int>(k) - 3);
+    DirichletFitOptions options;
+    options.method = Method::map;
+    options.prior_count = count;
+    options.prior_log_means = centre;
+    double total = 0;
+    for (const auto& example : examples) {
+      if (example.size() < 2) continue;
+      for (std::size_t j = 0; j < example.size(); ++j) {
+        std::vector<SparseVector> kept;
+        for (std::size_t i = 0; i < example.size(); ++i)
+          if (i != j) kept.push_back(sparse(example[i]));
+        const auto model = estimate(*dirichlet_estimator(options), kept, 3);
+        total += dirichlet_log_density(example[j], dynamic_cast<const DirichletModel&>(*model).alpha());
+      }
+    }
+    EXPECT_DOUBLE_EQ(choice.scores[k].first, count);
+    EXPECT_NEAR(choice.scores[k].second, total, 1e-9 * std::fabs(total)) << count;
+    if (total > best) best = total, best_count = count;
+  }
+  EXPECT_EQ(choice.count, best_count);
+}
+
+// The map alpha is stationary for the log posterior: digamma(sum alpha) - digamma(alpha_d) + (t_d +
+// N0 l_d) / (n + N0) = 0 (Boost's digamma).
+TEST(DirichletPooledPrior, PooledMapIsThePosteriorMode) {
+  const std::vector<SparseVector> vectors = {sparse({0.2, 0.3, 0.5}), sparse({0.1, 0.6, 0.3})};
+  DirichletFitOptions options;
+  options.method = Method::map;
+  options.prior_count = 3.0;
+  options.prior_log_means = Eigen::Vector3d(-1.7, -1.4, -0.9);
+  const auto model = estimate(*dirichlet_estimator(options), vectors, 3);
+  const std::vector<double>& alpha = dynamic_cast<const DirichletModel&>(*model).alpha();
+  const double total = alpha[0] + alpha[1] + alpha[2];
+  for (int d = 0; d < 3; ++d) {
+    const double t = std::log(vectors[0][d].value) + std::log(vectors[1][d].value);
+    EXPECT_NEAR(boost::math::digamma(total) - boost::math::digamma(alpha[d]) + (t + 3.0 * (*options.prior_log_means)(d)) / 5.0,
+                0.0, 1e-10) << d;
+  }
+}
+
+// alpha ~ the conjugate prior of strength n0 centred on l (random-walk Metropolis in log alpha,
+// 4,000 steps per example from the centre's ML alpha), then n vectors x ~ Dirichlet(alpha) (normalised
+// gamma draws); the chooser is given the pooled mean of log x, as ppk fit computes it. Measured: the
+// held-out likelihood of the plug-in map fit is biased (see docs/priors-by-evidence.md); the test
+// states the tolerance found, one grid step (a factor of 2) either side of the truth.
+TEST(DirichletPooledPrior, ChosenStrengthRecoversTheGeneratingOne) {
+  const std::vector<double> base = {2.0, 3.0, 5.0};
+  Eigen::Vector3d l;
+  for (int d = 0; d < 3; ++d) l(d) = boost::math::digamma(base[d]) - boost::math::digamma(10.0);
+  for (double n0 : {4.0, 32.0}) {
+    std::mt19937_64 rng(2024);
+    std::normal_distribution<double> normal(0, 1);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    const auto log_target = [&](const std::vector<double>& u) {  // in u = log alpha, with the Jacobian
+      double total = 0, value = 0;
+      for (int d = 0; d < 3; ++d) {
+        const double a = std::exp(u[d]);
+        total += a, value += n0 * ((a - 1) * l(d) - std::lgamma(a)) + u[d];
+      }
+      return value + n0 * std::lgamma(total);
+    };
+    std::vector<std::vector<std::vector<double>>> examples;
+    for (int i = 0; i < 200; ++i) {
+      std::vector<double> u = {std::log(base[0]), std::log(base[1]), std::log(base[2])};
+      double current = log_target(u);
+      const double step = 1.0 / std::sqrt(n0);
+      for (int s = 0; s < 4000; ++s) {
+        std::vector<double> proposal = u;
+        for (double& v : proposal) v += step * normal(rng);
+        const double next = log_target(proposal);
+        if (std::log(uniform(rng)) < next - current) u = proposal, current = next;
+      }
+      std::vector<std::vector<double>> vectors;
+      for (int j = 0; j < 10; ++j) {
+        std::vector<double> x(3);
+        double sum = 0;
+        for (int d = 0; d < 3; ++d) sum += x[d] = std::max(std::gamma_distribution<double>(std::exp(u[d]), 1.0)(rng), 1e-300);
+        for (double& v : x) v /= sum;
+        vectors.push_back(x);
+      }
+      examples.push_back(vectors);
+    }
+    const std::vector<Eigen::MatrixXd> logs = log_matrices(examples);
+    Eigen::Vector3d pooled = Eigen::Vector3d::Zero();
+    double count = 0;
+    for (const Eigen::MatrixXd& m : logs) pooled += m.colwise().sum().transpose(), count += static_cast<double>(m.rows());
+    const DirichletPriorChoice choice = choose_dirichlet_prior_count(logs, pooled / count);
+    std::printf("N0 %.0f: chosen %g\n", n0, choice.count);
+    EXPECT_GE(choice.count, n0 / 2);
+    EXPECT_LE(choice.count, n0 * 2);
   }
 }
 
