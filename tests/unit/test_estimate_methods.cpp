@@ -222,7 +222,7 @@ TEST(EstimateDirichlet, MaximumLikelihoodSolvesTheLikelihoodEquations) {
 TEST(EstimateDirichlet, MapOfPseudoObservationsAloneIsThePrior) {
   // One data vector at the prior's typical statistics is not available, but with nu0 huge the
   // pseudo-observations dominate: the MAP tends to Dirichlet(A0).
-  const auto model = estimate(*dirichlet_estimator({Method::map, 2.5, 1e9}), {sparse({0.2, 0.8})}, 2);
+  const auto model = estimate(*dirichlet_estimator({Method::map, 2.5, 1e9, {}}), {sparse({0.2, 0.8})}, 2);
   EXPECT_NEAR(as<DirichletModel>(model).alpha()[0], 2.5, 1e-5);
   EXPECT_NEAR(as<DirichletModel>(model).alpha()[1], 2.5, 1e-5);
 }
