@@ -1,5 +1,6 @@
 // ppk fit FAMILY [options] INPUT [-o OUTPUT]: one model row per example.
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <iomanip>
@@ -131,7 +132,8 @@ multinomial: counts c_d >= 0 (summed over the example's vectors), N = sum c_d;
   cross-validated accuracy of the kernel SVM on INPUT (LIBSVM's
   svm_cross_validation, as svm-train -v K -c C -t KERNEL -g RHO on the rows):
   every candidate of --cv-alphas (default evidence,1/D,ml,1,0.1,0.01,0.001;
-  evidence is skipped when the evidence has no maximum) at every C of --cv-c.
+  evidence is skipped when the evidence has no maximum, ml under --base pooled)
+  at every C of --cv-c.
   The table and the choice are printed on stderr, the chosen rows written;
   --save-pooled saves the smoothing, C and kernel settings, and --pooled-from
   applies the smoothing to a test file. Costs candidates x C values x K SVM
@@ -709,7 +711,12 @@ std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const S
     throw UsageError("--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows; the "
                      "bernoulli prior is Beta(A, A) on every feature: give --alpha A");
   const PoolFile* from = context.choices.pool_from();
-  const CvOptions options = read_cv_options(values, from == nullptr && text == "auto", rows.one_over_d);
+  CvOptions options = read_cv_options(values, from == nullptr && text == "auto", rows.one_over_d);
+  // Maximum-likelihood rows have no base measure: --base pooled leaves ml out of the default candidates
+  // (a --cv-alphas that names it is refused when its rows are fitted).
+  if (values.count("base") && values["base"].as<std::string>() == "pooled" && values["cv-alphas"].defaulted())
+    options.candidates.erase(std::remove(options.candidates.begin(), options.candidates.end(), "ml"),
+                             options.candidates.end());
   const RowSmoothing smoothing = from != nullptr ? reused_smoothing(context, *from, rows)
                                                  : training_smoothing(context, options, rows);
   if (from != nullptr || smoothing.how != "the command line") {

@@ -166,6 +166,16 @@ expect_error 1 "pool.json" "train.txt" "test.txt" "--dim" -- \
 expect_no_output out.ppk
 expect_error 2 "--base pooled smooths towards the pooled base with the posterior mean" -- \
   "$PPK" fit multinomial --dim 45 --estimator ml --base pooled --save-pooled p.json train.txt -o out.ppk
+# --alpha auto under --base pooled: ml (no base measure) is left out of the default candidates, and
+# refused when --cv-alphas names it.
+"$PPK" fit multinomial --dim 45 --base pooled --alpha auto --cv-c 1 --cv-folds 3 --save-pooled auto_pool.json \
+  train.txt -o auto.ppk 2> auto.txt
+grep -qE '^  evidence ' auto.txt && grep -qE '^  0\.001 ' auto.txt || fail "--alpha auto table without its candidates: $(cat auto.txt)"
+! grep -qE '^  ml ' auto.txt || fail "--base pooled --alpha auto tried ml rows: $(cat auto.txt)"
+pass
+expect_error 1 "candidate ml" "leave ml out of --cv-alphas" -- \
+  "$PPK" fit multinomial --dim 45 --base pooled --alpha auto --cv-alphas ml,0.1 --cv-c 1 --cv-folds 3 \
+  --save-pooled p.json train.txt -o out.ppk
 # A pool file whose base is damaged is refused, naming it and the field.
 python3 -c '
 import json
