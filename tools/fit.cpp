@@ -1050,6 +1050,14 @@ Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleS
   return centre;
 }
 
+// N0 of --prior pooled (gamma, dirichlet): --prior-count N0 as given, or, for --prior-count auto
+// (the default), chosen on INPUT by `choose`; read from --pooled-from for a test file.
+double pooled_prior_count(const FitContext& context, const std::function<Choice()>& choose) {
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
+  if (count) return context.choices.given("prior-count", *count);
+  return context.choices.value("prior-count", choose);
+}
+
 // --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
 // read from --pooled-from.
@@ -1060,12 +1068,7 @@ void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});
   options.prior_centre = centre;
-  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
-  if (count) {
-    options.prior_count = context.choices.given("prior-count", *count);
-    return;
-  }
-  options.prior_count = context.choices.value("prior-count", [&] {
+  options.prior_count = pooled_prior_count(context, [&] {
     GammaShapeEvidence evidence;
     StrengthChoice choice;
     try {
@@ -1121,12 +1124,7 @@ void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& opti
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});
   options.prior_log_means = centre.col(0);
-  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
-  if (count) {
-    options.prior_count = context.choices.given("prior-count", *count);
-    return;
-  }
-  options.prior_count = context.choices.value("prior-count", [&] {
+  options.prior_count = pooled_prior_count(context, [&] {
     examples();  // every example read and checked first
     std::vector<Eigen::MatrixXd> log_vectors;
     for (const Example& example : data.examples) {
