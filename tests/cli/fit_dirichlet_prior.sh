@@ -19,16 +19,12 @@ write('train.txt', 12)
 write('test.txt', 4)
 PY
 "$PPK" fit dirichlet --estimator map --prior pooled train.txt --save-pooled pool.json -o train.ppk 2> chosen.txt
-grep -qF "prior-count = " chosen.txt && grep -qF "chosen by maximum held-out likelihood" chosen.txt ||
-  fail "the chosen strength is not printed: $(cat chosen.txt)"
-pass
+expect_chosen_strength chosen.txt "chosen by maximum held-out likelihood"
 
 python3 - <<'PY' || fail "the centre, the strength or the rows disagree with the Python computation"
 import json, math
-groups = {}
-for line in open('train.txt'):
-    w = line.split()
-    groups.setdefault(w[1], []).append([math.log(float(t.split(':')[1])) for t in w[2:]])
+from qid_groups import qid_groups
+groups = {q: [[math.log(x) for x in v] for v in vs] for q, vs in qid_groups('train.txt', 3).items()}
 logs = [v for x in groups.values() for v in x]
 l = [sum(v[d] for v in logs) / len(logs) for d in range(3)]
 pool = json.load(open('pool.json'))

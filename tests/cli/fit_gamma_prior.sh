@@ -20,16 +20,12 @@ write('test.txt', 5)
 PY
 
 "$PPK" fit gamma --estimator map --prior pooled train.txt --save-pooled pool.json -o train.ppk 2> chosen.txt
-grep -qF "prior-count = " chosen.txt && grep -qF "chosen by maximum evidence (standard error" chosen.txt ||
-  fail "the chosen strength is not printed: $(cat chosen.txt)"
-pass
+expect_chosen_strength chosen.txt "chosen by maximum evidence (standard error"
 
 python3 - <<'PY' || fail "the centre, the strength or the rows disagree with the Python computation"
 import json, math
-groups = {}
-for line in open('train.txt'):
-    w = line.split()
-    groups.setdefault(w[1], []).append([float(t.split(':')[1]) for t in w[2:]])
+from qid_groups import qid_groups
+groups = qid_groups('train.txt', 2)
 vectors = [v for x in groups.values() for v in x]
 m = [sum(v[d] for v in vectors) / len(vectors) for d in range(2)]
 l = [sum(math.log(v[d]) for v in vectors) / len(vectors) for d in range(2)]

@@ -28,10 +28,8 @@ pass
 # point of the grid 3 + 2^j, j = -3..10.
 python3 - <<'PY' || fail "the saved centre or strength is wrong"
 import json
-groups = {}
-for line in open('train.txt'):
-    w = line.split()
-    groups.setdefault(w[1], []).append([float(w[2].split(':')[1]), float(w[3].split(':')[1])])
+from qid_groups import qid_groups
+groups = qid_groups('train.txt', 2)
 S = [[0.0, 0.0], [0.0, 0.0]]
 dof = 0
 for x in groups.values():

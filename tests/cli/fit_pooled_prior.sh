@@ -33,17 +33,13 @@ PY
 
 "$PPK" fit gaussian --estimator map --prior pooled train.txt --save-pooled pool.json -o train.ppk 2> chosen.txt
 "$PPK" fit gaussian --estimator map --prior pooled --pooled-estimate mode train.txt -o train-mode.ppk 2>/dev/null
-grep -qF "prior-count = " chosen.txt && grep -qF "chosen by maximum evidence (standard error" chosen.txt ||
-  fail "the chosen strength is not printed: $(cat chosen.txt)"
-pass
+expect_chosen_strength chosen.txt "chosen by maximum evidence (standard error"
 
 python3 - <<'PY' || fail "the centre, the strength or the rows disagree with the Python computation"
 import json, math
 from grid import zoomed_argmax
-groups = {}
-for line in open('train.txt'):
-    w = line.split()
-    groups.setdefault(w[1], []).append([float(w[2].split(':')[1]), float(w[3].split(':')[1])])
+from qid_groups import qid_groups
+groups = qid_groups('train.txt', 2)
 stats = []
 for x in groups.values():
     n = len(x)
@@ -137,11 +133,8 @@ pass
 python3 - <<'PY' || fail "the Poisson prior disagrees with the Python computation"
 import json, math
 from grid import zoomed_argmax
-groups = {}
-for line in open('counts.txt'):
-    w = line.split()
-    x = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in w[2:])
-    groups.setdefault(w[1], []).append([x.get(1, 0.0), x.get(2, 0.0)])
+from qid_groups import qid_groups
+groups = qid_groups('counts.txt', 2)
 n_total = sum(len(g) for g in groups.values())
 r = [sum(v[d] for g in groups.values() for v in g) / n_total for d in range(2)]
 def log_evidence(a):
@@ -189,13 +182,9 @@ pass
 python3 - <<'PY' || fail "the exponential prior disagrees with the Python computation"
 import json, math
 from grid import zoomed_argmax
+from qid_groups import qid_groups
 def read(path):
-    groups = {}
-    for line in open(path):
-        w = line.split()
-        x = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in w[2:])
-        groups.setdefault(w[1], []).append([x.get(1, 0.0), x.get(2, 0.0)])
-    return list(groups.values())
+    return list(qid_groups(path, 2).values())
 groups = read('waits.txt')
 n_total = sum(len(g) for g in groups)
 b = [sum(v[d] for g in groups for v in g) / n_total for d in range(2)]

@@ -69,3 +69,10 @@ expect_close() {
     exit !(d <= tol * scale) }" || fail "value $1, expected $2"
   pass
 }
+
+# expect_chosen_strength LOG HOW: LOG (a fit's standard error) prints the strength chosen on the
+# training file ("prior-count = ...") and HOW it was chosen (a fixed string).
+expect_chosen_strength() {
+  grep -qF "prior-count = " "$1" && grep -qF "$2" "$1" || fail "the chosen strength is not printed: $(cat "$1")"
+  pass
+}
