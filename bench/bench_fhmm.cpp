@@ -1,7 +1,8 @@
 // Factorial-HMM kernel evaluations per second (fhmm.hpp): the structured mean-field bound between two
-// random factorial HMMs of C chains of M states each in d dimensions (the README's examples: C = M = 2,
-// d = 2; and a larger C = M = 3, d = 3), rho = 1, T in {10, 100}. Each evaluation runs the coordinate
-// ascent to convergence; the counter "sweeps" is the number of sweeps it took for the benchmarked pair.
+// random factorial HMMs of C chains of M states each in d dimensions (docs/performance.md's examples:
+// C = M = 2, d = 2; and a larger C = M = 3, d = 3), rho = 1, T in {10, 100}. Each evaluation runs the
+// coordinate ascent to convergence; the counter "sweeps" is the number of sweeps it took for the
+// benchmarked pair.
 #include <memory>
 #include <random>
 #include <utility>

@@ -19,7 +19,7 @@ struct FamilyInfo {
   int code;          // row field 2; unique, never reused
   // Decodes and validates the family's fields (the reader starts at field 3).
   std::unique_ptr<Model> (*decode)(RowReader& fields);
-  // Builds the model from its JSON object (the field names of the README, "Rows"); throws ModelError.
+  // Builds the model from its JSON object (the field names of docs/families.md); throws ModelError.
   std::unique_ptr<Model> (*from_json)(const nlohmann::json& object);
   // nullptr when the family's kernel values are k itself, so that its Gram matrices are positive
   // semidefinite; otherwise what the values are instead (a bound or an estimate of k), whose Gram

@@ -1,6 +1,6 @@
 // Models as JSON objects, and the JSON-lines files of `ppk encode` / `ppk decode`.
 //
-// A model's object has "family" and the family's fields (the README, "Rows"):
+// A model's object has "family" and the family's fields (docs/families.md, each family's "JSON"):
 //     {"family":"gaussian","mean":[0,1],"var":2}
 // A JSON-lines file holds one such object per line plus "label" (a number,
 // default 0), the example's LIBSVM label:

@@ -80,7 +80,7 @@ class Model {
 
   // Writes the family's fields (everything after the family header) to a row.
   virtual void encode_fields(RowWriter& out) const = 0;
-  // The model as a JSON object with "family" and the field names of the README, "Rows".
+  // The model as a JSON object with "family" and the field names of docs/families.md.
   virtual void to_json(nlohmann::json& out) const = 0;
 };
 

@@ -5,7 +5,7 @@
 //     1: format version (= 1)
 //     2: family code (see family.hpp)
 //     3...: the family's fields, in the order its encode_fields writes them.
-// Each family documents its own field layout in its header and in README.md.
+// Each family documents its own field layout in its header and in docs/families.md.
 #pragma once
 
 #include <cstddef>

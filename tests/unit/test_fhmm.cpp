@@ -80,7 +80,7 @@ TEST(Fhmm, ProductHmmOracleEqualsBruteForceOverPathPairs) {
 }
 
 // The gap log k~ - log B on random pairs (C = 1..3 chains of 2 or 3 states, d = 1 and 2, T = 0..6,
-// means N(0, 1) or N(0, 0.3^2) per coordinate): never negative, and within the README's figures.
+// means N(0, 1) or N(0, 0.3^2) per coordinate): never negative, and within the figures of docs/tests.md.
 TEST(Fhmm, BoundIsBelowTheExactKernelWithinTheDocumentedGap) {
   std::mt19937 rng(2);
   const std::vector<std::vector<long>> structures = {{2}, {3}, {2, 2}, {2, 3}, {2, 2, 2}};
@@ -249,7 +249,7 @@ TEST(Fhmm, LengthAndSampleSpace) {
   }
 }
 
-// The JSON example of the README and its row: 3 C, 4 d, 5 T, 6..7 M_1 M_2, chain 0 at 8..9 (start),
+// The JSON example of docs/families.md and its row: 3 C, 4 d, 5 T, 6..7 M_1 M_2, chain 0 at 8..9 (start),
 // 10..13 (trans), 14..17 (means); chain 1 at 18..19, 20..23, 24..27; 28..30 Sigma.
 const char* const kJson =
     R"({"family":"fhmm","chains":[{"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],"means":[[1.0,-1.0],[2.0,0.5]]},)"

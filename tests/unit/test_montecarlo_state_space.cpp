@@ -221,7 +221,7 @@ TEST(MonteCarloStateSpace, FhmmEstimatesConvergeToTheExactKernelOfTheProductHmm)
 // The Monte Carlo estimate (N = 20000) against the mean-field bound B: log k_MC - log B recovers the
 // exact gap log k - log B within the estimate's error (4 standard errors of its relative error,
 // from the spread of p'(x_i) over the draws, and at least 0.02), and is positive where the gap
-// exceeds that error; per time step it stays within the README's measured range at rho = 1
+// exceeds that error; per time step it stays within docs/tests.md's measured range at rho = 1
 // (largest 1.48).
 TEST(MonteCarloStateSpace, FhmmEstimateLiesAboveTheMeanFieldBoundByItsGap) {
   std::mt19937 rng(44);
