@@ -17,7 +17,7 @@ Reads one JSON object per line (FILE, or standard input if absent or '-'),
   {"label":1,"family":"gaussian","mean":[0,1],"var":2}
 and writes one model row per object, in order: the LIBSVM line
 'label index:value ...' that svm-train -t ppk|ppk_norm reads. "label" is
-optional (default 0); the other fields are the family's (see the README).
+optional (default 0); the other fields are the family's (docs/families.md).
 Every object is validated; nothing is written unless all are valid.
 )";
 

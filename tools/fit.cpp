@@ -322,7 +322,7 @@ fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma)
   printed, saved by --save-pooled, reused by --pooled-from. Not the default
   (--prior none: the ridge alone): not measured on real data.
   The row stores T = n - 1 or --length T (at most 10^6). The kernel between
-  factorial HMMs is a mean-field lower bound (see README).
+  factorial HMMs is a mean-field lower bound (docs/families.md).
 )";
 
 // The examples to fit, the models' dimension, and files to write when every example fits.
