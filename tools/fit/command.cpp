@@ -1732,7 +1732,7 @@ const FitFamily kFamilies[] = {
      "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input},
 };
 
-// `ppk fit mi`, a command of its own (fit_mi.cpp) listed among the families.
+// `ppk fit mi`, a command of its own (mi.cpp) listed among the families.
 constexpr const char* kMiName = "mi";
 constexpr const char* kMiSummary = "mutual-information kernel rows: 'ppk fit mi --help'";
 
