@@ -1,7 +1,6 @@
 // Pieces shared by the `ppk` subcommands: command-line parsing, input and output files.
 #pragma once
 
-#include <cstddef>
 #include <fstream>
 #include <iosfwd>
 #include <iostream>
@@ -37,11 +36,11 @@ po::variables_map parse_command_line(const std::vector<std::string>& args,
 // True if the words ask for help (-h or --help anywhere).
 bool wants_help(const std::vector<std::string>& args);
 
-// Prints `usage`, then the help text and the options of each entry of `entries` (an array of
-// structs with `name`, `help` and `add_options`: families or likelihoods), or of `only` when it is
-// not null, then the `common` options.
-template <class Entry, std::size_t N>
-void print_help_with_entries(const std::string& usage, const Entry (&entries)[N], const Entry* only,
+// Prints `usage`, then the help text and the options of each entry of `entries` (an array or a
+// vector of structs with `name`, `help` and `add_options`: families or likelihoods), or of `only`
+// (one of them) when it is not null, then the `common` options.
+template <class Entries, class Entry>
+void print_help_with_entries(const std::string& usage, const Entries& entries, const Entry* only,
                              const po::options_description& common) {
   std::cout << usage;
   for (const Entry& entry : entries) {

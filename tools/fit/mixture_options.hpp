@@ -1,5 +1,5 @@
 // The options of an EM fit of a Gaussian mixture (MixtureFitOptions, estimate.hpp), shared by
-// `ppk fit mixture` and `ppk fit mi mixture` (defined in fit/command.cpp).
+// `ppk fit mixture` and `ppk fit mi mixture` (defined in mixture.cpp).
 #pragma once
 
 #include "cli.hpp"

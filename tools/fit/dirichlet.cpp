@@ -1,0 +1,96 @@
+// ppk fit dirichlet: probability vectors under a conjugate prior, fixed or pooled on the training file.
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "fit_family.hpp"
+#include "prior_options.hpp"
+
+namespace ppk::cli {
+namespace {
+
+constexpr const char* kDirichletHelp = R"(
+dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
+  proportions x is the case D = 2, x = (x, 1 - x)).
+  ml (default): the fixed point digamma(alpha_d) - digamma(sum alpha) =
+    mean(log x_d) by Newton's method (needs vectors that are not all equal).
+  map: as for gamma, with N0 pseudo-observations typical of Dirichlet(A0, .., A0):
+    mean log x_d = digamma(A0) - digamma(D A0).
+  map --prior pooled (docs/priors-by-evidence.md): N0 pseudo-observations with
+    mean log x_d = l_d, the pooled mean of log x_d over every vector of INPUT.
+    --prior-count auto (the default there) chooses N0 on the grid 2^-3..2^10 by
+    held-out likelihood (each example's vectors left out in turn, the rest fitted;
+    examples of one vector are not used). l and N0 are saved by --save-pooled
+    and reused by --pooled-from.
+)";
+
+void add_dirichlet_options(po::options_description& options) {
+  options.add_options()
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the conjugate prior's centre: fixed (statistics of Dirichlet(A0, .., A0)) or pooled (INPUT's "
+       "pooled mean of log x_d)")
+      ("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A0"),
+       "map, --prior fixed: pseudo-observations typical of Dirichlet(A0, .., A0)")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
+       "maximum held-out likelihood on INPUT)");
+}
+
+// --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
+// N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
+// from --pooled-from.
+void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& options) {
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> reader = dirichlet_estimator(DirichletFitOptions{});
+  LazyExampleStatistics examples(*reader, data, dim);
+  const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});
+  options.prior_log_means = centre.col(0);
+  options.prior_count = pooled_prior_count(context, [&] {
+    examples();  // every example read and checked first
+    std::vector<Eigen::MatrixXd> log_vectors;
+    for (const Example& example : data.examples) {
+      Eigen::MatrixXd logs(static_cast<Eigen::Index>(example.vectors.size()), dim);
+      for (std::size_t j = 0; j < example.vectors.size(); ++j)
+        for (const Feature& f : example.vectors[j]) logs(static_cast<Eigen::Index>(j), f.coord) = std::log(f.value);
+      log_vectors.push_back(std::move(logs));
+    }
+    DirichletPriorChoice choice;
+    try {
+      choice = choose_dirichlet_prior_count(log_vectors, centre.col(0));
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + e.what());
+    }
+    std::ostringstream how;
+    how << "maximum held-out likelihood (each vector left out in turn; grid 0.125..1024"
+        << (choice.count == choice.scores.front().first || choice.count == choice.scores.back().first
+                ? ", best at its end" : "")
+        << ")";
+    return Choice{choice.count, how.str()};
+  });
+}
+
+std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
+  DirichletFitOptions options;
+  options.method = context.method;
+  if (conjugate_prior_is_pooled(context, {"prior-alpha"})) {
+    choose_dirichlet_prior(context, options);
+    return dirichlet_estimator(options);
+  }
+  options.prior_alpha = option(context.values, "prior-alpha");
+  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
+  return dirichlet_estimator(options);
+}
+
+}  // namespace
+
+FitFamily dirichlet_family() {
+  return {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,
+          add_dirichlet_options, make_dirichlet, read_libsvm_input};
+}
+
+}  // namespace ppk::cli

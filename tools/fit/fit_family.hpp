@@ -1,0 +1,92 @@
+// What a family of `ppk fit` is (FitFamily: its help, its own options, its estimator's factory and
+// how it reads INPUT), what its factory is given (FitContext), and the pieces every family may use:
+// INPUT's readers, the option readers, the EM options and fitting every example. A family is one
+// file, tools/fit/NAME.cpp, defining `FitFamily NAME_family()`, and one line in families.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli.hpp"
+#include "ppk/data.hpp"
+#include "ppk/estimate.hpp"
+#include "ppk/row.hpp"
+#include "training_choices.hpp"
+
+namespace ppk::cli {
+
+// The examples to fit, the models' dimension, and files to write when every example fits.
+struct FitInput {
+  Dataset data;
+  long dim = 0;
+  std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
+};
+// INPUT as examples; `command` ("ppk fit lds") names the command in messages.
+using InputReader = FitInput (*)(const FitSource& source, const po::variables_map& values, const std::string& command);
+
+// What a family's estimator is made from: the options, INPUT (its format and its examples) and the
+// hyperparameters chosen on the training file.
+struct FitContext {
+  const po::variables_map& values;
+  Method method;
+  const FitSource& source;
+  const FitInput& input;
+  TrainingChoices& choices;
+  const std::string& command;  // "ppk fit FAMILY", for messages
+};
+using EstimatorFactory = std::unique_ptr<Estimator> (*)(const FitContext& context);
+
+struct FitFamily {
+  const char* name;
+  const char* summary;  // one line for the FAMILY list
+  const char* help;
+  // --estimator: the default method, or, when the family offers no choice, why (nullptr: offered).
+  Method default_method;
+  const char* no_estimator;
+  bool pools;  // --shrink, --save-pooled and --pooled-from (an exponential family's statistics)
+  void (*add_options)(po::options_description& options);  // the family's own options
+  EstimatorFactory make_estimator;
+  InputReader read_input;
+};
+
+// Every family of `ppk fit`, in the order of its help (families.cpp).
+const std::vector<FitFamily>& fit_families();
+
+// LIBSVM rows, one example per line or per qid group.
+FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command);
+// qid-grouped LIBSVM rows, one sequence per group.
+FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command);
+// INPUT's LIBSVM rows (its format checked by the caller); the dimension from --dim or the data.
+FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values);
+// The formats of read_sequence_input.
+inline constexpr FitFormats kSequenceRows{false, true, false, false};
+
+// The value of the number option --NAME.
+double option(const po::variables_map& values, const char* name);
+// A number option that may be `auto` (nothing); `fallback` when absent.
+std::optional<double> number_or_auto(const po::variables_map& values, const char* name, const char* fallback);
+// --cov iso|diag|full.
+CovarianceForm covariance_form(const std::string& form);
+
+// Every example's model row. Each example is fitted on its own (estimators are const and seed from
+// the example's data), so the examples run in parallel and the rows do not depend on the number of
+// threads. `pooled` (null: none) and `lambda` are --shrink's pool and weight.
+std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long dim, const Statistics* pooled,
+                          double lambda, unsigned threads);
+
+// --iterations (default `iterations`), --tolerance, --restarts and --seed of the EM fits.
+void add_em_options(po::options_description& options, long iterations, const char* iterations_help);
+// The options of add_em_options into an estimator's options.
+template <class FitOptions>
+void read_em_options(const po::variables_map& values, FitOptions& options) {
+  options.iterations = values["iterations"].as<long>();
+  options.tolerance = option(values, "tolerance");
+  options.restarts = values["restarts"].as<long>();
+  options.seed = values["seed"].as<std::uint64_t>();
+}
+
+}  // namespace ppk::cli

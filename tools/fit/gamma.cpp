@@ -1,0 +1,89 @@
+// ppk fit gamma: independent gamma values under a conjugate prior, fixed or pooled on the training file.
+#include <memory>
+
+#include <Eigen/Core>
+
+#include "fit_family.hpp"
+#include "prior_options.hpp"
+
+namespace ppk::cli {
+namespace {
+
+constexpr const char* kGammaHelp = R"(
+gamma: independent gamma values per feature (> 0, every feature present);
+  ml (default): scale = mean / shape, and the shape solves
+    log(shape) - digamma(shape) = log(mean x) - mean(log x)
+    (needs values that are not all equal).
+  map: the mode in the natural parameters under the conjugate prior worth N0
+    pseudo-observations typical of Gamma(A0, B0): the ML fit of the data plus
+    N0 observations with mean x = A0 B0 and mean log x = digamma(A0) + log B0.
+  map --prior pooled (docs/priors-by-evidence.md): the same conjugate prior
+    centred on INPUT's pooled statistics: N0 pseudo-observations with mean x =
+    m_d and mean log x = l_d, the pooled means of feature d over every vector
+    of INPUT. --prior-count auto (the default there) chooses N0 by maximum
+    evidence (the exact marginal likelihood; its normaliser is a 1-D integral
+    over the shape). m, l and N0 are saved by --save-pooled and reused by
+    --pooled-from. With one vector per example the evidence cannot separate
+    the examples and N0 runs to 1e8 (every row the pooled gamma); give
+    --prior-count (N0 = 1 was best measured on such data).
+)";
+
+void add_gamma_options(po::options_description& options) {
+  options.add_options()
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
+       "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
+       "of x and of log x per feature)")
+      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"),
+       "map, --prior fixed: pseudo-observations typical of Gamma(A0, B0)")
+      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map, --prior fixed: (see --prior-shape)")
+      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
+       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
+       "maximum evidence on INPUT)");
+}
+
+// --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
+// "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
+// read from --pooled-from.
+void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
+  LazyExampleStatistics examples(*reader, data, dim);
+  const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});
+  options.prior_centre = centre;
+  options.prior_count = pooled_prior_count(context, [&] {
+    GammaShapeEvidence evidence;
+    StrengthChoice choice;
+    try {
+      for (const Statistics& example : examples())
+        evidence.add(example.count, example.sums.at("x").col(0), example.sums.at("log_x").col(0), centre.col(0),
+                     centre.col(1));
+      choice = maximise_evidence(evidence);
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + e.what());
+    }
+    return evidence_choice(choice, "the examples' gamma fits are indistinguishable from the pooled one");
+  });
+}
+
+std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
+  GammaFitOptions options;
+  options.method = context.method;
+  if (conjugate_prior_is_pooled(context, {"prior-shape", "prior-scale"})) {
+    choose_gamma_prior(context, options);
+    return gamma_estimator(options);
+  }
+  options.prior_shape = option(context.values, "prior-shape");
+  options.prior_scale = option(context.values, "prior-scale");
+  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
+  return gamma_estimator(options);
+}
+
+}  // namespace
+
+FitFamily gamma_family() {
+  return {"gamma", "independent gamma values", kGammaHelp, Method::ml, nullptr, true, add_gamma_options, make_gamma,
+          read_libsvm_input};
+}
+
+}  // namespace ppk::cli

@@ -1,0 +1,86 @@
+// The Gamma prior on a rate that ppk fit poisson and ppk fit exponential share: its options and
+// the estimator it gives.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "fit_family.hpp"
+#include "ppk/estimate.hpp"
+#include "prior_options.hpp"
+
+namespace ppk::cli {
+
+// Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
+// INPUT's pooled mean of each feature, `pooled_help`).
+inline void add_gamma_prior_on_rate(po::options_description& options, const char* pooled_help) {
+  options.add_options()
+      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"), pooled_help)
+      ("prior-shape", po::value<std::string>()->value_name("A|auto"),
+       "map: the Gamma shape A > 0 (default 2; with --prior pooled default auto = maximum evidence on INPUT)")
+      ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
+  add_pooled_estimate_option(options);
+}
+
+// --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
+// sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale
+// bbar_d; saved and reused as the matrix `means_name` into options.*pooled_means), and the shape A,
+// given or chosen by maximum evidence (the examples added to a GammaRateEvidence by `add_example`).
+// The Poisson and exponential estimators (`make`) share it.
+template <class FitOptions>
+std::unique_ptr<Estimator> make_gamma_rate_estimator(
+    const FitContext& context, std::unique_ptr<Estimator> (*make)(const FitOptions&),
+    std::optional<Eigen::VectorXd> FitOptions::*pooled_means, const std::string& means_name,
+    void (GammaRateEvidence::*add_example)(double, const Eigen::VectorXd&, const Eigen::VectorXd&)) {
+  const po::variables_map& values = context.values;
+  FitOptions options;
+  options.method = context.method;
+  options.prior_rate = option(values, "prior-rate");
+  if (!pooled_prior_option(values, context.method, options.pooled_posterior_mean)) {
+    const std::optional<double> shape = number_or_auto(values, "prior-shape", "2");
+    if (!shape) throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
+    options.prior_shape = *shape;
+    return make(options);
+  }
+  if (!values["prior-rate"].defaulted())
+    throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
+  const Dataset& data = context.input.data;
+  const long dim = context.input.dim;
+  const std::unique_ptr<Estimator> statistics_of = make(FitOptions{});
+  LazyExampleStatistics examples(*statistics_of, data, dim);
+  const Eigen::MatrixXd means = context.choices.matrix(means_name, [&] {
+    Eigen::VectorXd sums = Eigen::VectorXd::Zero(dim);
+    double vectors = 0;
+    for (const Statistics& example : examples()) sums += example.sums.at("x").col(0), vectors += example.count;
+    return Eigen::MatrixXd(sums / vectors);
+  });
+  if (means.rows() != dim || means.cols() != 1)
+    throw UsageError(values["pooled-from"].as<std::string>() + " holds " + means_name + " of dimension " +
+                     std::to_string(means.rows()) + ", but " + data.source + " is fitted over dimension " +
+                     std::to_string(dim) + ": give both files the same --dim");
+  const Eigen::VectorXd pooled = means.col(0);
+  options.*pooled_means = pooled;
+  const std::optional<double> shape = number_or_auto(values, "prior-shape", "auto");
+  if (shape) {
+    options.prior_shape = context.choices.given("prior-shape", *shape);
+  } else {
+    options.prior_shape = context.choices.value("prior-shape", [&] {
+      GammaRateEvidence evidence;
+      for (const Statistics& example : examples())
+        (evidence.*add_example)(example.count, example.sums.at("x").col(0), pooled);
+      StrengthChoice choice;
+      try {
+        choice = maximise_evidence(evidence);
+      } catch (const EstimationError& e) {
+        throw InputError(data.source + ": " + e.what());
+      }
+      return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
+    });
+  }
+  return make(options);
+}
+
+}  // namespace ppk::cli

@@ -1,0 +1,91 @@
+// ppk fit mixture: a Gaussian mixture by EM; its EM options are shared with ppk fit mi mixture
+// (mixture_options.hpp).
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "fit_family.hpp"
+#include "mixture_options.hpp"
+#include "parallel.hpp"
+#include "prior_options.hpp"
+
+namespace ppk::cli {
+
+void add_mixture_options(po::options_description& options) {
+  options.add_options()
+      ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
+      ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
+       "the components' covariance form")
+      ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
+  add_em_options(options, 200, "at most N EM iterations per restart");
+}
+
+MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
+  MixtureFitOptions options;
+  options.components = values["components"].as<long>();
+  options.covariance = covariance_form(values["cov"].as<std::string>());
+  if (values.count("ridge")) options.ridge = option(values, "ridge");
+  read_em_options(values, options);
+  try {
+    check_mixture_fit_options(options);
+  } catch (const EstimationError& e) {
+    throw UsageError(e.what());
+  }
+  return options;
+}
+
+namespace {
+
+constexpr const char* kMixtureHelp = R"(
+mixture: a mixture of K Gaussians fitted by EM to the example's vectors (needs
+  n >= K). Each M-step sets w_k = N_k/n, mu_k the responsibility-weighted mean
+  and Sigma_k = (S_k + R I)/N_k in the --cov form: EM for the log-likelihood
+  minus (R/2) sum_k trace(Sigma_k^-1), which never decreases. Default R: 1e-6
+  times the mean per-coordinate variance of the example. Means are seeded
+  k-means++ style from a generator seeded by (--seed, n, D), so fits are
+  reproducible; the best of --restarts runs is kept.
+  --prior pooled (docs/priors-by-evidence.md): every Sigma_k ~ inverse-Wishart
+  (NU, (NU - D - 1) C), E[Sigma_k] = C the pooled within-example covariance of
+  the training file (as gaussian --prior pooled), by MAP-EM beside the ridge:
+    full  Sigma_k = ((NU - D - 1) C + S_k + R I)/(NU + N_k + D + 1)
+    diag  ((NU - 2) C_dd + S_k,dd + R)/(NU + N_k + 2)
+    iso   ((NU - 2) c + tr S_k + R D)/(NU + N_k D + 2), c = tr(C)/D;
+  EM then never decreases the penalised log-likelihood plus the log prior.
+  --prior-count auto (the default with --prior pooled) chooses NU on INPUT by
+  held-out likelihood: every third vector of up to 100 sets is held out, the
+  rest fitted for each NU = p + 1 + 2^j (j = -3..10; p = D full, 1 diag/iso),
+  and the NU whose posterior predictive (a Student t per component, given the
+  kept vectors weighted by their responsibilities) scores the held-out vectors
+  best is kept. NU and C are printed, saved by --save-pooled and reused by
+  --pooled-from (fit a test file with it: nothing is then re-estimated).
+  Not the default (--prior none): on digits as point sets the chosen prior
+  lost to it (docs/priors-by-evidence.md).
+)";
+
+// ppk fit mixture: the EM options and --prior / --prior-count (covariance_prior.hpp).
+void add_mixture_fit_options(po::options_description& options) {
+  add_mixture_options(options);
+  add_covariance_prior_options(options, "none");
+}
+
+std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
+  MixtureFitOptions options = mixture_fit_options(context.values);
+  options.prior = covariance_prior(context, options.covariance, *mixture_estimator(options),
+                                   [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre,
+                                       const std::vector<double>& counts) {
+                                     return choose_mixture_prior(sets, options, centre, counts, 100,
+                                                                 threads_option(context.values));
+                                   });
+  return mixture_estimator(options);
+}
+
+}  // namespace
+
+FitFamily mixture_family() {
+  return {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml,
+          "a mixture is fitted by maximum likelihood (EM)", false, add_mixture_fit_options, make_mixture,
+          read_libsvm_input};
+}
+
+}  // namespace ppk::cli

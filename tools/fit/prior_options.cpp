@@ -1,0 +1,152 @@
+// The priors of prior_options.hpp.
+#include "prior_options.hpp"
+
+#include <cmath>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "parallel.hpp"
+
+namespace ppk::cli {
+namespace {
+
+// "auto" (nothing) or a finite number > 0 (>= 0 when zero_allowed) for --NAME.
+std::optional<double> auto_or_number(const po::variables_map& values, const char* name, bool zero_allowed) {
+  const std::optional<double> value = number_or_auto(values, name, "auto");
+  if (value && (!std::isfinite(*value) || *value < 0 || (!zero_allowed && *value == 0)))
+    throw UsageError(std::string("--") + name + " must be auto or a finite number " + (zero_allowed ? ">= 0" : "> 0") +
+                     ", got '" + values[name].as<std::string>() + "'");
+  return value;
+}
+
+}  // namespace
+
+Choice evidence_choice(const StrengthChoice& choice, const std::string& dominates) {
+  if (choice.at_upper_bound)
+    return Choice{choice.nu, "maximum evidence (still rising at the search's end: " + dominates +
+                                 ", so the prior imposes the pooled value)"};
+  std::ostringstream how;
+  how.precision(3);
+  how << "maximum evidence (standard error " << choice.standard_error << ")";
+  return Choice{choice.nu, how.str()};
+}
+
+void add_pooled_estimate_option(po::options_description& options) {
+  options.add_options()("pooled-estimate", po::value<std::string>()->default_value("mean")->value_name("mean|mode"),
+                        "--prior pooled: the posterior mean (default; measured better for kernels) or mode");
+}
+
+bool pooled_prior_option(const po::variables_map& values, Method method, bool& posterior_mean) {
+  const std::string prior = values["prior"].as<std::string>();
+  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  if (prior == "fixed") {
+    if (!values["pooled-estimate"].defaulted()) throw UsageError("--pooled-estimate applies to --prior pooled");
+    return false;
+  }
+  if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+  const std::string estimate = values["pooled-estimate"].as<std::string>();
+  if (estimate != "mean" && estimate != "mode")
+    throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
+  posterior_mean = estimate == "mean";
+  return true;
+}
+
+Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,
+                                         const std::vector<std::string>& statistic_names) {
+  const long dim = context.input.dim;
+  const auto columns = static_cast<Eigen::Index>(statistic_names.size());
+  const Eigen::MatrixXd centre = context.choices.matrix("prior-centre", [&] {
+    Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(dim, columns);
+    double vectors = 0;
+    for (const Statistics& example : examples()) {
+      for (Eigen::Index k = 0; k < columns; ++k)
+        sums.col(k) += example.sums.at(statistic_names[static_cast<std::size_t>(k)]).col(0);
+      vectors += example.count;
+    }
+    return Eigen::MatrixXd(sums / vectors);
+  });
+  if (centre.rows() != dim || centre.cols() != columns)
+    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior-centre of " +
+                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " +
+                     context.input.data.source + " needs " + std::to_string(dim) + " x " + std::to_string(columns) +
+                     ": fit both files with the same family and --dim");
+  return centre;
+}
+
+double pooled_prior_count(const FitContext& context, const std::function<Choice()>& choose) {
+  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
+  if (count) return context.choices.given("prior-count", *count);
+  return context.choices.value("prior-count", choose);
+}
+
+bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<const char*> fixed_only) {
+  const std::string prior = context.values["prior"].as<std::string>();
+  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
+  if (prior == "fixed") {
+    if (!number_or_auto(context.values, "prior-count", "1"))
+      throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+    return false;
+  }
+  if (context.method != Method::map)
+    throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+  for (const char* option_name : fixed_only)
+    if (!context.values[option_name].defaulted())
+      throw UsageError(std::string("--") + option_name + " belongs to --prior fixed; --prior pooled centres the "
+                       "prior on INPUT's pooled statistics");
+  return true;
+}
+
+std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
+                                                const PriorCountChooser& choose) {
+  return covariance_prior_option(context.values, number_or_auto(context.values, "prior-count", "auto"),
+                                 context.input.data, context.input.dim, form, reader, context.choices, choose);
+}
+
+void add_lds_prior_options(po::options_description& options) {
+  options.add_options()
+      ("prior-strength", po::value<std::string>()->default_value("auto")->value_name("auto|NU"),
+       "pseudo-observations NU >= 0 of the priors on cov0, Q, R (0: none); auto: by held-out likelihood")
+      ("prior-state-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PSI"),
+       "Q's prior centre PSI I (unit state scale); auto: pooled over ML fits")
+      ("prior-observation-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PHI"),
+       "R's prior centre PHI diag(variances); auto: pooled over ML fits");
+}
+
+void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
+  const po::variables_map& values = context.values;
+  const std::optional<double> strength = auto_or_number(values, "prior-strength", true),
+                              state = auto_or_number(values, "prior-state-noise", false),
+                              observation = auto_or_number(values, "prior-observation-noise", false);
+  std::optional<LdsPriorChoice> chosen;
+  const auto choose = [&]() -> const LdsPriorChoice& {
+    if (!chosen) {
+      std::vector<Eigen::MatrixXd> sequences;
+      const std::unique_ptr<Estimator> reader = lds_estimator(options);
+      for (const Example& example : context.input.data.examples) {
+        try {
+          sequences.push_back(reader->statistics(example.vectors, context.input.dim).sums.at("x"));
+        } catch (const EstimationError&) {  // reported with its line when the example is fitted
+        }
+      }
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(), 30,
+                                threads_option(values));
+    }
+    return *chosen;
+  };
+  const std::string pooled = "the geometric mean over maximum-likelihood fits";
+  options.prior.strength = strength ? context.choices.given("prior-strength", *strength) : context.choices.value("prior-strength", [&] {
+    return Choice{choose().prior.strength, "maximum held-out likelihood of the last third of each sequence"};
+  });
+  if (options.prior.strength == 0.0) return;  // no prior: its centres do not matter
+  options.prior.state_noise = state ? context.choices.given("prior-state-noise", *state)
+                                    : context.choices.value("prior-state-noise", [&] { return Choice{choose().prior.state_noise, pooled}; });
+  options.prior.observation_noise =
+      observation ? context.choices.given("prior-observation-noise", *observation)
+                  : context.choices.value("prior-observation-noise", [&] { return Choice{choose().prior.observation_noise, pooled}; });
+}
+
+}  // namespace ppk::cli
