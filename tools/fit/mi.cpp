@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "fit_family.hpp"
 #include "mixture_options.hpp"
 #include "ppk/data.hpp"
 #include "ppk/mi.hpp"
@@ -72,8 +73,6 @@ struct MiLikelihood {
   std::unique_ptr<MiMediator> (*fit)(const po::variables_map& values, long dim, const Points& unlabeled, double lambda);
   std::unique_ptr<MiMediator> (*from_json)(const nlohmann::json& object);
 };
-
-double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
 
 void add_gaussian_options(po::options_description& options) {
   options.add_options()

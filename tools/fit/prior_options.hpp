@@ -23,7 +23,7 @@ namespace ppk::cli {
 // search's upper end means.
 Choice evidence_choice(const StrengthChoice& choice, const std::string& dominates);
 
-// The --pooled-estimate option of --prior pooled (gaussian, poisson).
+// The --pooled-estimate option of --prior pooled (gaussian, poisson, exponential).
 void add_pooled_estimate_option(po::options_description& options);
 
 // --prior fixed|pooled and --pooled-estimate: true for pooled (then `posterior_mean` is set).
@@ -70,7 +70,7 @@ double pooled_prior_count(const FitContext& context, const std::function<Choice(
 // refuses the options of --prior fixed, `fixed_only`).
 bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<const char*> fixed_only);
 
-// --prior pooled of mixture and hmm: the centre and nu (chosen by `choose` for --prior-count auto).
+// --prior pooled of mixture, hmm and fhmm: the centre and nu (chosen by `choose` for --prior-count auto).
 std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
                                                 const PriorCountChooser& choose);
 
