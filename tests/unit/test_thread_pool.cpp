@@ -47,7 +47,9 @@ void expect_tiling(std::vector<Range> ranges, std::size_t n, std::size_t min_ran
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     EXPECT_EQ(ranges[i].first, next);
     EXPECT_LT(ranges[i].first, ranges[i].second);
-    if (i + 1 < ranges.size()) EXPECT_GE(ranges[i].second - ranges[i].first, min_range);
+    if (i + 1 < ranges.size()) {
+      EXPECT_GE(ranges[i].second - ranges[i].first, min_range);
+    }
     next = ranges[i].second;
   }
   EXPECT_EQ(next, n);
