@@ -35,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/hmm.hpp"
 #include "ppk/json.hpp"
@@ -980,7 +981,8 @@ double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x
 }
 
 const FamilyInfo& bayesnet_family() {
-  static const FamilyInfo info{kFamily, 10, &decode_bayesnet, &bayesnet_from_json};
+  static const FamilyInfo info =
+      hand_written_family<BayesNetModel>(kFamily, 10, &decode_bayesnet, &bayesnet_from_json);
   return info;
 }
 

@@ -12,11 +12,10 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
 
 #include "gamma_integrals.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -40,8 +39,13 @@ Eigen::VectorXd checked_natural_parameters(const std::vector<double>& alpha) {
 
 }  // namespace
 
-struct DirichletModel::Impl {
-  std::vector<double> alpha;  // a_d
+template <class Archive>
+void DirichletParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", static_cast<long>(alpha.size()), 2, detail::kMaxDimension);
+  archive.reals("alpha", alpha, dim);
+}
+
+struct DirichletModel::Impl : DirichletParameters {
   double log_partition = 0.0;  // K(theta) = log B(a)
   // Set by prepare():
   double rho = 0.0;
@@ -50,15 +54,16 @@ struct DirichletModel::Impl {
   double log_normalizer = 0.0;      // N = rho log B(a)
 };
 
-DirichletModel::DirichletModel(std::vector<double> alpha)
-    : SamplableExponentialFamilyModel(checked_natural_parameters(alpha)), impl_(std::make_unique<Impl>()) {
-  impl_->alpha = std::move(alpha);
+DirichletModel::DirichletModel(Parameters parameters)
+    : SamplableExponentialFamilyModel(checked_natural_parameters(parameters.alpha)), impl_(std::make_unique<Impl>()) {
+  static_cast<DirichletParameters&>(*impl_) = std::move(parameters);
   impl_->log_partition = log_partition(natural_parameters());
 }
 
 DirichletModel::~DirichletModel() = default;
 
 const std::vector<double>& DirichletModel::alpha() const { return impl_->alpha; }
+const DirichletParameters& DirichletModel::parameters() const { return *impl_; }
 
 const FamilyInfo& DirichletModel::family() const { return dirichlet_family(); }
 
@@ -125,40 +130,8 @@ double DirichletModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& 
   return log_p;
 }
 
-// Row fields: D, then alpha.
-void DirichletModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->alpha.size()));
-  out.reals(impl_->alpha);
-}
-
-void DirichletModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["alpha"] = impl_->alpha;
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_dirichlet(RowReader& fields) {
-  const long dim = fields.integer("dim", 2, detail::kMaxDimension);
-  const long alpha_first = fields.next_index();
-  std::vector<double> alpha = fields.reals("alpha", static_cast<std::size_t>(dim));
-  return detail::build_from_row({{"alpha", alpha_first, dim}},
-                                [&] { return std::make_unique<DirichletModel>(std::move(alpha)); });
-}
-
-std::unique_ptr<Model> dirichlet_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"alpha"});
-  std::vector<double> alpha = fields.reals("alpha");
-  // (D comes from the array here: say so in its terms rather than as the constructor's "dim".)
-  if (alpha.size() < 2) throw fields.invalid("alpha", "at least 2 numbers (a Dirichlet is over D >= 2 proportions)");
-  return std::make_unique<DirichletModel>(std::move(alpha));
-}
-
-}  // namespace
-
 const FamilyInfo& dirichlet_family() {
-  static const FamilyInfo info{kFamily, 7, &decode_dirichlet, &dirichlet_from_json};
+  static const FamilyInfo info = make_family<DirichletModel>(kFamily, 7);
   return info;
 }
 

@@ -12,10 +12,9 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -34,47 +33,53 @@ Eigen::VectorXd checked_natural_parameters(const std::vector<double>& scales) {
 
 }  // namespace
 
-struct ExponentialModel::Impl {
-  std::vector<double> scales;  // b_d
+template <class Archive>
+void ExponentialParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", static_cast<long>(scale.size()), 1, detail::kMaxDimension);
+  archive.reals("scale", scale, dim);
+}
+
+struct ExponentialModel::Impl : ExponentialParameters {
   // Set by prepare():
   double rho = 0.0;
   std::vector<double> rho_rates;  // c_d = rho / b_d
   double log_normalizer = 0.0;    // L = rho sum_d log b_d
 };
 
-ExponentialModel::ExponentialModel(std::vector<double> scales)
-    : SamplableExponentialFamilyModel(checked_natural_parameters(scales)), impl_(std::make_unique<Impl>()) {
-  impl_->scales = std::move(scales);
+ExponentialModel::ExponentialModel(Parameters parameters)
+    : SamplableExponentialFamilyModel(checked_natural_parameters(parameters.scale)), impl_(std::make_unique<Impl>()) {
+  static_cast<ExponentialParameters&>(*impl_) = std::move(parameters);
 }
 
 ExponentialModel::~ExponentialModel() = default;
 
-const std::vector<double>& ExponentialModel::scales() const { return impl_->scales; }
+const std::vector<double>& ExponentialModel::scales() const { return impl_->scale; }
+const ExponentialParameters& ExponentialModel::parameters() const { return *impl_; }
 
 const FamilyInfo& ExponentialModel::family() const { return exponential_family(); }
 
 SampleSpace ExponentialModel::sample_space() const {
-  return {"positive real vectors", static_cast<long>(impl_->scales.size())};
+  return {"positive real vectors", static_cast<long>(impl_->scale.size())};
 }
 
 void ExponentialModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
   m.rho = params.rho;
-  m.rho_rates.resize(m.scales.size());
+  m.rho_rates.resize(m.scale.size());
   m.log_normalizer = 0.0;
-  for (std::size_t d = 0; d < m.scales.size(); ++d) {
-    m.rho_rates[d] = m.rho / m.scales[d];
-    m.log_normalizer += m.rho * std::log(m.scales[d]);
+  for (std::size_t d = 0; d < m.scale.size(); ++d) {
+    m.rho_rates[d] = m.rho / m.scale[d];
+    m.log_normalizer += m.rho * std::log(m.scale[d]);
   }
 }
 
 double ExponentialModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const ExponentialModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.scales.size() != b.scales.size()) detail::throw_unprepared_pair(kFamily);
+  if (a.rho <= 0.0 || a.rho != b.rho || a.scale.size() != b.scale.size()) detail::throw_unprepared_pair(kFamily);
   double log_rate_sum = 0.0;
-  for (std::size_t d = 0; d < a.scales.size(); ++d) log_rate_sum += std::log(a.rho_rates[d] + b.rho_rates[d]);
+  for (std::size_t d = 0; d < a.scale.size(); ++d) log_rate_sum += std::log(a.rho_rates[d] + b.rho_rates[d]);
   return -log_rate_sum - a.log_normalizer - b.log_normalizer;
 }
 
@@ -82,7 +87,7 @@ double ExponentialModel::log_kernel(const Model& other) const {
 double ExponentialModel::log_partition(const Eigen::VectorXd& theta) const { return -(-theta.array()).log().sum(); }
 
 bool ExponentialModel::in_natural_domain(const Eigen::VectorXd& theta) const {
-  return theta.size() == static_cast<Eigen::Index>(impl_->scales.size()) &&
+  return theta.size() == static_cast<Eigen::Index>(impl_->scale.size()) &&
          (theta.array() < 0.0 && theta.array().isFinite()).all();
 }
 
@@ -100,7 +105,7 @@ void ExponentialModel::sample_tilted(double rho, SampleGenerator& generator, Eig
 
 // log p(x) = -sum_d (x_d / b_d + log b_d), -inf outside (0, inf)^D.
 double ExponentialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
-  const std::vector<double>& b = impl_->scales;
+  const std::vector<double>& b = impl_->scale;
   double log_p = 0.0;
   for (std::size_t d = 0; d < b.size(); ++d) {
     const double x_d = x[static_cast<Eigen::Index>(d)];
@@ -110,37 +115,8 @@ double ExponentialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>
   return log_p;
 }
 
-// Row fields: D, then the scales.
-void ExponentialModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->scales.size()));
-  out.reals(impl_->scales);
-}
-
-void ExponentialModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["scale"] = impl_->scales;
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_exponential(RowReader& fields) {
-  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
-  const long scale_first = fields.next_index();
-  std::vector<double> scales = fields.reals("scale", static_cast<std::size_t>(dim));
-  return detail::build_from_row({{"scale", scale_first, dim}},
-                                [&] { return std::make_unique<ExponentialModel>(std::move(scales)); });
-}
-
-std::unique_ptr<Model> exponential_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"scale"});
-  return std::make_unique<ExponentialModel>(fields.reals("scale"));
-}
-
-}  // namespace
-
 const FamilyInfo& exponential_family() {
-  static const FamilyInfo info{kFamily, 5, &decode_exponential, &exponential_from_json};
+  static const FamilyInfo info = make_family<ExponentialModel>(kFamily, 5);
   return info;
 }
 

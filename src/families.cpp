@@ -1,6 +1,8 @@
 // The registry of model families (family.hpp): one line per family.
 #include "ppk/family.hpp"
 
+#include <stdexcept>
+
 #include "ppk/bayesnet.hpp"
 #include "ppk/bernoulli.hpp"
 #include "ppk/dirichlet.hpp"
@@ -20,8 +22,10 @@
 
 namespace ppk {
 
-const std::vector<const FamilyInfo*>& all_families() {
-  static const std::vector<const FamilyInfo*> families = {
+namespace {
+
+std::vector<const FamilyInfo*>& registry() {
+  static std::vector<const FamilyInfo*> families = {
       &gaussian_family(),     // code 1
       &bernoulli_family(),    // code 2
       &multinomial_family(),  // code 3
@@ -40,6 +44,19 @@ const std::vector<const FamilyInfo*>& all_families() {
       &mi_family(),               // code 16
   };
   return families;
+}
+
+}  // namespace
+
+const std::vector<const FamilyInfo*>& all_families() { return registry(); }
+
+void register_family(const FamilyInfo& family) {
+  for (const FamilyInfo* known : registry())
+    if (known->code == family.code || known->name == family.name)
+      throw std::invalid_argument("family \"" + family.name + "\" (code " + std::to_string(family.code) +
+                                  "): the name or code of the family \"" + known->name + "\" (code " +
+                                  std::to_string(known->code) + ")");
+  registry().push_back(&family);
 }
 
 const FamilyInfo* find_family(int code) {

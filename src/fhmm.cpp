@@ -59,6 +59,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_fields.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 
@@ -741,8 +742,9 @@ double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& fhmm_family() {
-  static const FamilyInfo info{kFamily, 15, &decode_fhmm, &fhmm_from_json,
-                               "a structured mean-field lower bound on k~ (JMLR 2004 section 6)"};
+  static const FamilyInfo info =
+      hand_written_family<FhmmModel>(kFamily, 15, &decode_fhmm, &fhmm_from_json,
+                               "a structured mean-field lower bound on k~ (JMLR 2004 section 6)");
   return info;
 }
 

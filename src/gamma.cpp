@@ -14,12 +14,11 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
 
 #include "gamma_integrals.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/exponential.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -47,9 +46,14 @@ Eigen::VectorXd checked_natural_parameters(const std::vector<double>& shapes, co
 
 }  // namespace
 
-struct GammaModel::Impl {
-  std::vector<double> shapes;  // a_d
-  std::vector<double> scales;  // b_d
+template <class Archive>
+void GammaParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", static_cast<long>(shape.size()), 1, detail::kMaxDimension);
+  archive.reals("shape", shape, dim);
+  archive.reals("scale", scale, dim);
+}
+
+struct GammaModel::Impl : GammaParameters {
   double log_partition = 0.0;  // K(theta) = sum_d [log Gamma(a_d) + a_d log b_d]
   // Set by prepare():
   double rho = 0.0;
@@ -58,40 +62,41 @@ struct GammaModel::Impl {
   double log_normalizer = 0.0;      // N = rho sum_d [log Gamma(a_d) + a_d log b_d]
 };
 
-GammaModel::GammaModel(std::vector<double> shapes, std::vector<double> scales)
-    : SamplableExponentialFamilyModel(checked_natural_parameters(shapes, scales)), impl_(std::make_unique<Impl>()) {
-  impl_->shapes = std::move(shapes);
-  impl_->scales = std::move(scales);
+GammaModel::GammaModel(Parameters parameters)
+    : SamplableExponentialFamilyModel(checked_natural_parameters(parameters.shape, parameters.scale)),
+      impl_(std::make_unique<Impl>()) {
+  static_cast<GammaParameters&>(*impl_) = std::move(parameters);
   impl_->log_partition = log_partition(natural_parameters());
 }
 
 GammaModel::~GammaModel() = default;
 
-const std::vector<double>& GammaModel::shapes() const { return impl_->shapes; }
-const std::vector<double>& GammaModel::scales() const { return impl_->scales; }
+const std::vector<double>& GammaModel::shapes() const { return impl_->shape; }
+const std::vector<double>& GammaModel::scales() const { return impl_->scale; }
+const GammaParameters& GammaModel::parameters() const { return *impl_; }
 
 const FamilyInfo& GammaModel::family() const { return gamma_family(); }
 
 SampleSpace GammaModel::sample_space() const {
-  return {"positive real vectors", static_cast<long>(impl_->shapes.size())};
+  return {"positive real vectors", static_cast<long>(impl_->shape.size())};
 }
 
 void GammaModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
-  m.half_shapes = detail::half_shapes(kFamily, "shape", m.shapes, params.rho);  // the domain check
+  m.half_shapes = detail::half_shapes(kFamily, "shape", m.shape, params.rho);  // the domain check
   m.rho = params.rho;
-  m.rho_rates.resize(m.scales.size());
+  m.rho_rates.resize(m.scale.size());
   m.log_normalizer = 0.0;
-  for (std::size_t d = 0; d < m.shapes.size(); ++d) {
-    m.rho_rates[d] = m.rho / m.scales[d];
-    m.log_normalizer += m.rho * (detail::log_gamma(m.shapes[d]) + m.shapes[d] * std::log(m.scales[d]));
+  for (std::size_t d = 0; d < m.shape.size(); ++d) {
+    m.rho_rates[d] = m.rho / m.scale[d];
+    m.log_normalizer += m.rho * (detail::log_gamma(m.shape[d]) + m.shape[d] * std::log(m.scale[d]));
   }
 }
 
 double GammaModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
-  const std::size_t dim = a.shapes.size();
+  const std::size_t dim = a.shape.size();
   if (&other.family() == &exponential_family()) {
     // The exponential model of scales b'_d is the gamma model of shapes 1: h'_d = 1/2, c'_d = rho / b'_d,
     // N' = rho sum_d log b'_d (log Gamma(1) = 0).
@@ -104,7 +109,7 @@ double GammaModel::log_kernel(const Model& other) const {
     return log_k;
   }
   const Impl& b = *static_cast<const GammaModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || b.shapes.size() != dim) detail::throw_unprepared_pair(kFamily);
+  if (a.rho <= 0.0 || a.rho != b.rho || b.shape.size() != dim) detail::throw_unprepared_pair(kFamily);
   double log_k = -a.log_normalizer - b.log_normalizer;
   for (std::size_t d = 0; d < dim; ++d)
     log_k += detail::log_gamma_integral(a.half_shapes[d] + b.half_shapes[d], a.rho_rates[d] + b.rho_rates[d]);
@@ -122,7 +127,7 @@ double GammaModel::log_partition(const Eigen::VectorXd& theta) const {
 
 // Theta: every shape a_d = theta_d + 1 > 0 and every rate 1/b_d = -theta_{D+d} > 0.
 bool GammaModel::in_natural_domain(const Eigen::VectorXd& theta) const {
-  const Eigen::Index dim = static_cast<Eigen::Index>(impl_->shapes.size());
+  const Eigen::Index dim = static_cast<Eigen::Index>(impl_->shape.size());
   return theta.size() == 2 * dim && (theta.head(dim).array() > -1.0 && theta.head(dim).array().isFinite()).all() &&
          (theta.tail(dim).array() < 0.0 && theta.tail(dim).array().isFinite()).all();
 }
@@ -145,51 +150,16 @@ void GammaModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Re
 double GammaModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   const Impl& m = *impl_;
   double log_p = -m.log_partition;
-  for (std::size_t d = 0; d < m.shapes.size(); ++d) {
+  for (std::size_t d = 0; d < m.shape.size(); ++d) {
     const double x_d = x[static_cast<Eigen::Index>(d)];
     if (!(x_d > 0.0)) return -std::numeric_limits<double>::infinity();
-    log_p += (m.shapes[d] - 1.0) * std::log(x_d) - x_d / m.scales[d];
+    log_p += (m.shape[d] - 1.0) * std::log(x_d) - x_d / m.scale[d];
   }
   return log_p;
 }
 
-// Row fields: D, the shapes, then the scales.
-void GammaModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->shapes.size()));
-  out.reals(impl_->shapes);
-  out.reals(impl_->scales);
-}
-
-void GammaModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["shape"] = impl_->shapes;
-  out["scale"] = impl_->scales;
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_gamma(RowReader& fields) {
-  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
-  const long shape_first = fields.next_index();
-  std::vector<double> shapes = fields.reals("shape", static_cast<std::size_t>(dim));
-  const long scale_first = fields.next_index();
-  std::vector<double> scales = fields.reals("scale", static_cast<std::size_t>(dim));
-  return detail::build_from_row({{"shape", shape_first, dim}, {"scale", scale_first, dim}}, [&] {
-    return std::make_unique<GammaModel>(std::move(shapes), std::move(scales));
-  });
-}
-
-std::unique_ptr<Model> gamma_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"shape", "scale"});
-  std::vector<double> shapes = fields.reals("shape");
-  return std::make_unique<GammaModel>(std::move(shapes), fields.reals("scale"));
-}
-
-}  // namespace
-
 const FamilyInfo& gamma_family() {
-  static const FamilyInfo info{kFamily, 6, &decode_gamma, &gamma_from_json};
+  static const FamilyInfo info = make_family<GammaModel>(kFamily, 6);
   return info;
 }
 

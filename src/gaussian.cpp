@@ -18,18 +18,15 @@
 #include <limits>
 
 #include <Eigen/Cholesky>
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
 using detail::element_error;
 using detail::field_error;
-using detail::FieldError;
 using detail::format_number;
-using detail::lower_triangle_offset;
 
 namespace {
 
@@ -49,12 +46,22 @@ void check_mean(const Eigen::VectorXd& mean) {
 
 }  // namespace
 
-struct GaussianModel::Impl {
-  CovarianceForm form = CovarianceForm::isotropic;
-  Eigen::VectorXd mean;
-  double variance = 0.0;        // isotropic: S = variance I
-  Eigen::VectorXd variances;    // diagonal: S = diag(variances)
-  Eigen::MatrixXd covariance;   // full
+template <class Archive>
+void GaussianParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", static_cast<long>(mean.size()), 1, detail::kMaxDimension);
+  long form_index = static_cast<long>(form) - 1;
+  archive.one_of("form", form_index, {"var", "diag", "cov"});
+  form = static_cast<CovarianceForm>(form_index + 1);
+  if (form == CovarianceForm::full) archive.at_most(dim, kMaxFullDimension, "with a full covariance (form 3)");
+  archive.reals("mean", mean, dim);
+  switch (form) {
+    case CovarianceForm::isotropic: archive.real("var", variance); break;
+    case CovarianceForm::diagonal: archive.reals("diag", variances, dim); break;
+    case CovarianceForm::full: archive.symmetric_matrix("cov", covariance, dim); break;
+  }
+}
+
+struct GaussianModel::Impl : GaussianParameters {
   Eigen::MatrixXd cholesky;     // full: lower-triangular L with L L' = S
   double log_det = 0.0;         // log |S|
   // Set by prepare():
@@ -107,63 +114,72 @@ double diagonal_pair_terms(const Eigen::VectorXd& mean_a, const VarianceA& var_a
 
 }  // namespace
 
-GaussianModel::GaussianModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GaussianModel::GaussianModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  const Eigen::VectorXd& mean = parameters.mean;
+  check_mean(mean);
+  const Eigen::Index dim = mean.size();
+  double log_det = 0.0;
+  switch (parameters.form) {
+    case CovarianceForm::isotropic:
+      if (!detail::is_positive_finite(parameters.variance))
+        throw field_error(kFamily, "var", "a positive finite number", format_number(parameters.variance));
+      log_det = static_cast<double>(dim) * std::log(parameters.variance);
+      break;
+    case CovarianceForm::diagonal: {
+      const Eigen::VectorXd& variances = parameters.variances;
+      if (variances.size() != dim)
+        throw field_error(kFamily, "diag", std::to_string(dim) + " variances (one per mean entry)",
+                          std::to_string(variances.size()));
+      for (Eigen::Index d = 0; d < variances.size(); ++d)
+        if (!detail::is_positive_finite(variances[d]))
+          throw element_error(kFamily, "diag", d, "a positive finite number", variances[d]);
+      log_det = variances.array().log().sum();
+      break;
+    }
+    case CovarianceForm::full: {
+      Eigen::MatrixXd& covariance = parameters.covariance;
+      if (dim > kMaxFullDimension)
+        throw field_error(kFamily, "cov", "a dimension of at most " + std::to_string(kMaxFullDimension) +
+                          " for a full covariance", std::to_string(dim));
+      if (covariance.rows() != dim || covariance.cols() != dim)
+        throw field_error(kFamily, "cov",
+                          "a " + std::to_string(dim) + " x " + std::to_string(dim) + " matrix (D = the mean's length)",
+                          std::to_string(covariance.rows()) + " x " + std::to_string(covariance.cols()));
+      detail::check_symmetric(kFamily, "cov", covariance);
+      covariance = 0.5 * (covariance + covariance.transpose());
+      Eigen::LLT<Eigen::MatrixXd> llt(covariance);
+      log_det = llt.info() == Eigen::Success ? 2.0 * llt.matrixLLT().diagonal().array().log().sum() : std::nan("");
+      if (!std::isfinite(log_det))
+        throw field_error(kFamily, "cov", "a symmetric positive definite matrix (its Cholesky factorisation failed)");
+      impl_->cholesky = llt.matrixL();
+      break;
+    }
+  }
+  // Only the form's own covariance field is kept.
+  if (parameters.form != CovarianceForm::isotropic) parameters.variance = 0.0;
+  if (parameters.form != CovarianceForm::diagonal) parameters.variances.resize(0);
+  if (parameters.form != CovarianceForm::full) parameters.covariance.resize(0, 0);
+  static_cast<GaussianParameters&>(*impl_) = std::move(parameters);
+  impl_->log_det = log_det;
+}
+
 GaussianModel::~GaussianModel() = default;
 
 std::unique_ptr<GaussianModel> GaussianModel::isotropic(Eigen::VectorXd mean, double variance) {
-  check_mean(mean);
-  if (!detail::is_positive_finite(variance))
-    throw field_error(kFamily, "var", "a positive finite number", format_number(variance));
-  auto impl = std::make_unique<Impl>();
-  impl->form = CovarianceForm::isotropic;
-  impl->log_det = static_cast<double>(mean.size()) * std::log(variance);
-  impl->mean = std::move(mean);
-  impl->variance = variance;
-  return std::unique_ptr<GaussianModel>(new GaussianModel(std::move(impl)));
+  return std::make_unique<GaussianModel>(Parameters{std::move(mean), CovarianceForm::isotropic, variance, {}, {}});
 }
 
 std::unique_ptr<GaussianModel> GaussianModel::diagonal(Eigen::VectorXd mean, Eigen::VectorXd variances) {
-  check_mean(mean);
-  if (variances.size() != mean.size())
-    throw field_error(kFamily, "diag", std::to_string(mean.size()) + " variances (one per mean entry)",
-                      std::to_string(variances.size()));
-  for (Eigen::Index d = 0; d < variances.size(); ++d)
-    if (!detail::is_positive_finite(variances[d]))
-      throw element_error(kFamily, "diag", d, "a positive finite number", variances[d]);
-  auto impl = std::make_unique<Impl>();
-  impl->form = CovarianceForm::diagonal;
-  impl->log_det = variances.array().log().sum();
-  impl->mean = std::move(mean);
-  impl->variances = std::move(variances);
-  return std::unique_ptr<GaussianModel>(new GaussianModel(std::move(impl)));
+  return std::make_unique<GaussianModel>(
+      Parameters{std::move(mean), CovarianceForm::diagonal, 0.0, std::move(variances), {}});
 }
 
 std::unique_ptr<GaussianModel> GaussianModel::full(Eigen::VectorXd mean, Eigen::MatrixXd covariance) {
-  check_mean(mean);
-  const Eigen::Index dim = mean.size();
-  if (dim > kMaxFullDimension)
-    throw field_error(kFamily, "cov", "a dimension of at most " + std::to_string(kMaxFullDimension) +
-                      " for a full covariance", std::to_string(dim));
-  if (covariance.rows() != dim || covariance.cols() != dim)
-    throw field_error(kFamily, "cov",
-                      "a " + std::to_string(dim) + " x " + std::to_string(dim) + " matrix (D = the mean's length)",
-                      std::to_string(covariance.rows()) + " x " + std::to_string(covariance.cols()));
-  detail::check_symmetric(kFamily, "cov", covariance);
-  Eigen::MatrixXd symmetric = 0.5 * (covariance + covariance.transpose());
-  Eigen::LLT<Eigen::MatrixXd> llt(symmetric);
-  const double log_det =
-      llt.info() == Eigen::Success ? 2.0 * llt.matrixLLT().diagonal().array().log().sum() : std::nan("");
-  if (!std::isfinite(log_det))
-    throw field_error(kFamily, "cov", "a symmetric positive definite matrix (its Cholesky factorisation failed)");
-  auto impl = std::make_unique<Impl>();
-  impl->form = CovarianceForm::full;
-  impl->log_det = log_det;
-  impl->mean = std::move(mean);
-  impl->cholesky = llt.matrixL();
-  impl->covariance = std::move(symmetric);
-  return std::unique_ptr<GaussianModel>(new GaussianModel(std::move(impl)));
+  return std::make_unique<GaussianModel>(
+      Parameters{std::move(mean), CovarianceForm::full, 0.0, {}, std::move(covariance)});
 }
 
+const GaussianParameters& GaussianModel::parameters() const { return *impl_; }
 CovarianceForm GaussianModel::form() const { return impl_->form; }
 long GaussianModel::dim() const { return impl_->dim(); }
 const Eigen::VectorXd& GaussianModel::mean() const { return impl_->mean; }
@@ -291,107 +307,8 @@ void GaussianModel::kernel_many(const Model* const* others, std::size_t n, doubl
   for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(out[k]);  // as Model::kernel
 }
 
-// Row fields: D, form, mean, then the covariance (see gaussian.hpp).
-void GaussianModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  out.real(static_cast<double>(m.dim()));
-  out.real(static_cast<double>(static_cast<int>(m.form)));
-  out.reals(m.mean.data(), m.mean.data() + m.mean.size());
-  switch (m.form) {
-    case CovarianceForm::isotropic: out.real(m.variance); break;
-    case CovarianceForm::diagonal: out.reals(m.variances.data(), m.variances.data() + m.variances.size()); break;
-    case CovarianceForm::full:
-      for (Eigen::Index i = 0; i < m.covariance.rows(); ++i)
-        for (Eigen::Index j = 0; j <= i; ++j) out.real(m.covariance(i, j));
-      break;
-  }
-}
-
-namespace {
-
-std::vector<double> to_vector(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
-
-std::unique_ptr<Model> decode_gaussian(RowReader& fields) {
-  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
-  const auto form = static_cast<CovarianceForm>(fields.integer("form", 1, 3));
-  if (form == CovarianceForm::full && dim > kMaxFullDimension)
-    throw ModelError(detail::row_field_location(kFamily, "dim", kFirstFieldIndex, 1) + ": expected at most " +
-                     std::to_string(kMaxFullDimension) + " with a full covariance (form 3), got " +
-                     std::to_string(dim));
-  const long mean_first = fields.next_index();
-  const std::vector<double> mean_values = fields.reals("mean", static_cast<std::size_t>(dim));
-  Eigen::VectorXd mean = Eigen::Map<const Eigen::VectorXd>(mean_values.data(), dim);
-  const long covariance_first = fields.next_index();
-  switch (form) {
-    case CovarianceForm::isotropic: {
-      const double variance = fields.real("var");
-      return detail::build_from_row({{"mean", mean_first, dim}, {"var", covariance_first, 1}},
-                                    [&] { return GaussianModel::isotropic(std::move(mean), variance); });
-    }
-    case CovarianceForm::diagonal: {
-      const std::vector<double> values = fields.reals("diag", static_cast<std::size_t>(dim));
-      return detail::build_from_row({{"mean", mean_first, dim}, {"diag", covariance_first, dim}}, [&] {
-        return GaussianModel::diagonal(std::move(mean), Eigen::Map<const Eigen::VectorXd>(values.data(), dim));
-      });
-    }
-    case CovarianceForm::full: {
-      const long count = dim * (dim + 1) / 2;
-      const std::vector<double> lower = fields.reals("cov", static_cast<std::size_t>(count));
-      Eigen::MatrixXd covariance(dim, dim);
-      for (long i = 0; i < dim; ++i)
-        for (long j = 0; j <= i; ++j) covariance(i, j) = covariance(j, i) = lower[lower_triangle_offset(i, j)];
-      return detail::build_from_row({{"mean", mean_first, dim}, {"cov", covariance_first, count}},
-                                    [&] { return GaussianModel::full(std::move(mean), std::move(covariance)); });
-    }
-  }
-  throw fields.invalid("form", "1, 2 or 3");  // unreachable: integer() checked the range
-}
-
-std::unique_ptr<Model> gaussian_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"mean", "var", "diag", "cov"});
-  const std::vector<double> mean_values = fields.reals("mean");
-  Eigen::VectorXd mean = Eigen::Map<const Eigen::VectorXd>(mean_values.data(), mean_values.size());
-  if (fields.has("var") + fields.has("diag") + fields.has("cov") != 1)
-    throw ModelError(std::string(kFamily) +
-                     ": expected exactly one of the fields \"var\" (isotropic), \"diag\" (diagonal) or \"cov\" (full)");
-  if (fields.has("var")) return GaussianModel::isotropic(std::move(mean), fields.real("var"));
-  if (fields.has("diag")) {
-    const std::vector<double> values = fields.reals("diag");
-    return GaussianModel::diagonal(std::move(mean), Eigen::Map<const Eigen::VectorXd>(values.data(), values.size()));
-  }
-  const std::vector<std::vector<double>> rows = fields.matrix("cov");
-  const Eigen::Index dim = mean.size();
-  Eigen::MatrixXd covariance(static_cast<Eigen::Index>(rows.size()), dim);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (static_cast<Eigen::Index>(rows[i].size()) != dim)
-      throw ModelError(std::string(kFamily) + " field \"cov\"[" + std::to_string(i) + "]: expected " +
-                       std::to_string(dim) + " numbers (D = the mean's length), got " + std::to_string(rows[i].size()));
-    covariance.row(static_cast<Eigen::Index>(i)) = Eigen::Map<const Eigen::RowVectorXd>(rows[i].data(), dim);
-  }
-  return GaussianModel::full(std::move(mean), std::move(covariance));
-}
-
-}  // namespace
-
-void GaussianModel::to_json(nlohmann::json& out) const {
-  const Impl& m = *impl_;
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["mean"] = to_vector(m.mean);
-  switch (m.form) {
-    case CovarianceForm::isotropic: out["var"] = m.variance; break;
-    case CovarianceForm::diagonal: out["diag"] = to_vector(m.variances); break;
-    case CovarianceForm::full: {
-      nlohmann::json rows = nlohmann::json::array();
-      for (Eigen::Index i = 0; i < m.covariance.rows(); ++i) rows.push_back(to_vector(m.covariance.row(i).transpose()));
-      out["cov"] = std::move(rows);
-      break;
-    }
-  }
-}
-
 const FamilyInfo& gaussian_family() {
-  static const FamilyInfo info{kFamily, 1, &decode_gaussian, &gaussian_from_json};
+  static const FamilyInfo info = make_family<GaussianModel>(kFamily, 1);
   return info;
 }
 

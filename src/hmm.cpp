@@ -23,12 +23,10 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/json.hpp"
 #include "ppk/kernel.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -40,11 +38,16 @@ constexpr long kMaxLength = 100000000;      // 10^8
 
 }  // namespace
 
-struct HmmModel::Impl {
-  Eigen::VectorXd start;        // pi_q
-  Eigen::MatrixXd transitions;  // A_pq = P(s_t = q | s_{t-1} = p)
-  std::vector<std::unique_ptr<Model>> emissions;
-  long length = 0;  // the stored default T
+template <class Archive>
+void HmmParameters::fields(Archive& archive) {
+  const auto states = archive.dimension("states", static_cast<long>(start.size()), 1, kMaxStates);
+  archive.whole_number("length", length, 0, kMaxLength);
+  archive.reals("start", start, states);
+  archive.matrix("trans", trans, states, states);
+  archive.models("emissions", emissions, states);
+}
+
+struct HmmModel::Impl : HmmParameters {
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;                    // the T of the kernel
@@ -52,9 +55,11 @@ struct HmmModel::Impl {
   Eigen::MatrixXd transitions_power;  // A^rho (elementwise)
 };
 
-HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions,
-                   long length)
-    : impl_(std::make_unique<Impl>()) {
+HmmModel::HmmModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  Eigen::VectorXd& start = parameters.start;
+  Eigen::MatrixXd& transitions = parameters.trans;
+  const std::vector<std::unique_ptr<Model>>& emissions = parameters.emissions;
+  const long length = parameters.length;
   const long states = static_cast<long>(start.size());
   if (states < 1 || states > kMaxStates)
     throw detail::field_error(kFamily, "states", detail::whole_numbers(1, kMaxStates), std::to_string(states));
@@ -79,16 +84,14 @@ HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vect
                                "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
                                emissions[q]->sample_space().describe());
   }
-  impl_->start = std::move(start);
-  impl_->transitions = std::move(transitions);
-  impl_->emissions = std::move(emissions);
-  impl_->length = length;
+  static_cast<HmmParameters&>(*impl_) = std::move(parameters);
 }
 
 HmmModel::~HmmModel() = default;
 
+const HmmParameters& HmmModel::parameters() const { return *impl_; }
 const Eigen::VectorXd& HmmModel::start() const { return impl_->start; }
-const Eigen::MatrixXd& HmmModel::transitions() const { return impl_->transitions; }
+const Eigen::MatrixXd& HmmModel::transitions() const { return impl_->trans; }
 std::size_t HmmModel::states() const { return impl_->emissions.size(); }
 const Model& HmmModel::emission(std::size_t q) const { return *impl_->emissions.at(q); }
 long HmmModel::length() const { return impl_->length; }
@@ -109,7 +112,7 @@ void HmmModel::prepare(const KernelParams& params) {
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
   m.start_power = m.start.array().pow(m.rho).matrix();
-  m.transitions_power = m.transitions.array().pow(m.rho).matrix();
+  m.transitions_power = m.trans.array().pow(m.rho).matrix();
 }
 
 namespace {
@@ -239,8 +242,8 @@ double HmmModel::log_kernel(const Model& other) const {
     if (std::isfinite(psi(i))) log_psi_min = std::min(log_psi_min, psi(i));
   if (log_psi_max - log_psi_min > kLinearRange)
     return log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
-                               a.rho * a.transitions.array().log().matrix(),
-                               b.rho * b.transitions.array().log().matrix(), a.steps);
+                               a.rho * a.trans.array().log().matrix(),
+                               b.rho * b.trans.array().log().matrix(), a.steps);
   psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
   const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
@@ -276,7 +279,7 @@ void HmmModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<
   };
   const Eigen::VectorXd start_cumulative = cumulative(m.start);
   std::vector<Eigen::VectorXd> transition_cumulative;
-  for (Eigen::Index p = 0; p < states; ++p) transition_cumulative.push_back(cumulative(m.transitions.row(p).transpose()));
+  for (Eigen::Index p = 0; p < states; ++p) transition_cumulative.push_back(cumulative(m.trans.row(p).transpose()));
   std::vector<std::size_t> labels(length * static_cast<std::size_t>(samples.cols()));
   for (std::size_t s = 0; s < static_cast<std::size_t>(samples.cols()); ++s) {
     std::size_t state = generator.categorical(start_cumulative.data(), static_cast<std::size_t>(states));
@@ -311,7 +314,7 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
     for (Eigen::Index q = 0; q < states; ++q) log_emission[q] = emissions[q]->log_probability(x_t);
     const double largest = log_emission.maxCoeff();
     if (!std::isfinite(largest)) return -std::numeric_limits<double>::infinity();
-    if (t > 0) alpha = m.transitions.transpose() * alpha;
+    if (t > 0) alpha = m.trans.transpose() * alpha;
     alpha.array() *= detail::exp_entries(log_emission.array() - largest);
     const double sum = alpha.sum();
     if (!(sum > 0.0)) return -std::numeric_limits<double>::infinity();
@@ -321,111 +324,8 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
   return log_p;
 }
 
-// Row fields: M, T, the start probabilities, the transitions row by row, then the M emissions.
-void HmmModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  const Eigen::Index states = m.start.size();
-  out.real(static_cast<double>(states));
-  out.real(static_cast<double>(m.length));
-  out.reals(m.start.data(), m.start.data() + states);
-  for (Eigen::Index p = 0; p < states; ++p)
-    for (Eigen::Index q = 0; q < states; ++q) out.real(m.transitions(p, q));
-  for (const auto& emission : m.emissions) out.model(*emission);
-}
-
-void HmmModel::to_json(nlohmann::json& out) const {
-  const Impl& m = *impl_;
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["start"] = std::vector<double>(m.start.data(), m.start.data() + m.start.size());
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index p = 0; p < m.transitions.rows(); ++p) {
-    const Eigen::RowVectorXd row = m.transitions.row(p);
-    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
-  }
-  out["trans"] = std::move(rows);
-  nlohmann::json emissions = nlohmann::json::array();
-  for (const auto& emission : m.emissions) emissions.push_back(model_to_json(*emission));
-  out["emissions"] = std::move(emissions);
-  out["length"] = m.length;
-}
-
-namespace {
-
-// The indices a nested emission model occupies in a row (its length field and its own row).
-struct EmissionSpan {
-  long first_index;
-  long count;
-};
-
-std::unique_ptr<Model> decode_hmm(RowReader& fields) {
-  const long states_first = fields.next_index();
-  const long states = fields.integer("states", 1, kMaxStates);
-  const long length_first = fields.next_index();
-  const long length = fields.integer("length", 0, kMaxLength);
-  const long start_first = fields.next_index();
-  const std::vector<double> start = fields.reals("start", static_cast<std::size_t>(states));
-  const long trans_first = fields.next_index();
-  const std::vector<double> trans = fields.reals("trans", static_cast<std::size_t>(states * states));
-  std::vector<std::unique_ptr<Model>> emissions;
-  std::vector<EmissionSpan> emission_spans;
-  for (long q = 0; q < states; ++q) {
-    const long first = fields.next_index();
-    emissions.push_back(fields.model("emissions"));
-    emission_spans.push_back({first, fields.next_index() - first});
-  }
-  try {
-    return std::make_unique<HmmModel>(
-        Eigen::Map<const Eigen::VectorXd>(start.data(), states),
-        Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), states,
-                                                                                                   states),
-        std::move(emissions), length);
-  } catch (const detail::FieldError& error) {
-    if (error.field() == "emissions" && error.element() >= 0) {
-      // Emissions have their own lengths: name the indices the offending one occupies.
-      const EmissionSpan& span = emission_spans.at(static_cast<std::size_t>(error.element()));
-      throw ModelError(detail::row_field_location(kFamily, "emissions", span.first_index, span.count) +
-                       ": expected " + error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
-    }
-    throw detail::at_row(error, {{"states", states_first, 1},
-                                 {"length", length_first, 1},
-                                 {"start", start_first, states},
-                                 {"trans", trans_first, states * states}});
-  }
-}
-
-std::unique_ptr<Model> hmm_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"start", "trans", "emissions", "length"});
-  const std::vector<double> start = fields.reals("start");
-  const long states = static_cast<long>(start.size());
-  const std::vector<std::vector<double>> trans = fields.matrix("trans");
-  const std::string square = "a " + std::to_string(states) + " x " + std::to_string(states) +
-                             " matrix (one row per state of \"start\")";
-  if (static_cast<long>(trans.size()) != states) throw fields.invalid("trans", square);
-  Eigen::MatrixXd transitions(states, states);
-  for (long p = 0; p < states; ++p) {
-    if (static_cast<long>(trans[p].size()) != states) throw fields.invalid("trans", square);
-    for (long q = 0; q < states; ++q) transitions(p, q) = trans[p][q];
-  }
-  const nlohmann::json& emission_objects = fields.required("emissions");
-  if (!emission_objects.is_array()) throw fields.invalid("emissions", "an array of models (one per state)");
-  std::vector<std::unique_ptr<Model>> emissions;
-  for (std::size_t q = 0; q < emission_objects.size(); ++q) {
-    try {
-      emissions.push_back(model_from_json(emission_objects[q]));
-    } catch (const ModelError& error) {
-      throw ModelError(std::string(kFamily) + " field \"emissions\"[" + std::to_string(q) + "]: " + error.what());
-    }
-  }
-  const long length = fields.whole_number("length", 0, kMaxLength);
-  return std::make_unique<HmmModel>(Eigen::Map<const Eigen::VectorXd>(start.data(), states), std::move(transitions),
-                                    std::move(emissions), length);
-}
-
-}  // namespace
-
 const FamilyInfo& hmm_family() {
-  static const FamilyInfo info{kFamily, 9, &decode_hmm, &hmm_from_json};
+  static const FamilyInfo info = make_family<HmmModel>(kFamily, 9);
   return info;
 }
 

@@ -54,7 +54,7 @@ std::unique_ptr<Model> model_from_json(const nlohmann::json& object) {
 
 nlohmann::json model_to_json(const Model& model) {
   nlohmann::json object = nlohmann::json::object();
-  model.to_json(object);
+  model.family().to_json(model, object);
   return object;
 }
 

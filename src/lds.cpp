@@ -35,20 +35,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/row.hpp"
 #include "state_space.hpp"
 
 namespace ppk {
-
-using detail::json_matrix;
-using detail::json_rows;
-using detail::read_general;
-using detail::read_symmetric;
-using detail::write_lower_triangle;
-using detail::write_row_major;
 
 namespace {
 
@@ -61,6 +53,19 @@ constexpr auto kStationary = [](long) { return 0; };
 
 }  // namespace
 
+template <class Archive>
+void LdsParameters::fields(Archive& archive) {
+  const auto states = archive.dimension("n", static_cast<long>(mean0.size()), 1, kMaxStateSpaceDim);
+  const auto dim = archive.dimension("d", static_cast<long>(C.rows()), 1, kMaxStateSpaceDim);
+  archive.whole_number("length", length, 0, kMaxSequenceLength);
+  archive.reals("mean0", mean0, states);
+  archive.symmetric_matrix("cov0", cov0, states);
+  archive.matrix("A", A, states, states);
+  archive.symmetric_matrix("Q", Q, states);
+  archive.matrix("C", C, dim, states);
+  archive.symmetric_matrix("R", R, dim);
+}
+
 struct LdsModel::Impl {
   detail::SwitchingStateSpace space;  // one regime: A = dynamics[0].transition, Q = dynamics[0].noise
   long length = 0;
@@ -70,14 +75,15 @@ struct LdsModel::Impl {
   double log_scale = 0.0;  // (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|
 };
 
-LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd transition,
-                   Eigen::MatrixXd state_noise, Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise,
-                   long length)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->space = detail::checked_state_space(kFamily, std::move(mean0), std::move(cov0), std::move(observation),
-                                             std::move(observation_noise), length);
-  detail::add_dynamics(impl_->space, kFamily, std::move(transition), std::move(state_noise), -1);
-  impl_->length = length;
+LdsModel::LdsModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  impl_->space = detail::checked_state_space(kFamily, std::move(parameters.mean0), std::move(parameters.cov0),
+                                             std::move(parameters.C), std::move(parameters.R), parameters.length);
+  detail::add_dynamics(impl_->space, kFamily, std::move(parameters.A), std::move(parameters.Q), -1);
+  impl_->length = parameters.length;
+}
+
+LdsParameters LdsModel::parameters() const {
+  return {mean0(), cov0(), transition(), state_noise(), observation(), observation_noise(), length()};
 }
 
 LdsModel::~LdsModel() = default;
@@ -153,69 +159,8 @@ double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
   return detail::log_density(impl_->space, x, kStationary);
 }
 
-// Row fields: n, d, T, mean0, cov0, A, Q, C, R (see lds.hpp).
-void LdsModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(state_dim()));
-  out.real(static_cast<double>(observation_dim()));
-  out.real(static_cast<double>(impl_->length));
-  out.reals(mean0().data(), mean0().data() + mean0().size());
-  write_lower_triangle(out, cov0());
-  write_row_major(out, transition());
-  write_lower_triangle(out, state_noise());
-  write_row_major(out, observation());
-  write_lower_triangle(out, observation_noise());
-}
-
-void LdsModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["mean0"] = std::vector<double>(mean0().data(), mean0().data() + mean0().size());
-  out["cov0"] = json_rows(cov0());
-  out["A"] = json_rows(transition());
-  out["Q"] = json_rows(state_noise());
-  out["C"] = json_rows(observation());
-  out["R"] = json_rows(observation_noise());
-  out["length"] = impl_->length;
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_lds(RowReader& fields) {
-  const long states = fields.integer("n", 1, kMaxStateSpaceDim);
-  const long dim = fields.integer("d", 1, kMaxStateSpaceDim);
-  const long length_first = fields.next_index();
-  const long length = fields.integer("length", 0, kMaxSequenceLength);
-  const long mean_first = fields.next_index();
-  const std::vector<double> mean0 = fields.reals("mean0", static_cast<std::size_t>(states));
-  detail::RowMatrix cov0 = read_symmetric(fields, "cov0", states);
-  detail::RowMatrix transition = read_general(fields, "A", states, states);
-  detail::RowMatrix state_noise = read_symmetric(fields, "Q", states);
-  detail::RowMatrix observation = read_general(fields, "C", dim, states);
-  detail::RowMatrix observation_noise = read_symmetric(fields, "R", dim);
-  return detail::build_from_row(
-      {{"length", length_first, 1}, {"mean0", mean_first, states}, cov0.span, transition.span, state_noise.span,
-       observation.span, observation_noise.span},
-      [&] {
-        return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), states),
-                                          std::move(cov0.matrix), std::move(transition.matrix),
-                                          std::move(state_noise.matrix), std::move(observation.matrix),
-                                          std::move(observation_noise.matrix), length);
-      });
-}
-
-std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"mean0", "cov0", "A", "Q", "C", "R", "length"});
-  const std::vector<double> mean0 = fields.reals("mean0");
-  const long length = fields.whole_number("length", 0, kMaxSequenceLength);
-  return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), static_cast<Eigen::Index>(mean0.size())),
-                                    json_matrix(fields, "cov0"), json_matrix(fields, "A"), json_matrix(fields, "Q"),
-                                    json_matrix(fields, "C"), json_matrix(fields, "R"), length);
-}
-
-}  // namespace
-
 const FamilyInfo& lds_family() {
-  static const FamilyInfo info{kFamily, 11, &decode_lds, &lds_from_json};
+  static const FamilyInfo info = make_family<LdsModel>(kFamily, 11);
   return info;
 }
 

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_fields.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 
@@ -376,7 +377,9 @@ std::unique_ptr<Model> linear_gaussian_from_json(const nlohmann::json& object) {
 }  // namespace
 
 const FamilyInfo& linear_gaussian_family() {
-  static const FamilyInfo info{kFamily, 12, &decode_linear_gaussian, &linear_gaussian_from_json};
+  static const FamilyInfo info =
+      hand_written_family<LinearGaussianModel>(kFamily, 12, &decode_linear_gaussian,
+                                               &linear_gaussian_from_json);
   return info;
 }
 

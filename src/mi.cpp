@@ -10,14 +10,11 @@
 #include <cmath>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "nested_models.hpp"
 #include "ppk/kernel.hpp"
 #include "ppk/mixture.hpp"
 #include "ppk/montecarlo.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -25,14 +22,20 @@ namespace {
 const char* const kFamily = "mi";
 }  // namespace
 
-struct MiModel::Impl {
-  std::vector<double> log_weights;  // lw_s, finite
-  std::vector<std::unique_ptr<Model>> blocks;
+template <class Archive>
+void MiParameters::fields(Archive& archive) {
+  const auto size = archive.dimension("K", static_cast<long>(blocks.size()), 1, INT_MAX);
+  archive.reals("log_weights", log_weights, size);
+  archive.models("blocks", blocks, size);
+}
+
+struct MiModel::Impl : MiParameters {
   bool prepared = false;
 };
 
-MiModel::MiModel(std::vector<double> log_weights, std::vector<std::unique_ptr<Model>> blocks)
-    : impl_(std::make_unique<Impl>()) {
+MiModel::MiModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  const std::vector<double>& log_weights = parameters.log_weights;
+  const std::vector<std::unique_ptr<Model>>& blocks = parameters.blocks;
   if (blocks.empty()) throw detail::field_error(kFamily, "blocks", "at least one block model");
   if (log_weights.size() != blocks.size())
     throw detail::field_error(kFamily, "log_weights", "one log weight per block (" + std::to_string(blocks.size()) + ")",
@@ -49,13 +52,13 @@ MiModel::MiModel(std::vector<double> log_weights, std::vector<std::unique_ptr<Mo
                                "a model of a family with an exact kernel other than mixture, montecarlo and mi",
                                "a " + family.name + " model");
   }
-  impl_->log_weights = std::move(log_weights);
-  impl_->blocks = std::move(blocks);
+  static_cast<MiParameters&>(*impl_) = std::move(parameters);
 }
 
 MiModel::~MiModel() = default;
 
 const std::vector<double>& MiModel::log_weights() const { return impl_->log_weights; }
+const MiParameters& MiModel::parameters() const { return *impl_; }
 std::size_t MiModel::size() const { return impl_->blocks.size(); }
 const Model& MiModel::block(std::size_t s) const { return *impl_->blocks.at(s); }
 
@@ -90,42 +93,8 @@ double MiModel::log_kernel(const Model& other) const {
   return detail::log_sum_exp(terms);
 }
 
-// Row fields: K, the K log weights, then the K blocks as nested models.
-void MiModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->blocks.size()));
-  out.reals(impl_->log_weights);
-  detail::write_nested_models(out, impl_->blocks);
-}
-
-void MiModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["log_weights"] = impl_->log_weights;
-  out["blocks"] = detail::nested_models_to_json(impl_->blocks);
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_mi(RowReader& fields) {
-  const long size = fields.integer("K", 1, INT_MAX);
-  const int log_weights_index = fields.next_index();
-  std::vector<double> log_weights = fields.reals("log_weights", static_cast<std::size_t>(size));
-  detail::NestedModelsInRow blocks = detail::read_nested_models(fields, "blocks", size);
-  return detail::build_with_nested_models(kFamily, "blocks", blocks, {{"log_weights", log_weights_index, size}}, [&] {
-    return std::make_unique<MiModel>(std::move(log_weights), std::move(blocks.models));
-  });
-}
-
-std::unique_ptr<Model> mi_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"log_weights", "blocks"});
-  std::vector<double> log_weights = fields.reals("log_weights");
-  return std::make_unique<MiModel>(std::move(log_weights), detail::nested_models_from_json(fields, kFamily, "blocks"));
-}
-
-}  // namespace
-
 const FamilyInfo& mi_family() {
-  static const FamilyInfo info{kFamily, 16, &decode_mi, &mi_from_json};
+  static const FamilyInfo info = make_family<MiModel>(kFamily, 16);
   return info;
 }
 

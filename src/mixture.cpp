@@ -14,13 +14,10 @@
 #include <numeric>
 #include <string>
 
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "nested_models.hpp"
-#include "ppk/json.hpp"
 #include "ppk/kernel.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -29,16 +26,22 @@ const char* const kFamily = "mixture";
 constexpr double kWeightSumTolerance = 1e-6;
 }  // namespace
 
-struct MixtureModel::Impl {
-  std::vector<double> weights;  // w_m, summing to 1
-  std::vector<std::unique_ptr<Model>> components;
+template <class Archive>
+void MixtureParameters::fields(Archive& archive) {
+  const auto size = archive.dimension("M", static_cast<long>(components.size()), 1, INT_MAX);
+  archive.reals("weights", weights, size);
+  archive.models("components", components, size);
+}
+
+struct MixtureModel::Impl : MixtureParameters {
   // Set by prepare(): rho log w_m (-inf for a weight of 0: such components are skipped).
   double rho = 0.0;
   std::vector<double> rho_log_weights;
 };
 
-MixtureModel::MixtureModel(std::vector<double> weights, std::vector<std::unique_ptr<Model>> components)
-    : impl_(std::make_unique<Impl>()) {
+MixtureModel::MixtureModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  std::vector<double>& weights = parameters.weights;
+  std::vector<std::unique_ptr<Model>>& components = parameters.components;
   if (components.empty()) throw detail::field_error(kFamily, "components", "at least one component model");
   if (weights.size() != components.size())
     throw detail::field_error(kFamily, "weights", "one weight per component (" + std::to_string(components.size()) + ")",
@@ -67,13 +70,13 @@ MixtureModel::MixtureModel(std::vector<double> weights, std::vector<std::unique_
                                    components[0]->sample_space().describe() + ")",
                                "a " + components[m]->family().name + " model over " + space.describe());
   }
-  impl_->weights = std::move(weights);
-  impl_->components = std::move(components);
+  static_cast<MixtureParameters&>(*impl_) = std::move(parameters);
 }
 
 MixtureModel::~MixtureModel() = default;
 
 const std::vector<double>& MixtureModel::weights() const { return impl_->weights; }
+const MixtureParameters& MixtureModel::parameters() const { return *impl_; }
 std::size_t MixtureModel::size() const { return impl_->components.size(); }
 const Model& MixtureModel::component(std::size_t m) const { return *impl_->components.at(m); }
 
@@ -148,43 +151,8 @@ double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
   return detail::log_sum_exp(terms);
 }
 
-// Row fields: M, the M weights, then the M components as nested models.
-void MixtureModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->components.size()));
-  out.reals(impl_->weights);
-  detail::write_nested_models(out, impl_->components);
-}
-
-void MixtureModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["weights"] = impl_->weights;
-  out["components"] = detail::nested_models_to_json(impl_->components);
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_mixture(RowReader& fields) {
-  const long size = fields.integer("M", 1, INT_MAX);
-  const int weights_index = fields.next_index();
-  std::vector<double> weights = fields.reals("weights", static_cast<std::size_t>(size));
-  detail::NestedModelsInRow components = detail::read_nested_models(fields, "components", size);
-  return detail::build_with_nested_models(kFamily, "components", components, {{"weights", weights_index, size}}, [&] {
-    return std::make_unique<MixtureModel>(std::move(weights), std::move(components.models));
-  });
-}
-
-std::unique_ptr<Model> mixture_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"weights", "components"});
-  std::vector<double> weights = fields.reals("weights");
-  return std::make_unique<MixtureModel>(std::move(weights),
-                                        detail::nested_models_from_json(fields, kFamily, "components"));
-}
-
-}  // namespace
-
 const FamilyInfo& mixture_family() {
-  static const FamilyInfo info{kFamily, 8, &decode_mixture, &mixture_from_json};
+  static const FamilyInfo info = make_family<MixtureModel>(kFamily, 8);
   return info;
 }
 

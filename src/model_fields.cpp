@@ -59,7 +59,7 @@ FieldError field_error(const std::string& family, const std::string& field, cons
   return FieldError(family, field, -1, "", expected, got);
 }
 
-ModelError at_row(const FieldError& error, std::initializer_list<RowFieldSpan> spans) {
+ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans) {
   const auto span = std::find_if(spans.begin(), spans.end(),
                                  [&](const RowFieldSpan& s) { return error.field() == s.field; });
   if (span == spans.end()) return error;  // not a row field: the constructor's message stands
@@ -148,7 +148,7 @@ void throw_unprepared_pair(const std::string& family) {
                           "space (see check_compatible)");
 }
 
-JsonFields::JsonFields(const nlohmann::json& object, std::string family, std::initializer_list<const char*> allowed)
+JsonFields::JsonFields(const nlohmann::json& object, std::string family, const std::vector<const char*>& allowed)
     : object_(object), family_(std::move(family)) {
   if (!object_.is_object()) throw ModelError(family_ + ": expected a JSON object, got " + object_.dump());
   for (const auto& member : object_.items()) {
@@ -223,6 +223,10 @@ std::vector<std::vector<double>> JsonFields::matrix(const char* field) const {
     if (!rows[i].is_array())
       throw ModelError(family_ + " field \"" + field + "\"" + row_path + complaint("an array of numbers", rows[i].dump()));
     std::vector<double> row;
+    if (i > 0 && rows[i].size() != matrix[0].size())
+      throw ModelError(family_ + " field \"" + field + "\"" + row_path +
+                       complaint(std::to_string(matrix[0].size()) + " numbers (rows of one length, as row 0)",
+                                 std::to_string(rows[i].size())));
     for (std::size_t j = 0; j < rows[i].size(); ++j)
       row.push_back(number(field, rows[i][j], row_path + "[" + std::to_string(j) + "]"));
     matrix.push_back(std::move(row));

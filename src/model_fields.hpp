@@ -77,7 +77,7 @@ struct RowFieldSpan {
 
 // The error `error` (raised by a model constructor) restated at the row indices of its
 // field: element e of a field at first index f is index f + e.
-ModelError at_row(const FieldError& error, std::initializer_list<RowFieldSpan> spans);
+ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans);
 
 // A probability vector stored in a row as a "base" scalar followed by the D-long sparse
 // block "p" (absent entries mean the base), with the positions of both for error messages.
@@ -174,7 +174,7 @@ void check_rho(const std::string& family, const KernelParams& params);
 class JsonFields {
  public:
   // Rejects members other than "family", "label" and `allowed`.
-  JsonFields(const nlohmann::json& object, std::string family, std::initializer_list<const char*> allowed);
+  JsonFields(const nlohmann::json& object, std::string family, const std::vector<const char*>& allowed);
   bool has(const char* field) const;
   const nlohmann::json& required(const char* field) const;
   double real(const char* field) const;

@@ -15,10 +15,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/json.hpp"
 #include "ppk/row.hpp"
 #include "ppk/sampling.hpp"
 
@@ -62,11 +61,17 @@ std::string describe_inner(const Model& model) {
 
 }  // namespace
 
-struct MonteCarloModel::Impl {
-  std::unique_ptr<Model> inner;
+template <class Archive>
+void MonteCarloParameters::fields(Archive& archive) {
+  archive.whole_number("samples", samples, 1, kMaxMonteCarloSamples);
+  long rule = static_cast<long>(beta);
+  archive.choice("beta", rule, {"pooled", "equal"});
+  beta = static_cast<BetaRule>(rule);
+  archive.model("model", model);
+}
+
+struct MonteCarloModel::Impl : MonteCarloParameters {
   const SamplableModel* samplable = nullptr;  // the inner model's sampling interface
-  long samples = 0;
-  BetaRule beta = BetaRule::pooled;
   std::uint64_t seed = 0;
   // Set by prepare():
   double rho = 0.0;
@@ -82,8 +87,9 @@ struct MonteCarloModel::Impl {
   }
 };
 
-MonteCarloModel::MonteCarloModel(std::unique_ptr<Model> model, long samples, BetaRule beta)
-    : impl_(std::make_unique<Impl>()) {
+MonteCarloModel::MonteCarloModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  const std::unique_ptr<Model>& model = parameters.model;
+  const long samples = parameters.samples;
   if (!model) throw detail::field_error(kFamily, "model", "a model", "nothing");
   if (samples < 1 || samples > kMaxMonteCarloSamples)
     throw detail::field_error(kFamily, "samples", detail::whole_numbers(1, kMaxMonteCarloSamples), std::to_string(samples));
@@ -95,15 +101,14 @@ MonteCarloModel::MonteCarloModel(std::unique_ptr<Model> model, long samples, Bet
                               "a mixture, hmm or bayesnet of those)",
                               describe_inner(*model));
   impl_->seed = row_seed(*model, samples);
-  impl_->inner = std::move(model);
+  static_cast<MonteCarloParameters&>(*impl_) = std::move(parameters);
   impl_->samplable = samplable;
-  impl_->samples = samples;
-  impl_->beta = beta;
 }
 
 MonteCarloModel::~MonteCarloModel() = default;
 
-const Model& MonteCarloModel::inner() const { return *impl_->inner; }
+const Model& MonteCarloModel::inner() const { return *impl_->model; }
+const MonteCarloParameters& MonteCarloModel::parameters() const { return *impl_; }
 long MonteCarloModel::samples() const { return impl_->samples; }
 BetaRule MonteCarloModel::beta() const { return impl_->beta; }
 std::uint64_t MonteCarloModel::seed() const { return impl_->seed; }
@@ -112,12 +117,12 @@ double MonteCarloModel::log_tilted_normalizer() const { return impl_->log_normal
 
 const FamilyInfo& MonteCarloModel::family() const { return montecarlo_family(); }
 
-SampleSpace MonteCarloModel::sample_space() const { return impl_->inner->sample_space(); }
+SampleSpace MonteCarloModel::sample_space() const { return impl_->model->sample_space(); }
 
 void MonteCarloModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
-  m.inner->prepare(params);
+  m.model->prepare(params);
   try {
     m.log_normalizer = m.samplable->log_tilted_normalizer(params.rho);
   } catch (const KernelDomainError& error) {
@@ -140,57 +145,9 @@ double MonteCarloModel::log_kernel(const Model& other) const {
   return log_add_exp(sum_a, sum_b) - std::log(n_a + n_b);
 }
 
-// Row fields: N, the beta rule, then the inner model.
-void MonteCarloModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->samples));
-  out.real(static_cast<double>(static_cast<int>(impl_->beta)));
-  out.model(*impl_->inner);
-}
-
-void MonteCarloModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["samples"] = impl_->samples;
-  out["beta"] = impl_->beta == BetaRule::equal ? "equal" : "pooled";
-  out["model"] = model_to_json(*impl_->inner);
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_montecarlo(RowReader& fields) {
-  const long samples_index = fields.next_index();
-  const long samples = fields.integer("samples", 1, kMaxMonteCarloSamples);
-  const auto beta = static_cast<BetaRule>(fields.integer("beta", 0, 1));
-  const long model_index = fields.next_index();
-  std::unique_ptr<Model> model = fields.model("model");
-  return detail::build_from_row(
-      {{"samples", samples_index, 1}, {"model", model_index, fields.next_index() - model_index}},
-      [&] { return std::make_unique<MonteCarloModel>(std::move(model), samples, beta); });
-}
-
-std::unique_ptr<Model> montecarlo_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"samples", "beta", "model"});
-  const long samples = fields.whole_number("samples", 1, kMaxMonteCarloSamples);
-  BetaRule beta = BetaRule::pooled;
-  if (fields.has("beta")) {
-    const nlohmann::json& value = fields.required("beta");
-    if (value == "equal") beta = BetaRule::equal;
-    else if (value != "pooled") throw fields.invalid("beta", "\"pooled\" (beta = N/(N+N'), the default) or \"equal\" (1/2)");
-  }
-  std::unique_ptr<Model> model;
-  try {
-    model = model_from_json(fields.required("model"));
-  } catch (const ModelError& error) {
-    throw ModelError(std::string(kFamily) + " field \"model\": " + error.what());
-  }
-  return std::make_unique<MonteCarloModel>(std::move(model), samples, beta);
-}
-
-}  // namespace
-
 const FamilyInfo& montecarlo_family() {
-  static const FamilyInfo info{kFamily, 14, &decode_montecarlo, &montecarlo_from_json,
-                               "Monte Carlo estimates of k (JMLR 2004 section 5)"};
+  static const FamilyInfo info =
+      make_family<MonteCarloModel>(kFamily, 14, "Monte Carlo estimates of k (JMLR 2004 section 5)");
   return info;
 }
 

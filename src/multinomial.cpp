@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gamma_integrals.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/estimate.hpp"
 #include "ppk/row.hpp"
@@ -720,7 +721,8 @@ std::unique_ptr<Model> multinomial_from_json(const nlohmann::json& object) {
 }  // namespace
 
 const FamilyInfo& multinomial_family() {
-  static const FamilyInfo info{kFamily, 3, &decode_multinomial, &multinomial_from_json};
+  static const FamilyInfo info =
+      hand_written_family<MultinomialModel>(kFamily, 3, &decode_multinomial, &multinomial_from_json);
   return info;
 }
 

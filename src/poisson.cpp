@@ -28,11 +28,10 @@
 
 #include <boost/math/distributions/poisson.hpp>
 #include <boost/math/special_functions/bessel.hpp>
-#include <nlohmann/json.hpp>
 
 #include "gamma_integrals.hpp"
+#include "family_fields.hpp"
 #include "model_fields.hpp"
-#include "ppk/row.hpp"
 
 namespace ppk {
 
@@ -146,8 +145,13 @@ Eigen::VectorXd natural_parameters_of(const std::vector<double>& rates) {
 
 }  // namespace
 
-struct PoissonModel::Impl {
-  std::vector<double> rates;
+template <class Archive>
+void PoissonParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", static_cast<long>(rate.size()), 1, detail::kMaxDimension);
+  archive.reals("rate", rate, dim);
+}
+
+struct PoissonModel::Impl : PoissonParameters {
   // The coordinates with a positive rate, each with its rate and sqrt(rate).
   struct ListedRate {
     long index;
@@ -158,27 +162,29 @@ struct PoissonModel::Impl {
   double rho = 0.0;  // set by prepare()
 };
 
-PoissonModel::PoissonModel(std::vector<double> rates)
-    : SamplableExponentialFamilyModel(natural_parameters_of(rates)), impl_(std::make_unique<Impl>()) {
+PoissonModel::PoissonModel(Parameters parameters)
+    : SamplableExponentialFamilyModel(natural_parameters_of(parameters.rate)), impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  m.rates = std::move(rates);
-  for (std::size_t d = 0; d < m.rates.size(); ++d)
-    if (m.rates[d] > 0.0) m.listed.push_back({static_cast<long>(d), m.rates[d], std::sqrt(m.rates[d])});
+  static_cast<PoissonParameters&>(m) = std::move(parameters);
+  for (std::size_t d = 0; d < m.rate.size(); ++d)
+    if (m.rate[d] > 0.0) m.listed.push_back({static_cast<long>(d), m.rate[d], std::sqrt(m.rate[d])});
 }
 
 PoissonModel::~PoissonModel() = default;
 
-const std::vector<double>& PoissonModel::rates() const { return impl_->rates; }
+const std::vector<double>& PoissonModel::rates() const { return impl_->rate; }
+
+const PoissonParameters& PoissonModel::parameters() const { return *impl_; }
 
 const FamilyInfo& PoissonModel::family() const { return poisson_family(); }
 
-SampleSpace PoissonModel::sample_space() const { return {"count vectors", static_cast<long>(impl_->rates.size())}; }
+SampleSpace PoissonModel::sample_space() const { return {"count vectors", static_cast<long>(impl_->rate.size())}; }
 
 // Any rho > 0 (ExponentialFamilyModel::prepare would allow only rho = 1/2, where the measure
 // 1/x! scales).
 void PoissonModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
-  const std::vector<double>& rates = impl_->rates;
+  const std::vector<double>& rates = impl_->rate;
   if (!has_closed_form(params.rho)) {
     for (std::size_t d = 0; d < rates.size(); ++d)
       if (rates[d] > kMaxSeriesRate)
@@ -195,7 +201,7 @@ void PoissonModel::prepare(const KernelParams& params) {
 double PoissonModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const PoissonModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.rates.size() != b.rates.size()) detail::throw_unprepared_pair(kFamily);
+  if (a.rho <= 0.0 || a.rho != b.rho || a.rate.size() != b.rate.size()) detail::throw_unprepared_pair(kFamily);
   const double rho = a.rho;
   double log_k = 0.0;
   const Impl::ListedRate *i = a.listed.data(), *const i_end = i + a.listed.size();
@@ -258,7 +264,7 @@ double PoissonModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
   const Impl& m = *impl_;
   double log_p = 0.0;
   std::size_t next = 0;  // the next listed coordinate
-  for (std::size_t d = 0; d < m.rates.size(); ++d) {
+  for (std::size_t d = 0; d < m.rate.size(); ++d) {
     const double x_d = x[static_cast<Eigen::Index>(d)];
     if (next < m.listed.size() && m.listed[next].index == static_cast<long>(d)) {
       const double rate = m.listed[next++].rate;
@@ -270,47 +276,14 @@ double PoissonModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
   return log_p;
 }
 
-// Row fields: D, then the D rates (zeros omitted).
-void PoissonModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  out.real(static_cast<double>(m.rates.size()));
-  std::vector<std::pair<long, double>> positive;
-  positive.reserve(m.listed.size());
-  for (const Impl::ListedRate& entry : m.listed) positive.emplace_back(entry.index, entry.rate);
-  out.sparse(positive, m.rates.size());
-}
-
-void PoissonModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["rate"] = impl_->rates;
-}
-
 // K(theta) = sum_d exp(theta_d): the log of the normalizer sum_x exp(theta . x) / prod_d x_d!.
 double PoissonModel::log_partition(const Eigen::VectorXd& theta) const { return theta.array().exp().sum(); }
 
 // Theta = R^D: every finite theta is a valid natural parameter.
 bool PoissonModel::in_natural_domain(const Eigen::VectorXd& theta) const { return theta.allFinite(); }
 
-namespace {
-
-std::unique_ptr<Model> decode_poisson(RowReader& fields) {
-  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
-  const long rate_index = fields.next_index();
-  std::vector<double> rates = fields.reals("rate", static_cast<std::size_t>(dim));
-  return detail::build_from_row({{"rate", rate_index, dim}},
-                                [&] { return std::make_unique<PoissonModel>(std::move(rates)); });
-}
-
-std::unique_ptr<Model> poisson_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"rate"});
-  return std::make_unique<PoissonModel>(fields.reals("rate"));
-}
-
-}  // namespace
-
 const FamilyInfo& poisson_family() {
-  static const FamilyInfo info{kFamily, 4, &decode_poisson, &poisson_from_json};
+  static const FamilyInfo info = make_family<PoissonModel>(kFamily, 4);
   return info;
 }
 

@@ -162,7 +162,7 @@ void RowWriter::model(const Model& nested) {
 Row encode_row(const Model& model) {
   RowWriter out;
   out.real(model.family().code);  // index kFamilyIndex
-  model.encode_fields(out);
+  model.family().encode(model, out);
   return out.take();
 }
 

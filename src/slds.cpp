@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "family_fields.hpp"
 #include "model_fields.hpp"
 #include "ppk/row.hpp"
 #include "state_space.hpp"
@@ -326,7 +327,8 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& slds_family() {
-  static const FamilyInfo info{kFamily, 13, &decode_slds, &slds_from_json};
+  static const FamilyInfo info =
+      hand_written_family<SldsModel>(kFamily, 13, &decode_slds, &slds_from_json);
   return info;
 }
 

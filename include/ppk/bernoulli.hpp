@@ -20,10 +20,21 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's "dim" D, then "base" and the listed "p"; JSON: "p" dense.
+struct BernoulliParameters {
+  SparseProbabilities p;  // p_d = g_d = P(x_d = 1)
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class BernoulliModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless every g_d is in [0, 1] and finite.
-  explicit BernoulliModel(SparseProbabilities g);
+  using Parameters = BernoulliParameters;
+  explicit BernoulliModel(Parameters parameters);
+  explicit BernoulliModel(SparseProbabilities g) : BernoulliModel(Parameters{std::move(g)}) {}
+  const Parameters& parameters() const;
   const SparseProbabilities& probabilities() const;
 
   ~BernoulliModel() override;
@@ -31,8 +42,6 @@ class BernoulliModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is the D-vector of 0s and 1s.
   long sample_size() const override;

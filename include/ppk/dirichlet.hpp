@@ -25,11 +25,22 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's "dim" D >= 2, then "alpha".
+struct DirichletParameters {
+  std::vector<double> alpha;  // a_d
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class DirichletModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (a field error on "dim" or "alpha") unless 2 <= D <= 10^8 and every alpha_d is
   // finite and > 0.
-  explicit DirichletModel(std::vector<double> alpha);
+  using Parameters = DirichletParameters;
+  explicit DirichletModel(Parameters parameters);
+  explicit DirichletModel(std::vector<double> alpha) : DirichletModel(Parameters{std::move(alpha)}) {}
+  const Parameters& parameters() const;
   const std::vector<double>& alpha() const;
 
   ~DirichletModel() override;
@@ -37,8 +48,6 @@ class DirichletModel : public SamplableExponentialFamilyModel {
   SampleSpace sample_space() const override;  // "probability vectors" of dimension D
   void prepare(const KernelParams& params) override;  // KernelDomainError with the bound on rho
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;

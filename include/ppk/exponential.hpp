@@ -21,11 +21,22 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's "dim" D, then "scale".
+struct ExponentialParameters {
+  std::vector<double> scale;  // b_d
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class ExponentialModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (a field error on "dim" or "scale") unless 1 <= D <= 10^8 and every scale is
   // finite and > 0.
-  explicit ExponentialModel(std::vector<double> scales);
+  using Parameters = ExponentialParameters;
+  explicit ExponentialModel(Parameters parameters);
+  explicit ExponentialModel(std::vector<double> scales) : ExponentialModel(Parameters{std::move(scales)}) {}
+  const Parameters& parameters() const;
   const std::vector<double>& scales() const;
 
   ~ExponentialModel() override;
@@ -33,8 +44,6 @@ class ExponentialModel : public SamplableExponentialFamilyModel {
   SampleSpace sample_space() const override;  // "positive real vectors" of dimension D
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;

@@ -69,8 +69,8 @@ class FhmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;  // log B of the converged mean field
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
+  void encode_fields(RowWriter& out) const;
+  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
   // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each

@@ -25,11 +25,24 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's "dim" D, then "shape" and "scale".
+struct GammaParameters {
+  std::vector<double> shape;  // a_d
+  std::vector<double> scale;  // b_d
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class GammaModel : public SamplableExponentialFamilyModel {
  public:
   // Throws ModelError (field errors on "dim", "shape", "scale") unless 1 <= D <= 10^8 (D = the
   // number of shapes), both vectors have length D, and every entry is finite and > 0.
-  GammaModel(std::vector<double> shapes, std::vector<double> scales);
+  using Parameters = GammaParameters;
+  explicit GammaModel(Parameters parameters);
+  GammaModel(std::vector<double> shapes, std::vector<double> scales)
+      : GammaModel(Parameters{std::move(shapes), std::move(scales)}) {}
+  const Parameters& parameters() const;
   const std::vector<double>& shapes() const;
   const std::vector<double>& scales() const;
 
@@ -40,8 +53,6 @@ class GammaModel : public SamplableExponentialFamilyModel {
   // `other` is a GammaModel, or an ExponentialModel: the gamma model of shapes 1 and the same scales
   // (the exponential-gamma kernel of kernel.cpp), taken at this model's rho.
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;

@@ -29,14 +29,30 @@ namespace ppk {
 
 enum class CovarianceForm { isotropic = 1, diagonal = 2, full = 3 };
 
+// The parameters, declared field by field in row order (src/family_fields.hpp): the row's D and
+// "form", then "mean" and the form's one covariance field, "var", "diag" or "cov" (JSON: which of
+// them is present says the form).
+struct GaussianParameters {
+  Eigen::VectorXd mean;
+  CovarianceForm form = CovarianceForm::isotropic;
+  double variance = 0.0;       // isotropic: S = variance I
+  Eigen::VectorXd variances;   // diagonal: S = diag(variances)
+  Eigen::MatrixXd covariance;  // full
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class GaussianModel : public Model, public SamplableModel {
  public:
+  using Parameters = GaussianParameters;
   // Throw ModelError for non-finite values, non-positive variances or a covariance
-  // that is not symmetric positive definite.
+  // that is not symmetric positive definite (the covariance field of the other forms is ignored).
+  explicit GaussianModel(Parameters parameters);
   static std::unique_ptr<GaussianModel> isotropic(Eigen::VectorXd mean, double variance);
   static std::unique_ptr<GaussianModel> diagonal(Eigen::VectorXd mean, Eigen::VectorXd variances);
   static std::unique_ptr<GaussianModel> full(Eigen::VectorXd mean, Eigen::MatrixXd covariance);
 
+  const Parameters& parameters() const;
   CovarianceForm form() const;
   long dim() const;
   const Eigen::VectorXd& mean() const;
@@ -53,8 +69,6 @@ class GaussianModel : public Model, public SamplableModel {
   double log_kernel(const Model& other) const override;
   void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is the vector x.
   long sample_size() const override;
@@ -65,7 +79,6 @@ class GaussianModel : public Model, public SamplableModel {
  private:
   struct Impl;
   static const Impl& impl_of(const Model& other);  // other: a Gaussian (the dispatcher checks)
-  explicit GaussianModel(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -32,13 +32,28 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's M, then "length", "start", "trans" and the M nested "emissions".
+struct HmmParameters {
+  Eigen::VectorXd start;                          // pi_q
+  Eigen::MatrixXd trans;                          // A_pq = P(s_t = q | s_{t-1} = p)
+  std::vector<std::unique_ptr<Model>> emissions;  // one per state
+  long length = 0;                                // the stored default T
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class HmmModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless M >= 1, start and every transition row are probability vectors
   // (summing to 1 within 1e-6; then renormalised), there are M emissions over one sample space,
   // none of them an HMM, and length >= 0.
+  using Parameters = HmmParameters;
+  explicit HmmModel(Parameters parameters);
   HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions,
-           long length);
+           long length)
+      : HmmModel(Parameters{std::move(start), std::move(transitions), std::move(emissions), length}) {}
+  const Parameters& parameters() const;
   const Eigen::VectorXd& start() const;
   const Eigen::MatrixXd& transitions() const;
   std::size_t states() const;
@@ -51,8 +66,6 @@ class HmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // T = params.length if > 0; prepares emissions
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.
   bool can_sample() const override;  // every emission can

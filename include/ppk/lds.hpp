@@ -28,13 +28,32 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's n and d, then "length", "mean0", "cov0", "A", "Q", "C", "R".
+struct LdsParameters {
+  Eigen::VectorXd mean0;    // n
+  Eigen::MatrixXd cov0;     // n x n, symmetric
+  Eigen::MatrixXd A;        // transition, n x n
+  Eigen::MatrixXd Q;        // state noise, n x n, symmetric
+  Eigen::MatrixXd C;        // observation, d x n
+  Eigen::MatrixXd R;        // observation noise, d x d, symmetric
+  long length = 0;          // T
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class LdsModel : public Model, public SamplableModel {
  public:
   // Throws ModelError (a FieldError naming field and element) unless every value is finite, the shapes
   // agree (mean0: n, cov0, A, Q: n x n, C: d x n, R: d x d, n and d >= 1), cov0 and Q are symmetric
   // positive semidefinite, R is symmetric positive definite, and length >= 0.
+  using Parameters = LdsParameters;
+  explicit LdsModel(Parameters parameters);
   LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd transition, Eigen::MatrixXd state_noise,
-           Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length);
+           Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length)
+      : LdsModel(Parameters{std::move(mean0), std::move(cov0), std::move(transition), std::move(state_noise),
+                            std::move(observation), std::move(observation_noise), length}) {}
+  Parameters parameters() const;
   const Eigen::VectorXd& mean0() const;
   const Eigen::MatrixXd& cov0() const;
   const Eigen::MatrixXd& transition() const;         // A
@@ -55,8 +74,6 @@ class LdsModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // T = params.length if > 0; log|S| by a Kalman filter
   double log_kernel(const Model& other) const override;  // linear in T
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   // SamplableModel interface (sampling.hpp), any rho > 0. A sample is x_0..x_T stacked ((T + 1) d
   // values, T = steps()). Scaling cov0, Q and R by 1/rho scales the joint covariance S by 1/rho, so

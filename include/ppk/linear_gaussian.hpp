@@ -62,8 +62,8 @@ class LinearGaussianModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;
   // `other`: a linear Gaussian DAG or a Gaussian over the same real vectors.
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
+  void encode_fields(RowWriter& out) const;
+  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), any rho > 0: the observed marginal's (gaussian.cpp),
   // p^rho / Z = N(m, S / rho). A sample is the observed nodes' values, concatenated in node order.

@@ -43,11 +43,24 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's K, then "log_weights" and the K nested "blocks".
+struct MiParameters {
+  std::vector<double> log_weights;              // lw_s, finite
+  std::vector<std::unique_ptr<Model>> blocks;  // b_s
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class MiModel : public Model {
  public:
   // Throws ModelError unless K >= 1, there is one finite log weight per block, and every block is a
   // model of an exact family other than mixture, montecarlo and mi.
-  MiModel(std::vector<double> log_weights, std::vector<std::unique_ptr<Model>> blocks);
+  using Parameters = MiParameters;
+  explicit MiModel(Parameters parameters);
+  MiModel(std::vector<double> log_weights, std::vector<std::unique_ptr<Model>> blocks)
+      : MiModel(Parameters{std::move(log_weights), std::move(blocks)}) {}
+  const Parameters& parameters() const;
   const std::vector<double>& log_weights() const;
   std::size_t size() const;  // K
   const Model& block(std::size_t s) const;
@@ -59,8 +72,6 @@ class MiModel : public Model {
   SampleSpace sample_space() const override;
   void prepare(const KernelParams& params) override;  // KernelDomainError unless rho = 1
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
  private:
   struct Impl;

@@ -26,11 +26,24 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's M, then "weights" and the M nested "components".
+struct MixtureParameters {
+  std::vector<double> weights;                       // w_m, summing to 1
+  std::vector<std::unique_ptr<Model>> components;
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class MixtureModel : public Model, public SamplableModel {
  public:
   // Throws ModelError unless M >= 1, the weights are probabilities summing to 1 (within 1e-6;
   // then renormalised), and every component is a non-mixture model over one sample space.
-  MixtureModel(std::vector<double> weights, std::vector<std::unique_ptr<Model>> components);
+  using Parameters = MixtureParameters;
+  explicit MixtureModel(Parameters parameters);
+  MixtureModel(std::vector<double> weights, std::vector<std::unique_ptr<Model>> components)
+      : MixtureModel(Parameters{std::move(weights), std::move(components)}) {}
+  const Parameters& parameters() const;
   const std::vector<double>& weights() const;
   std::size_t size() const;
   const Model& component(std::size_t m) const;
@@ -41,8 +54,6 @@ class MixtureModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;  // prepares every component
   // `other` is a mixture, or a plain model of the components' sample space.
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is a component's sample.
   bool can_sample() const override;  // every component can

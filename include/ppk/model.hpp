@@ -12,11 +12,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace ppk {
 
-class RowWriter;
 struct FamilyInfo;
 
 // The kernel's parameters, carried by LIBSVM's existing fields: -g is rho, -d is T.
@@ -77,11 +74,6 @@ class Model {
   virtual void log_kernel_many(const Model* const* others, std::size_t n, double* out) const {
     for (std::size_t k = 0; k < n; ++k) out[k] = log_kernel(*others[k]);
   }
-
-  // Writes the family's fields (everything after the family header) to a row.
-  virtual void encode_fields(RowWriter& out) const = 0;
-  // The model as a JSON object with "family" and the field names of docs/families.md.
-  virtual void to_json(nlohmann::json& out) const = 0;
 };
 
 }  // namespace ppk

@@ -47,10 +47,24 @@ enum class BetaRule { pooled = 0, equal = 1 };
 
 constexpr long kMaxMonteCarloSamples = 10000000;  // 10^7: N x the sample size doubles are stored per row
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// "samples" N, "beta" (0 pooled, 1 equal; JSON "pooled" or "equal", absent: pooled), the nested "model".
+struct MonteCarloParameters {
+  std::unique_ptr<Model> model;  // the inner model
+  long samples = 0;              // N
+  BetaRule beta = BetaRule::pooled;
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class MonteCarloModel : public Model {
  public:
   // Throws ModelError (a FieldError) unless `model` can be sampled (as_samplable) and 1 <= samples <= 10^7.
-  MonteCarloModel(std::unique_ptr<Model> model, long samples, BetaRule beta = BetaRule::pooled);
+  using Parameters = MonteCarloParameters;
+  explicit MonteCarloModel(Parameters parameters);
+  MonteCarloModel(std::unique_ptr<Model> model, long samples, BetaRule beta = BetaRule::pooled)
+      : MonteCarloModel(Parameters{std::move(model), samples, beta}) {}
+  const Parameters& parameters() const;
   const Model& inner() const;
   long samples() const;  // N
   BetaRule beta() const;
@@ -67,8 +81,6 @@ class MonteCarloModel : public Model {
   // draw from p^rho / Z (a mixture or HMM at rho != 1).
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
  private:
   struct Impl;

@@ -110,8 +110,8 @@ class MultinomialModel : public Model, public SamplableModel {
   // One pass over this model's listed coordinates per call, then O(listed) per other model.
   void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
+  void encode_fields(RowWriter& out) const;
+  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface: see sampling.hpp (one event or s trials).
   bool can_sample() const override;

@@ -19,6 +19,7 @@
 // JSON: {"family":"poisson","rate":[..]}
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "ppk/exponential_family.hpp"
@@ -26,11 +27,22 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/family_fields.hpp):
+// the row's "dim" D, then "rate".
+struct PoissonParameters {
+  std::vector<double> rate;
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class PoissonModel : public SamplableExponentialFamilyModel {
  public:
+  using Parameters = PoissonParameters;
   // Throws ModelError (a field error on "rate") unless 1 <= D <= 10^8 and every rate is finite and >= 0.
-  explicit PoissonModel(std::vector<double> rates);
+  explicit PoissonModel(Parameters parameters);
+  explicit PoissonModel(std::vector<double> rates) : PoissonModel(Parameters{std::move(rates)}) {}
   const std::vector<double>& rates() const;
+  const Parameters& parameters() const;
 
   ~PoissonModel() override;
   const FamilyInfo& family() const override;
@@ -38,8 +50,6 @@ class PoissonModel : public SamplableExponentialFamilyModel {
   // Any rho > 0; KernelDomainError for a rate above 10^9 unless rho is 1/2 or 1 (the closed forms).
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const override;
-  void to_json(nlohmann::json& out) const override;
 
   double log_partition(const Eigen::VectorXd& theta) const override;
   bool in_natural_domain(const Eigen::VectorXd& theta) const override;

@@ -4,7 +4,7 @@
 // may be omitted, so a row means the same with every zero dropped:
 //     1: format version (= 1)
 //     2: family code (see family.hpp)
-//     3...: the family's fields, in the order its encode_fields writes them.
+//     3...: the family's fields, in the order its FamilyInfo::encode writes them.
 // Each family documents its own field layout in its header and in docs/families.md.
 #pragma once
 

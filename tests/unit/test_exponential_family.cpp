@@ -12,10 +12,8 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "kernel_params.hpp"
 #include "ppk/bernoulli.hpp"
@@ -36,8 +34,6 @@ class NaturalFormOnly : public ExponentialFamilyModel {
       : ExponentialFamilyModel(std::move(theta)), family_(family), space_(std::move(space)) {}
   const FamilyInfo& family() const override { return family_; }
   SampleSpace sample_space() const override { return space_; }
-  void encode_fields(RowWriter&) const override { throw std::logic_error("a test family has no rows"); }
-  void to_json(nlohmann::json&) const override { throw std::logic_error("a test family has no JSON"); }
 
  private:
   const FamilyInfo& family_;

@@ -29,7 +29,7 @@ std::unique_ptr<Model> model_from_json(const std::string& text) {
 
 json as_json(const Model& model) {
   json out;
-  model.to_json(out);
+  model.family().to_json(model, out);
   return out;
 }
 

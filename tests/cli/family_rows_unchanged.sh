@@ -1,0 +1,80 @@
+# Every family's row and JSON forms are those written by the hand-written conversions that the
+# declared fields replaced (src/family_fields.hpp): the rows below are what `ppk encode` wrote, and
+# the JSON what `ppk decode` wrote, before that change. Existing files decode identically.
+source "$(dirname "$0")/lib.bash" "$@"
+
+cat > models.jsonl <<'DATA'
+{"label":1,"family":"gaussian","mean":[0.1,-2,0],"var":0.3}
+{"label":2,"family":"gaussian","mean":[1,2,3],"diag":[0.5,1e-3,7]}
+{"label":3,"family":"gaussian","mean":[0,1],"cov":[[2,0.3],[0.3,1.1]]}
+{"label":4,"family":"bernoulli","p":[0.1,0.9,0.1,0.1,0,1]}
+{"label":5,"family":"multinomial","p":[0.7,0.1,0.1,0.1],"trials":"all","decay":0.25}
+{"label":6,"family":"poisson","rate":[1.5,0,3,0,0.25]}
+{"label":7,"family":"exponential","scale":[0.5,2,1]}
+{"label":8,"family":"gamma","shape":[2,0.9,1.5],"scale":[1,3,0.25]}
+{"label":9,"family":"dirichlet","alpha":[0.5,2,1.25]}
+{"label":10,"family":"mixture","weights":[0.25,0.75],"components":[{"family":"gaussian","mean":[0,1],"var":2},{"family":"gaussian","mean":[1,-1],"diag":[0.5,1.5]}]}
+{"label":11,"family":"hmm","start":[0.6,0.4],"trans":[[0.7,0.3],[0.2,0.8]],"emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[0.15,0.85]}],"length":2}
+{"label":12,"family":"bayesnet","nodes":[{"states":2,"cpt":[[0.3,0.7]]},{"states":2,"parents":[0],"variable":0,"cpt":[[0.9,0.1],[0.2,0.8]]},{"parents":[0],"variable":1,"emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[0.1,0.9]}]},{"states":2,"parents":[0],"variable":2,"cpt":[[0.6,0.4],[0.25,0.75]]}]}
+{"label":13,"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.2,0.8]],"Q":[[0.3,0.1],[0.1,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":4}
+{"label":14,"family":"linear_gaussian","nodes":[{"dim":2,"offset":[1,-2],"cov":[[1,0.5],[0.5,2]]},{"dim":1,"parents":[0],"weights":[[0.5,3]],"offset":[0.25],"cov":[[0.75]],"observed":true},{"dim":1,"parents":[1,0],"weights":[[2,-1,4]],"offset":[-3],"cov":[[1.5]],"observed":true}]}
+{"label":15,"family":"slds","start":[0.3,0.7],"trans":[[0.6,0.4],[0.1,0.9]],"A":[[[0.9]],[[0.8]]],"Q":[[[0.25]],[[0.5]]],"mean0":[0.5],"cov0":[[0.7]],"C":[[1.5]],"R":[[0.3]],"length":4,"paths":5}
+{"label":16,"family":"montecarlo","samples":40,"beta":"equal","model":{"family":"gamma","shape":[2,1.5],"scale":[1,0.5]}}
+{"label":17,"family":"montecarlo","samples":7,"model":{"family":"poisson","rate":[1,4,0]}}
+{"label":18,"family":"fhmm","chains":[{"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],"means":[[1.0],[2.0]]},{"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]],"means":[[0.5],[-0.5]]}],"cov":[[0.5]],"length":2}
+{"label":19,"family":"mi","log_weights":[0.5,-1],"blocks":[{"family":"gaussian","mean":[1.0],"var":2.0},{"family":"dirichlet","alpha":[1,2]}]}
+DATA
+
+# As the hand-written conversions encoded them (one family per row, nested models inside).
+cat > expected_rows.ppk <<'DATA'
+1 1:1 2:1 3:3 4:1 5:0.10000000000000001 6:-2 8:0.29999999999999999
+2 1:1 2:1 3:3 4:2 5:1 6:2 7:3 8:0.5 9:0.001 10:7
+3 1:1 2:1 3:2 4:3 6:1 7:2 8:0.29999999999999999 9:1.1000000000000001
+4 1:1 2:2 3:6 5:0.10000000000000001 6:0.90000000000000002 7:0.10000000000000001 8:0.10000000000000001 10:1
+5 1:1 2:3 3:4 4:-1 5:0.25 6:0.10000000000000001 7:0.69999999999999996
+6 1:1 2:4 3:5 4:1.5 6:3 8:0.25
+7 1:1 2:5 3:3 4:0.5 5:2 6:1
+8 1:1 2:6 3:3 4:2 5:0.90000000000000002 6:1.5 7:1 8:3 9:0.25
+9 1:1 2:7 3:3 4:0.5 5:2 6:1.25
+10 1:1 2:8 3:2 4:0.25 5:0.75 6:6 7:1 8:2 9:1 11:1 12:2 13:7 14:1 15:2 16:2 17:1 18:-1 19:0.5 20:1.5
+11 1:1 2:9 3:2 4:2 5:0.59999999999999998 6:0.40000000000000002 7:0.69999999999999996 8:0.29999999999999999 9:0.20000000000000001 10:0.80000000000000004 11:5 12:3 13:2 16:0.5 17:7 18:3 19:2 22:0.14999999999999999 24:0.84999999999999998
+12 1:1 2:10 3:4 4:2 7:2 8:1 9:1 12:2 13:1 15:2 16:3 17:1 19:0.29999999999999999 20:0.69999999999999996 21:0.90000000000000002 22:0.10000000000000001 23:0.20000000000000001 24:0.80000000000000004 25:5 26:3 27:2 30:0.5 31:7 32:3 33:2 36:0.10000000000000001 38:0.90000000000000002 39:0.59999999999999998 40:0.40000000000000002 41:0.25 42:0.75
+13 1:1 2:11 3:2 4:1 5:4 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.10000000000000001 13:0.20000000000000001 14:0.80000000000000004 15:0.29999999999999999 16:0.10000000000000001 17:0.20000000000000001 18:1 19:2 20:0.5
+14 1:1 2:12 3:3 4:2 7:1 8:-2 9:1 10:0.5 11:2 12:1 13:1 14:1 16:0.25 17:0.75 18:0.5 19:3 20:1 21:1 22:2 23:1 25:-3 26:1.5 27:2 28:-1 29:4
+15 1:1 2:13 3:2 4:1 5:1 6:4 7:5 8:0.29999999999999999 9:0.69999999999999996 10:0.59999999999999998 11:0.40000000000000002 12:0.10000000000000001 13:0.90000000000000002 14:0.90000000000000002 15:0.80000000000000004 16:0.25 17:0.5 18:0.5 19:0.69999999999999996 20:1.5 21:0.29999999999999999
+16 1:1 2:14 3:40 4:1 5:6 6:6 7:2 8:2 9:1.5 10:1 11:0.5
+17 1:1 2:14 3:7 5:4 6:4 7:3 8:1 9:4
+18 1:1 2:15 3:2 4:1 5:2 6:2 7:2 8:0.59999999999999998 9:0.40000000000000002 10:0.90000000000000002 11:0.10000000000000001 12:0.20000000000000001 13:0.80000000000000004 14:1 15:2 16:0.5 17:0.5 18:0.69999999999999996 19:0.29999999999999999 20:0.25 21:0.75 22:0.5 23:-0.5 24:0.5
+19 1:1 2:16 3:2 4:0.5 5:-1 6:5 7:1 8:1 9:1 10:1 11:2 12:4 13:7 14:2 15:1 16:2
+DATA
+
+# As the hand-written conversions decoded them (members in JSON's sorted order).
+cat > expected_models.jsonl <<'DATA'
+{"label":1,"family":"gaussian","mean":[0.1,-2.0,0.0],"var":0.3}
+{"label":2,"family":"gaussian","diag":[0.5,0.001,7.0],"mean":[1.0,2.0,3.0]}
+{"label":3,"family":"gaussian","cov":[[2.0,0.3],[0.3,1.1]],"mean":[0.0,1.0]}
+{"label":4,"family":"bernoulli","p":[0.1,0.9,0.1,0.1,0.0,1.0]}
+{"label":5,"family":"multinomial","decay":0.25,"p":[0.7,0.1,0.1,0.1],"trials":"all"}
+{"label":6,"family":"poisson","rate":[1.5,0.0,3.0,0.0,0.25]}
+{"label":7,"family":"exponential","scale":[0.5,2.0,1.0]}
+{"label":8,"family":"gamma","scale":[1.0,3.0,0.25],"shape":[2.0,0.9,1.5]}
+{"label":9,"family":"dirichlet","alpha":[0.5,2.0,1.25]}
+{"label":10,"family":"mixture","components":[{"family":"gaussian","mean":[0.0,1.0],"var":2.0},{"diag":[0.5,1.5],"family":"gaussian","mean":[1.0,-1.0]}],"weights":[0.25,0.75]}
+{"label":11,"family":"hmm","emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[0.15,0.85]}],"length":2,"start":[0.6,0.4],"trans":[[0.7,0.3],[0.2,0.8]]}
+{"label":12,"family":"bayesnet","nodes":[{"cpt":[[0.3,0.7]],"parents":[],"states":2},{"cpt":[[0.9,0.1],[0.2,0.8]],"parents":[0],"states":2,"variable":0},{"emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[0.1,0.9]}],"parents":[0],"variable":1},{"cpt":[[0.6,0.4],[0.25,0.75]],"parents":[0],"states":2,"variable":2}]}
+{"label":13,"family":"lds","A":[[0.5,0.1],[0.2,0.8]],"C":[[1.0,2.0]],"Q":[[0.3,0.1],[0.1,0.2]],"R":[[0.5]],"cov0":[[1.0,0.5],[0.5,2.0]],"length":4,"mean0":[1.0,-2.0]}
+{"label":14,"family":"linear_gaussian","nodes":[{"cov":[[1.0,0.5],[0.5,2.0]],"dim":2,"observed":false,"offset":[1.0,-2.0],"parents":[]},{"cov":[[0.75]],"dim":1,"observed":true,"offset":[0.25],"parents":[0],"weights":[[0.5,3.0]]},{"cov":[[1.5]],"dim":1,"observed":true,"offset":[-3.0],"parents":[1,0],"weights":[[2.0,-1.0,4.0]]}]}
+{"label":15,"family":"slds","A":[[[0.9]],[[0.8]]],"C":[[1.5]],"Q":[[[0.25]],[[0.5]]],"R":[[0.3]],"cov0":[[0.7]],"length":4,"mean0":[0.5],"paths":5,"start":[0.3,0.7],"trans":[[0.6,0.4],[0.1,0.9]]}
+{"label":16,"family":"montecarlo","beta":"equal","model":{"family":"gamma","scale":[1.0,0.5],"shape":[2.0,1.5]},"samples":40}
+{"label":17,"family":"montecarlo","beta":"pooled","model":{"family":"poisson","rate":[1.0,4.0,0.0]},"samples":7}
+{"label":18,"family":"fhmm","chains":[{"means":[[1.0],[2.0]],"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]]},{"means":[[0.5],[-0.5]],"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]]}],"cov":[[0.5]],"length":2}
+{"label":19,"family":"mi","blocks":[{"family":"gaussian","mean":[1.0],"var":2.0},{"alpha":[1.0,2.0],"family":"dirichlet"}],"log_weights":[0.5,-1.0]}
+DATA
+
+"$PPK" encode models.jsonl -o rows.ppk
+cmp -s rows.ppk expected_rows.ppk || fail "rows differ: $(diff rows.ppk expected_rows.ppk)"
+pass
+"$PPK" decode expected_rows.ppk -o decoded.jsonl
+cmp -s decoded.jsonl expected_models.jsonl || fail "decoded models differ: $(diff decoded.jsonl expected_models.jsonl)"
+pass
+finish
