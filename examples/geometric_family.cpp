@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "family_fields.hpp"
-#include "model_fields.hpp"
+#include "core/family_fields.hpp"
+#include "core/model_fields.hpp"
 
 namespace ppk {
 

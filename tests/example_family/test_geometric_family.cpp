@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ppk/family.hpp"
-#include "ppk/json.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/family.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 

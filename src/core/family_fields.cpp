@@ -1,0 +1,314 @@
+// The four archives of family_fields.hpp: each kind of field in each direction, once.
+#include "core/family_fields.hpp"
+
+#include <algorithm>
+
+#include "core/matrix_fields.hpp"
+#include "ppk/core/json.hpp"
+
+namespace ppk::detail {
+
+namespace {
+
+std::vector<double> to_vector(const Eigen::VectorXd& values) { return {values.data(), values.data() + values.size()}; }
+
+Eigen::VectorXd to_eigen(const std::vector<double>& values) {
+  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
+// "\"a\"", "\"a\" or \"b\"", "\"a\", \"b\" or \"c\"".
+std::string quoted_alternatives(const std::vector<const char*>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + "\"" + names[i] + "\"";
+  return text;
+}
+
+}  // namespace
+
+// ---- RowWriterArchive: each field's values in order; RowWriter drops the zeros.
+
+Dimension RowWriterArchive::dimension(const char* field, long value, long min, long max) {
+  out_.real(static_cast<double>(value));
+  return {value, min, max, field};
+}
+
+void RowWriterArchive::whole_number(const char*, long& value, long, long) { out_.real(static_cast<double>(value)); }
+
+void RowWriterArchive::real(const char*, double& value) { out_.real(value); }
+
+void RowWriterArchive::reals(const char*, std::vector<double>& values, const Dimension&) { out_.reals(values); }
+
+void RowWriterArchive::reals(const char*, Eigen::VectorXd& values, const Dimension&) {
+  out_.reals(values.data(), values.data() + values.size());
+}
+
+void RowWriterArchive::symmetric_matrix(const char*, Eigen::MatrixXd& matrix, const Dimension&) {
+  write_lower_triangle(out_, matrix);
+}
+
+void RowWriterArchive::matrix(const char*, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  write_row_major(out_, matrix);
+}
+
+// The base, then the D-long block of the listed coordinates.
+void RowWriterArchive::probabilities(const char*, SparseProbabilities& p, const Dimension&) {
+  out_.real(p.base);
+  std::vector<std::pair<long, double>> listed;
+  listed.reserve(p.listed());
+  for (std::size_t i = 0; i < p.listed(); ++i) listed.emplace_back(p.index[i], p.value[i]);
+  out_.sparse(listed, static_cast<std::size_t>(p.dim));
+}
+
+// Each nested model as RowWriter::model writes it: its length L, then L indices holding its own row
+// from its family code on.
+void RowWriterArchive::models(const char*, std::vector<std::unique_ptr<Model>>& models, const Dimension&) {
+  for (const auto& model : models) out_.model(*model);
+}
+
+void RowWriterArchive::model(const char*, std::unique_ptr<Model>& model) { out_.model(*model); }
+
+void RowWriterArchive::choice(const char*, long& index, const std::vector<const char*>&) {
+  out_.real(static_cast<double>(index));
+}
+
+void RowWriterArchive::one_of(const char*, long& index, const std::vector<const char*>&) {
+  out_.real(static_cast<double>(index + 1));
+}
+
+void RowWriterArchive::at_most(const Dimension&, long, const char*) {}
+
+// ---- RowReaderArchive: each field read and its indices recorded.
+
+void RowReaderArchive::record(const char* field, long first_index) {
+  spans_.push_back({field, first_index, in_.next_index() - first_index});
+}
+
+Dimension RowReaderArchive::dimension(const char* field, long, long min, long max) {
+  const long first = in_.next_index();
+  const long value = in_.integer(field, min, max);
+  record(field, first);
+  return {value, min, max, field, first};
+}
+
+void RowReaderArchive::whole_number(const char* field, long& value, long min, long max) {
+  const long first = in_.next_index();
+  value = in_.integer(field, min, max);
+  record(field, first);
+}
+
+void RowReaderArchive::real(const char* field, double& value) {
+  const long first = in_.next_index();
+  value = in_.real(field);
+  record(field, first);
+}
+
+void RowReaderArchive::reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  const long first = in_.next_index();
+  values = in_.reals(field, static_cast<std::size_t>(dim.value));
+  record(field, first);
+}
+
+void RowReaderArchive::reals(const char* field, Eigen::VectorXd& values, const Dimension& dim) {
+  std::vector<double> read;
+  reals(field, read, dim);
+  values = to_eigen(read);
+}
+
+void RowReaderArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& dim) {
+  RowMatrix read = read_symmetric(in_, field, dim.value);
+  matrix = std::move(read.matrix);
+  spans_.push_back(read.span);
+}
+
+void RowReaderArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows,
+                              const Dimension& cols) {
+  RowMatrix read = read_general(in_, field, rows.value, cols.value);
+  matrix = std::move(read.matrix);
+  spans_.push_back(read.span);
+}
+
+void RowReaderArchive::probabilities(const char* field, SparseProbabilities& p, const Dimension& dim) {
+  p = SparseProbabilities{};
+  p.dim = dim.value;
+  real("base", p.base);
+  const long first = in_.next_index();
+  for (const auto& [offset, value] : in_.sparse(field, static_cast<std::size_t>(dim.value))) {
+    p.index.push_back(offset);
+    p.value.push_back(value);
+  }
+  record(field, first);
+}
+
+void RowReaderArchive::models(const char* field, std::vector<std::unique_ptr<Model>>& models, const Dimension& count) {
+  std::vector<RowFieldSpan> spans;
+  models.clear();
+  for (long m = 0; m < count.value; ++m) {
+    const long first = in_.next_index();
+    models.push_back(in_.model(field));
+    spans.push_back({field, first, in_.next_index() - first});
+  }
+  nested_.emplace_back(field, std::move(spans));
+}
+
+void RowReaderArchive::model(const char* field, std::unique_ptr<Model>& model) {
+  const long first = in_.next_index();
+  model = in_.model(field);
+  record(field, first);
+}
+
+void RowReaderArchive::choice(const char* field, long& index, const std::vector<const char*>& names) {
+  whole_number(field, index, 0, static_cast<long>(names.size()) - 1);
+}
+
+void RowReaderArchive::one_of(const char* field, long& index, const std::vector<const char*>& members) {
+  whole_number(field, index, 1, static_cast<long>(members.size()));
+  --index;
+}
+
+void RowReaderArchive::at_most(const Dimension& dim, long max, const char* condition) {
+  if (dim.value > max)
+    throw ModelError(row_field_location(in_.family_name(), dim.field, dim.first_index, 1) + ": expected at most " +
+                     std::to_string(max) + " " + condition + ", got " + std::to_string(dim.value));
+}
+
+ModelError RowReaderArchive::at_row(const FieldError& error) const {
+  for (const auto& [field, spans] : nested_)
+    if (error.field() == field && error.element() >= 0 && static_cast<std::size_t>(error.element()) < spans.size()) {
+      const RowFieldSpan& span = spans[static_cast<std::size_t>(error.element())];
+      return ModelError(row_field_location(error.family(), field, span.first_index, span.count) + ": expected " +
+                        error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
+    }
+  return detail::at_row(error, spans_);
+}
+
+// ---- JsonWriterArchive: each field as its member; a dimension is the arrays' length.
+
+Dimension JsonWriterArchive::dimension(const char* field, long value, long min, long max) {
+  return {value, min, max, field};
+}
+
+void JsonWriterArchive::whole_number(const char* field, long& value, long, long) { out_[field] = value; }
+
+void JsonWriterArchive::real(const char* field, double& value) { out_[field] = value; }
+
+void JsonWriterArchive::reals(const char* field, std::vector<double>& values, const Dimension&) { out_[field] = values; }
+
+void JsonWriterArchive::reals(const char* field, Eigen::VectorXd& values, const Dimension&) {
+  out_[field] = to_vector(values);
+}
+
+void JsonWriterArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension&) {
+  out_[field] = json_rows(matrix);
+}
+
+void JsonWriterArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  out_[field] = json_rows(matrix);
+}
+
+void JsonWriterArchive::probabilities(const char* field, SparseProbabilities& p, const Dimension&) {
+  out_[field] = p.dense();
+}
+
+void JsonWriterArchive::models(const char* field, std::vector<std::unique_ptr<Model>>& models, const Dimension&) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& model : models) array.push_back(model_to_json(*model));
+  out_[field] = std::move(array);
+}
+
+void JsonWriterArchive::model(const char* field, std::unique_ptr<Model>& model) { out_[field] = model_to_json(*model); }
+
+void JsonWriterArchive::choice(const char* field, long& index, const std::vector<const char*>& names) {
+  out_[field] = names.at(static_cast<std::size_t>(index));
+}
+
+void JsonWriterArchive::one_of(const char*, long&, const std::vector<const char*>&) {}
+
+void JsonWriterArchive::at_most(const Dimension&, long, const char*) {}
+
+// ---- JsonReaderArchive
+
+JsonReaderArchive::JsonReaderArchive(const nlohmann::json& object, std::string family,
+                                     const std::vector<const char*>& fields)
+    : fields_(object, family, fields), family_(std::move(family)) {}
+
+Dimension JsonReaderArchive::dimension(const char* field, long, long min, long max) { return {-1, min, max, field}; }
+
+void JsonReaderArchive::whole_number(const char* field, long& value, long min, long max) {
+  value = fields_.whole_number(field, min, max);
+}
+
+void JsonReaderArchive::real(const char* field, double& value) { value = fields_.real(field); }
+
+void JsonReaderArchive::reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  values = fields_.reals(field);
+  if (static_cast<long>(values.size()) < dim.min)
+    throw fields_.invalid(field, "at least " + std::to_string(dim.min) + " numbers (its dimension D is at least " +
+                                     std::to_string(dim.min) + ")");
+}
+
+void JsonReaderArchive::reals(const char* field, Eigen::VectorXd& values, const Dimension& dim) {
+  std::vector<double> read;
+  reals(field, read, dim);
+  values = to_eigen(read);
+}
+
+void JsonReaderArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension&) {
+  matrix = json_matrix(fields_, field);
+}
+
+void JsonReaderArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  matrix = json_matrix(fields_, field);
+}
+
+void JsonReaderArchive::probabilities(const char* field, SparseProbabilities& p, const Dimension&) {
+  p = fields_.probabilities(field);
+}
+
+// A non-empty array of model objects; an invalid one is named `family field "field"[m]`.
+void JsonReaderArchive::models(const char* field, std::vector<std::unique_ptr<Model>>& models, const Dimension&) {
+  const nlohmann::json& array = fields_.required(field);
+  if (!array.is_array() || array.empty()) throw fields_.invalid(field, "a non-empty array of model objects");
+  models.clear();
+  for (std::size_t m = 0; m < array.size(); ++m) {
+    try {
+      models.push_back(model_from_json(array[m]));
+    } catch (const ModelError& error) {
+      throw ModelError(family_ + " field \"" + field + "\"[" + std::to_string(m) + "]: " + error.what());
+    }
+  }
+}
+
+void JsonReaderArchive::model(const char* field, std::unique_ptr<Model>& model) {
+  try {
+    model = model_from_json(fields_.required(field));
+  } catch (const ModelError& error) {
+    throw ModelError(family_ + " field \"" + field + "\": " + error.what());
+  }
+}
+
+void JsonReaderArchive::choice(const char* field, long& index, const std::vector<const char*>& names) {
+  index = 0;
+  if (!fields_.has(field)) return;
+  const nlohmann::json& value = fields_.required(field);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (value == names[i]) {
+      index = static_cast<long>(i);
+      return;
+    }
+  throw fields_.invalid(field, quoted_alternatives(names));
+}
+
+void JsonReaderArchive::one_of(const char*, long& index, const std::vector<const char*>& members) {
+  long present = 0;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (fields_.has(members[i])) {
+      index = static_cast<long>(i);
+      ++present;
+    }
+  if (present != 1) throw ModelError(family_ + ": expected exactly one of the fields " + quoted_alternatives(members));
+}
+
+void JsonReaderArchive::at_most(const Dimension&, long, const char*) {}
+
+}  // namespace ppk::detail
