@@ -30,7 +30,6 @@
 #include "families/gamma_integrals.hpp"
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
-#include "ppk/estimate/estimate.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk {
