@@ -146,7 +146,7 @@ GaussianModel::GaussianModel(Parameters parameters) : impl_(std::make_unique<Imp
                           "a " + std::to_string(dim) + " x " + std::to_string(dim) + " matrix (D = the mean's length)",
                           std::to_string(covariance.rows()) + " x " + std::to_string(covariance.cols()));
       detail::check_symmetric(kFamily, "cov", covariance);
-      covariance = 0.5 * (covariance + covariance.transpose());
+      covariance = (0.5 * (covariance + covariance.transpose())).eval();  // eval: the sum reads covariance
       Eigen::LLT<Eigen::MatrixXd> llt(covariance);
       log_det = llt.info() == Eigen::Success ? 2.0 * llt.matrixLLT().diagonal().array().log().sum() : std::nan("");
       if (!std::isfinite(log_det))

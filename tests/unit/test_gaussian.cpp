@@ -171,5 +171,17 @@ TEST(GaussianModelTest, AccessorsDescribeTheModel) {
   EXPECT_EQ(iso->family().code, 1);
 }
 
+// A full covariance within the symmetry tolerance is stored as (S + S')/2 exactly, computed here into
+// a matrix of its own: symmetrising in place would read entries it had already overwritten.
+TEST(GaussianModelTest, FullCovarianceIsSymmetrisedExactly) {
+  Eigen::MatrixXd covariance(2, 2);
+  covariance << 2.0, 0.3 + 1e-12, 0.3, 1.0;
+  const Eigen::MatrixXd expected = 0.5 * (covariance + covariance.transpose());
+  const auto model = GaussianModel::full(Eigen::Vector2d(0.0, 0.0), covariance);
+  EXPECT_EQ(model->covariance()(0, 1), expected(0, 1));
+  EXPECT_EQ(model->covariance()(1, 0), expected(1, 0));
+  EXPECT_EQ(model->covariance()(0, 1), model->covariance()(1, 0));
+}
+
 }  // namespace
 }  // namespace ppk
