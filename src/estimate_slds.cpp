@@ -42,7 +42,7 @@ Eigen::MatrixXd expected_transition_log_densities(const Parameters& p, const Lds
   for (std::size_t k = 0; k < regimes; ++k) {
     const StateDynamics& dynamics = p.space.dynamics[k];
     const Eigen::LLT<Eigen::MatrixXd> noise(dynamics.noise);
-    if (noise.info() != Eigen::Success) throw EstimationError("a state noise covariance is not positive definite; give --ridge R > 0");
+    if (noise.info() != Eigen::Success) throw OptionError("a state noise covariance is not positive definite; give {ridge} R > 0");
     const double log_det = 2.0 * noise.matrixLLT().diagonal().array().log().sum();
     for (std::size_t t = 1; t <= steps; ++t) {
       const Eigen::MatrixXd lag = q.lag_covariances[t - 1] + q.means[t] * q.means[t - 1].transpose();  // E s_t s_t-1'
@@ -135,9 +135,9 @@ double objective(const Parameters& p, const Path& path, double log_likelihood, c
 }
 
 void check_options(const SldsFitOptions& options) {
-  if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
-  if (options.paths < 1) throw EstimationError("--paths must be at least 1, got " + std::to_string(options.paths));
-  detail::check_option("--smoothing", options.smoothing, 0, false);
+  if (options.states < 1) throw OptionError("{states} must be at least 1, got " + std::to_string(options.states));
+  if (options.paths < 1) throw OptionError("{paths} must be at least 1, got " + std::to_string(options.paths));
+  detail::check_option("smoothing", options.smoothing, 0, false);
   detail::check_lds_options(options);
 }
 
@@ -235,7 +235,7 @@ Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regu
       detail::smooth_along(p.space, x, out.path, q);
     }
     const double value = objective(p, out.path, q.log_likelihood, regularisation, options.smoothing);
-    if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --regularisation R > 0");
+    if (!std::isfinite(value)) throw OptionError("the objective is not finite; give {ridge} R > 0");
     const bool converged = value - out.objectives.back() < options.tolerance * std::fabs(value);
     out.objectives.push_back(value);
     if (converged) break;

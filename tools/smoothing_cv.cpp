@@ -188,7 +188,7 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
     try {
       rows = fit_rows(smoothing);
     } catch (const InputError& e) {
-      throw InputError(what + ": " + e.what() + " (leave " + candidate + " out of --cv-alphas)");
+      throw InputError(what + ": " + message_of(e) + " (leave " + candidate + " out of --cv-alphas)");
     }
     const Problem problem(rows, labels);
     const std::string alpha_text = smoothing.ml ? "-" : format_short(smoothing.alpha);

@@ -53,6 +53,15 @@ void add_fhmm_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
+// The fields of FhmmFitOptions that these flags set.
+const OptionFlags kFhmmFlags{
+    {"chains", "--chains"},
+    {"states", "--states"},
+    {"e_step", "--e-step"},
+    {"smoothing", "--smoothing"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
+
 std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   const po::variables_map& values = context.values;
   FhmmFitOptions options;
@@ -82,7 +91,7 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
 FitFamily fhmm_family() {
   return {"fhmm", "factorial HMM by EM", kFhmmHelp, Method::ml,
           "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)", false, add_fhmm_options, make_fhmm,
-          read_sequence_input};
+          read_sequence_input, {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

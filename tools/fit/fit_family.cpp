@@ -73,9 +73,9 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
     try {
       model = estimate(estimator, example.vectors, dim, pooled, lambda);
     } catch (const PoolingUnsupported& e) {
-      throw UsageError(e.what());
+      throw UsageError(message_of(e));
     } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
+      throw data.error_at(example, message_of(e));
     }
     rows[i] = encode_row(*model);
   });

@@ -24,6 +24,12 @@ inline void add_gamma_prior_on_rate(po::options_description& options, const char
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
   add_pooled_estimate_option(options);
 }
+// The fields of PoissonFitOptions and ExponentialFitOptions named by the flags of
+// add_gamma_prior_on_rate (the pooled rates and scales are set by --prior pooled).
+inline const OptionFlags kGammaRatePriorFlags{{"prior_shape", "--prior-shape"},
+                                              {"prior_rate", "--prior-rate"},
+                                              {"prior_rates", "--prior pooled"},
+                                              {"prior_scales", "--prior pooled"}};
 
 // --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
 // sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale

@@ -83,6 +83,18 @@ void add_hmm_options(po::options_description& options) {
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
 
+// The fields these flags set: of HmmFitOptions, and read_sequences's format and alphabet.
+const OptionFlags kHmmFlags{
+    {"states", "--states"},
+    {"param_ratio", "--param-ratio"},
+    {"emissions", "--emission"},
+    {"smoothing", "--smoothing"},
+    {"covariance", "--cov"},
+    {"ridge", "--ridge"},
+    {"length", "--length"},
+    {"format", "--format"},
+    {"alphabet", "--alphabet or --alphabet-from (the training file's --save-alphabet)"}};
+
 const char* format_name(DataFormat format) {
   switch (format) {
     case DataFormat::fasta:
@@ -224,7 +236,7 @@ constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing 
 
 FitFamily hmm_family() {
   return {"hmm", "hidden Markov model by Baum-Welch", kHmmHelp, Method::ml, kBaumWelch, false, add_hmm_options,
-          make_hmm, read_hmm_input};
+          make_hmm, read_hmm_input, {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

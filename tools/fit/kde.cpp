@@ -24,6 +24,11 @@ void add_kde_options(po::options_description& options) {
        "exp(-|x - y|^2/(2 SIGMA^2)) times (2 pi SIGMA^2)^(-D/2) (not with --bandwidth)");
 }
 
+// The fields these flags set: KdeFitOptions::bandwidth, and the sigma of mean_map_bandwidth.
+const OptionFlags kKdeFlags{
+    {"bandwidth", "--bandwidth"},
+    {"sigma", "--mean-map-sigma"}};
+
 std::unique_ptr<Estimator> make_kde(const FitContext& context) {
   const po::variables_map& values = context.values;
   if (!values.count("mean-map-sigma")) return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
@@ -36,7 +41,7 @@ std::unique_ptr<Estimator> make_kde(const FitContext& context) {
 
 FitFamily kde_family() {
   return {"kde", "kernel density estimate", kKdeHelp, Method::ml, "a kernel density estimate is set by its bandwidth",
-          false, add_kde_options, make_kde, read_libsvm_input};
+          false, add_kde_options, make_kde, read_libsvm_input, {kKdeFlags}};
 }
 
 }  // namespace ppk::cli

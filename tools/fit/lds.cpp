@@ -52,6 +52,12 @@ void add_lds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 
+// The fields of LdsFitOptions that these flags set.
+const OptionFlags kLdsFlags{
+    {"state_dim", "--state-dim"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
+
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
   if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
@@ -68,7 +74,7 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
 
 FitFamily lds_family() {
   return {"lds", "linear dynamical system by EM with a Kalman smoother", kLdsHelp, Method::ml,
-          "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input};
+          "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input, {kLdsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -30,7 +30,7 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
   try {
     check_mixture_fit_options(options);
   } catch (const EstimationError& e) {
-    throw UsageError(e.what());
+    throw UsageError(message_of(e));
   }
   return options;
 }
@@ -85,7 +85,7 @@ std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
 FitFamily mixture_family() {
   return {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml,
           "a mixture is fitted by maximum likelihood (EM)", false, add_mixture_fit_options, make_mixture,
-          read_libsvm_input};
+          read_libsvm_input, {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -72,6 +72,10 @@ void add_multinomial_options(po::options_description& options) {
        "frequencies; needs --save-pooled or --pooled-from)");
 }
 
+// The fields of MultinomialFitOptions that these flags set.
+const OptionFlags kMultinomialFlags{
+    {"base", "--base pooled"}};
+
 // --base pooled: the training file's base, computed on INPUT (with --save-pooled) or read from the
 // --pooled-from file, and recorded for the pool file; null for --base uniform. UsageError when the
 // two files disagree about the base or when a pooled base could not be shared with the test file.
@@ -118,7 +122,7 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     try {
       MultinomialModel(LeveledProbabilities{context.input.dim, 1.0, leveled->levels, {}, {}, {}}, Trials());
     } catch (const ModelError& e) {
-      throw InputError(from->path + ": \"base\": " + e.what());
+      throw InputError(from->path + ": \"base\": " + message_of(e));
     }
   } else {
     if (!context.values.count("save-pooled"))
@@ -197,7 +201,7 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
 
 FitFamily multinomial_family() {
   return {"multinomial", "word counts: one draw, S draws or all", kMultinomialHelp, Method::posterior, nullptr, true,
-          add_multinomial_options, make_multinomial, read_libsvm_input};
+          add_multinomial_options, make_multinomial, read_libsvm_input, {kAlphaFlags, kMultinomialFlags}};
 }
 
 }  // namespace ppk::cli

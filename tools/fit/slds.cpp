@@ -55,6 +55,15 @@ void add_slds_options(po::options_description& options) {
   add_em_options(options, 400, "at most N EM iterations (lds start) and N hard-EM rounds per restart");
 }
 
+// The fields of SldsFitOptions that these flags set.
+const OptionFlags kSldsFlags{
+    {"states", "--states"},
+    {"state_dim", "--state-dim"},
+    {"paths", "--paths"},
+    {"smoothing", "--smoothing"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
+
 std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   const po::variables_map& values = context.values;
   if (!values.count("state-dim")) throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
@@ -74,7 +83,7 @@ std::unique_ptr<Estimator> make_slds(const FitContext& context) {
 
 FitFamily slds_family() {
   return {"slds", "switching LDS by approximate, hard-assignment EM", kSldsHelp, Method::ml,
-          "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input};
+          "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input, {kSldsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli
