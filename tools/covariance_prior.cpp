@@ -41,6 +41,7 @@ Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, Covarian
 }
 
 void add_covariance_prior_options(po::options_description& options, const char* default_prior) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value(default_prior)->value_name("none|pooled"),
        "the covariances' prior: none (the ridge alone) or pooled (inverse-Wishart centred on INPUT's pooled "
@@ -48,6 +49,7 @@ void add_covariance_prior_options(po::options_description& options, const char* 
       ("prior-count", po::value<std::string>()->value_name("NU|auto"),
        "--prior pooled: the inverse-Wishart's degrees of freedom NU > p + 1 (p = D full, 1 diag/iso); default "
        "auto = maximum held-out likelihood on INPUT");
+  // clang-format on
 }
 
 std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& values, std::optional<double> count,

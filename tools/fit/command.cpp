@@ -99,23 +99,27 @@ void add_shrink_option(po::options_description& options, const FitFamily* family
 
 // --save-pooled and --pooled-from: every family.
 void add_pool_file_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("save-pooled", po::value<std::string>()->value_name("POOL"),
        "write what was decided on INPUT (the training file: chosen values, pooled statistics) to POOL")
       ("pooled-from", po::value<std::string>()->value_name("POOL"),
        "fit INPUT (a test file) with what was decided on the training file and saved in POOL");
+  // clang-format on
 }
 
 // The options of `family` besides its own (null: of every family). The one source of its --help
 // and of what its command line accepts.
 po::options_description common_options(const FitFamily* family) {
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
        "where to write the rows ('-' = standard output); written only if every example fits")
       ("dim", po::value<long>()->value_name("D"),
        "the models' dimension (number of features, vocabulary size); default: the largest "
        "index in INPUT. Give the same D to files fitted separately (train and test)");
+  // clang-format on
   if (family == nullptr || offers_estimator(*family)) add_estimator_option(options, family);
   if (family == nullptr || offers_pooling(*family)) add_shrink_option(options, family);
   add_pool_file_options(options);

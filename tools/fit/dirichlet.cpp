@@ -29,6 +29,7 @@ dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
 )";
 
 void add_dirichlet_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the conjugate prior's centre: fixed (statistics of Dirichlet(A0, .., A0)) or pooled (INPUT's "
@@ -38,6 +39,7 @@ void add_dirichlet_options(po::options_description& options) {
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
        "maximum held-out likelihood on INPUT)");
+  // clang-format on
 }
 
 // The fields of DirichletFitOptions that these flags set.

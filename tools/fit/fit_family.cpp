@@ -83,12 +83,14 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
 }
 
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help) {
+  // clang-format off
   options.add_options()
       ("iterations", po::value<long>()->default_value(iterations)->value_name("N"), iterations_help)
       ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
        "stop when the objective gains less than T times its magnitude")
       ("restarts", po::value<long>()->default_value(3)->value_name("N"), "runs from different starts; the best is kept")
       ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed");
+  // clang-format on
 }
 
 }  // namespace ppk::cli

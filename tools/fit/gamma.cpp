@@ -29,6 +29,7 @@ gamma: independent gamma values per feature (> 0, every feature present);
 )";
 
 void add_gamma_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
@@ -39,6 +40,7 @@ void add_gamma_options(po::options_description& options) {
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
        "maximum evidence on INPUT)");
+  // clang-format on
 }
 
 // The fields of GammaFitOptions that these flags set.

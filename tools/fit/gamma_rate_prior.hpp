@@ -17,11 +17,13 @@ namespace ppk::cli {
 // Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
 // INPUT's pooled mean of each feature, `pooled_help`).
 inline void add_gamma_prior_on_rate(po::options_description& options, const char* pooled_help) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"), pooled_help)
       ("prior-shape", po::value<std::string>()->value_name("A|auto"),
        "map: the Gamma shape A > 0 (default 2; with --prior pooled default auto = maximum evidence on INPUT)")
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
+  // clang-format on
   add_pooled_estimate_option(options);
 }
 // The fields of PoissonFitOptions and ExponentialFitOptions named by the flags of

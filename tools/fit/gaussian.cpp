@@ -41,6 +41,7 @@ gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
 )";
 
 void add_gaussian_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "covariance form: isotropic (sigma^2 I), diagonal, or full")
@@ -59,6 +60,7 @@ void add_gaussian_options(po::options_description& options) {
        "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
        "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
        "maximum evidence on INPUT)");
+  // clang-format on
   add_pooled_estimate_option(options);
 }
 

@@ -63,6 +63,7 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
 )";
 
 void add_hmm_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("states", po::value<std::string>()->default_value("auto")->value_name("M|auto"),
        "the number of hidden states M >= 1, or auto: the section 8.2 rule")
@@ -79,6 +80,7 @@ void add_hmm_options(po::options_description& options) {
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  // clang-format on
   add_covariance_prior_options(options, "pooled");
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }

@@ -45,10 +45,12 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
 
 void add_lds_options(po::options_description& options) {
   add_lds_prior_options(options);
+  // clang-format off
   options.add_options()
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
       ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0 (beside the priors); default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
+  // clang-format on
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
 

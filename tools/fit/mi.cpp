@@ -75,10 +75,12 @@ struct MiLikelihood {
 };
 
 void add_gaussian_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("var", po::value<double>()->value_name("S"), "the likelihood's variance s > 0 (required)")
       ("prior-mean", po::value<double>()->default_value(0.0)->value_name("M"), "the prior mean M (every coordinate)")
       ("prior-var", po::value<double>()->value_name("A0"), "the prior variance A0 > 0 (default: a flat prior)");
+  // clang-format on
 }
 
 std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long dim, const Points& unlabeled,
@@ -178,6 +180,7 @@ std::string likelihood_names() {
 
 po::options_description common_options() {
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
        "where to write the rows ('-' = standard output); written only if every datum has its row")
@@ -190,6 +193,7 @@ po::options_description common_options() {
       ("dim", po::value<long>()->value_name("D"),
        "the data's dimension (default: the mediator's, or the largest index in INPUT and --unlabeled)")
       ("help,h", "this text");
+  // clang-format on
   return options;
 }
 

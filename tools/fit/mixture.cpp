@@ -13,11 +13,13 @@
 namespace ppk::cli {
 
 void add_mixture_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "the components' covariance form")
       ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
+  // clang-format on
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 

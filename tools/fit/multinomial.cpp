@@ -60,6 +60,7 @@ void add_multinomial_options(po::options_description& options) {
                           "pseudo-count in all, A D = 1 (Perks's prior), whatever the vocabulary; auto: the "
                           "smoothing (A or ml) chosen with C by cross-validated SVM accuracy on the training file; "
                           "evidence: A chosen by maximum evidence");
+  // clang-format off
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -70,6 +71,7 @@ void add_multinomial_options(po::options_description& options) {
       ("base", po::value<std::string>()->default_value("uniform")->value_name("uniform|pooled"),
        "the prior's centre: uniform (m_d = 1/D) or pooled (the training file's smoothed word "
        "frequencies; needs --save-pooled or --pooled-from)");
+  // clang-format on
 }
 
 // The fields of MultinomialFitOptions that these flags set.
