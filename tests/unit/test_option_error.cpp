@@ -64,8 +64,11 @@ TEST(OptionError, EstimatorsNameTheFieldOfTheirOptions) {
   multinomial.alpha = -1;
   expect_names_fields([&] { multinomial_estimator(multinomial); }, {"alpha"},
                       "alpha must be a finite number >= 0, got -1");
-  expect_names_fields([] { bernoulli_estimator({Method::map, 0.5})->fit(Statistics{"bernoulli", 1, 1, {}}); },
-                      {"method"}, "use method posterior");
+  expect_names_fields(
+      [] {
+        bernoulli_estimator({Method::map, 0.5})->fit(Statistics{"bernoulli", 1, 1, {}});
+      },
+      {"method"}, "use method posterior");
   GaussianFitOptions gaussian;
   gaussian.prior_variance = 0;
   gaussian.method = Method::map;
@@ -94,7 +97,9 @@ TEST(OptionError, EstimatorsNameTheFieldOfTheirOptions) {
   BayesNetFitOptions bayesnet;
   bayesnet.restarts = 0;
   expect_names_fields(
-      [&] { bayesnet_estimator(nlohmann::json::parse(R"({"nodes":[{"states":2,"parents":[],"variable":0}]})"), bayesnet); },
+      [&] {
+        bayesnet_estimator(nlohmann::json::parse(R"({"nodes":[{"states":2,"parents":[],"variable":0}]})"), bayesnet);
+      },
       {"restarts"}, "restarts must be at least 1, got 0");
 }
 
@@ -106,8 +111,11 @@ TEST(OptionError, ExampleErrorsNameTheOptionThatWouldHelp) {
   expect_names_fields([&] { estimate(*gaussian_estimator(gaussian), one, 1); }, {"ridge", "variance"},
                       "give ridge R (added to the covariance diagonal) or variance V");
   // An index beyond the dimension names dim; pooling a mixture names the shrinkage weight lambda.
-  expect_names_fields([&] { estimate(*gaussian_estimator(gaussian), {{{3, 1.0}}}, 2); }, {"dim"},
-                      "is larger than the dimension 2 (dim)");
+  expect_names_fields(
+      [&] {
+        estimate(*gaussian_estimator(gaussian), {{{3, 1.0}}}, 2);
+      },
+      {"dim"}, "is larger than the dimension 2 (dim)");
   expect_names_fields([&] { mixture_estimator({})->pool(Statistics{}, Statistics{}, 1.0); }, {"lambda"},
                       "so lambda and pooled statistics are not supported");
 }
