@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <random>
@@ -149,14 +150,14 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
   std::optional<Parameters> best;
   std::vector<double> best_log_likelihoods;
-  std::optional<EstimationError> first_failure;  // a restart whose covariances became singular
+  std::exception_ptr first_failure;  // a restart whose covariances became singular
   for (long restart = 0; restart < options.restarts; ++restart) {
     Parameters p = random_start(x, options.state_dim, regularisation.ridge, noise_floor, rng);
     std::vector<double> log_likelihoods;
     try {
       log_likelihoods = run_em(x, regularisation, noise_floor, options, p);
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
       continue;
     }
     if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
@@ -164,7 +165,7 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
       best_log_likelihoods = std::move(log_likelihoods);
     }
   }
-  if (!best) throw *first_failure;
+  if (!best) std::rethrow_exception(first_failure);
   LdsFit fit;
   fit.model = detail::build_model([&] {
     return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise, best->observation,

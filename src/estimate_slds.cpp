@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <random>
@@ -262,14 +263,14 @@ Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regu
                     Parameters p, const Path& path) {
   const Eigen::MatrixXd lds_noise = p.space.observation_noise;
   double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
-  std::optional<EstimationError> first_failure;
+  std::exception_ptr first_failure;
   for (const double scale : {1.0, 0.1, 0.01, 0.001}) {
     p.space.observation_noise = detail::floored_covariance(scale * lds_noise, noise_floor);
     double value = 0;
     try {
       value = run_hard_em(x, regularisation, noise_floor, options, 1, p, path).objectives.back();
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
       continue;
     }
     if (value > best_value) {
@@ -277,7 +278,7 @@ Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regu
       best_scale = scale;
     }
   }
-  if (first_failure && !std::isfinite(best_value)) throw *first_failure;
+  if (first_failure && !std::isfinite(best_value)) std::rethrow_exception(first_failure);
   p.space.observation_noise = detail::floored_covariance(best_scale * lds_noise, noise_floor);
   return run_hard_em(x, regularisation, noise_floor, options, options.iterations, std::move(p), path);
 }
@@ -320,7 +321,7 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
   p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
   std::optional<Restart> best;
-  std::optional<EstimationError> first_failure;
+  std::exception_ptr first_failure;
   // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
   if (regimes == 1) best = unchanged(x, regularisation, options, p);
   std::vector<Path> first_paths;  // of the restarts so far: the same first path gives the same fit
@@ -331,11 +332,11 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
     try {
       Restart fitted = run_restart(x, regularisation, noise_floor, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
     }
   }
-  if (!best) throw *first_failure;
+  if (!best) std::rethrow_exception(first_failure);
   SldsFit fit;
   fit.model = detail::build_model([&] {
     SldsParameters parameters;

@@ -83,7 +83,7 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
       try {
         choice = maximise_evidence(evidence);
       } catch (const EstimationError& e) {
-        throw InputError(data.source + ": " + e.what());
+        throw InputError(data.source + ": " + message_of(e));
       }
       return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
     });

@@ -42,7 +42,7 @@ class LazyExampleStatistics {
         try {
           statistics_->push_back(reader_.statistics(example.vectors, dim_));
         } catch (const EstimationError& e) {
-          throw data_.error_at(example, e.what());
+          throw data_.error_at(example, message_of(e));
         }
       }
     }
