@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ppk/data.hpp"
+#include "ppk/core/data.hpp"
 
 namespace ppk::cli {
 namespace {

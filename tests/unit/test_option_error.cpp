@@ -10,11 +10,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ppk/data.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/estimate_bayesnet.hpp"
-#include "ppk/estimate_lds.hpp"
-#include "ppk/estimate_slds.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_bayesnet.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/estimate_slds.hpp"
 
 namespace ppk {
 namespace {
