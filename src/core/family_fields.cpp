@@ -121,8 +121,7 @@ void RowReaderArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matr
   spans_.push_back(read.span);
 }
 
-void RowReaderArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows,
-                              const Dimension& cols) {
+void RowReaderArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
   RowMatrix read = read_general(in_, field, rows.value, cols.value);
   matrix = std::move(read.matrix);
   spans_.push_back(read.span);

@@ -169,21 +169,37 @@ class FieldNames {
  public:
   Dimension dimension(const char* field, long value, long min, long max) { return {value, min, max, field}; }
   template <class... Rest>
-  void whole_number(const char* field, Rest&&...) { names.push_back(field); }
+  void whole_number(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void real(const char* field, Rest&&...) { names.push_back(field); }
+  void real(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void reals(const char* field, Rest&&...) { names.push_back(field); }
+  void reals(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void symmetric_matrix(const char* field, Rest&&...) { names.push_back(field); }
+  void symmetric_matrix(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void matrix(const char* field, Rest&&...) { names.push_back(field); }
+  void matrix(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void probabilities(const char* field, Rest&&...) { names.push_back(field); }
+  void probabilities(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void models(const char* field, Rest&&...) { names.push_back(field); }
+  void models(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   template <class... Rest>
-  void model(const char* field, Rest&&...) { names.push_back(field); }
+  void model(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
   void choice(const char* field, long&, const std::vector<const char*>&) { names.push_back(field); }
   void one_of(const char*, long&, const std::vector<const char*>& members) {
     names.insert(names.end(), members.begin(), members.end());

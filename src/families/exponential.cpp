@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 

@@ -51,9 +51,13 @@ TEST_F(GeometricFamily, RowLayoutAndRoundTrips) {
 }
 
 TEST_F(GeometricFamily, ErrorsNameTheFieldAndTheRowIndex) {
-  EXPECT_EQ(error_of([] { decode_row(Row{{1, 1}, {2, 17}, {3, 2}, {4, 0.5}, {5, 1}}); }),
+  EXPECT_EQ(error_of([] {
+              decode_row(Row{{1, 1}, {2, 17}, {3, 2}, {4, 0.5}, {5, 1}});
+            }),
             "geometric field \"q\" (index 5): expected a probability in [0, 1), got 1");
-  EXPECT_EQ(error_of([] { decode_row(Row{{1, 1}, {2, 17}}); }),
+  EXPECT_EQ(error_of([] {
+              decode_row(Row{{1, 1}, {2, 17}});
+            }),
             "geometric field \"dim\" (index 3): expected a whole number in [1, 100000000], got 0");
   EXPECT_EQ(error_of([] { model_from_json(nlohmann::json::parse(R"({"family":"geometric","q":[0.5,-0.1]})")); }),
             "geometric field \"q\"[1]: expected a probability in [0, 1), got -0.1");

@@ -46,7 +46,7 @@ namespace ppk {
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // the row's K, then "log_weights" and the K nested "blocks".
 struct MiParameters {
-  std::vector<double> log_weights;              // lw_s, finite
+  std::vector<double> log_weights;             // lw_s, finite
   std::vector<std::unique_ptr<Model>> blocks;  // b_s
   template <class Archive>
   void fields(Archive& archive);
