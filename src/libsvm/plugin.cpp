@@ -3,9 +3,9 @@
 //     5  ppk       k_rho(p, p') = integral of p^rho p'^rho          (JMLR 2004, eq. 2)
 //     6  ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))  (in log space)
 // LIBSVM's own fields carry the parameters: -g is rho, -d is T for sequence models.
-// Each row is decoded into a PreparedModel once (LIBSVM's hook keeps the decoded
-// rows per training run and per loaded model); evaluate_many() is the hot loop: LIBSVM hands
-// it parts of kernel columns.
+// LIBSVM's hook decodes each row into a PreparedModel (svm_check_parameter every row, each
+// kernel matrix of training its rows, each prediction x and the support vectors);
+// evaluate_many() is the hot loop: LIBSVM hands it parts of kernel columns.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -135,7 +135,7 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-// Before training (once per svm-train, also with -v): a warning on standard error when the kernel
+// From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the kernel
 // is nearly the identity or nearly constant on a sample of the training rows' pairs
 // (kernel_diagnostic.hpp). Advice only: training goes on.
 void inspect(void*, const void* const* decoded, int l) noexcept {
