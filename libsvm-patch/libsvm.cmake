@@ -2,7 +2,7 @@
 # applied in order (each patch opens with its purpose; docs/libsvm.md describes the series).
 #
 # include()d from the top-level CMakeLists.txt. Defines
-#   svm          libsvm.so.3 (SHARED, SOVERSION 3) from the patched svm.cpp; OpenMP if PPK_OPENMP
+#   svm          libsvm.so.3 (SHARED, SOVERSION 3) from the patched svm.cpp (serial, as LIBSVM 3.24)
 #   svm-train, svm-predict, svm-scale   the patched programs, in bin/
 # and sets LIBSVM_SOURCE_DIR (the patched source tree, with heart_scale, python/, matlab/ ...)
 # and LIBSVM_INCLUDE_DIR (where the patched svm.h is).
@@ -17,10 +17,9 @@ set(LIBSVM_SOURCE "" CACHE PATH
 set(_libsvm_patch_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_libsvm_patches
   ${_libsvm_patch_dir}/01-kernel-type-registry.patch
-  ${_libsvm_patch_dir}/02-openmp.patch
-  ${_libsvm_patch_dir}/03-evaluate-many.patch
-  ${_libsvm_patch_dir}/04-programs.patch
-  ${_libsvm_patch_dir}/05-interfaces.patch)
+  ${_libsvm_patch_dir}/02-evaluate-many.patch
+  ${_libsvm_patch_dir}/03-programs.patch
+  ${_libsvm_patch_dir}/04-interfaces.patch)
 set(LIBSVM_SOURCE_DIR ${CMAKE_BINARY_DIR}/libsvm-src)
 set(LIBSVM_INCLUDE_DIR ${LIBSVM_SOURCE_DIR})
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -163,10 +162,6 @@ target_include_directories(svm PUBLIC $<BUILD_INTERFACE:${LIBSVM_INCLUDE_DIR}>
 target_compile_options(svm PRIVATE ${_libsvm_flags})
 target_link_options(svm PRIVATE ${_libsvm_link_flags})
 target_link_libraries(svm PRIVATE ${CMAKE_DL_LIBS})
-if(PPK_OPENMP)
-  find_package(OpenMP REQUIRED COMPONENTS CXX)
-  target_link_libraries(svm PRIVATE OpenMP::OpenMP_CXX)
-endif()
 
 # LIBSVM's programs are C files that its Makefile compiles as C++; so do we.
 set_source_files_properties(${LIBSVM_SOURCE_DIR}/svm-train.c ${LIBSVM_SOURCE_DIR}/svm-predict.c

@@ -98,7 +98,8 @@ double evaluate(void* context, const void* a, const void* b) noexcept {
 }
 
 // Threads for one call of evaluate_many: OpenMP's setting (OMP_NUM_THREADS, omp_set_num_threads),
-// which also sets LIBSVM's own loops; one inside a parallel region of the calling program.
+// which also sets upstream LIBSVM's own loops (3.30 and later); one inside a parallel region of the
+// calling program.
 unsigned evaluation_threads() {
 #ifdef _OPENMP
   return omp_in_parallel() ? 1u : static_cast<unsigned>(std::max(omp_get_max_threads(), 1));

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The patch series on a LIBSVM source tree the user gives (e.g. upstream's current release): a
-# copy of the tree gets 01-kernel-type-registry, 02-openmp (only if its svm.cpp has no OpenMP
-# loops of its own: LIBSVM 3.30 added them), 03-evaluate-many and 04-programs, with patch's
-# usual fuzz; its svm.cpp, svm-train and svm-predict are built, and also the unpatched ones.
+# copy of the tree gets 01-kernel-type-registry, 02-evaluate-many and 03-programs (patch's usual
+# offsets and fuzz allowed); its svm.cpp, svm-train and svm-predict are built with -fopenmp (so
+# that upstream's own OpenMP loops, LIBSVM >= 3.30, run), and also the unpatched ones.
 #   * -t ppk (the ppk plugin, by name) trains and predicts: the predictions are those of this
 #     build's svm-train and svm-predict (LIBSVM 3.24 + the series);
 #   * -t 2, -t 0 and -s 3: the patched tree writes the model files of the unpatched tree, byte for
@@ -25,15 +25,14 @@ version=$(sed -n 's/^#define LIBSVM_VERSION \([0-9]*\).*/\1/p' "$tree/svm.h")
 rm -rf pristine patched
 cp -r "$tree" pristine
 cp -r "$tree" patched
-series=(01-kernel-type-registry 03-evaluate-many 04-programs)
-grep -q 'pragma omp parallel for' "$tree/svm.cpp" || series=(01-kernel-type-registry 02-openmp 03-evaluate-many 04-programs)
+series=(01-kernel-type-registry 02-evaluate-many 03-programs)
 for p in "${series[@]}"; do
   (cd patched && patch -p1 --batch --forward -i "$patches/$p.patch" >"../$p.log" 2>&1) ||
     fail "$p.patch does not apply to LIBSVM $version: $(cat "$p.log")"
   echo "$p.patch: $(grep -c '^Hunk' "$p.log") hunk(s) moved or fuzzed: $(grep -o 'with fuzz [0-9]' "$p.log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 done
 
-build() {  # DIR: libsvm.so, svm-train, svm-predict, as LIBSVM's Makefile builds them (C++, -fopenmp as ppk)
+build() {  # DIR: libsvm.so, svm-train, svm-predict, as LIBSVM's Makefile builds them (C++), with -fopenmp
   (cd "$1" &&
     "$cxx" -O2 -fPIC -fopenmp -shared svm.cpp -o libsvm.so -ldl &&
     for prog in svm-train svm-predict; do
