@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The patch series on a LIBSVM source tree the user gives (e.g. upstream's current release): a
-# copy of the tree gets 01-kernel-type-registry, 02-evaluate-many and 03-programs (patch's usual
-# offsets and fuzz allowed); its svm.cpp, svm-train and svm-predict are built with -fopenmp (so
+# copy of the tree gets 01-kernel-type-registry, 02-evaluate-many, 03-support-vector-cache and
+# 04-programs (patch's usual offsets and fuzz allowed); its svm.cpp, svm-train and svm-predict are built with -fopenmp (so
 # that upstream's own OpenMP loops, LIBSVM >= 3.30, run), and also the unpatched ones.
 #   * -t ppk (the ppk plugin, by name) trains and predicts: the predictions are those of this
 #     build's svm-train and svm-predict (LIBSVM 3.24 + the series);
@@ -25,7 +25,7 @@ version=$(sed -n 's/^#define LIBSVM_VERSION \([0-9]*\).*/\1/p' "$tree/svm.h")
 rm -rf pristine patched
 cp -r "$tree" pristine
 cp -r "$tree" patched
-series=(01-kernel-type-registry 02-evaluate-many 03-programs)
+series=(01-kernel-type-registry 02-evaluate-many 03-support-vector-cache 04-programs)
 for p in "${series[@]}"; do
   (cd patched && patch -p1 --batch --forward -i "$patches/$p.patch" >"../$p.log" 2>&1) ||
     fail "$p.patch does not apply to LIBSVM $version: $(cat "$p.log")"
@@ -42,14 +42,8 @@ build() {  # DIR: libsvm.so, svm-train, svm-predict, as LIBSVM's Makefile builds
 build pristine
 build patched
 
-# -t ppk: isotropic Gaussian rows (as stock_programs_ppk.sh), trained and predicted by name
-awk 'BEGIN {
-  srand(12345)
-  for (i = 0; i < 60; i++) {
-    y = (i % 2) ? 1 : -1
-    printf "%d 1:1 2:1 3:2 4:1 5:%.6f 6:%.6f 7:%.6f\n", y, y + 1.2 * (rand() - 0.5) * 2, y + 1.2 * (rand() - 0.5) * 2, 0.3 + 0.4 * rand()
-  }
-}' >gauss
+# -t ppk: isotropic Gaussian rows, trained and predicted by name
+isotropic_gaussian_rows >gauss
 head -n 40 gauss >train
 tail -n 20 gauss >test
 export LIBSVM_KERNEL_PLUGINS=$plugin
