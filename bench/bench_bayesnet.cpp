@@ -12,10 +12,10 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Core>
 
-#include "ppk/bayesnet.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/bayesnet.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Dense>
 
-#include "ppk/fhmm.hpp"
+#include "ppk/families/fhmm.hpp"
 
 namespace {
 

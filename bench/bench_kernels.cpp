@@ -8,10 +8,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Dense>
 
-#include "ppk/estimate_lds.hpp"
-#include "ppk/lds.hpp"
-#include "ppk/slds.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/families/lds.hpp"
+#include "ppk/families/slds.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ppk/data.hpp"
+#include "ppk/core/data.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "ppk/data.hpp"
+#include "ppk/core/data.hpp"
 
 namespace ppk::cli {
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/json.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -11,8 +11,8 @@
 #include <Eigen/Core>
 
 #include "cli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/estimate.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {

@@ -16,12 +16,12 @@
 #include "cli.hpp"
 #include "parallel.hpp"
 #include "png_image.hpp"
-#include "ppk/data.hpp"
-#include "ppk/family.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/kernel_diagnostic.hpp"
-#include "ppk/row.hpp"
-#include "ppk/spectrum.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/core/family.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/kernel_diagnostic.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/core/spectrum.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/kgm.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/inference/kgm.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/row.hpp"
 
 namespace {
 

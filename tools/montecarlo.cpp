@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/montecarlo.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/families/montecarlo.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk::cli {
 namespace {

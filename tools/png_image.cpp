@@ -6,7 +6,7 @@
 #include <cstring>
 #include <ostream>
 
-#include "ppk/data.hpp"
+#include "ppk/core/data.hpp"
 
 namespace ppk::cli {
 namespace {

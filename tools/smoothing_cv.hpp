@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk::cli {
 

@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "ppk/estimate.hpp"
+#include "ppk/estimate/estimate.hpp"
 
 namespace ppk::cli {
 

@@ -20,11 +20,11 @@
 #include <omp.h>
 #endif
 
-#include "ppk/family.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/kernel_diagnostic.hpp"
-#include "ppk/row.hpp"
-#include "ppk/thread_pool.hpp"
+#include "ppk/core/family.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/kernel_diagnostic.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/core/thread_pool.hpp"
 #include "svm.h"
 
 namespace {

@@ -25,7 +25,7 @@ unset LD_LIBRARY_PATH LIBSVM_KERNEL_PLUGINS CMAKE_PREFIX_PATH PKG_CONFIG_PATH
 
 for file in bin/ppk bin/svm-train bin/svm-predict bin/svm-scale \
   "$libdir/libppk.a" "$libsvm_libdir/libsvm.so.3" "$libsvm_libdir/libsvm-plugins/ppk.so" \
-  include/ppk/kernel.hpp include/ppk/data.hpp include/ppk/libsvm/svm.h \
+  include/ppk/core/kernel.hpp include/ppk/core/data.hpp include/ppk/libsvm/svm.h \
   "$libdir/cmake/ppk/ppkConfig.cmake" "$libdir/cmake/ppk/ppkConfigVersion.cmake" "$libdir/pkgconfig/ppk.pc"; do
   [[ -e $prefix/$file ]] || fail "not installed: $file"
 done

@@ -20,10 +20,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ppk/gamma.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/gamma.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 #include "svm.h"
 
 namespace {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The degenerate-kernel diagnostic (include/ppk/kernel_diagnostic.hpp): `ppk gram` and
+# The degenerate-kernel diagnostic (include/ppk/core/kernel_diagnostic.hpp): `ppk gram` and
 # `svm-train -t ppk|ppk_norm` warn on standard error when nearly all normalised kernel values
 # between different rows are below 1e-6 (the Gram matrix is nearly the identity) or above 1 - 1e-6
 # (nearly constant), naming rho and T, once per svm-train (also with -v); and they stay silent on

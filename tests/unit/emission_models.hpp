@@ -1,6 +1,6 @@
 // Emission models in plain numbers, shared by the tests of models made of other models (HMMs,
 // Bayesian networks): one-event multinomials and 1-D Gaussians, and the 1-D Gaussian kernel written
-// out independently of src/gaussian.cpp.
+// out independently of src/families/gaussian.cpp.
 #pragma once
 
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include <Eigen/Core>
 
-#include "ppk/gaussian.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace ppk {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "ppk/data.hpp"
-#include "ppk/estimate.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
 
 namespace ppk {
 

@@ -11,9 +11,9 @@
 #include <Eigen/Dense>
 
 #include "kernel_params.hpp"
-#include "ppk/fhmm.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
+#include "ppk/families/fhmm.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
 
 namespace ppk::fhmm_oracles {
 

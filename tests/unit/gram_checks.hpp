@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/kernel.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk {
 

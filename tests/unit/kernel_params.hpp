@@ -1,7 +1,7 @@
 // Kernel parameters shared by the unit tests.
 #pragma once
 
-#include "ppk/model.hpp"
+#include "ppk/core/model.hpp"
 
 namespace ppk {
 

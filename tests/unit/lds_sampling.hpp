@@ -14,10 +14,10 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
-#include "ppk/kernel.hpp"
-#include "ppk/lds.hpp"
-#include "ppk/row.hpp"
-#include "ppk/slds.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/lds.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/families/slds.hpp"
 
 namespace ppk {
 

@@ -17,10 +17,10 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/kernel.hpp"
-#include "ppk/montecarlo.hpp"
-#include "ppk/row.hpp"
-#include "ppk/sampling.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/montecarlo.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/core/sampling.hpp"
 
 namespace ppk::checks {
 

@@ -16,9 +16,9 @@
 #include <boost/math/quadrature/tanh_sinh.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk::checks {
 

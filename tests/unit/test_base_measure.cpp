@@ -6,16 +6,17 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "ppk/estimate.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
-#include "ppk/sampling.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/core/sampling.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {
@@ -81,7 +82,7 @@ TEST(BaseMeasure, PooledBaseIsQuantisedIntoAtMost32GeometricLevelsSummingToOne) 
     EXPECT_LE(high / low, std::pow(1000.5 / 0.5, 1.0 / 32) * (1 + 1e-12)) << "one geometric bin";
   }
   EXPECT_EQ(base.word_level[kDim - 1], 0) << "a word never seen has the smallest level";
-  EXPECT_THROW(quantised_pooled_base({1.0, -1.0}), EstimationError);
+  EXPECT_THROW(quantised_pooled_base({1.0, -1.0}), std::invalid_argument);
 }
 
 TEST(BaseMeasure, KernelEqualsTheDenseSumAtEveryRhoAndTheBatchesAgree) {

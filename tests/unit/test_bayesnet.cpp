@@ -19,12 +19,12 @@
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/bayesnet.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/mixture.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/bayesnet.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/mixture.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace ppk {
 namespace {

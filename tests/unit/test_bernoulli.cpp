@@ -4,8 +4,8 @@
 #include <random>
 
 #include "oracles.hpp"
-#include "ppk/bernoulli.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/core/kernel.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {

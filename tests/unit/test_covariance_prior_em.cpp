@@ -21,9 +21,9 @@
 #include <gtest/gtest.h>
 
 #include "estimate_helpers.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/fhmm.hpp"
-#include "ppk/gaussian.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/fhmm.hpp"
+#include "ppk/families/gaussian.hpp"
 
 namespace ppk {
 namespace {

@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ppk/data.hpp"
+#include "ppk/core/data.hpp"
 
 namespace ppk {
 namespace {

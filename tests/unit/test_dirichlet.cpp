@@ -13,8 +13,8 @@
 #include "kernel_params.hpp"
 #include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/dirichlet.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/families/dirichlet.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk {
 namespace {

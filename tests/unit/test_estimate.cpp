@@ -5,10 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ppk/bernoulli.hpp"
+#include "ppk/families/bernoulli.hpp"
 #include "estimate_helpers.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/row.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -16,8 +16,8 @@
 
 #include "estimate_helpers.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/bayesnet.hpp"
-#include "ppk/estimate_bayesnet.hpp"
+#include "ppk/families/bayesnet.hpp"
+#include "ppk/estimate/estimate_bayesnet.hpp"
 
 namespace ppk {
 namespace {

@@ -14,8 +14,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
-#include "ppk/estimate.hpp"
-#include "ppk/fhmm.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/fhmm.hpp"
 
 namespace ppk {
 namespace {

@@ -14,11 +14,11 @@
 
 #include "estimate_helpers.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

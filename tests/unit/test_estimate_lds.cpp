@@ -21,9 +21,9 @@
 #include "estimate_helpers.hpp"
 #include "lds_sampling.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/estimate_lds.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/lds.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/lds.hpp"
 
 namespace ppk {
 namespace {

@@ -11,14 +11,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/dirichlet.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/families/dirichlet.hpp"
 #include "estimate_helpers.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/exponential.hpp"
-#include "ppk/gamma.hpp"
-#include "ppk/poisson.hpp"
-#include "ppk/row.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/exponential.hpp"
+#include "ppk/families/gamma.hpp"
+#include "ppk/families/poisson.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -20,9 +20,9 @@
 #include "estimate_helpers.hpp"
 #include "lds_sampling.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/estimate_lds.hpp"
-#include "ppk/estimate_slds.hpp"
-#include "ppk/slds.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/estimate_slds.hpp"
+#include "ppk/families/slds.hpp"
 
 namespace ppk {
 namespace {

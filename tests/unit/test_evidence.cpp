@@ -16,8 +16,8 @@
 
 #include <Eigen/Core>
 
-#include "ppk/estimate.hpp"
-#include "ppk/evidence.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/evidence.hpp"
 
 namespace ppk {
 namespace {

@@ -11,8 +11,8 @@
 #include "kernel_params.hpp"
 #include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/exponential.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/families/exponential.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk {
 namespace {

@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "kernel_params.hpp"
-#include "ppk/bernoulli.hpp"
-#include "ppk/exponential_family.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/families/exponential_family.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace ppk {
 namespace {

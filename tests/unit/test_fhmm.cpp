@@ -21,12 +21,12 @@
 #include "fhmm_oracles.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/fhmm.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/fhmm.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

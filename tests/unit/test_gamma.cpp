@@ -12,9 +12,9 @@
 #include "kernel_params.hpp"
 #include "gram_checks.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/exponential.hpp"
-#include "ppk/gamma.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/families/exponential.hpp"
+#include "ppk/families/gamma.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk {
 namespace {

@@ -4,8 +4,8 @@
 #include <Eigen/Dense>
 
 #include "oracles.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {

@@ -18,10 +18,10 @@
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
 
 namespace ppk {
 namespace {

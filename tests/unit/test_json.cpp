@@ -6,12 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/json.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -7,10 +7,10 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {

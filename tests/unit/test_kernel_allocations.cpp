@@ -13,13 +13,13 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/fhmm.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/linear_gaussian.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/slds.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/families/fhmm.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/linear_gaussian.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/families/slds.hpp"
 #include "kernel_params.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)

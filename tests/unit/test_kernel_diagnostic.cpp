@@ -16,11 +16,11 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/gaussian.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/kernel_diagnostic.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/kernel_diagnostic.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {

@@ -14,7 +14,7 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/kgm.hpp"
+#include "ppk/inference/kgm.hpp"
 
 namespace ppk::kgm {
 namespace {

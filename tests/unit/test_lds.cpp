@@ -22,12 +22,12 @@
 #include "lds_sampling.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/hmm.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/lds.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/lds.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

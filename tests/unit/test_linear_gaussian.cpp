@@ -19,13 +19,13 @@
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/lds.hpp"
-#include "ppk/linear_gaussian.hpp"
-#include "ppk/mixture.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/lds.hpp"
+#include "ppk/families/linear_gaussian.hpp"
+#include "ppk/families/mixture.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -13,8 +13,8 @@
 #include "estimate_helpers.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk {
 namespace {

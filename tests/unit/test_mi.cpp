@@ -14,13 +14,13 @@
 #include "kernel_params.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/dirichlet.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/mi.hpp"
-#include "ppk/mixture.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/dirichlet.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/mi.hpp"
+#include "ppk/families/mixture.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -11,9 +11,9 @@
 #include "kernel_params.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/mi.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/mi.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

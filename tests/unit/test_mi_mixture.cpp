@@ -16,9 +16,9 @@
 #include "kernel_params.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/mi_mixture.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/estimate/mi_mixture.hpp"
 
 namespace ppk {
 namespace {

@@ -25,13 +25,13 @@
 #include "montecarlo_checks.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/dirichlet.hpp"
-#include "ppk/exponential.hpp"
-#include "ppk/gamma.hpp"
-#include "ppk/mixture.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/poisson.hpp"
-#include "ppk/sampling.hpp"
+#include "ppk/families/dirichlet.hpp"
+#include "ppk/families/exponential.hpp"
+#include "ppk/families/gamma.hpp"
+#include "ppk/families/mixture.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/families/poisson.hpp"
+#include "ppk/core/sampling.hpp"
 
 namespace ppk {
 namespace {

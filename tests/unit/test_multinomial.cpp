@@ -5,9 +5,9 @@
 #include <random>
 
 #include "oracles.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 #include "kernel_params.hpp"
 
 namespace ppk {

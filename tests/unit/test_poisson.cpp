@@ -16,10 +16,10 @@
 
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/poisson.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/poisson.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

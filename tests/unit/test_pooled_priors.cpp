@@ -25,13 +25,13 @@
 
 #include "estimate_helpers.hpp"
 #include "oracles.hpp"
-#include "ppk/pooled_priors.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/exponential.hpp"
-#include "ppk/gamma.hpp"
-#include "ppk/dirichlet.hpp"
-#include "ppk/poisson.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/exponential.hpp"
+#include "ppk/families/gamma.hpp"
+#include "ppk/families/dirichlet.hpp"
+#include "ppk/families/poisson.hpp"
 
 namespace ppk {
 namespace {

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ppk/bernoulli.hpp"
-#include "ppk/family.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/multinomial.hpp"
-#include "ppk/row.hpp"
+#include "ppk/families/bernoulli.hpp"
+#include "ppk/core/family.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk {
 namespace {

@@ -21,12 +21,12 @@
 #include "kernel_params.hpp"
 #include "lds_sampling.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/gaussian.hpp"
-#include "ppk/json.hpp"
-#include "ppk/kernel.hpp"
-#include "ppk/lds.hpp"
-#include "ppk/row.hpp"
-#include "ppk/slds.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/lds.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/families/slds.hpp"
 
 namespace ppk {
 namespace {

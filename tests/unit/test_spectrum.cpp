@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "ppk/spectrum.hpp"
+#include "ppk/core/spectrum.hpp"
 
 namespace ppk {
 namespace {

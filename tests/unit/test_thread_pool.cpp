@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ppk/thread_pool.hpp"
+#include "ppk/core/thread_pool.hpp"
 
 namespace ppk {
 namespace {

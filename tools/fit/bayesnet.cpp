@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fit_family.hpp"
-#include "ppk/estimate_bayesnet.hpp"
+#include "ppk/estimate/estimate_bayesnet.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -10,9 +10,9 @@
 #include "cli.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
-#include "ppk/data.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/row.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "ppk/data.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/core/row.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {

@@ -9,7 +9,7 @@
 #include <Eigen/Core>
 
 #include "fit_family.hpp"
-#include "ppk/estimate.hpp"
+#include "ppk/estimate/estimate.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {

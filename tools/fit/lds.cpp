@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "fit_family.hpp"
-#include "ppk/estimate_lds.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {

@@ -17,10 +17,10 @@
 #include "cli.hpp"
 #include "fit_family.hpp"
 #include "mixture_options.hpp"
-#include "ppk/data.hpp"
-#include "ppk/mi.hpp"
-#include "ppk/mi_mixture.hpp"
-#include "ppk/row.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/families/mi.hpp"
+#include "ppk/estimate/mi_mixture.hpp"
+#include "ppk/core/row.hpp"
 
 namespace ppk::cli {
 namespace {

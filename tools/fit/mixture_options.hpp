@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cli.hpp"
-#include "ppk/estimate.hpp"
+#include "ppk/estimate/estimate.hpp"
 
 namespace ppk::cli {
 

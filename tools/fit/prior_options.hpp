@@ -14,8 +14,8 @@
 
 #include "covariance_prior.hpp"
 #include "fit_family.hpp"
-#include "ppk/estimate.hpp"
-#include "ppk/estimate_lds.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 
 namespace ppk::cli {
 

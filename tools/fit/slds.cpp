@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "fit_family.hpp"
-#include "ppk/estimate_slds.hpp"
+#include "ppk/estimate/estimate_slds.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fit_family.hpp"
-#include "ppk/evidence.hpp"
+#include "ppk/estimate/evidence.hpp"
 
 namespace ppk::cli {
 

@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "ppk/data.hpp"
-#include "ppk/kernel.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/core/kernel.hpp"
 #include "svm.h"
 
 int main(int argc, char** argv) {

@@ -1,0 +1,61 @@
+// The kernel dispatcher: kernels between decoded models, the cosine-normalised
+// kernel, and the compatibility rules between families.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "ppk/core/model.hpp"
+
+namespace ppk {
+
+// A model ready for kernel evaluation: decoded once, prepared for the kernel
+// parameters once, its self-kernel log k(p, p) computed once.
+class PreparedModel {
+ public:
+  // Throws KernelDomainError if the self-kernel is not finite and positive.
+  PreparedModel(std::unique_ptr<Model> model, const KernelParams& params);
+  const Model& model() const { return *model_; }
+  const FamilyInfo& family() const { return *family_; }
+  const KernelParams& params() const { return params_; }
+  double log_self_kernel() const { return log_self_; }
+
+ private:
+  std::unique_ptr<Model> model_;
+  const FamilyInfo* family_;  // model_->family(), looked up once: the hot loop compares families
+  KernelParams params_;
+  double log_self_;
+};
+
+enum class KernelKind { ppk = 5, ppk_norm = 6 };
+
+// Throws KernelDomainError when `kind` is ppk and k(p, p) overflows a double. By
+// Cauchy-Schwarz, k(p, q) <= sqrt(k(p, p) k(q, q)), so every kernel value between
+// models that pass this check is finite (ppk_norm is computed in log space).
+void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
+
+// The one-line warning for rows of a family whose kernel is not exact (FamilyInfo::approximation):
+// "fhmm rows: the kernel values are <approximation>, not k itself; the Gram matrix may not be
+// positive semidefinite". Empty for a family whose kernel is exact.
+std::string inexact_kernel_warning(const FamilyInfo& family);
+
+// Throws KernelDomainError naming both sample spaces when the pair has no kernel.
+void check_compatible(const Model& a, const Model& b);
+
+// log k_rho(a, b). Requires check_compatible(a, b).
+double log_kernel(const PreparedModel& a, const PreparedModel& b);
+// The same between two models prepared with the same parameters: what models made of other
+// models (mixture components, HMM emissions) call for their parts.
+double log_kernel(const Model& a, const Model& b);
+// k_rho(a, b).
+double kernel(const PreparedModel& a, const PreparedModel& b);
+// k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(log k(a,b) - (log k(a,a) + log k(b,b)) / 2).
+double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
+double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
+// out[k] = evaluate(kind, a, *b[k]) for k < n, the same values bit for bit, with the families'
+// batch kernels (one setup for a per call). Requires check_compatible(a, b[k]) for every k.
+void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n,
+                   double* out);
+
+}  // namespace ppk

@@ -1,0 +1,120 @@
+// The row codec: one generative model per example in LIBSVM's sparse format.
+//
+// Layout (format version 1); indices start at 1 and any field whose value is 0
+// may be omitted, so a row means the same with every zero dropped:
+//     1: format version (= 1)
+//     2: family code (see family.hpp)
+//     3...: the family's fields, in the order its encode_fields writes them.
+// Each family documents its own field layout in its header and in docs/families.md.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ppk/core/model.hpp"
+
+namespace ppk {
+
+constexpr int kRowFormatVersion = 1;
+constexpr int kVersionIndex = 1;
+constexpr int kFamilyIndex = 2;
+constexpr int kFirstFieldIndex = 3;
+
+// One `index:value` pair; layout-compatible with LIBSVM's struct svm_node.
+struct RowEntry {
+  int index;
+  double value;
+};
+using Row = std::vector<RowEntry>;
+
+// Reads a family's fields in order. Each call consumes the next field (a scalar
+// or a block of consecutive indices); a missing index reads as 0. Errors name
+// the field, its indices and what was expected, as ModelError.
+class RowReader {
+ public:
+  // `row` must outlive the reader. Indices must be >= 1 and strictly increasing. The family's
+  // fields start at `first_field_index` (index 3 of a plain row; later for a nested model).
+  RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name,
+            int first_field_index = kFirstFieldIndex);
+
+  int next_index() const { return next_index_; }
+  const std::string& family_name() const { return family_; }
+
+  // A scalar field.
+  double real(const char* field);
+  // A scalar that must be a whole number in [min, max].
+  long integer(const char* field, long min, long max);
+  // `count` consecutive values, dense (missing entries are 0).
+  std::vector<double> reals(const char* field, std::size_t count);
+  // `count` consecutive values, sparse: the (offset in 0..count-1, value) pairs present in the row.
+  std::vector<std::pair<long, double>> sparse(const char* field, std::size_t count);
+  // A nested model (a mixture component, an HMM emission), as RowWriter::model writes it: its
+  // length L, then L indices holding the model's own row from its family code on (what a plain
+  // row holds from index 2). Errors name the absolute indices and the enclosing field.
+  std::unique_ptr<Model> model(const char* field);
+  // Fails if any entry lies beyond the last field read.
+  void finish();
+
+  // Builds the error for a field that was read but is invalid.
+  ModelError invalid(const char* field, const std::string& expected, double got) const;
+  ModelError invalid(const char* field, const std::string& expected) const;
+
+ private:
+  const RowEntry* cur_;
+  const RowEntry* end_;
+  int next_index_ = kFirstFieldIndex;
+  std::string family_;
+  std::string last_field_;
+  int last_first_ = 0, last_count_ = 0;
+};
+
+// Collects a row's entries in index order, dropping zeros.
+class RowWriter {
+ public:
+  RowWriter();  // writes the version; the family header is written by encode_row
+  void real(double v);
+  void reals(const std::vector<double>& v);
+  template <class It>
+  void reals(It first, It last) {
+    for (; first != last; ++first) real(*first);
+  }
+  // `count` values of which only `entries` (offset, value) are non-default; offsets increasing.
+  void sparse(const std::vector<std::pair<long, double>>& entries, std::size_t count);
+  // A nested model: its length L, then its row from the family code on (see RowReader::model).
+  void model(const Model& nested);
+  int next_index() const { return next_; }
+  Row take() { return std::move(row_); }
+
+ private:
+  friend Row encode_row(const Model&);
+  Row row_;
+  int next_ = 1;
+};
+
+// Model -> row entries (without the label).
+Row encode_row(const Model& model);
+// Row entries -> model (validated). Throws ModelError naming the field.
+std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end);
+// The model whose family code is at `family_index` and whose fields follow it, from the entries
+// [begin, end) (indices >= family_index, strictly increasing). decode_row is this at index 2.
+std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index);
+inline std::unique_ptr<Model> decode_row(const Row& row) {
+  return decode_row(row.data(), row.data() + row.size());
+}
+
+// x as a value LIBSVM reads: x itself, except that a subnormal x (0 < |x| < DBL_MIN =
+// 2.2250738585072014e-308) becomes +-DBL_MIN. LIBSVM's readers (svm-train, svm-predict) refuse a
+// value for which strtod sets ERANGE, and glibc's strtod does for every subnormal; DBL_MIN keeps the
+// sign and that the value is not 0 (a variance, scale or weight stays > 0), and changes it by less
+// than 2.3e-308.
+double libsvm_readable(double x);
+
+// "index:value index:value ..." with values in full precision (%.17g), each libsvm_readable.
+std::string format_entries(const Row& row);
+// Formats a label the way LIBSVM writes labels (%.17g, so integers stay integers).
+std::string format_label(double label);
+
+}  // namespace ppk

@@ -1,0 +1,136 @@
+// Internal to libppk: what the estimators of estimate.hpp share.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "estimate/gaussian_em.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/estimate/estimate.hpp"
+
+namespace ppk::detail {
+
+// "%.6g" of x, for messages.
+std::string short_number(double x);
+// "1 vector", "3 vectors".
+std::string vector_count(double n);
+
+// EstimationError unless the example has vectors, dim >= 1 and every coordinate is < dim.
+void check_example(const std::vector<SparseVector>& vectors, long dim);
+// EstimationError unless the option `name` ("--alpha") is finite and >= minimum (> minimum when strict).
+void check_option(const char* name, double value, double minimum, bool strict);
+
+// The prior's shift of the totals and of their normaliser for `method` under a symmetric
+// Beta/Dirichlet(alpha) prior over `categories` outcomes per coordinate: ML adds nothing, the
+// posterior mean adds alpha, the mode alpha - 1 (EstimationError unless alpha >= 1).
+double prior_shift(Method method, double alpha);
+
+// Statistics of `family` over `dim` with n = vectors.size() and no sums yet.
+Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors);
+// The column sum over the vectors of f(coordinate, value) for their listed entries (absent
+// entries contribute 0), as a D x 1 matrix.
+template <class Transform>
+Eigen::MatrixXd sum_over_entries(const std::vector<SparseVector>& vectors, long dim, Transform f) {
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(dim, 1);
+  for (const SparseVector& v : vectors)
+    for (const Feature& entry : v) sum(entry.coord, 0) += f(entry.coord, entry.value);
+  return sum;
+}
+// Every vector's value at every coordinate d < dim (absent entries are 0), passed to check(i, d, value).
+template <class Check>
+void for_each_value(const std::vector<SparseVector>& vectors, long dim, Check check) {
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    std::size_t next = 0;
+    for (long d = 0; d < dim; ++d) {
+      const bool present = next < vectors[i].size() && vectors[i][next].coord == d;
+      check(i, d, present ? vectors[i][next++].value : 0.0);
+    }
+  }
+}
+// "value 2.5 at index 3 (vector 2)" for messages: i and d 0-based, printed 1-based.
+std::string value_at(double value, std::size_t vector, long coord, std::size_t vectors);
+// The named sum, which must exist with the given shape (EstimationError otherwise: a pooled file
+// of another family or dimension).
+const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& name);
+
+// Estimators that keep the example's data rather than fixed-size sufficient statistics (mixtures,
+// HMMs, networks with hidden nodes) cannot pool: this throws the PoolingUnsupported that says so.
+[[noreturn]] void reject_pooling(const std::string& family);
+// The statistic "x" (the n x D data matrix), which must have one column per dimension.
+const Eigen::MatrixXd& data_of(const Statistics& statistics);
+
+// FNV-1a over the bytes of the values: part of the EM estimators' seeds, so that different data of
+// one size start from different points, and the same data always from the same.
+template <class Value>
+std::uint64_t fingerprint(const Value* values, std::size_t count) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values);
+  for (std::size_t i = 0; i < count * sizeof(Value); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  return hash;
+}
+
+// Builds the model; a ModelError from the model's own validation becomes an EstimationError.
+template <class Build>
+auto build_model(Build build) -> decltype(build()) {
+  try {
+    return build();
+  } catch (const ModelError& e) {
+    throw EstimationError(std::string("the estimate is not a valid model: ") + e.what());
+  }
+}
+
+// Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, and the
+// vector sequences of factorial HMMs and (switching) linear dynamical systems. Not exponential families: no fixed-size sufficient statistics and
+// no pooling.
+class DataMatrixEstimator : public Estimator {
+ public:
+  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
+    check_example(vectors, dim);
+    Statistics statistics = empty_statistics(family(), dim, vectors);
+    statistics.sums["x"] = data_matrix(vectors, dim);
+    return statistics;
+  }
+  Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
+};
+
+// EstimationError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
+// --smoothing >= 0, --ridge > 0 when given, --iterations >= 1, --tolerance >= 0, --restarts >= 1,
+// --length >= 0 when given.
+template <class Options>
+void check_sequence_em_options(const Options& options) {
+  check_option("--smoothing", options.smoothing, 0, false);
+  if (options.ridge) check_option("--ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.length && *options.length < 0)
+    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+}
+
+// Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's
+// exact E-step over its product state space.
+struct MarkovChain {
+  Eigen::VectorXd start;        // pi_q
+  Eigen::MatrixXd transitions;  // A_pq = P(s_{t+1} = q | s_t = p)
+};
+struct ChainPosteriors {
+  double log_likelihood = 0;          // log p(x_0..x_{n-1})
+  Eigen::MatrixXd states;             // gamma_t(q), n x M
+  Eigen::MatrixXd transition_counts;  // sum_t xi_t(p, q), M x M
+};
+// The scaled forward-backward recursions, from log p_q(x_t) (n x M).
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions);
+// Each row of `counts` plus a, divided by its sum; a row whose sum is 0 keeps its value in `rows`.
+void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
+// a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
+double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
+// A rows x cols matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
+Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng);
+
+}  // namespace ppk::detail

@@ -1,0 +1,153 @@
+// Mixture estimators (see estimate.hpp): Gaussian mixtures by EM and the kernel density estimate.
+// Their statistic is the example's data matrix "x" (n x D); a mixture is not an exponential family,
+// so there are no sufficient statistics to pool for shrinkage.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+
+#include <Eigen/Dense>
+
+#include "estimate/estimate_detail.hpp"
+#include "estimate/gaussian_em.hpp"
+#include "core/model_fields.hpp"
+#include "ppk/estimate/estimate.hpp"
+
+namespace ppk {
+namespace {
+
+// One EM run from the given start; returns L after each iteration.
+std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, detail::GaussianComponents& c,
+                           const MixtureFitOptions& options, double ridge) {
+  const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
+  const Eigen::Index n = x.rows();
+  std::vector<double> log_likelihoods;
+  for (long iteration = 0; iteration < options.iterations; ++iteration) {
+    // E-step: log w_k + log N(x_i | mu_k, Sigma_k), normalised per row by log-sum-exp.
+    const detail::MixtureEStep step = detail::mixture_e_step(x, weights, c);
+    const double objective =
+        step.log_rows.sum() - detail::ridge_penalty(c, ridge) + detail::covariance_log_prior(c, prior);
+    const bool converged = !log_likelihoods.empty() &&
+                           objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
+    log_likelihoods.push_back(objective);
+    if (converged) break;
+    // M-step.
+    const Eigen::MatrixXd& responsibilities = step.responsibilities;
+    weights = responsibilities.colwise().sum().transpose() / static_cast<double>(n);
+    weights /= weights.sum();
+    detail::update_gaussians(x, responsibilities, ridge, prior, c);
+  }
+  return log_likelihoods;
+}
+
+class MixtureEstimator : public detail::DataMatrixEstimator {
+ public:
+  explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) { check_mixture_fit_options(options); }
+  std::string family() const override { return "mixture"; }
+  std::unique_ptr<Model> fit(const Statistics& statistics) const override {
+    return std::move(fit_gaussian_mixture(detail::data_of(statistics), options_).model);
+  }
+
+ private:
+  MixtureFitOptions options_;
+};
+
+class KdeEstimator : public detail::DataMatrixEstimator {
+ public:
+  explicit KdeEstimator(const KdeFitOptions& options) : options_(options) {
+    detail::check_option("--bandwidth", options.bandwidth, 0, true);
+  }
+  std::string family() const override { return "kde"; }
+  // (1/n) sum_i N(x_i, h I).
+  std::unique_ptr<Model> fit(const Statistics& statistics) const override {
+    const Eigen::MatrixXd& x = detail::data_of(statistics);
+    std::vector<std::unique_ptr<Model>> components;
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+      components.push_back(detail::build_model([&] { return GaussianModel::isotropic(x.row(i).transpose(), options_.bandwidth); }));
+    return detail::build_model([&] {
+      return std::make_unique<MixtureModel>(std::vector<double>(x.rows(), 1.0 / static_cast<double>(x.rows())),
+                                            std::move(components));
+    });
+  }
+
+ private:
+  KdeFitOptions options_;
+};
+
+}  // namespace
+
+void check_mixture_fit_options(const MixtureFitOptions& options) {
+  if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
+  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("--tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+}
+
+void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim) {
+  const long p = form == CovarianceForm::full ? dim : 1;
+  if (!(prior.count > static_cast<double>(p + 1)) || !std::isfinite(prior.count))
+    throw EstimationError("--prior-count must be a finite number > " + std::to_string(p + 1) + " (p + 1, p = " +
+                          std::to_string(p) + "), got " + detail::short_number(prior.count));
+  const Eigen::Index rows = form == CovarianceForm::isotropic ? 1 : dim;
+  const Eigen::Index cols = form == CovarianceForm::full ? dim : 1;
+  if (prior.centre.rows() != rows || prior.centre.cols() != cols)
+    throw EstimationError("the covariance prior's centre is " + std::to_string(prior.centre.rows()) + " x " +
+                          std::to_string(prior.centre.cols()) + ", expected " + std::to_string(rows) + " x " +
+                          std::to_string(cols) + " for this --cov and dimension");
+  const bool positive = form == CovarianceForm::full
+                            ? Eigen::LLT<Eigen::MatrixXd>(prior.centre).info() == Eigen::Success
+                            : (prior.centre.array() > 0.0).all();
+  if (!prior.centre.allFinite() || !positive)
+    throw EstimationError("the covariance prior's centre must be positive definite");
+}
+
+GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options) {
+  check_mixture_fit_options(options);
+  const Eigen::Index n = x.rows(), dim = x.cols();
+  if (n < options.components)
+    throw EstimationError("a mixture of " + std::to_string(options.components) + " components needs at least " +
+                          std::to_string(options.components) + " vectors, got " + detail::vector_count(n) +
+                          "; lower --components");
+  const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
+  if (options.prior) check_covariance_prior(*options.prior, options.covariance, static_cast<long>(dim));
+  std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim)};
+  std::mt19937_64 rng(seed);
+  std::optional<detail::GaussianComponents> best;
+  Eigen::VectorXd best_weights;
+  std::vector<double> best_log_likelihoods;
+  for (long restart = 0; restart < options.restarts; ++restart) {
+    Eigen::VectorXd weights = Eigen::VectorXd::Constant(options.components, 1.0 / options.components);
+    detail::GaussianComponents c = detail::seed_gaussians(x, options.components, options.covariance, ridge, rng);
+    std::vector<double> log_likelihoods = run_em(x, weights, c, options, ridge);
+    if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
+      best = std::move(c);
+      best_weights = std::move(weights);
+      best_log_likelihoods = std::move(log_likelihoods);
+    }
+  }
+  std::vector<std::unique_ptr<Model>> components;
+  for (std::size_t k = 0; k < best->means.size(); ++k) components.push_back(detail::gaussian_model(*best, k));
+  std::vector<double> weights(best_weights.data(), best_weights.data() + best_weights.size());
+  GaussianMixtureFit fit;
+  fit.model = detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weights), std::move(components)); });
+  fit.log_likelihoods = std::move(best_log_likelihoods);
+  fit.responsibilities = detail::mixture_e_step(x, best_weights, *best).responsibilities;
+  return fit;
+}
+
+std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options) {
+  return std::make_unique<MixtureEstimator>(options);
+}
+
+std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options) { return std::make_unique<KdeEstimator>(options); }
+
+double mean_map_bandwidth(double sigma) {
+  detail::check_option("--mean-map-sigma", sigma, 0, true);
+  return sigma * sigma / 2;
+}
+
+}  // namespace ppk

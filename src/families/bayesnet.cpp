@@ -1,0 +1,821 @@
+// Bayesian networks and their exact kernel (see bayesnet.hpp).
+//
+// JMLR 2004 section 4.3: the kernel k~ raises the joint of hidden and observed variables to the power
+// rho. Write H for the hidden nodes of the first network, H' for those of the second, V for the
+// observed variables that are discrete nodes and E for those that are emission leaves. Given (H, H', V),
+// the integral over the emission variables factorises into one emission kernel per variable, so
+//     k~ = sum_{H, H', V} prod_i P(x_i | pa_i)^rho prod_i' P'(x_i' | pa_i')^rho prod_{j in E} psi_j(pa_j, pa'_j),
+//     psi_j(c, c') = k_rho(p_j(. | c), p'_j(. | c')),
+// the first two products over the discrete nodes of each network. This is a sum over the fused
+// variable set (H, H' and V, an observed variable being one variable of both networks) of a product
+// of factors: each CPT^rho is a factor over a node and its parents, each psi_j a factor over the
+// parents of variable j in both networks (the parents of a common child are married into one clique).
+// Variable elimination in a greedy min-fill order sums it exactly; the tables hold logs, so products of
+// many small probabilities do not underflow (log-sum-exp when a variable is summed out).
+//
+// How observed variable j enters, by what it is in each network (D: a discrete node, E: an emission leaf):
+//   D, D:                one fused variable with K states; both CPT factors contain it.
+//   E, E:                the factor psi_j over both parent sets.
+//   D without children, E: the same, the discrete node's CPT rows being one-event multinomials over
+//                        its K states (its conditional as an emission model).
+//   D with children, E:  one fused variable (then the emission leaf is over K categories); its factor is
+//                        k_rho(p'(. | c'), delta_v) = p'(v | c')^rho for one-event multinomials (the
+//                        mixture's k~ for mixtures of them).
+// An HMM is the network s_0 -> s_1 -> .. -> s_T with emission leaves s_t -> x_t (JMLR 2004 section 4.2);
+// against a network it is unrolled so, and its kernel is this one (for two HMMs this is the HMM
+// recursion of hmm.cpp, whose min-fill order is the forward order along the coupled chains).
+#include "ppk/families/bayesnet.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model_fields.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/families/multinomial.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/inference/variable_elimination.hpp"
+
+namespace ppk {
+
+namespace {
+
+const char* const kFamily = "bayesnet";
+constexpr long kMaxNodes = 100000;
+constexpr long kMaxStates = 10000;
+constexpr long kMaxTable = 10000000;  // entries of one CPT, one list of emission models, one elimination table
+constexpr double kSumTolerance = 1e-6;  // how far a CPT row may sum from 1 (then renormalised)
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+// How errors address node i: `bayesnet nodes[i] field "cpt"[1][0]` (JSON) or `... (index 40)` (rows).
+std::string node_family(long i) { return std::string(kFamily) + " nodes[" + std::to_string(i) + "]"; }
+
+// A FieldError about field `field` of node `node`, covering `count` consecutive elements from
+// `element` (element -1: the whole field), so that the row decoder can name their indices.
+class NodeFieldError : public detail::FieldError {
+ public:
+  NodeFieldError(long node, std::string field, long element, long count, std::string json_path, std::string expected,
+                 std::string got)
+      : FieldError(node_family(node), std::move(field), element, std::move(json_path), std::move(expected),
+                   std::move(got)),
+        node_(node),
+        count_(count) {}
+  long node() const { return node_; }
+  long count() const { return count_; }
+
+ private:
+  long node_, count_;
+};
+
+// The number of configurations of `parents`, prod K_u (1 with none); check_structure bounds it.
+long configurations(const std::vector<BayesNode>& nodes, const std::vector<long>& parents) {
+  long count = 1;
+  for (long u : parents) count *= nodes[static_cast<std::size_t>(u)].states;
+  return count;
+}
+
+// "P(node 2 | node 0 = 1, node 3 = 0)": row c of node i's CPT (parents numbered row-major, the last fastest).
+std::string describe_row(const std::vector<BayesNode>& nodes, long i, long c) {
+  const std::vector<long>& parents = nodes[static_cast<std::size_t>(i)].parents;
+  std::string condition;
+  for (std::size_t p = parents.size(); p-- > 0;) {
+    const long states = nodes[static_cast<std::size_t>(parents[p])].states;
+    condition = "node " + std::to_string(parents[p]) + " = " + std::to_string(c % states) +
+                (condition.empty() ? "" : ", ") + condition;
+    c /= states;
+  }
+  return "P(node " + std::to_string(i) + (condition.empty() ? "" : " | " + condition) + ")";
+}
+
+// A cycle among the parent links, or an empty vector: the nodes u -> .. -> u, each a parent of the next.
+std::vector<long> find_cycle(const std::vector<BayesNode>& nodes) {
+  enum Colour : char { unvisited, on_path, done };
+  std::vector<Colour> colour(nodes.size(), unvisited);
+  // Depth-first along parent links, iteratively (a chain of 10^5 nodes must not exhaust the stack).
+  std::vector<std::pair<long, std::size_t>> path;  // (node, next parent to visit)
+  for (std::size_t root = 0; root < nodes.size(); ++root) {
+    if (colour[root] != unvisited) continue;
+    path.push_back({static_cast<long>(root), 0});
+    colour[root] = on_path;
+    while (!path.empty()) {
+      auto& [node, next] = path.back();
+      const std::vector<long>& parents = nodes[static_cast<std::size_t>(node)].parents;
+      if (next == parents.size()) {
+        colour[static_cast<std::size_t>(node)] = done;
+        path.pop_back();
+        continue;
+      }
+      const long parent = parents[next++];
+      if (colour[static_cast<std::size_t>(parent)] == on_path) {
+        // path = .., parent, x_1, .., x_m with x_1 a parent of `parent`, .., and parent a parent of x_m.
+        std::vector<long> cycle{parent};
+        for (std::size_t k = path.size(); k-- > 0 && path[k].first != parent;) cycle.push_back(path[k].first);
+        cycle.push_back(parent);
+        return cycle;
+      }
+      if (colour[static_cast<std::size_t>(parent)] == unvisited) {
+        colour[static_cast<std::size_t>(parent)] = on_path;
+        path.push_back({parent, 0});
+      }
+    }
+  }
+  return {};
+}
+
+// Everything about the nodes but their CPTs and emission models: kinds, observed variables, parent
+// links, table sizes, acyclicity. Throws NodeFieldError (FieldError on "nodes" for their number).
+void check_structure(const std::vector<BayesNode>& nodes) {
+  const long count = static_cast<long>(nodes.size());
+  if (count < 1 || count > kMaxNodes)
+    throw detail::field_error(kFamily, "nodes", "between 1 and " + std::to_string(kMaxNodes) + " nodes",
+                              std::to_string(count));
+  for (long i = 0; i < count; ++i) {
+    const BayesNode& node = nodes[static_cast<std::size_t>(i)];
+    if (node.states < 0 || node.states > kMaxStates)
+      throw NodeFieldError(i, "states", -1, 1, "", detail::whole_numbers(0, kMaxStates) + " (0: an emission leaf)",
+                           std::to_string(node.states));
+    if (node.variable < -1 || node.variable >= count)
+      throw NodeFieldError(i, "variable", -1, 1, "", "an observed variable in [0, " + std::to_string(count - 1) + "]",
+                           std::to_string(node.variable));
+    if (node.states == 0 && node.variable < 0)
+      throw NodeFieldError(i, "variable", -1, 1, "", "an observed variable (an emission leaf is observed)",
+                           "none (hidden)");
+    double table = node.states == 0 ? 1.0 : static_cast<double>(node.states);
+    for (std::size_t p = 0; p < node.parents.size(); ++p) {
+      const long u = node.parents[p];
+      const std::string path = "[" + std::to_string(p) + "]";
+      if (u < 0 || u >= count)
+        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "a node index in [0, " +
+                                                                              std::to_string(count - 1) + "]",
+                             std::to_string(u));
+      if (u == i) throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "another node", "the node itself");
+      if (std::find(node.parents.begin(), node.parents.begin() + static_cast<long>(p), u) !=
+          node.parents.begin() + static_cast<long>(p))
+        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "distinct parents",
+                             "node " + std::to_string(u) + " twice");
+      if (nodes[static_cast<std::size_t>(u)].states == 0)
+        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path,
+                             "a discrete node (an emission leaf has no children)",
+                             "node " + std::to_string(u) + ", an emission leaf");
+      table *= static_cast<double>(nodes[static_cast<std::size_t>(u)].states);
+    }
+    if (table > static_cast<double>(kMaxTable))
+      throw NodeFieldError(i, "parents", -1, -1, "",
+                           std::string(node.states == 0 ? "at most " : "a CPT of at most ") + std::to_string(kMaxTable) +
+                               (node.states == 0 ? " parent configurations" : " entries"),
+                           detail::format_number(table));
+  }
+  const std::vector<long> cycle = find_cycle(nodes);
+  if (!cycle.empty()) {
+    std::string names;
+    for (long u : cycle) names += (names.empty() ? "" : " -> ") + ("node " + std::to_string(u));
+    throw NodeFieldError(cycle.front(), "parents", -1, -1, "", "parents that make no cycle",
+                         "the cycle " + names + " (each a parent of the next)");
+  }
+  // The observed variables are 0..n-1, one node each.
+  const long observed = static_cast<long>(
+      std::count_if(nodes.begin(), nodes.end(), [](const BayesNode& node) { return node.variable >= 0; }));
+  if (observed == 0)
+    throw detail::field_error(kFamily, "nodes", "at least one observed node (one with a \"variable\")",
+                              "only hidden nodes");
+  std::vector<long> node_of_variable(static_cast<std::size_t>(observed), -1);
+  for (long i = 0; i < count; ++i) {
+    const long j = nodes[static_cast<std::size_t>(i)].variable;
+    if (j < 0) continue;
+    const std::string expected = "observed variables numbered 0.." + std::to_string(observed - 1) + " (" +
+                                 std::to_string(observed) + " observed nodes), each used by one node";
+    if (j >= observed) throw NodeFieldError(i, "variable", -1, 1, "", expected, std::to_string(j));
+    long& owner = node_of_variable[static_cast<std::size_t>(j)];
+    if (owner >= 0)
+      throw NodeFieldError(i, "variable", -1, 1, "", expected,
+                           std::to_string(j) + ", already the variable of node " + std::to_string(owner));
+    owner = i;
+  }
+}
+
+// Checks node i's CPT (C rows of K probabilities, each summing to 1) and renormalises its rows.
+void check_cpt(const std::vector<BayesNode>& nodes, long i, std::vector<double>& cpt) {
+  const BayesNode& node = nodes[static_cast<std::size_t>(i)];
+  const long rows = configurations(nodes, node.parents), states = node.states;
+  if (static_cast<long>(cpt.size()) != rows * states)
+    throw NodeFieldError(i, "cpt", -1, -1, "",
+                         std::to_string(rows) + " x " + std::to_string(states) + " probabilities (one row of " +
+                             std::to_string(states) + " states per configuration of the parents)",
+                         std::to_string(cpt.size()) + " values");
+  for (long c = 0; c < rows; ++c) {
+    double* row = cpt.data() + c * states;
+    double sum = 0.0;
+    for (long k = 0; k < states; ++k) {
+      if (!detail::is_probability(row[k]))
+        throw NodeFieldError(i, "cpt", c * states + k, 1, "[" + std::to_string(c) + "][" + std::to_string(k) + "]",
+                             "a probability in [0, 1]", detail::format_number(row[k]));
+      sum += row[k];
+    }
+    if (!(std::fabs(sum - 1.0) <= kSumTolerance))
+      throw NodeFieldError(i, "cpt", c * states, states, "[" + std::to_string(c) + "]",
+                           "row " + std::to_string(c) + ", " + describe_row(nodes, i, c) +
+                               ", summing to 1 within 1e-6",
+                           "a sum of " + detail::format_number(sum));
+    // Only a sum off by more than rounding is divided out, so round trips keep the last bits.
+    if (std::fabs(sum - 1.0) > static_cast<double>(states) * std::numeric_limits<double>::epsilon())
+      for (long k = 0; k < states; ++k) row[k] /= sum;
+  }
+}
+
+// Checks emission leaf i's models: one per parent configuration, none an hmm or a network, one sample space.
+void check_emissions(const std::vector<BayesNode>& nodes, long i, const std::vector<std::unique_ptr<Model>>& emissions) {
+  const long rows = configurations(nodes, nodes[static_cast<std::size_t>(i)].parents);
+  if (static_cast<long>(emissions.size()) != rows)
+    throw NodeFieldError(i, "emissions", -1, -1, "",
+                         std::to_string(rows) + " emission models (one per configuration of the parents)",
+                         std::to_string(emissions.size()));
+  for (long c = 0; c < rows; ++c) {
+    const Model* model = emissions[static_cast<std::size_t>(c)].get();
+    const std::string path = "[" + std::to_string(c) + "]";
+    if (!model) throw NodeFieldError(i, "emissions", c, 1, path, "a model", "nothing");
+    if (&model->family() == &hmm_family() || &model->family() == &bayesnet_family())
+      throw NodeFieldError(i, "emissions", c, 1, path, "an emission model that is neither an hmm nor a bayesnet",
+                           "a " + model->family().name);
+    if (model->sample_space() != emissions[0]->sample_space())
+      throw NodeFieldError(i, "emissions", c, 1, path,
+                           "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
+                           model->sample_space().describe());
+  }
+}
+
+// ---- The kernel: networks as factor lists, fused, summed by variable elimination (variable_elimination.hpp). ----
+
+// A node as the kernel sees it; a BayesNetModel's nodes, or an HMM's unrolled ones.
+struct NetworkNode {
+  long states = 0;     // K, or 0 for an emission leaf
+  long variable = -1;  // observed variable, or -1
+  const std::vector<long>* parents = nullptr;
+  bool has_children = false;
+  const std::vector<double>* log_cpt_power = nullptr;  // discrete: rho log P(node = k | c) at c K + k
+  // Emission leaves: the model per parent configuration. Observed discrete leaves: their CPT rows as
+  // one-event multinomials (what an emission leaf of the other network is paired with).
+  const std::vector<const Model*>* leaf_models = nullptr;
+};
+
+struct Network {
+  std::vector<NetworkNode> nodes;
+  std::vector<long> node_of_variable;
+};
+
+// The factor of an emission leaf over K categories paired with a discrete node with children (so
+// the observed variable v is a fused variable): at c K + v, log k_rho(p_c, delta_v), delta_v the
+// one-event multinomial certain of v. For a one-event multinomial p_c that is rho log p_c(v); for a
+// mixture of them, log sum_m (w_m p_m(v))^rho, the mixture's k~ with its component label hidden.
+std::vector<double> leaf_log_powers(const NetworkNode& leaf, long categories, double rho) {
+  std::vector<std::unique_ptr<Model>> certain;
+  for (long v = 0; v < categories; ++v) {
+    std::vector<double> delta(static_cast<std::size_t>(categories), 0.0);
+    delta[static_cast<std::size_t>(v)] = 1.0;
+    certain.push_back(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(delta), Trials{}));
+    certain.back()->prepare(KernelParams{rho, 0});
+  }
+  std::vector<double> table;
+  table.reserve(leaf.leaf_models->size() * static_cast<std::size_t>(categories));
+  for (const Model* model : *leaf.leaf_models)
+    for (const auto& delta : certain) table.push_back(ppk::log_kernel(*model, *delta));
+  return table;
+}
+
+// log k~ between two networks with the same observed variables (their sample spaces agree), both
+// prepared with `rho`: the fused factors of the file comment, then eliminate_all.
+double log_kernel_of_networks(const Network& a, const Network& b, double rho) {
+  std::vector<long> states;  // of each fused variable
+  const auto add_variable = [&](long k) {
+    states.push_back(k);
+    return static_cast<int>(states.size() - 1);
+  };
+  std::vector<int> fused_a(a.nodes.size(), -1), fused_b(b.nodes.size(), -1);
+  std::vector<std::pair<long, long>> emission_pairs;  // (node of a, node of b) paired through psi_j
+  for (std::size_t j = 0; j < a.node_of_variable.size(); ++j) {
+    const long ia = a.node_of_variable[j], ib = b.node_of_variable[j];
+    const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
+    const bool shared = (na.states > 0 && nb.states > 0) || (na.states > 0 && na.has_children) ||
+                        (nb.states > 0 && nb.has_children);
+    if (shared)
+      fused_a[static_cast<std::size_t>(ia)] = fused_b[static_cast<std::size_t>(ib)] =
+          add_variable(na.states > 0 ? na.states : nb.states);
+    else
+      emission_pairs.push_back({ia, ib});
+  }
+  for (std::size_t i = 0; i < a.nodes.size(); ++i)
+    if (a.nodes[i].variable < 0) fused_a[i] = add_variable(a.nodes[i].states);
+  for (std::size_t i = 0; i < b.nodes.size(); ++i)
+    if (b.nodes[i].variable < 0) fused_b[i] = add_variable(b.nodes[i].states);
+
+  std::vector<Factor> factors;
+  const auto fused_parents = [](const NetworkNode& node, const std::vector<int>& fused) {
+    std::vector<int> variables;
+    for (long u : *node.parents) variables.push_back(fused[static_cast<std::size_t>(u)]);
+    return variables;
+  };
+  // CPT^rho of every node that is a fused variable (a discrete node, or an emission leaf paired with
+  // a discrete node with children).
+  for (const auto& [network, fused] : {std::pair{&a, &fused_a}, std::pair{&b, &fused_b}})
+    for (std::size_t i = 0; i < network->nodes.size(); ++i) {
+      const int own = (*fused)[i];
+      if (own < 0) continue;
+      const NetworkNode& node = network->nodes[i];
+      std::vector<int> variables = fused_parents(node, *fused);
+      variables.push_back(own);
+      factors.push_back(factor_on(variables,
+                                  node.states > 0 ? *node.log_cpt_power
+                                                  : leaf_log_powers(node, states[static_cast<std::size_t>(own)], rho),
+                                  states));
+    }
+  // psi_j(c, c') = k_rho(p_j(. | c), p'_j(. | c')) over both parent sets, c' fastest.
+  for (const auto& [ia, ib] : emission_pairs) {
+    const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
+    std::vector<double> psi;
+    psi.reserve(na.leaf_models->size() * nb.leaf_models->size());
+    for (const Model* p : *na.leaf_models)
+      for (const Model* q : *nb.leaf_models) psi.push_back(ppk::log_kernel(*p, *q));
+    std::vector<int> variables = fused_parents(na, fused_a);
+    for (int v : fused_parents(nb, fused_b)) variables.push_back(v);
+    factors.push_back(factor_on(variables, std::move(psi), states));
+  }
+  try {
+    return eliminate_all(states, std::move(factors), kMaxTable);
+  } catch (const KernelDomainError& error) {
+    throw KernelDomainError(std::string(kFamily) + " kernel on the fused networks: " + error.what() +
+                            "; the networks are too densely connected for exact inference");
+  }
+}
+
+// An HMM unrolled to T + 1 steps (JMLR 2004 section 4.2 as a network): hidden node t is s_t (s_0 ~ pi,
+// s_t | s_{t-1} ~ A), node T + 1 + t the emission leaf x_t (observed variable t) with parent s_t.
+class UnrolledHmm {
+ public:
+  UnrolledHmm(const HmmModel& hmm, double rho) {
+    const long states = static_cast<long>(hmm.states()), steps = hmm.steps();
+    const auto log_power = [rho](double p) { return p > 0.0 ? rho * std::log(p) : kMinusInfinity; };
+    for (long q = 0; q < states; ++q) log_start_power_.push_back(log_power(hmm.start()[q]));
+    for (long p = 0; p < states; ++p)
+      for (long q = 0; q < states; ++q) log_transitions_power_.push_back(log_power(hmm.transitions()(p, q)));
+    for (long q = 0; q < states; ++q) emissions_.push_back(&hmm.emission(static_cast<std::size_t>(q)));
+    parents_.resize(static_cast<std::size_t>(steps + 1));
+    emission_parents_.resize(static_cast<std::size_t>(steps + 1));
+    network_.nodes.resize(static_cast<std::size_t>(2 * (steps + 1)));
+    for (long t = 0; t <= steps; ++t) {
+      if (t > 0) parents_[static_cast<std::size_t>(t)] = {t - 1};
+      emission_parents_[static_cast<std::size_t>(t)] = {t};
+      NetworkNode& hidden = network_.nodes[static_cast<std::size_t>(t)];
+      hidden.states = states;
+      hidden.parents = &parents_[static_cast<std::size_t>(t)];
+      hidden.has_children = true;
+      hidden.log_cpt_power = t == 0 ? &log_start_power_ : &log_transitions_power_;
+      NetworkNode& observed = network_.nodes[static_cast<std::size_t>(steps + 1 + t)];
+      observed.variable = t;
+      observed.parents = &emission_parents_[static_cast<std::size_t>(t)];
+      observed.leaf_models = &emissions_;
+      network_.node_of_variable.push_back(steps + 1 + t);
+    }
+  }
+  UnrolledHmm(const UnrolledHmm&) = delete;
+  UnrolledHmm& operator=(const UnrolledHmm&) = delete;
+  const Network& network() const { return network_; }
+
+ private:
+  std::vector<double> log_start_power_, log_transitions_power_;
+  std::vector<const Model*> emissions_;
+  std::vector<std::vector<long>> parents_;
+  std::vector<std::vector<long>> emission_parents_;
+  Network network_;
+};
+
+}  // namespace
+
+struct BayesNetModel::Impl {
+  std::vector<BayesNode> nodes;
+  SampleSpace space;
+  // One-event multinomials of the CPT rows of observed discrete nodes without children.
+  std::vector<std::vector<std::unique_ptr<Model>>> leaf_multinomials;
+  std::vector<std::vector<const Model*>> leaf_models;  // per node: emissions or leaf_multinomials
+  std::vector<std::vector<double>> log_cpt_power;      // per discrete node: rho log CPT, set by prepare()
+  double rho = 0.0;
+  Network network;  // the nodes as the kernel sees them (pointing into the members above)
+};
+
+BayesNetModel::BayesNetModel(std::vector<BayesNode> nodes) : impl_(std::make_unique<Impl>()) {
+  check_structure(nodes);
+  const std::size_t count = nodes.size();
+  std::vector<char> has_children(count, 0);
+  for (const BayesNode& node : nodes)
+    for (long u : node.parents) has_children[static_cast<std::size_t>(u)] = 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    BayesNode& node = nodes[i];
+    const long index = static_cast<long>(i);
+    if (node.states > 0) {
+      if (!node.emissions.empty())
+        throw NodeFieldError(index, "emissions", -1, -1, "", "no emission models (a discrete node has a \"cpt\")",
+                             std::to_string(node.emissions.size()) + " models");
+      check_cpt(nodes, index, node.cpt);
+    } else {
+      if (!node.cpt.empty())
+        throw NodeFieldError(index, "cpt", -1, -1, "", "no CPT (an emission leaf has \"emissions\")",
+                             std::to_string(node.cpt.size()) + " values");
+      check_emissions(nodes, index, node.emissions);
+    }
+  }
+  Impl& m = *impl_;
+  m.nodes = std::move(nodes);
+  m.leaf_multinomials.resize(count);
+  m.leaf_models.resize(count);
+  m.log_cpt_power.resize(count);
+  m.network.nodes.resize(count);
+  std::vector<SampleSpace> spaces;
+  for (std::size_t i = 0; i < count; ++i) {
+    const BayesNode& node = m.nodes[i];
+    if (node.states == 0) {
+      for (const auto& model : node.emissions) m.leaf_models[i].push_back(model.get());
+    } else if (node.variable >= 0 && !has_children[i]) {
+      for (long c = 0; c < static_cast<long>(node.cpt.size()) / node.states; ++c) {
+        const std::vector<double> row(node.cpt.begin() + c * node.states, node.cpt.begin() + (c + 1) * node.states);
+        m.leaf_multinomials[i].push_back(
+            std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(row), Trials{}));
+        m.leaf_models[i].push_back(m.leaf_multinomials[i].back().get());
+      }
+    }
+    m.network.nodes[i] = {node.states, node.variable, &node.parents, has_children[i] != 0, &m.log_cpt_power[i],
+                          &m.leaf_models[i]};
+  }
+  m.network.node_of_variable.assign(static_cast<std::size_t>(std::count_if(
+                                        m.nodes.begin(), m.nodes.end(), [](const BayesNode& n) { return n.variable >= 0; })),
+                                    -1);
+  for (std::size_t i = 0; i < count; ++i)
+    if (m.nodes[i].variable >= 0) m.network.node_of_variable[static_cast<std::size_t>(m.nodes[i].variable)] = static_cast<long>(i);
+  // Observed variable j: a discrete node with K states ranges over K categories (the space of a
+  // one-event multinomial over K), an emission leaf over its models' space.
+  for (long i : m.network.node_of_variable) {
+    const BayesNode& node = m.nodes[static_cast<std::size_t>(i)];
+    spaces.push_back(node.states > 0 ? SampleSpace{"categories", node.states} : node.emissions[0]->sample_space());
+  }
+  const bool uniform = std::all_of(spaces.begin(), spaces.end(), [&](const SampleSpace& s) { return s == spaces[0]; });
+  if (uniform) {
+    m.space = {"sequences of " + std::to_string(spaces.size()) + " " + spaces[0].kind, spaces[0].dim};
+  } else {
+    std::string kind = "tuples of (";
+    for (std::size_t j = 0; j < spaces.size(); ++j) kind += (j ? ", " : "") + spaces[j].describe();
+    m.space = {kind + ")", static_cast<long>(spaces.size())};
+  }
+}
+
+BayesNetModel::~BayesNetModel() = default;
+
+std::size_t BayesNetModel::size() const { return impl_->nodes.size(); }
+const BayesNode& BayesNetModel::node(std::size_t i) const { return impl_->nodes.at(i); }
+std::size_t BayesNetModel::observed_variables() const { return impl_->network.node_of_variable.size(); }
+
+const FamilyInfo& BayesNetModel::family() const { return bayesnet_family(); }
+
+SampleSpace BayesNetModel::sample_space() const { return impl_->space; }
+
+void BayesNetModel::prepare(const KernelParams& params) {
+  detail::check_rho(kFamily, params);
+  Impl& m = *impl_;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    for (const auto& model : m.nodes[i].emissions) model->prepare(params);
+    for (const auto& model : m.leaf_multinomials[i]) model->prepare(params);
+    std::vector<double>& powers = m.log_cpt_power[i];
+    powers.clear();
+    for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
+  }
+  m.rho = params.rho;
+}
+
+double BayesNetModel::log_kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  if (a.rho <= 0.0) detail::throw_unprepared_pair(kFamily);
+  if (const auto* network = dynamic_cast<const BayesNetModel*>(&other)) {
+    if (network->impl_->rho != a.rho || network->impl_->space != a.space) detail::throw_unprepared_pair(kFamily);
+    return log_kernel_of_networks(a.network, network->impl_->network, a.rho);
+  }
+  const auto* hmm = dynamic_cast<const HmmModel*>(&other);
+  if (hmm == nullptr || hmm->sample_space() != a.space) detail::throw_unprepared_pair(kFamily);
+  const UnrolledHmm unrolled(*hmm, a.rho);
+  return log_kernel_of_networks(a.network, unrolled.network(), a.rho);
+}
+
+// Row fields: N, the N node headers (states, variable + 1, parent count, parents), then the N bodies.
+void BayesNetModel::encode_fields(RowWriter& out) const {
+  const Impl& m = *impl_;
+  out.real(static_cast<double>(m.nodes.size()));
+  for (const BayesNode& node : m.nodes) {
+    out.real(static_cast<double>(node.states));
+    out.real(static_cast<double>(node.variable + 1));
+    out.real(static_cast<double>(node.parents.size()));
+    for (long u : node.parents) out.real(static_cast<double>(u));
+  }
+  for (const BayesNode& node : m.nodes) {
+    out.reals(node.cpt);
+    for (const auto& model : node.emissions) out.model(*model);
+  }
+}
+
+void BayesNetModel::to_json(nlohmann::json& out) const {
+  out = nlohmann::json::object();
+  out["family"] = kFamily;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const BayesNode& node : impl_->nodes) {
+    nlohmann::json object = nlohmann::json::object();
+    if (node.states > 0) object["states"] = node.states;
+    object["parents"] = node.parents;
+    if (node.variable >= 0) object["variable"] = node.variable;
+    if (node.states > 0) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (std::size_t c = 0; c < node.cpt.size(); c += static_cast<std::size_t>(node.states))
+        rows.push_back(std::vector<double>(node.cpt.begin() + static_cast<long>(c),
+                                           node.cpt.begin() + static_cast<long>(c) + node.states));
+      object["cpt"] = std::move(rows);
+    } else {
+      nlohmann::json emissions = nlohmann::json::array();
+      for (const auto& model : node.emissions) emissions.push_back(model_to_json(*model));
+      object["emissions"] = std::move(emissions);
+    }
+    nodes.push_back(std::move(object));
+  }
+  out["nodes"] = std::move(nodes);
+}
+
+namespace {
+
+// Where one node's fields lie in a row, to restate a NodeFieldError at its indices.
+struct NodeInRow {
+  long states = 0, variable = 0, parent_count = 0, parents = 0;  // indices of the header fields
+  long parent_total = 0;                                          // P, the number of parents
+  long body = 0, body_count = 0;                                  // the CPT or the emission models
+  std::vector<detail::RowFieldSpan> emissions;                    // each nested model
+};
+
+ModelError at_node_row(const NodeFieldError& error, const std::vector<NodeInRow>& where) {
+  const NodeInRow& node = where.at(static_cast<std::size_t>(error.node()));
+  long first = 0, count = 1;
+  if (error.field() == "states") {
+    first = node.states;
+  } else if (error.field() == "variable") {
+    first = node.variable;
+  } else if (error.field() == "parents") {
+    first = error.element() >= 0 ? node.parents + error.element() : node.parent_count;
+    count = error.element() >= 0 ? 1 : 1 + node.parent_total;  // the count and the list
+  } else if (error.field() == "emissions" && error.element() >= 0 && !node.emissions.empty()) {
+    first = node.emissions[static_cast<std::size_t>(error.element())].first_index;
+    count = node.emissions[static_cast<std::size_t>(error.element())].count;
+  } else {  // the CPT or the emission models as a whole, or CPT entries
+    first = error.element() >= 0 ? node.body + error.element() : node.body;
+    count = error.element() >= 0 ? error.count() : node.body_count;
+  }
+  return ModelError(detail::row_field_location(error.family(), error.field(), first, count) + ": expected " +
+                    error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
+}
+
+std::unique_ptr<Model> decode_bayesnet(RowReader& fields) {
+  const long count = fields.integer("nodes", 1, kMaxNodes);
+  std::vector<BayesNode> nodes(static_cast<std::size_t>(count));
+  std::vector<NodeInRow> where(static_cast<std::size_t>(count));
+  for (long i = 0; i < count; ++i) {
+    BayesNode& node = nodes[static_cast<std::size_t>(i)];
+    NodeInRow& at = where[static_cast<std::size_t>(i)];
+    at.states = fields.next_index();
+    node.states = detail::row_whole_number(fields, node_family(i), "states", 0, kMaxStates);
+    at.variable = fields.next_index();
+    node.variable = detail::row_whole_number(fields, node_family(i), "variable", 0, count) - 1;
+    at.parent_count = fields.next_index();
+    const long parents = detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1);
+    at.parents = fields.next_index();
+    at.parent_total = parents;
+    for (long p = 0; p < parents; ++p)
+      node.parents.push_back(detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1));
+  }
+  try {
+    check_structure(nodes);  // the bodies' lengths follow from the parents' state counts
+    for (long i = 0; i < count; ++i) {
+      BayesNode& node = nodes[static_cast<std::size_t>(i)];
+      NodeInRow& at = where[static_cast<std::size_t>(i)];
+      const long rows = configurations(nodes, node.parents);
+      at.body = fields.next_index();
+      if (node.states > 0) {
+        node.cpt = fields.reals("cpt", static_cast<std::size_t>(rows * node.states));
+      } else {
+        for (long c = 0; c < rows; ++c) {
+          const int first = fields.next_index();
+          node.emissions.push_back(fields.model("emissions"));
+          at.emissions.push_back({"emissions", first, fields.next_index() - first});
+        }
+      }
+      at.body_count = fields.next_index() - at.body;
+    }
+    return std::make_unique<BayesNetModel>(std::move(nodes));
+  } catch (const NodeFieldError& error) {
+    throw at_node_row(error, where);
+  }
+}
+
+std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
+  const detail::JsonFields fields(object, kFamily, {"nodes"});
+  const nlohmann::json& array = fields.required("nodes");
+  if (!array.is_array() || array.empty() || static_cast<long>(array.size()) > kMaxNodes)
+    throw fields.invalid("nodes", "an array of 1 to " + std::to_string(kMaxNodes) + " node objects");
+  const long count = static_cast<long>(array.size());
+  std::vector<BayesNode> nodes(static_cast<std::size_t>(count));
+  std::vector<detail::JsonFields> node_fields;
+  for (long i = 0; i < count; ++i) {
+    const nlohmann::json& item = array[static_cast<std::size_t>(i)];
+    node_fields.emplace_back(item, node_family(i),
+                             std::initializer_list<const char*>{"states", "parents", "variable", "cpt", "emissions"});
+    const detail::JsonFields& f = node_fields.back();
+    BayesNode& node = nodes[static_cast<std::size_t>(i)];
+    if (f.has("states")) node.states = f.whole_number("states", item["states"], 1, kMaxStates);
+    if (f.has("variable")) node.variable = f.whole_number("variable", item["variable"], 0, count - 1);
+    if (f.has("parents")) {
+      const nlohmann::json& parents = item["parents"];
+      if (!parents.is_array()) throw f.invalid("parents", "an array of node indices");
+      for (const nlohmann::json& u : parents) node.parents.push_back(f.whole_number("parents", u, 0, count - 1));
+    }
+  }
+  check_structure(nodes);
+  for (long i = 0; i < count; ++i) {
+    const detail::JsonFields& f = node_fields[static_cast<std::size_t>(i)];
+    BayesNode& node = nodes[static_cast<std::size_t>(i)];
+    const long rows = configurations(nodes, node.parents);
+    if (node.states > 0) {
+      if (f.has("emissions")) throw f.invalid("emissions", "nothing (a node with \"states\" is discrete: it has a \"cpt\")");
+      const std::string shape = std::to_string(rows) + " rows (one per configuration of the parents) of " +
+                                std::to_string(node.states) + " probabilities (one per state)";
+      const std::vector<std::vector<double>> cpt = f.matrix("cpt");
+      if (static_cast<long>(cpt.size()) != rows) throw f.invalid("cpt", shape);
+      for (const std::vector<double>& row : cpt) {
+        if (static_cast<long>(row.size()) != node.states) throw f.invalid("cpt", shape);
+        node.cpt.insert(node.cpt.end(), row.begin(), row.end());
+      }
+    } else {
+      if (f.has("cpt")) throw f.invalid("cpt", "nothing (a node without \"states\" is an emission leaf)");
+      const nlohmann::json& emissions = f.required("emissions");
+      if (!emissions.is_array()) throw f.invalid("emissions", "an array of models (one per configuration of the parents)");
+      for (std::size_t c = 0; c < emissions.size(); ++c) {
+        try {
+          node.emissions.push_back(model_from_json(emissions[c]));
+        } catch (const ModelError& error) {
+          throw ModelError(node_family(i) + " field \"emissions\"[" + std::to_string(c) + "]: " + error.what());
+        }
+      }
+    }
+  }
+  return std::make_unique<BayesNetModel>(std::move(nodes));
+}
+
+}  // namespace
+
+// ---- Sampling (bayesnet.hpp): ancestral draws, and log p(x) over the hidden configurations, rho = 1 ----
+
+namespace {
+
+// The nodes in an order where parents come first (the structure is a DAG: check_structure).
+std::vector<std::size_t> topological_order(const std::vector<BayesNode>& nodes) {
+  std::vector<std::size_t> order;
+  std::vector<char> placed(nodes.size(), 0);
+  while (order.size() < nodes.size())
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!placed[i] && std::all_of(nodes[i].parents.begin(), nodes[i].parents.end(),
+                                    [&](long u) { return placed[static_cast<std::size_t>(u)] != 0; })) {
+        placed[i] = 1;
+        order.push_back(i);
+      }
+  return order;
+}
+
+// Node i's parent configuration given every node's state (row-major, the last parent fastest).
+long parent_configuration(const std::vector<BayesNode>& nodes, std::size_t i, const std::vector<long>& state) {
+  long c = 0;
+  for (long u : nodes[i].parents) c = c * nodes[static_cast<std::size_t>(u)].states + state[static_cast<std::size_t>(u)];
+  return c;
+}
+
+// The size of observed variable j's sample: 1 for a discrete node (its state), else its models'.
+long variable_sample_size(const BayesNode& node) {
+  return node.states > 0 ? 1 : as_samplable(*node.emissions.front())->sample_size();
+}
+
+// prod K_i over the hidden discrete nodes, counted only up to kMaxSampledHiddenConfigurations + 1.
+long capped_hidden_configurations(const std::vector<BayesNode>& nodes) {
+  long count = 1;
+  for (const BayesNode& node : nodes)
+    if (node.variable < 0) count = std::min(count * node.states, kMaxSampledHiddenConfigurations + 1);
+  return count;
+}
+
+}  // namespace
+
+bool BayesNetModel::can_sample() const {
+  for (const BayesNode& node : impl_->nodes)
+    for (const auto& model : node.emissions)
+      if (as_samplable(*model) == nullptr) return false;
+  return true;
+}
+
+long BayesNetModel::sample_size() const {
+  long size = 0;
+  for (long i : impl_->network.node_of_variable) size += variable_sample_size(impl_->nodes[static_cast<std::size_t>(i)]);
+  return size;
+}
+
+double BayesNetModel::log_tilted_normalizer(double rho) const {
+  require_rho_one(*this, "a network",
+                  "p^rho / Z is not a network and Z has no closed form", rho);
+  if (capped_hidden_configurations(impl_->nodes) > kMaxSampledHiddenConfigurations)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the Monte Carlo kernel evaluates p(x) by summing over the configurations of the hidden "
+                            "nodes, at most " + std::to_string(kMaxSampledHiddenConfigurations) +
+                            "; this network has more (rho = " + detail::format_number(rho) + ")");
+  return 0.0;
+}
+
+// Per sample, the nodes in topological order: a discrete node's state from its CPT row, an emission
+// leaf's draw from its model for the parents' configuration.
+void BayesNetModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const std::vector<BayesNode>& nodes = impl_->nodes;
+  const std::vector<std::size_t> order = topological_order(nodes);
+  std::vector<long> offset(nodes.size(), 0);  // of each observed node's sample
+  long next = 0;
+  for (long i : impl_->network.node_of_variable) {
+    offset[static_cast<std::size_t>(i)] = next;
+    next += variable_sample_size(nodes[static_cast<std::size_t>(i)]);
+  }
+  std::vector<long> state(nodes.size(), 0);
+  std::vector<double> sums;
+  for (Eigen::Index k = 0; k < samples.cols(); ++k)
+    for (std::size_t i : order) {
+      const BayesNode& node = nodes[i];
+      const long c = parent_configuration(nodes, i, state);
+      if (node.states > 0) {
+        sums.assign(node.cpt.begin() + c * node.states, node.cpt.begin() + (c + 1) * node.states);
+        for (std::size_t s = 1; s < sums.size(); ++s) sums[s] += sums[s - 1];
+        state[i] = static_cast<long>(generator.categorical(sums.data(), sums.size()));
+        if (node.variable >= 0) samples(offset[i], k) = static_cast<double>(state[i]);
+      } else {
+        const SamplableModel& emission = *as_samplable(*node.emissions[static_cast<std::size_t>(c)]);
+        Eigen::MatrixXd draw(emission.sample_size(), 1);
+        emission.sample_tilted(rho, generator, draw);
+        samples.col(k).segment(offset[i], draw.rows()) = draw.col(0);
+      }
+    }
+}
+
+// log p(x) = log sum over the hidden states h of prod_i P(node i | its parents) (discrete nodes, at
+// their observed or hidden state) prod_leaves p_leaf(x_leaf | its parents' configuration). An observed
+// discrete value that is not one of the node's states has probability 0.
+double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const std::vector<BayesNode>& nodes = impl_->nodes;
+  if (capped_hidden_configurations(nodes) > kMaxSampledHiddenConfigurations) log_tilted_normalizer(1.0);  // throws
+  std::vector<long> state(nodes.size(), 0);
+  std::vector<std::size_t> hidden;
+  std::vector<std::vector<double>> leaf_log_probability(nodes.size());  // per emission leaf, per configuration
+  long next = 0;
+  for (long variable_node : impl_->network.node_of_variable) {
+    const std::size_t i = static_cast<std::size_t>(variable_node);
+    const BayesNode& node = nodes[i];
+    const long size = variable_sample_size(node);
+    if (node.states > 0) {
+      const double value = x[next];
+      if (!(value >= 0.0 && value < static_cast<double>(node.states) && value == std::floor(value))) return kMinusInfinity;
+      state[i] = static_cast<long>(value);
+    } else {
+      for (const auto& model : node.emissions)
+        leaf_log_probability[i].push_back(as_samplable(*model)->log_probability(x.segment(next, size)));
+    }
+    next += size;
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].variable < 0) hidden.push_back(i);
+  std::vector<double> terms;
+  for (;;) {
+    double term = 0.0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const long c = parent_configuration(nodes, i, state);
+      term += nodes[i].states > 0 ? std::log(nodes[i].cpt[static_cast<std::size_t>(c * nodes[i].states + state[i])])
+                                  : leaf_log_probability[i][static_cast<std::size_t>(c)];
+    }
+    terms.push_back(term);
+    // The next hidden configuration (the last hidden node fastest).
+    std::size_t h = hidden.size();
+    while (h > 0 && ++state[hidden[h - 1]] == nodes[hidden[h - 1]].states) state[hidden[--h]] = 0;
+    if (h == 0) break;
+  }
+  return detail::log_sum_exp(terms);
+}
+
+const FamilyInfo& bayesnet_family() {
+  static const FamilyInfo info{kFamily, 10, &decode_bayesnet, &bayesnet_from_json};
+  return info;
+}
+
+}  // namespace ppk

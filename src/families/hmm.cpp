@@ -1,0 +1,432 @@
+// Hidden Markov models and their kernel (see hmm.hpp).
+//
+// JMLR 2004 section 4.2 (docs/design.md "Mathematics"): the kernel k~ raises the joint of the hidden
+// path s = (s_0..s_T) and the observations X = (x_0..x_T) to the power rho,
+//     k~ = sum_{s, s'} integral over X of [p(s, X) p'(s', X)]^rho dX,
+//     p(s, X) = pi_{s_0} prod_{t=1..T} A_{s_{t-1} s_t} prod_{t=0..T} p_{s_t}(x_t).
+// Given both paths the integral factorises over t into prod_t psi(s_t, s'_t), psi(q, q') the
+// emission kernel k_rho(emission_q, emission'_q'), so the sum over path pairs is a forward
+// recursion over pairs of states:
+//     Phi_0(q, q') = (pi_q pi'_q')^rho,
+//     Phi_t(q, q') = sum_{p, p'} (A_pq A'_p'q')^rho psi(p, p') Phi_{t-1}(p, p'),
+//     k~ = sum_{q, q'} psi(q, q') Phi_T(q, q');
+// as matrices Phi_t = (A^rho)' (psi .* Phi_{t-1}) A'^rho. psi is stored divided by its largest entry
+// and each Phi_t divided by its largest entry; the logs of those factors are summed, so log k~ is
+// exact where k~ itself would underflow (long sequences).
+#include "ppk/families/hmm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "core/model_fields.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/row.hpp"
+
+namespace ppk {
+
+namespace {
+
+const char* const kFamily = "hmm";
+constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
+constexpr long kMaxLength = 100000000;      // 10^8
+
+}  // namespace
+
+struct HmmModel::Impl {
+  Eigen::VectorXd start;        // pi_q
+  Eigen::MatrixXd transitions;  // A_pq = P(s_t = q | s_{t-1} = p)
+  std::vector<std::unique_ptr<Model>> emissions;
+  long length = 0;  // the stored default T
+  // Set by prepare():
+  double rho = 0.0;
+  long steps = -1;                    // the T of the kernel
+  Eigen::VectorXd start_power;        // pi^rho
+  Eigen::MatrixXd transitions_power;  // A^rho (elementwise)
+};
+
+HmmModel::HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions,
+                   long length)
+    : impl_(std::make_unique<Impl>()) {
+  const long states = static_cast<long>(start.size());
+  if (states < 1 || states > kMaxStates)
+    throw detail::field_error(kFamily, "states", detail::whole_numbers(1, kMaxStates), std::to_string(states));
+  if (length < 0 || length > kMaxLength)
+    throw detail::field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
+  if (transitions.rows() != states || transitions.cols() != states)
+    throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
+                              std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
+  detail::normalise_probabilities(kFamily, "start", start, -1, 0);
+  for (long p = 0; p < states; ++p) detail::normalise_probabilities(kFamily, "trans", transitions.row(p), p, p * states);
+  if (static_cast<long>(emissions.size()) != states)
+    throw detail::field_error(kFamily, "emissions", std::to_string(states) + " emission models (one per state)",
+                              std::to_string(emissions.size()));
+  for (std::size_t q = 0; q < emissions.size(); ++q) {
+    const std::string path = "[" + std::to_string(q) + "]";
+    const long element = static_cast<long>(q);
+    if (!emissions[q]) throw detail::FieldError(kFamily, "emissions", element, path, "a model", "nothing");
+    if (&emissions[q]->family() == &hmm_family())
+      throw detail::FieldError(kFamily, "emissions", element, path, "an emission model that is not an HMM", "an hmm");
+    if (emissions[q]->sample_space() != emissions[0]->sample_space())
+      throw detail::FieldError(kFamily, "emissions", element, path,
+                               "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
+                               emissions[q]->sample_space().describe());
+  }
+  impl_->start = std::move(start);
+  impl_->transitions = std::move(transitions);
+  impl_->emissions = std::move(emissions);
+  impl_->length = length;
+}
+
+HmmModel::~HmmModel() = default;
+
+const Eigen::VectorXd& HmmModel::start() const { return impl_->start; }
+const Eigen::MatrixXd& HmmModel::transitions() const { return impl_->transitions; }
+std::size_t HmmModel::states() const { return impl_->emissions.size(); }
+const Model& HmmModel::emission(std::size_t q) const { return *impl_->emissions.at(q); }
+long HmmModel::length() const { return impl_->length; }
+long HmmModel::steps() const { return impl_->steps >= 0 ? impl_->steps : impl_->length; }
+
+const FamilyInfo& HmmModel::family() const { return hmm_family(); }
+
+// x_0..x_T: T + 1 observations from the emissions' sample space.
+SampleSpace HmmModel::sample_space() const {
+  const SampleSpace emission = impl_->emissions[0]->sample_space();
+  return {"sequences of " + std::to_string(steps() + 1) + " " + emission.kind, emission.dim};
+}
+
+void HmmModel::prepare(const KernelParams& params) {
+  detail::check_rho(kFamily, params);
+  Impl& m = *impl_;
+  for (const auto& emission : m.emissions) emission->prepare(params);
+  m.rho = params.rho;
+  m.steps = params.length > 0 ? params.length : m.length;
+  m.start_power = m.start.array().pow(m.rho).matrix();
+  m.transitions_power = m.transitions.array().pow(m.rho).matrix();
+}
+
+namespace {
+
+// The forward recursion over pairs of states (the file comment) for an M-state and an N-state
+// HMM, given psi divided by its largest entry. Returns log(sum psi .* Phi_T) minus the log of the
+// powers of two divided out of Phi along the way; -inf when no pair of paths has positive weight.
+// Whenever the largest entry of Phi leaves [2^-256, 2^256], Phi is divided by 2^e, e the binary
+// exponent of that entry: exact (a power of two), so the result is the same as rescaling at
+// every step, without the cost of a rescale per step; the entries stay far from underflow and
+// overflow (a step changes them by at most a factor M N).
+// M and N are compile-time sizes for small HMMs, where Eigen's fixed-size products unroll and a
+// step costs a few nanoseconds, or Eigen::Dynamic (the scratch is then reused per thread, since
+// the kernel runs for many pairs under OpenMP).
+template <int M, int N>
+double log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& start_a, const Eigen::VectorXd& start_b,
+                   const Eigen::MatrixXd& transitions_a, const Eigen::MatrixXd& transitions_b, long steps) {
+  using PairMatrix = Eigen::Matrix<double, M, N>;
+  const Eigen::Index m = start_a.size(), n = start_b.size();
+  const Eigen::Map<const PairMatrix> psi(psi_dynamic.data(), m, n);
+  const Eigen::Map<const Eigen::Matrix<double, M, 1>> pi_a(start_a.data(), m);
+  const Eigen::Map<const Eigen::Matrix<double, N, 1>> pi_b(start_b.data(), n);
+  const Eigen::Map<const Eigen::Matrix<double, M, M>> a(transitions_a.data(), m, m);
+  const Eigen::Map<const Eigen::Matrix<double, N, N>> b(transitions_b.data(), n, n);
+  thread_local PairMatrix phi, weighted, half_step;
+  long exponents = 0;
+  phi.noalias() = pi_a * pi_b.transpose();  // Phi_0
+  constexpr double kSmall = 0x1p-256, kLarge = 0x1p256;
+  for (long t = 0;; ++t) {
+    const double largest = phi.maxCoeff();
+    if (!(largest >= kSmall && largest <= kLarge)) {
+      if (!(largest > 0.0)) return -std::numeric_limits<double>::infinity();
+      int exponent = 0;
+      std::frexp(largest, &exponent);
+      phi *= std::ldexp(1.0, -exponent);
+      exponents += exponent;
+    }
+    if (t == steps) break;
+    weighted = psi.cwiseProduct(phi);                   // psi .* Phi_t
+    half_step.noalias() = a.transpose() * weighted;
+    phi.noalias() = half_step * b;                       // Phi_{t+1}
+  }
+  const double sum = psi.cwiseProduct(phi).sum();
+  return sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
+                   : -std::numeric_limits<double>::infinity();
+}
+
+using LogForward = double (*)(const Eigen::MatrixXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                              const Eigen::MatrixXd&, const Eigen::MatrixXd&, long);
+
+// log_forward for N states, M fixed: N in 1..4 at compile time, else dynamic.
+template <int M>
+LogForward log_forward_for(Eigen::Index n) {
+  switch (n) {
+    case 1: return &log_forward<M, 1>;
+    case 2: return &log_forward<M, 2>;
+    case 3: return &log_forward<M, 3>;
+    case 4: return &log_forward<M, 4>;
+    default: return &log_forward<Eigen::Dynamic, Eigen::Dynamic>;
+  }
+}
+
+LogForward log_forward_for(Eigen::Index m, Eigen::Index n) {
+  switch (m) {
+    case 1: return log_forward_for<1>(n);
+    case 2: return log_forward_for<2>(n);
+    case 3: return log_forward_for<3>(n);
+    case 4: return log_forward_for<4>(n);
+    default: return &log_forward<Eigen::Dynamic, Eigen::Dynamic>;
+  }
+}
+
+
+// The same recursion in log space (log_sum_exp over pairs of states), for emission kernels whose logs
+// span more than kLinearRange: there psi / max psi underflows to 0 (below exp(-708) it is subnormal,
+// below exp(-745) zero), so the linear recursion would drop pairs of states that may carry every
+// path pair the transitions allow, e.g. when the best-matching pair of states cannot be reached.
+// log_psi: log psi; log_start_*, log_transitions_*: rho log pi, rho log A.
+constexpr double kLinearRange = 700.0;
+
+double log_forward_in_logs(const Eigen::MatrixXd& log_psi, const Eigen::VectorXd& log_start_a,
+                           const Eigen::VectorXd& log_start_b, const Eigen::MatrixXd& log_transitions_a,
+                           const Eigen::MatrixXd& log_transitions_b, long steps) {
+  const Eigen::Index m = log_psi.rows(), n = log_psi.cols();
+  Eigen::MatrixXd log_phi = log_start_a.replicate(1, n).rowwise() + log_start_b.transpose();  // log Phi_0
+  Eigen::MatrixXd weighted(m, n), half_step(m, n);
+  std::vector<double> terms(static_cast<std::size_t>(std::max(m, n)));
+  for (long t = 0; t < steps; ++t) {
+    weighted = log_psi + log_phi;  // log(psi .* Phi_t)
+    // log (A' (psi .* Phi_t)): over the first model's previous state p.
+    for (Eigen::Index q = 0; q < m; ++q)
+      for (Eigen::Index r = 0; r < n; ++r) {
+        for (Eigen::Index p = 0; p < m; ++p) terms[p] = log_transitions_a(p, q) + weighted(p, r);
+        half_step(q, r) = detail::log_sum_exp(terms.data(), static_cast<std::size_t>(m));
+      }
+    // log Phi_{t+1} = log (half_step B): over the second model's previous state.
+    for (Eigen::Index q = 0; q < m; ++q)
+      for (Eigen::Index r = 0; r < n; ++r) {
+        for (Eigen::Index p = 0; p < n; ++p) terms[p] = half_step(q, p) + log_transitions_b(p, r);
+        log_phi(q, r) = detail::log_sum_exp(terms.data(), static_cast<std::size_t>(n));
+      }
+  }
+  weighted = log_psi + log_phi;
+  return detail::log_sum_exp(weighted.data(), static_cast<std::size_t>(weighted.size()));
+}
+
+}  // namespace
+
+double HmmModel::log_kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  const Impl& b = *static_cast<const HmmModel&>(other).impl_;
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps) detail::throw_unprepared_pair(kFamily);
+  const Eigen::Index m = a.start.size(), n = b.start.size();
+
+  thread_local Eigen::MatrixXd psi;
+  psi.resize(m, n);
+  double log_psi_max = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index q = 0; q < m; ++q)
+    for (Eigen::Index r = 0; r < n; ++r) {
+      psi(q, r) = ppk::log_kernel(*a.emissions[q], *b.emissions[r]);
+      if (psi(q, r) > log_psi_max) log_psi_max = psi(q, r);
+    }
+  // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
+  if (std::isinf(log_psi_max)) return log_psi_max;
+  double log_psi_min = log_psi_max;  // the smallest positive emission kernel
+  for (Eigen::Index i = 0; i < psi.size(); ++i)
+    if (std::isfinite(psi(i))) log_psi_min = std::min(log_psi_min, psi(i));
+  if (log_psi_max - log_psi_min > kLinearRange)
+    return log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
+                               a.rho * a.transitions.array().log().matrix(),
+                               b.rho * b.transitions.array().log().matrix(), a.steps);
+  psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
+  // psi enters T + 1 times: once per step and once in the final sum.
+  const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
+  return log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, a.steps) +
+         log_scale;
+}
+
+bool HmmModel::can_sample() const {
+  for (const auto& emission : impl_->emissions)
+    if (as_samplable(*emission) == nullptr) return false;
+  return true;
+}
+
+long HmmModel::sample_size() const { return (steps() + 1) * as_samplable(*impl_->emissions.front())->sample_size(); }
+
+double HmmModel::log_tilted_normalizer(double rho) const {
+  require_rho_one(*this, "an HMM",
+                  "p^rho / Z is not an HMM and Z has no closed form", rho);
+  return 0.0;
+}
+
+// The hidden paths of every sequence first (label s (T+1) + t is the state of x_t in sequence s),
+// then each emission's draws. An emission sample of e doubles is column s (T+1) + t of an
+// e x N(T+1) matrix, whose memory is the (T+1)e x N matrix of the stacked sequences.
+void HmmModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  const std::size_t length = static_cast<std::size_t>(steps()) + 1;
+  const auto cumulative = [](const Eigen::VectorXd& p) {
+    Eigen::VectorXd sums(p.size());
+    std::partial_sum(p.data(), p.data() + p.size(), sums.data());
+    return sums;
+  };
+  const Eigen::VectorXd start_cumulative = cumulative(m.start);
+  std::vector<Eigen::VectorXd> transition_cumulative;
+  for (Eigen::Index p = 0; p < states; ++p) transition_cumulative.push_back(cumulative(m.transitions.row(p).transpose()));
+  std::vector<std::size_t> labels(length * static_cast<std::size_t>(samples.cols()));
+  for (std::size_t s = 0; s < static_cast<std::size_t>(samples.cols()); ++s) {
+    std::size_t state = generator.categorical(start_cumulative.data(), static_cast<std::size_t>(states));
+    labels[s * length] = state;
+    for (std::size_t t = 1; t < length; ++t) {
+      state = generator.categorical(transition_cumulative[state].data(), static_cast<std::size_t>(states));
+      labels[s * length + t] = state;
+    }
+  }
+  std::vector<const SamplableModel*> emissions;
+  for (const auto& emission : m.emissions) emissions.push_back(as_samplable(*emission));
+  const Eigen::Index emission_size = emissions.front()->sample_size();
+  Eigen::MatrixXd draws(emission_size, static_cast<Eigen::Index>(labels.size()));
+  sample_parts(emissions, labels, rho, generator, draws);
+  samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), emission_size * static_cast<Eigen::Index>(length),
+                                              samples.cols());
+}
+
+// The scaled forward algorithm: alpha_0 = pi .* e_0, alpha_t = (A' alpha_(t-1)) .* e_t with
+// e_t(q) = p_q(x_t), p(X) = sum_q alpha_T(q). Each e_t is divided by its largest entry and each
+// alpha_t by its sum; log p(X) is the sum of the logs of those factors.
+double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  std::vector<const SamplableModel*> emissions;
+  for (const auto& emission : m.emissions) emissions.push_back(as_samplable(*emission));
+  const Eigen::Index emission_size = emissions.front()->sample_size();
+  Eigen::VectorXd alpha = m.start, log_emission(states);
+  double log_p = 0.0;
+  for (long t = 0; t <= steps(); ++t) {
+    const auto x_t = x.segment(t * emission_size, emission_size);
+    for (Eigen::Index q = 0; q < states; ++q) log_emission[q] = emissions[q]->log_probability(x_t);
+    const double largest = log_emission.maxCoeff();
+    if (!std::isfinite(largest)) return -std::numeric_limits<double>::infinity();
+    if (t > 0) alpha = m.transitions.transpose() * alpha;
+    alpha.array() *= detail::exp_entries(log_emission.array() - largest);
+    const double sum = alpha.sum();
+    if (!(sum > 0.0)) return -std::numeric_limits<double>::infinity();
+    alpha /= sum;
+    log_p += largest + std::log(sum);
+  }
+  return log_p;
+}
+
+// Row fields: M, T, the start probabilities, the transitions row by row, then the M emissions.
+void HmmModel::encode_fields(RowWriter& out) const {
+  const Impl& m = *impl_;
+  const Eigen::Index states = m.start.size();
+  out.real(static_cast<double>(states));
+  out.real(static_cast<double>(m.length));
+  out.reals(m.start.data(), m.start.data() + states);
+  for (Eigen::Index p = 0; p < states; ++p)
+    for (Eigen::Index q = 0; q < states; ++q) out.real(m.transitions(p, q));
+  for (const auto& emission : m.emissions) out.model(*emission);
+}
+
+void HmmModel::to_json(nlohmann::json& out) const {
+  const Impl& m = *impl_;
+  out = nlohmann::json::object();
+  out["family"] = kFamily;
+  out["start"] = std::vector<double>(m.start.data(), m.start.data() + m.start.size());
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index p = 0; p < m.transitions.rows(); ++p) {
+    const Eigen::RowVectorXd row = m.transitions.row(p);
+    rows.push_back(std::vector<double>(row.data(), row.data() + row.size()));
+  }
+  out["trans"] = std::move(rows);
+  nlohmann::json emissions = nlohmann::json::array();
+  for (const auto& emission : m.emissions) emissions.push_back(model_to_json(*emission));
+  out["emissions"] = std::move(emissions);
+  out["length"] = m.length;
+}
+
+namespace {
+
+// The indices a nested emission model occupies in a row (its length field and its own row).
+struct EmissionSpan {
+  long first_index;
+  long count;
+};
+
+std::unique_ptr<Model> decode_hmm(RowReader& fields) {
+  const long states_first = fields.next_index();
+  const long states = fields.integer("states", 1, kMaxStates);
+  const long length_first = fields.next_index();
+  const long length = fields.integer("length", 0, kMaxLength);
+  const long start_first = fields.next_index();
+  const std::vector<double> start = fields.reals("start", static_cast<std::size_t>(states));
+  const long trans_first = fields.next_index();
+  const std::vector<double> trans = fields.reals("trans", static_cast<std::size_t>(states * states));
+  std::vector<std::unique_ptr<Model>> emissions;
+  std::vector<EmissionSpan> emission_spans;
+  for (long q = 0; q < states; ++q) {
+    const long first = fields.next_index();
+    emissions.push_back(fields.model("emissions"));
+    emission_spans.push_back({first, fields.next_index() - first});
+  }
+  try {
+    return std::make_unique<HmmModel>(
+        Eigen::Map<const Eigen::VectorXd>(start.data(), states),
+        Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), states,
+                                                                                                   states),
+        std::move(emissions), length);
+  } catch (const detail::FieldError& error) {
+    if (error.field() == "emissions" && error.element() >= 0) {
+      // Emissions have their own lengths: name the indices the offending one occupies.
+      const EmissionSpan& span = emission_spans.at(static_cast<std::size_t>(error.element()));
+      throw ModelError(detail::row_field_location(kFamily, "emissions", span.first_index, span.count) +
+                       ": expected " + error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
+    }
+    throw detail::at_row(error, {{"states", states_first, 1},
+                                 {"length", length_first, 1},
+                                 {"start", start_first, states},
+                                 {"trans", trans_first, states * states}});
+  }
+}
+
+std::unique_ptr<Model> hmm_from_json(const nlohmann::json& object) {
+  const detail::JsonFields fields(object, kFamily, {"start", "trans", "emissions", "length"});
+  const std::vector<double> start = fields.reals("start");
+  const long states = static_cast<long>(start.size());
+  const std::vector<std::vector<double>> trans = fields.matrix("trans");
+  const std::string square = "a " + std::to_string(states) + " x " + std::to_string(states) +
+                             " matrix (one row per state of \"start\")";
+  if (static_cast<long>(trans.size()) != states) throw fields.invalid("trans", square);
+  Eigen::MatrixXd transitions(states, states);
+  for (long p = 0; p < states; ++p) {
+    if (static_cast<long>(trans[p].size()) != states) throw fields.invalid("trans", square);
+    for (long q = 0; q < states; ++q) transitions(p, q) = trans[p][q];
+  }
+  const nlohmann::json& emission_objects = fields.required("emissions");
+  if (!emission_objects.is_array()) throw fields.invalid("emissions", "an array of models (one per state)");
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (std::size_t q = 0; q < emission_objects.size(); ++q) {
+    try {
+      emissions.push_back(model_from_json(emission_objects[q]));
+    } catch (const ModelError& error) {
+      throw ModelError(std::string(kFamily) + " field \"emissions\"[" + std::to_string(q) + "]: " + error.what());
+    }
+  }
+  const long length = fields.whole_number("length", 0, kMaxLength);
+  return std::make_unique<HmmModel>(Eigen::Map<const Eigen::VectorXd>(start.data(), states), std::move(transitions),
+                                    std::move(emissions), length);
+}
+
+}  // namespace
+
+const FamilyInfo& hmm_family() {
+  static const FamilyInfo info{kFamily, 9, &decode_hmm, &hmm_from_json};
+  return info;
+}
+
+}  // namespace ppk

@@ -1,0 +1,222 @@
+// Linear dynamical systems and their kernel (see lds.hpp).
+//
+// The observations X = (x_0..x_T) of an LDS are jointly Gaussian, N(m, S), dimension D = (T+1)d
+// (docs/design.md "Mathematics", LDS: S is not block diagonal). The kernel is JMLR 2004 eq. 5 between N(m, S) and
+// N(m', S'), in the covariance-sum form of gaussian.cpp:
+//     log k = (1-2rho)D/2 log 2pi - D/2 log rho + (1-rho)/2 (log|S| + log|S'|)
+//             - 1/2 log|S + S'| - rho/2 (m - m')' (S + S')^-1 (m - m').
+// (Equivalently: p^rho = N(X; m, S/rho) (2pi)^((1-rho)D/2) rho^(-D/2) |S|^((1-rho)/2), and the
+// integral of N(X; m, S/rho) N(X; m', S'/rho) is N(m - m'; 0, (S + S')/rho).)
+//
+// Linear time. Every term is a Gaussian log-likelihood term of some state-space model, which a
+// Kalman filter evaluates by the prediction-error decomposition: for a model with observations
+// y_0..y_T, the joint density factorises as prod_t N(y_t; yhat_t, F_t), yhat_t and F_t the predicted
+// mean and innovation covariance of y_t given y_0..y_{t-1}, so for the joint V and mean M of Y
+//     log|V| = sum_t log|F_t|,   (y - M)' V^-1 (y - M) = sum_t (y_t - yhat_t)' F_t^-1 (y_t - yhat_t).
+//  * log|S|: the filter of the LDS itself (F_t does not depend on the data), once per model at
+//    prepare(), for the kernel's T.
+//  * S + S' and m - m': Y = X - X' with X, X' drawn independently from the two LDSs is the observation
+//    sequence of the LDS with the stacked state z = (s, s') (dimension n + n'):
+//        z_0 ~ N((mean0, mean0'), blockdiag(cov0, cov0')),  z_t = blockdiag(A, A') z_{t-1} + N(0, blockdiag(Q, Q')),
+//        y_t = [C, -C'] z_t + N(0, R + R'),
+//    whose mean is m - m' (E y_t = C A^t mean0 - C' A'^t mean0') and whose covariance is S + S'. Its
+//    filter run on the all-zero sequence y = 0 gives log|S + S'| and (0 - (m - m'))' (S + S')^-1 (0 - (m - m')),
+//    the quadratic form above.
+// Each model contributes (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S| (prepare()); a pair costs
+// one filter over T + 1 steps with an (n + n')-dimensional state: O(T (n + n' + d)^3).
+//
+// The filter, the stacked model and the dense joints are state_space.hpp's, written for dynamics that
+// switch between regimes (the slds family); an LDS is the case of one regime.
+//
+// dense_log_kernel builds N(m, S) and N(m', S') explicitly and evaluates the Gaussian family's kernel.
+#include "ppk/families/lds.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model_fields.hpp"
+#include "ppk/core/row.hpp"
+#include "families/state_space.hpp"
+
+namespace ppk {
+
+using detail::json_matrix;
+using detail::json_rows;
+using detail::read_general;
+using detail::read_symmetric;
+using detail::write_lower_triangle;
+using detail::write_row_major;
+
+namespace {
+
+const char* const kFamily = "lds";
+using detail::kMaxSequenceLength;
+using detail::kMaxStateSpaceDim;
+
+// Step t of an LDS follows its one regime.
+constexpr auto kStationary = [](long) { return 0; };
+
+}  // namespace
+
+struct LdsModel::Impl {
+  detail::SwitchingStateSpace space;  // one regime: A = dynamics[0].transition, Q = dynamics[0].noise
+  long length = 0;
+  // Set by prepare():
+  double rho = 0.0;
+  long steps = -1;         // the T of the kernel
+  double log_scale = 0.0;  // (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|
+};
+
+LdsModel::LdsModel(Eigen::VectorXd mean0, Eigen::MatrixXd cov0, Eigen::MatrixXd transition,
+                   Eigen::MatrixXd state_noise, Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise,
+                   long length)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->space = detail::checked_state_space(kFamily, std::move(mean0), std::move(cov0), std::move(observation),
+                                             std::move(observation_noise), length);
+  detail::add_dynamics(impl_->space, kFamily, std::move(transition), std::move(state_noise), -1);
+  impl_->length = length;
+}
+
+LdsModel::~LdsModel() = default;
+
+const Eigen::VectorXd& LdsModel::mean0() const { return impl_->space.mean0; }
+const Eigen::MatrixXd& LdsModel::cov0() const { return impl_->space.cov0; }
+const Eigen::MatrixXd& LdsModel::transition() const { return impl_->space.dynamics[0].transition; }
+const Eigen::MatrixXd& LdsModel::state_noise() const { return impl_->space.dynamics[0].noise; }
+const Eigen::MatrixXd& LdsModel::observation() const { return impl_->space.observation; }
+const Eigen::MatrixXd& LdsModel::observation_noise() const { return impl_->space.observation_noise; }
+long LdsModel::state_dim() const { return static_cast<long>(impl_->space.mean0.size()); }
+long LdsModel::observation_dim() const { return static_cast<long>(impl_->space.observation.rows()); }
+long LdsModel::length() const { return impl_->length; }
+long LdsModel::steps() const { return impl_->steps >= 0 ? impl_->steps : impl_->length; }
+
+const FamilyInfo& LdsModel::family() const { return lds_family(); }
+
+// x_0..x_T, T + 1 real d-vectors. A kind of its own: an HMM with Gaussian emissions lives on the same
+// set, but no kernel between the two families is written, and a mixture must not mix them.
+SampleSpace LdsModel::sample_space() const {
+  return {"linear-Gaussian sequences of " + std::to_string(steps() + 1) + " real vectors", observation_dim()};
+}
+
+void LdsModel::prepare(const KernelParams& params) {
+  detail::check_rho(kFamily, params);
+  Impl& m = *impl_;
+  m.rho = params.rho;
+  m.steps = params.length > 0 ? params.length : m.length;
+  detail::check_finite_moments(kFamily, m.space, m.steps, kStationary);
+  const double log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;  // log|S|
+  m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), log_det);
+}
+
+double LdsModel::log_kernel(const Model& other) const {
+  const Impl& a = *impl_;
+  const Impl& b = *static_cast<const LdsModel&>(other).impl_;
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
+    detail::throw_unprepared_pair(kFamily);
+  // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
+  thread_local detail::SwitchingStateSpace pair;
+  detail::stack_difference(a.space, b.space, pair);
+  return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho, detail::innovation_sums(pair, a.steps, kStationary));
+}
+
+std::unique_ptr<GaussianModel> LdsModel::joint_observations() const {
+  return detail::joint_observations(impl_->space, std::vector<int>(static_cast<std::size_t>(steps() + 1), 0));
+}
+
+double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
+  if (a.impl_->rho <= 0.0 || a.impl_->rho != b.impl_->rho || a.steps() != b.steps()) detail::throw_unprepared_pair(kFamily);
+  KernelParams params;
+  params.rho = a.impl_->rho;
+  const auto joint_a = a.joint_observations(), joint_b = b.joint_observations();
+  joint_a->prepare(params);
+  joint_b->prepare(params);
+  return joint_a->log_kernel(*joint_b);
+}
+
+long LdsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
+
+double LdsModel::log_tilted_normalizer(double rho) const {
+  const double log_det = detail::innovation_sums(impl_->space, steps(), kStationary).log_det;  // log|S|
+  return detail::log_tilted_normalizer(rho, steps(), observation_dim(), log_det);
+}
+
+void LdsModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+  detail::sample_tilted_along(impl_->space, {std::vector<int>(static_cast<std::size_t>(steps() + 1), 0)},
+                              std::vector<std::size_t>(static_cast<std::size_t>(samples.cols()), 0), rho, generator,
+                              samples);
+}
+
+double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  return detail::log_density(impl_->space, x, kStationary);
+}
+
+// Row fields: n, d, T, mean0, cov0, A, Q, C, R (see lds.hpp).
+void LdsModel::encode_fields(RowWriter& out) const {
+  out.real(static_cast<double>(state_dim()));
+  out.real(static_cast<double>(observation_dim()));
+  out.real(static_cast<double>(impl_->length));
+  out.reals(mean0().data(), mean0().data() + mean0().size());
+  write_lower_triangle(out, cov0());
+  write_row_major(out, transition());
+  write_lower_triangle(out, state_noise());
+  write_row_major(out, observation());
+  write_lower_triangle(out, observation_noise());
+}
+
+void LdsModel::to_json(nlohmann::json& out) const {
+  out = nlohmann::json::object();
+  out["family"] = kFamily;
+  out["mean0"] = std::vector<double>(mean0().data(), mean0().data() + mean0().size());
+  out["cov0"] = json_rows(cov0());
+  out["A"] = json_rows(transition());
+  out["Q"] = json_rows(state_noise());
+  out["C"] = json_rows(observation());
+  out["R"] = json_rows(observation_noise());
+  out["length"] = impl_->length;
+}
+
+namespace {
+
+std::unique_ptr<Model> decode_lds(RowReader& fields) {
+  const long states = fields.integer("n", 1, kMaxStateSpaceDim);
+  const long dim = fields.integer("d", 1, kMaxStateSpaceDim);
+  const long length_first = fields.next_index();
+  const long length = fields.integer("length", 0, kMaxSequenceLength);
+  const long mean_first = fields.next_index();
+  const std::vector<double> mean0 = fields.reals("mean0", static_cast<std::size_t>(states));
+  detail::RowMatrix cov0 = read_symmetric(fields, "cov0", states);
+  detail::RowMatrix transition = read_general(fields, "A", states, states);
+  detail::RowMatrix state_noise = read_symmetric(fields, "Q", states);
+  detail::RowMatrix observation = read_general(fields, "C", dim, states);
+  detail::RowMatrix observation_noise = read_symmetric(fields, "R", dim);
+  return detail::build_from_row(
+      {{"length", length_first, 1}, {"mean0", mean_first, states}, cov0.span, transition.span, state_noise.span,
+       observation.span, observation_noise.span},
+      [&] {
+        return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), states),
+                                          std::move(cov0.matrix), std::move(transition.matrix),
+                                          std::move(state_noise.matrix), std::move(observation.matrix),
+                                          std::move(observation_noise.matrix), length);
+      });
+}
+
+std::unique_ptr<Model> lds_from_json(const nlohmann::json& object) {
+  const detail::JsonFields fields(object, kFamily, {"mean0", "cov0", "A", "Q", "C", "R", "length"});
+  const std::vector<double> mean0 = fields.reals("mean0");
+  const long length = fields.whole_number("length", 0, kMaxSequenceLength);
+  return std::make_unique<LdsModel>(Eigen::Map<const Eigen::VectorXd>(mean0.data(), static_cast<Eigen::Index>(mean0.size())),
+                                    json_matrix(fields, "cov0"), json_matrix(fields, "A"), json_matrix(fields, "Q"),
+                                    json_matrix(fields, "C"), json_matrix(fields, "R"), length);
+}
+
+}  // namespace
+
+const FamilyInfo& lds_family() {
+  static const FamilyInfo info{kFamily, 11, &decode_lds, &lds_from_json};
+  return info;
+}
+
+}  // namespace ppk

@@ -1,0 +1,178 @@
+// Internal to libppk: the linear-Gaussian state-space machinery that the lds and slds families share
+// (the coupled Kalman recursion of lds.cpp, generalised to dynamics that switch between regimes),
+// and the validation of what they have in common; their matrix fields are read, written and checked
+// by matrix_fields.hpp.
+//
+// A switching state-space model: an n-dimensional state and d-dimensional observations,
+//     s_0 ~ N(mean0, cov0),  s_t = A_{r_t} s_{t-1} + w_t,  w_t ~ N(0, Q_{r_t}),
+//     x_t = C s_t + v_t,  v_t ~ N(0, R),  t = 0..T,
+// where the regime r_t (t = 1..T) picks one of the model's dynamics (A_r, Q_r). Given the regimes,
+// it is a non-stationary LDS; an LDS is the case of one regime.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "core/matrix_fields.hpp"
+#include "core/model_fields.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/core/sampling.hpp"
+
+namespace ppk::detail {
+
+// One regime of the state dynamics: s_t = transition s_{t-1} + N(0, noise).
+struct StateDynamics {
+  Eigen::MatrixXd transition, noise;
+};
+
+struct SwitchingStateSpace {
+  Eigen::VectorXd mean0;
+  Eigen::MatrixXd cov0;
+  std::vector<StateDynamics> dynamics;  // indexed by regime
+  Eigen::MatrixXd observation, observation_noise;
+};
+
+// Sums of the prediction-error decomposition of the observation sequence y_0..y_T = 0 (lds.cpp):
+// for the joint covariance V and mean M of the observations,
+struct InnovationSums {
+  double log_det = 0.0;    // sum_t log|F_t| = log|V|
+  double quadratic = 0.0;  // sum_t yhat_t' F_t^-1 yhat_t = M' V^-1 M
+};
+
+// The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
+// regime_of(t). NaN sums when an innovation covariance is not numerically positive definite. Scratch
+// is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+// With `observed` ((steps + 1) d values, y_0..y_steps stacked) the filter runs on those observations
+// instead: the innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
+template <class RegimeOf>
+InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
+                               const double* observed = nullptr) {
+  thread_local Eigen::VectorXd mean, next_mean, predicted, whitened;
+  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
+  thread_local Eigen::LLT<Eigen::MatrixXd> llt;
+  mean = model.mean0;  // s_t given y_0..y_{t-1}
+  cov = model.cov0;
+  InnovationSums sums;
+  for (long t = 0;; ++t) {
+    predicted.noalias() = model.observation * mean;  // yhat_t; `predicted` holds minus the innovation y_t - yhat_t
+    if (observed != nullptr)
+      predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * model.observation.rows(), model.observation.rows());
+    observed_cov.noalias() = model.observation * cov;  // H P
+    innovation_cov = model.observation_noise;
+    innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
+    llt.compute(innovation_cov);
+    if (llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
+    sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    whitened = predicted;
+    llt.matrixL().solveInPlace(whitened);
+    sums.quadratic += whitened.squaredNorm();
+    if (t == steps) break;
+    // Update on y_t with the gain K = P H' F^-1: mean + K (y_t - yhat_t), P - K H P; then predict with the
+    // dynamics of step t + 1.
+    gain_transposed = observed_cov;
+    llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
+    mean.noalias() -= gain_transposed.transpose() * predicted;
+    cov.noalias() -= observed_cov.transpose() * gain_transposed;
+    const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
+    next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
+    mean.swap(next_mean);
+    scratch.noalias() = next.transition * cov;
+    cov.noalias() = scratch * next.transition.transpose();
+    cov += next.noise;
+    scratch = cov.transpose();
+    cov = 0.5 * (cov + scratch);  // rounding leaves P slightly asymmetric
+  }
+  return sums;
+}
+
+// The model of Y = X - X', X and X' drawn independently from `a` and `b` (lds.cpp): the stacked state
+// (s, s'), regime k * (b's regime count) + k' for the pair of regimes (k, k'), observation [C, -C'],
+// observation noise R + R'. Written into `out` (reused scratch).
+void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b, SwitchingStateSpace& out);
+
+// log p(x) of the observations x = (x_0..x_steps) stacked ((steps + 1) d values), step t >= 1 following
+// regime_of(t): the prediction-error decomposition -1/2 (D log 2pi + sum_t log|F_t| + sum_t e_t' F_t^-1 e_t),
+// D = (steps + 1) d, by the filter on x.
+template <class RegimeOf>
+double log_density(const SwitchingStateSpace& model, const Eigen::Ref<const Eigen::VectorXd>& x, RegimeOf regime_of) {
+  const long steps = static_cast<long>(x.size() / model.observation.rows()) - 1;
+  const InnovationSums sums = innovation_sums(model, steps, regime_of, x.data());
+  const double log_2pi = std::log(2.0 * 3.14159265358979323846);
+  return -0.5 * (static_cast<double>(x.size()) * log_2pi + sums.log_det + sums.quadratic);
+}
+
+// log Z(rho) = log integral p(x)^rho dx for the Gaussian p = N(m, S) of x_0..x_steps (dimension D)
+// with log|S| = log_det: (1 - rho)/2 (D log 2pi + log|S|) - D/2 log rho (gaussian.cpp).
+double log_tilted_normalizer(double rho, long steps, long observation_dim, double log_det);
+
+// Fills column k of `samples` ((T + 1) d rows, x_0..x_T stacked) with a draw of the observations
+// along paths[path_of_column[k]] (T + 1 regimes each, step t >= 1 following regime path[t]) from the
+// model with every noise covariance (cov0, Q_r, R) divided by rho. The joint covariance of X given
+// the path is linear in the noise covariances, so X ~ N(m, S / rho): p^rho / Z for p = N(m, S).
+// Noise by F z / sqrt(rho), z standard normal and F F' = the covariance (from its eigenvectors, so
+// a semidefinite cov0 or Q works); per column in order: s_0, the noise of x_0, then per step the
+// state noise and the observation noise.
+void sample_tilted_along(const SwitchingStateSpace& model, const std::vector<std::vector<int>>& paths,
+                         const std::vector<std::size_t>& path_of_column, double rho, SampleGenerator& generator,
+                         Eigen::Ref<Eigen::MatrixXd> samples);
+
+// One model's share of log k_rho between the joint Gaussians of two models' observations
+// x_0..x_steps (lds.cpp): (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|, D = (steps+1)d.
+double log_kernel_share(double rho, long steps, long observation_dim, double log_det);
+
+// Throws KernelDomainError (infinite_moments_error) unless the state's mean m_t = A_t m_{t-1} and
+// covariance Sigma_t = A_t Sigma_{t-1} A_t' + Q_t (m_0 = mean0, Sigma_0 = cov0; step t following regime_of(t))
+// stay finite for t <= steps: the joint Gaussian of x_0..x_steps is then finite in double precision, and
+// so are the filters of its kernels (their predicted state covariances are at most blockdiag(Sigma_t,
+// Sigma'_t)). A model whose transitions are stable never fails it; an explosive one fails at large T.
+// O(steps n^3): at prepare(), once per path.
+std::string infinite_moments_error(const char* family, long steps, long step, const SwitchingStateSpace& model);
+template <class RegimeOf>
+void check_finite_moments(const char* family, const SwitchingStateSpace& model, long steps, RegimeOf regime_of) {
+  Eigen::VectorXd mean = model.mean0, next_mean;
+  Eigen::MatrixXd cov = model.cov0, scratch;
+  for (long t = 1; t <= steps; ++t) {
+    const StateDynamics& step = model.dynamics[static_cast<std::size_t>(regime_of(t))];
+    next_mean.noalias() = step.transition * mean;
+    mean.swap(next_mean);
+    scratch.noalias() = step.transition * cov;
+    cov.noalias() = scratch * step.transition.transpose();
+    cov += step.noise;
+    if (!mean.allFinite() || !cov.allFinite()) throw KernelDomainError(infinite_moments_error(family, steps, t, model));
+  }
+}
+
+// log k_rho from the two shares and the innovation sums of the stacked difference model.
+inline double log_kernel_from_sums(double share_a, double share_b, double rho, const InnovationSums& sums) {
+  return share_a + share_b - 0.5 * (sums.log_det + rho * sums.quadratic);
+}
+
+// The joint Gaussian of X = (x_0..x_T), T = regimes.size() - 1, step t >= 1 following the dynamics
+// regimes[t], built densely: mean blocks C m_t (m_t = A_t m_{t-1}, m_0 = mean0), covariance blocks
+// cov(x_t, x_u) = C A_t A_{t-1} .. A_{u+1} Sigma_u C' (t >= u) plus R when t = u, Sigma_u the state
+// covariance (Sigma_u = A_u Sigma_{u-1} A_u' + Q_u). O((T d)^2) memory: the test oracle.
+std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes);
+
+constexpr long kMaxStateSpaceDim = 1000;        // n and d: n^2 and d n values must fit in a row
+constexpr long kMaxSequenceLength = 100000000;  // T: 10^8, as for HMMs
+
+// Validates what every state-space model of `family` has besides its dynamics, and returns the model
+// without dynamics: n = mean0.size() and d = observation.rows() in [1, 1000] (fields "mean0" and "C"),
+// length in [0, 10^8], every value finite, cov0 n x n and symmetric positive semidefinite, C d x n, R
+// d x d and symmetric positive definite (symmetrised).
+SwitchingStateSpace checked_state_space(const char* family, Eigen::VectorXd mean0, Eigen::MatrixXd cov0,
+                                        Eigen::MatrixXd observation, Eigen::MatrixXd observation_noise, long length);
+// Appends the regime (A, Q) (fields "A" and "Q") after checking that both are n x n, A finite and Q
+// symmetric positive semidefinite. `regime`: the index of the matrices in fields that list one per
+// regime (element offsets and JSON paths start at theirs), -1 when the fields hold one matrix.
+void add_dynamics(SwitchingStateSpace& space, const char* family, Eigen::MatrixXd transition, Eigen::MatrixXd noise,
+                  long regime);
+
+}  // namespace ppk::detail

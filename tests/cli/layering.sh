@@ -1,0 +1,56 @@
+# The library's layers (docs/design.md "Source layout"): src/LAYER/ and include/ppk/LAYER/ for the
+# layers core, inference, families, estimate, in that order. A file may include headers of its own
+# layer and of the layers before it, never of a later one; public headers (include/ppk/) include
+# only public headers; no source or header lies outside a layer folder (src/libsvm/, the LIBSVM
+# glue, comes after every layer).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.bash" "$@"
+layers=(core inference families estimate)
+rank() {  # LAYER -> its position, or nothing when it is not a layer
+  local i
+  for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && echo "$i"; done
+  return 0
+}
+
+# Prints every breach of the rule in the tree at $1 (nothing when it follows it).
+breaches() {
+  local root=$1 layer own file line included target target_rank dir
+  find "$root/src" "$root/include/ppk" -maxdepth 1 -type f | sed "s#^$root/#not in a layer folder: #"
+  for dir in "$root"/src/*/ "$root"/include/ppk/*/; do
+    [[ -n $(rank "$(basename "$dir")") || $dir == "$root/src/libsvm/" ]] || echo "not a layer: ${dir#"$root/"}"
+  done
+  for layer in "${layers[@]}"; do
+    own=$(rank "$layer")
+    while IFS=: read -r file line included; do
+      target=$(sed -E 's#^(ppk/)?([a-z_]+)/.*#\2#' <<<"$included")
+      target_rank=$(rank "$target")
+      if [[ -z $target_rank ]]; then
+        echo "$file:$line: \"$included\" is not in a layer folder"
+      elif ((target_rank > own)); then
+        echo "$file:$line: $layer includes the later layer $target (\"$included\")"
+      elif [[ $file == include/* && $included != ppk/* ]]; then
+        echo "$file:$line: a public header includes the private \"$included\""
+      fi
+    done < <(cd "$root" && grep -HnoP '^#include "\K[^"]+' -r src/"$layer" include/ppk/"$layer" 2>/dev/null || true)
+  done
+}
+
+# The rule holds in the repository.
+found=$(breaches "$ROOT")
+[[ -z $found ]] || fail "layering breaches:"$'\n'"$found"
+pass
+
+# And each kind of breach is caught, in a small tree made here.
+mkdir -p tree/src/core tree/src/families tree/src/extra tree/include/ppk/core tree/include/ppk/families
+echo '#include "ppk/families/poisson.hpp"' > tree/src/core/row.cpp
+echo '#include "core/model_fields.hpp"' > tree/include/ppk/core/row.hpp
+echo '#include "ppk/poisson.hpp"' > tree/src/families/poisson.cpp
+touch tree/src/flat.cpp tree/include/ppk/families/poisson.hpp
+found=$(breaches "$WORK/tree")
+for expected in "core includes the later layer families" "a public header includes the private" \
+                '"ppk/poisson.hpp" is not in a layer folder' "not in a layer folder: src/flat.cpp" \
+                "not a layer: src/extra/"; do
+  grep -qF -- "$expected" <<<"$found" || fail "the check missed: $expected; it found:"$'\n'"$found"
+  pass
+done
+finish
