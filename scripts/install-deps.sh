@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox                         # the semi-supervised demo draws its learning curves
   wordnet-base                        # WordNet's noun glosses: the real corpus of docs/documents-smoothing.md
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
+  clang-format                        # cli.format: the C++ sources follow .clang-format (clang-format 14)
 )
 missing=()
 for p in "${packages[@]}"; do

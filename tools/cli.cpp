@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <map>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,12 @@
 
 namespace ppk::cli {
 namespace {
+
+// The running command's flags by option field (use_option_flags).
+std::map<std::string, std::string>& running_command_flags() {
+  static std::map<std::string, std::string> flags;
+  return flags;
+}
 
 bool looks_like_negative_number(const std::string& word) {
   return word.size() >= 2 && word[0] == '-' &&
@@ -55,6 +62,19 @@ std::vector<std::string> attach_negative_values(const std::vector<std::string>& 
 std::string system_error() { return std::strerror(errno); }
 
 }  // namespace
+
+void use_option_flags(const OptionFlags& flags) {
+  for (const auto& [field, flag] : flags) running_command_flags()[field] = flag;
+}
+
+std::string message_of(const std::exception& error) {
+  const auto* names_fields = dynamic_cast<const NamesOptionFields*>(&error);
+  if (names_fields == nullptr) return error.what();
+  return names_fields->message([](const std::string& field) {
+    const auto it = running_command_flags().find(field);
+    return it == running_command_flags().end() ? field : it->second;
+  });
+}
 
 po::variables_map parse_command_line(const std::vector<std::string>& args,
                                      const po::options_description& options,

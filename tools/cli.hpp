@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -16,6 +17,17 @@
 namespace ppk::cli {
 
 namespace po = boost::program_options;
+
+// The running command's names for the option fields of the library's messages (ppk/option_error.hpp):
+// pairs (field, flag) such as ("alpha", "--alpha"). A field that only one value of a flag sets is
+// named by the flag and value: ("prior_rates", "--prior pooled"). Each command's tables sit next to
+// the declarations of its options.
+using OptionFlags = std::vector<std::pair<std::string, std::string>>;
+// Adds `flags` to the running command's names (later tables win for a field named twice).
+void use_option_flags(const OptionFlags& flags);
+// The message of `error` for the user: a library message naming option fields with the running
+// command's flags in their place (a field it has no flag for keeps its own name); what() otherwise.
+std::string message_of(const std::exception& error);
 
 // A wrong command line (unknown option, missing argument, invalid option value): exit 2.
 class UsageError : public std::runtime_error {

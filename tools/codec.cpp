@@ -37,10 +37,12 @@ struct CodecArguments {
 bool parse_codec_arguments(const std::vector<std::string>& args, const char* usage,
                            CodecArguments& parsed) {
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("output,o", po::value<std::string>(&parsed.output)->default_value("-")->value_name("OUTPUT"),
        "where to write ('-' = standard output)")
       ("help,h", "this text");
+  // clang-format on
   if (wants_help(args)) {
     std::cout << usage << "\n" << options;
     return false;

@@ -16,7 +16,7 @@ std::vector<Statistics> example_statistics(const Dataset& data, long dim, Covari
     try {
       statistics.push_back(estimator->statistics(example.vectors, dim));
     } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
+      throw data.error_at(example, message_of(e));
     }
   }
   return statistics;
@@ -27,7 +27,7 @@ Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, Covarian
     try {
       return gaussian_pooled_centre(example_statistics(data, dim, form), form);
     } catch (const EstimationError& e) {
-      throw InputError(data.source + ": " + e.what());
+      throw InputError(data.source + ": " + message_of(e));
     }
   });
   const bool full = form == CovarianceForm::full;
@@ -41,6 +41,7 @@ Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, Covarian
 }
 
 void add_covariance_prior_options(po::options_description& options, const char* default_prior) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value(default_prior)->value_name("none|pooled"),
        "the covariances' prior: none (the ridge alone) or pooled (inverse-Wishart centred on INPUT's pooled "
@@ -48,6 +49,7 @@ void add_covariance_prior_options(po::options_description& options, const char* 
       ("prior-count", po::value<std::string>()->value_name("NU|auto"),
        "--prior pooled: the inverse-Wishart's degrees of freedom NU > p + 1 (p = D full, 1 diag/iso); default "
        "auto = maximum held-out likelihood on INPUT");
+  // clang-format on
 }
 
 std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& values, std::optional<double> count,
@@ -81,7 +83,7 @@ std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& 
       try {
         chosen = choose(examples, out.centre, default_prior_counts(form, dim));
       } catch (const EstimationError& e) {
-        throw InputError(data.source + ": " + e.what());
+        throw InputError(data.source + ": " + message_of(e));
       }
       std::ostringstream how;
       how << "maximum held-out likelihood over " << chosen.examples_used << " examples (grid " << chosen.counts.front()
@@ -94,7 +96,7 @@ std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& 
   try {
     check_covariance_prior(out, form, dim);
   } catch (const EstimationError& e) {
-    throw UsageError(e.what());
+    throw UsageError(message_of(e));
   }
   return out;
 }

@@ -29,6 +29,9 @@ Eigen::MatrixXd pooled_covariance_centre(const Dataset& data, long dim, Covarian
 // --prior none|pooled (default `default_prior`) and --prior-count auto|NU (mixture, fhmm: none; hmm
 // with Gaussian emissions: pooled).
 void add_covariance_prior_options(po::options_description& options, const char* default_prior);
+// The fields of the CovariancePrior `prior` (of MixtureFitOptions, HmmFitOptions, FhmmFitOptions)
+// named by the flags of add_covariance_prior_options.
+inline const OptionFlags kCovariancePriorFlags{{"prior", "--prior pooled"}, {"prior.count", "--prior-count"}};
 
 // The held-out chooser of nu for the examples' data matrices, the centre and the grid of nu.
 using PriorCountChooser = std::function<CovariancePriorChoice(const std::vector<Eigen::MatrixXd>& examples,

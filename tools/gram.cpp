@@ -282,6 +282,7 @@ int run_gram(const std::vector<std::string>& args) {
   KernelParams params;
   double psd_tolerance = -1;
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("kernel-type,t", po::value<std::string>(&kind_text)->value_name("ppk|ppk_norm"),
        "the kernel: ppk (5) or ppk_norm (6); required")
@@ -301,6 +302,7 @@ int run_gram(const std::vector<std::string>& args) {
        "write K as a greyscale PNG heat map, rows and columns sorted by label")
       ("summary", "print the quantiles of the normalised kernel values between different rows, to choose "
        "rho and T (the matrix is computed only with -o, --psd or --png)");
+  // clang-format on
   add_threads_option(options, "compute N matrix rows at a time");
   options.add_options()("help,h", "this text");
   if (wants_help(args)) {

@@ -237,6 +237,7 @@ int run_kgm(const std::vector<std::string>& args) {
   std::string path, tree, ends, samples_path, queries_path, output_path;
   double lambda = 0;
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("var", po::value<std::vector<std::string>>(&var_texts)->value_name("NAME=INDICES[:KERNEL]"),
        "a variable (repeat)")
@@ -248,6 +249,7 @@ int run_kgm(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>(&output_path)->default_value("-")->value_name("OUTPUT"),
        "where to write ('-' = standard output)")
       ("help,h", "this text");
+  // clang-format on
   if (wants_help(args)) {
     std::cout << kUsage << "\n" << options;
     return 0;

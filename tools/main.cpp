@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
       std::cerr << prefix << "out of memory\n";
       return ppk::cli::kExitData;
     } catch (const std::exception& e) {
-      std::cerr << prefix << e.what() << "\n";
+      std::cerr << prefix << ppk::cli::message_of(e) << "\n";
       return ppk::cli::kExitData;
     }
   }

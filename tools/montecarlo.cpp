@@ -30,12 +30,14 @@ int run_montecarlo(const std::vector<std::string>& args) {
   long samples = 0;
   std::string beta_name, input_path, output_path;
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("samples,n", po::value<long>(&samples)->required()->value_name("N"), "samples per row (1..10^7)")
       ("beta", po::value<std::string>(&beta_name)->default_value("pooled"), "pooled or equal")
       ("output,o", po::value<std::string>(&output_path)->default_value("-")->value_name("OUTPUT"),
        "where to write ('-' = standard output)")
       ("help,h", "this text");
+  // clang-format on
   if (wants_help(args)) {
     std::cout << kUsage << "\n" << options;
     return 0;

@@ -104,6 +104,7 @@ double cross_validated_accuracy(const svm_problem& problem, const svm_parameter&
 }  // namespace
 
 void add_cv_options(po::options_description& options, const char* default_candidates) {
+  // clang-format off
   options.add_options()
       ("cv-alphas", po::value<std::string>()->default_value(default_candidates)->value_name("LIST"),
        "--alpha auto: the candidate smoothings, in order (the first of equal accuracies wins): evidence "
@@ -116,6 +117,7 @@ void add_cv_options(po::options_description& options, const char* default_candid
        "--alpha auto: the kernel's rho (svm-train -g; 0.5 = Bhattacharyya)")
       ("cv-folds", po::value<int>()->default_value(5)->value_name("K"),
        "--alpha auto: the number of cross-validation folds (svm-train -v K), K >= 2");
+  // clang-format on
 }
 
 CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d) {
@@ -188,7 +190,7 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
     try {
       rows = fit_rows(smoothing);
     } catch (const InputError& e) {
-      throw InputError(what + ": " + e.what() + " (leave " + candidate + " out of --cv-alphas)");
+      throw InputError(what + ": " + message_of(e) + " (leave " + candidate + " out of --cv-alphas)");
     }
     const Problem problem(rows, labels);
     const std::string alpha_text = smoothing.ml ? "-" : format_short(smoothing.alpha);

@@ -74,7 +74,7 @@ PoolFile read_pool_file(const std::string& path) {
     try {
       pool.statistics = statistics_from_json(object["statistics"]);
     } catch (const EstimationError& e) {
-      throw fail(std::string("\"statistics\": ") + e.what());
+      throw fail(std::string("\"statistics\": ") + message_of(e));
     }
   }
   return pool;

@@ -39,6 +39,10 @@ class LineReader {
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(source_ + ":" + std::to_string(line_) + ": " + what);
   }
+  // fail() with a message template naming the reading function's options ({alphabet}).
+  [[noreturn]] void fail_naming_fields(const std::string& what_template) const {
+    throw InputOptionError(escape_braces(source_ + ":" + std::to_string(line_) + ": ") + what_template);
+  }
 
  private:
   std::istream& in_;
@@ -403,7 +407,7 @@ class SequenceBuilder {
                                                   ? std::tolower(static_cast<unsigned char>(symbol))
                                                   : std::toupper(static_cast<unsigned char>(symbol)));
     if (other_case != symbol && alphabet_->index(other_case) >= 0) what += " (symbols are case-sensitive)";
-    lines_.fail(what + "; the alphabet comes from --alphabet or --alphabet-from (the training file's --save-alphabet)");
+    lines_.fail_naming_fields(escape_braces(what) + "; the alphabet comes from {alphabet}");
   }
   const LineReader& lines_;
   const std::string& source_;
@@ -459,9 +463,9 @@ SequenceSet read_sequences(std::istream& in, const std::string& source, std::opt
     if (tokens.size() > 1) {
       const LineFormat this_line = line_format(content, lines.line());
       if (this_line.format == DataFormat::libsvm)
-        lines.fail("this line is " + describe_format(this_line) +
-                   ", not 'LABEL SEQUENCE': its fields are index:value pairs, not symbols; LIBSVM vectors are read "
-                   "with --format libsvm");
+        lines.fail_naming_fields(escape_braces("this line is " + describe_format(this_line)) +
+                                 ", not 'LABEL SEQUENCE': its fields are index:value pairs, not symbols; LIBSVM "
+                                 "vectors are read with {format} libsvm");
     }
     double label = 0;
     if (parse_number(tokens[0], label) != NumberStatus::ok)

@@ -88,13 +88,12 @@ std::string degenerate_kernel_warning(const KernelSpread& spread, const KernelPa
     return "the kernel matrix is nearly the identity: " + seen +
            "; every row looks unrelated to every other, and an SVM learns little from it. Try a smaller rho "
            "(-g 0.1, 0.01, ...), a smaller T (-d) for sequence models, or more regularisation in ppk fit (a "
-           "larger --ridge or --cov diag for Gaussians, fewer --states or --components, more smoothing: --alpha, "
-           "--smoothing); "
-           "ppk gram --summary shows the spread of the values";
+           "larger ridge or a diagonal covariance for Gaussians, fewer states or components, more smoothing: alpha, "
+           "smoothing); the summary of ppk gram shows the spread of the values";
   return "the kernel matrix is nearly constant: " + seen +
          "; every row looks like every other, and an SVM learns little from it. Try a larger rho (-g), a "
-         "larger T (-d) for sequence models, or less smoothing in ppk fit (a smaller --smoothing, --alpha or "
-         "--prior-count); ppk gram --summary shows the spread of the values";
+         "larger T (-d) for sequence models, or less smoothing in ppk fit (a smaller smoothing, alpha or "
+         "prior count); the summary of ppk gram shows the spread of the values";
 }
 
 std::string format_exp(double log_value, int digits) {

@@ -42,8 +42,8 @@ std::vector<Split> used_splits(const std::vector<Eigen::MatrixXd>& examples, lon
     vectors += x.rows();
   }
   if (used.empty())
-    throw EstimationError("no example is long enough to choose the covariance prior's strength by held-out "
-                          "likelihood; give --prior-count a value");
+    throw OptionError("no example is long enough to choose the covariance prior's strength by held-out "
+                          "likelihood; give {prior.count} a value");
   return used;
 }
 
@@ -179,8 +179,8 @@ CovariancePriorChoice choose_fhmm_prior(const std::vector<Eigen::MatrixXd>& sequ
                                         const Eigen::MatrixXd& centre, const std::vector<double>& counts,
                                         long max_examples, unsigned threads) {
   if (std::pow(static_cast<double>(options.states), static_cast<double>(options.chains)) > 1024)
-    throw EstimationError("the covariance prior's strength is chosen by the exact held-out likelihood, which needs "
-                          "--states^--chains <= 1024; give --prior-count a value");
+    throw OptionError("the covariance prior's strength is chosen by the exact held-out likelihood, which needs "
+                          "{states}^{chains} <= 1024; give {prior.count} a value");
   FhmmFitOptions fit_options = options;
   fit_options.length.reset();
   return choose_on_splits(used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {

@@ -27,15 +27,15 @@ void check_example(const std::vector<SparseVector>& vectors, long dim) {
   if (dim < 1) throw EstimationError("the dimension must be at least 1");
   for (std::size_t i = 0; i < vectors.size(); ++i)
     if (!vectors[i].empty() && vectors[i].back().coord >= dim)
-      throw EstimationError("index " + std::to_string(vectors[i].back().coord + 1) +
+      throw OptionError("index " + std::to_string(vectors[i].back().coord + 1) +
                             (vectors.size() > 1 ? " (in vector " + std::to_string(i + 1) + ")" : "") +
-                            " is larger than the dimension " + std::to_string(dim) + " (--dim)");
+                            " is larger than the dimension " + std::to_string(dim) + " ({dim})");
 }
 
-void check_option(const char* name, double value, double minimum, bool strict) {
+void check_option(const char* field, double value, double minimum, bool strict) {
   if (!std::isfinite(value) || (strict ? !(value > minimum) : !(value >= minimum)))
-    throw EstimationError(std::string(name) + " must be a finite number " + (strict ? "> " : ">= ") +
-                          short_number(minimum) + ", got " + short_number(value));
+    throw OptionError("{" + std::string(field) + "} must be a finite number " + (strict ? "> " : ">= ") +
+                      short_number(minimum) + ", got " + short_number(value));
 }
 
 Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors) {
@@ -60,7 +60,7 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 
 void reject_pooling(const std::string& family) {
   throw PoolingUnsupported("the " + family +
-                        " fit is not an exponential family: it has no sufficient statistics to pool, so --shrink "
+                        " fit is not an exponential family: it has no sufficient statistics to pool, so {lambda} "
                         "and pooled statistics are not supported");
 }
 

@@ -179,9 +179,9 @@ std::unique_ptr<BayesNetModel> maximise(const BayesNetModel& shape, const std::v
     for (long c = 0; c < cpt_size(shape, i) / from.states; ++c) {
       const double denominator = counts[i].segment(c * from.states, from.states).sum() + shift * static_cast<double>(from.states);
       if (!(denominator > 0))
-        throw EstimationError("node " + std::to_string(i) + ": parent configuration " + std::to_string(c) +
+        throw OptionError("node " + std::to_string(i) + ": parent configuration " + std::to_string(c) +
                               " is never observed, so its " + method_name(options.method) +
-                              " CPT row is undefined; give --alpha > 0 with --estimator posterior");
+                              " CPT row is undefined; give {alpha} > 0 with {method} posterior");
       for (long k = 0; k < from.states; ++k) node.cpt.push_back((counts[i](c * from.states + k) + shift) / denominator);
     }
     nodes.push_back(std::move(node));
@@ -219,11 +219,11 @@ std::unique_ptr<BayesNetModel> random_network(const BayesNetModel& shape, std::m
 }
 
 void check_options(const BayesNetFitOptions& options) {
-  detail::check_option("--alpha", options.alpha, 0, false);
+  detail::check_option("alpha", options.alpha, 0, false);
   detail::prior_shift(options.method, options.alpha);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
 }
 
 // EstimationError unless every observation gives each observed variable one of its states.
@@ -287,9 +287,9 @@ class BayesNetEstimator : public Estimator {
   Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
     const long variables = static_cast<long>(structure_->observed_variables());
     if (dim != variables)
-      throw EstimationError("the structure has " + std::to_string(variables) + " observed variables (indices 1.." +
+      throw OptionError("the structure has " + std::to_string(variables) + " observed variables (indices 1.." +
                             std::to_string(variables) + "), but the dimension is " + std::to_string(dim) +
-                            " (--dim, or the largest index)");
+                            " ({dim}, or the largest index)");
     detail::check_example(vectors, dim);
     Statistics statistics = detail::empty_statistics(family(), dim, vectors);
     std::vector<std::vector<long>> observations(vectors.size(), std::vector<long>(static_cast<std::size_t>(dim)));

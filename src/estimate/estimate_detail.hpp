@@ -23,8 +23,9 @@ std::string vector_count(double n);
 
 // EstimationError unless the example has vectors, dim >= 1 and every coordinate is < dim.
 void check_example(const std::vector<SparseVector>& vectors, long dim);
-// EstimationError unless the option `name` ("--alpha") is finite and >= minimum (> minimum when strict).
-void check_option(const char* name, double value, double minimum, bool strict);
+// OptionError naming `field` ("alpha", the options struct's member) unless its value is finite and
+// >= minimum (> minimum when strict).
+void check_option(const char* field, double value, double minimum, bool strict);
 
 // The prior's shift of the totals and of their normaliser for `method` under a symmetric
 // Beta/Dirichlet(alpha) prior over `categories` outcomes per coordinate: ML adds nothing, the
@@ -99,18 +100,18 @@ class DataMatrixEstimator : public Estimator {
   Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
 };
 
-// EstimationError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
-// --smoothing >= 0, --ridge > 0 when given, --iterations >= 1, --tolerance >= 0, --restarts >= 1,
-// --length >= 0 when given.
+// OptionError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
+// smoothing >= 0, ridge > 0 when given, iterations >= 1, tolerance >= 0, restarts >= 1,
+// length >= 0 when given.
 template <class Options>
 void check_sequence_em_options(const Options& options) {
-  check_option("--smoothing", options.smoothing, 0, false);
-  if (options.ridge) check_option("--ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  check_option("smoothing", options.smoothing, 0, false);
+  if (options.ridge) check_option("ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  check_option("tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
   if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+    throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
 }
 
 // Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's

@@ -15,8 +15,8 @@ double detail::prior_shift(Method method, double alpha) {
   if (method == Method::ml) return 0.0;
   if (method == Method::posterior) return alpha;
   if (alpha < 1)
-    throw EstimationError("MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
-                          "otherwise), got " + short_number(alpha) + "; use --estimator posterior");
+    throw OptionError("MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
+                          "otherwise), got " + short_number(alpha) + "; use {method} posterior");
   return alpha - 1;
 }
 
@@ -44,7 +44,7 @@ SparseProbabilities smoothed(const Eigen::MatrixXd& totals, double shift, double
 class BernoulliEstimator : public Estimator {
  public:
   explicit BernoulliEstimator(const BernoulliFitOptions& options) : options_(options) {
-    detail::check_option("--alpha", options.alpha, 0, false);
+    detail::check_option("alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
   }
   std::string family() const override { return "bernoulli"; }
@@ -70,11 +70,11 @@ class BernoulliEstimator : public Estimator {
 class MultinomialEstimator : public Estimator {
  public:
   explicit MultinomialEstimator(const MultinomialFitOptions& options) : options_(options) {
-    detail::check_option("--alpha", options.alpha, 0, false);
+    detail::check_option("alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
     if (options.base && options.method != Method::posterior)
-      throw EstimationError("--base pooled smooths towards the pooled base with the posterior mean; use "
-                            "--estimator posterior (" + std::string(method_name(options.method)) +
+      throw OptionError("{base} smooths towards the pooled base with the posterior mean; use "
+                            "{method} posterior (" + std::string(method_name(options.method)) +
                             " has no base measure)");
   }
   std::string family() const override { return "multinomial"; }
@@ -98,8 +98,8 @@ class MultinomialEstimator : public Estimator {
     const Eigen::MatrixXd& counts = detail::sum_of(statistics, "counts");
     const double denominator = counts.sum() + shift * static_cast<double>(statistics.dim);
     if (!(denominator > 0))
-      throw EstimationError("the example has no counts, so its " + std::string(method_name(options_.method)) +
-                            " probabilities are undefined; give --alpha > 0 with --estimator posterior");
+      throw OptionError("the example has no counts, so its " + std::string(method_name(options_.method)) +
+                            " probabilities are undefined; give {alpha} > 0 with {method} posterior");
     if (options_.base) return fit_leveled(counts, statistics.dim);
     SparseProbabilities a = smoothed(counts, shift, denominator);
     return build_model([&] { return std::make_unique<MultinomialModel>(std::move(a), options_.trials); });

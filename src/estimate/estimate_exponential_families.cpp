@@ -30,15 +30,15 @@ std::vector<double> as_vector(const Eigen::VectorXd& v) { return std::vector<dou
 
 void reject_posterior(Method method, const char* family, const char* predictive) {
   if (method == Method::posterior)
-    throw EstimationError(std::string("the posterior predictive of a ") + family + " is " + predictive +
-                          ", not a supported family; use --estimator ml or map");
+    throw OptionError(std::string("the posterior predictive of a ") + family + " is " + predictive +
+                          ", not a supported family; use {method} ml or map");
 }
 
-// The pooled means of --prior pooled (Poisson rates, exponential scales): a map prior, finite, >= 0.
+// The pooled means of a pooled prior (Poisson rates, exponential scales): a map prior, finite, >= 0.
 void check_pooled_prior(Method method, const std::optional<Eigen::VectorXd>& pooled, const char* what) {
   if (!pooled) return;
   if (method != Method::map)
-    throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+    throw OptionError("{prior_" + std::string(what) + "} is a prior of the map estimator: add {method} map");
   if (!((pooled->array() >= 0).all() && pooled->allFinite()))
     throw EstimationError(std::string("the pooled ") + what + " must be finite numbers >= 0");
 }
@@ -49,8 +49,8 @@ class PoissonEstimator : public Estimator {
  public:
   explicit PoissonEstimator(const PoissonFitOptions& options) : options_(options) {
     reject_posterior(options.method, "Poisson", "negative binomial");
-    detail::check_option("--prior-shape", options.prior_shape, 0, true);
-    detail::check_option("--prior-rate", options.prior_rate, 0, false);
+    detail::check_option("prior_shape", options.prior_shape, 0, true);
+    detail::check_option("prior_rate", options.prior_rate, 0, false);
     check_pooled_prior(options.method, options.prior_rates, "rates");
   }
   std::string family() const override { return "poisson"; }
@@ -99,11 +99,11 @@ class ExponentialEstimator : public Estimator {
  public:
   explicit ExponentialEstimator(const ExponentialFitOptions& options) : options_(options) {
     reject_posterior(options.method, "exponential", "a Lomax distribution");
-    detail::check_option("--prior-shape", options.prior_shape, 0, true);
-    detail::check_option("--prior-rate", options.prior_rate, 0, false);
+    detail::check_option("prior_shape", options.prior_shape, 0, true);
+    detail::check_option("prior_rate", options.prior_rate, 0, false);
     check_pooled_prior(options.method, options.prior_scales, "scales");
     if (options.prior_scales && !(options.prior_shape > 1))
-      throw EstimationError("--prior pooled needs --prior-shape A > 1 for exponential rows (the prior mean of "
+      throw OptionError("{prior_scales} needs {prior_shape} A > 1 for exponential rows (the prior mean of "
                             "the scale, B / (A - 1), is centred on the pooled scale), got " +
                             short_number(options.prior_shape));
   }
@@ -130,8 +130,8 @@ class ExponentialEstimator : public Estimator {
     const double shift = ml ? 0.0 : options_.prior_scales && !options_.pooled_posterior_mean ? a + 1 : a - 1;
     const double denominator = statistics.count + shift;
     if (!(denominator > 0))
-      throw EstimationError("the MAP scale needs n + A - 1 > 0 (n = " + short_number(statistics.count) +
-                            ", A = " + short_number(a) + "); increase --prior-shape");
+      throw OptionError("the MAP scale needs n + A - 1 > 0 (n = " + short_number(statistics.count) +
+                            ", A = " + short_number(a) + "); increase {prior_shape}");
     Eigen::VectorXd prior_rate = Eigen::VectorXd::Constant(sum.size(), ml ? 0.0 : options_.prior_rate);
     if (options_.prior_scales) {
       if (options_.prior_scales->size() != sum.size())
@@ -142,9 +142,9 @@ class ExponentialEstimator : public Estimator {
     const Eigen::VectorXd scale = (sum + prior_rate) / denominator;
     for (Eigen::Index d = 0; d < scale.size(); ++d)
       if (!(scale(d) > 0))
-        throw EstimationError("index " + std::to_string(d + 1) + " is 0 in every vector, so its " +
+        throw OptionError("index " + std::to_string(d + 1) + " is 0 in every vector, so its " +
                               (ml ? "maximum-likelihood" : "MAP") +
-                              " scale is 0; use --estimator map with --prior-rate B > 0, or --shrink");
+                              " scale is 0; use {method} map with {prior_rate} B > 0, or {lambda}");
     return build_model([&] { return std::make_unique<ExponentialModel>(as_vector(scale)); });
   }
 
@@ -183,12 +183,12 @@ class GammaEstimator : public Estimator {
  public:
   explicit GammaEstimator(const GammaFitOptions& options) : options_(options) {
     reject_posterior(options.method, "gamma", "not of closed form");
-    detail::check_option("--prior-shape", options.prior_shape, 0, true);
-    detail::check_option("--prior-scale", options.prior_scale, 0, true);
-    detail::check_option("--prior-count", options.prior_count, 0, true);
+    detail::check_option("prior_shape", options.prior_shape, 0, true);
+    detail::check_option("prior_scale", options.prior_scale, 0, true);
+    detail::check_option("prior_count", options.prior_count, 0, true);
     if (options.prior_centre) {
       if (options.method != Method::map)
-        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+        throw OptionError("{prior_centre} is a prior of the map estimator: add {method} map");
       const Eigen::MatrixXd& centre = *options.prior_centre;
       if (centre.cols() != 2 || !centre.allFinite() || !(centre.col(0).array() > 0).all())
         throw EstimationError("the gamma prior's centre must be D x 2 finite pooled means (of x > 0, of log x)");
@@ -232,7 +232,7 @@ class GammaEstimator : public Estimator {
       if (!(s > 1e-12))
         throw EstimationError("the values at index " + std::to_string(d + 1) + " are all equal (" +
                               short_number(mean) + "), so the maximum-likelihood shape is infinite; use "
-                              "--estimator map or --shrink");
+                              "{method} map or {lambda}");
       const double shape = gamma_shape(s);
       shapes[static_cast<std::size_t>(d)] = shape;
       scales[static_cast<std::size_t>(d)] = mean / shape;
@@ -261,8 +261,8 @@ double inverse_digamma(double y) {
 // (Jensen: sum_d exp(mean log x_d) <= sum_d mean x_d = 1).
 Eigen::VectorXd dirichlet_alpha(const Eigen::VectorXd& mean_log) {
   if (!(mean_log.array().exp().sum() < 1 - 1e-12))
-    throw EstimationError("the example's vectors are all equal (or it has only one), so the maximum-likelihood "
-                          "Dirichlet is infinitely concentrated; use --estimator map or --shrink");
+    throw OptionError("the example's vectors are all equal (or it has only one), so the maximum-likelihood "
+                          "Dirichlet is infinitely concentrated; use {method} map or {lambda}");
   Eigen::VectorXd alpha = Eigen::VectorXd::Ones(mean_log.size());
   const Eigen::Index size = alpha.size();
   Eigen::VectorXd gradient(size), q(size), next(size);
@@ -281,7 +281,7 @@ Eigen::VectorXd dirichlet_alpha(const Eigen::VectorXd& mean_log) {
     if (change <= 1e-14) break;
   }
   if (!alpha.allFinite())
-    throw EstimationError("the Dirichlet maximum-likelihood iteration did not converge; use --estimator map");
+    throw OptionError("the Dirichlet maximum-likelihood iteration did not converge; use {method} map");
   return alpha;
 }
 
@@ -289,11 +289,11 @@ class DirichletEstimator : public Estimator {
  public:
   explicit DirichletEstimator(const DirichletFitOptions& options) : options_(options) {
     reject_posterior(options.method, "Dirichlet", "not of closed form");
-    detail::check_option("--prior-alpha", options.prior_alpha, 0, true);
-    detail::check_option("--prior-count", options.prior_count, 0, true);
+    detail::check_option("prior_alpha", options.prior_alpha, 0, true);
+    detail::check_option("prior_count", options.prior_count, 0, true);
     if (options.prior_log_means) {
       if (options.method != Method::map)
-        throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
+        throw OptionError("{prior_log_means} is a prior of the map estimator: add {method} map");
       if (!(options.prior_log_means->array().exp().sum() < 1 - 1e-12) || !options.prior_log_means->allFinite())
         throw EstimationError("the Dirichlet prior's centre (pooled mean log x) must satisfy sum_d exp(l_d) < 1 "
                               "(vectors that are not all equal)");

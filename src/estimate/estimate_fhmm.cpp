@@ -56,19 +56,19 @@ FhmmEStep e_step_of(const FhmmFitOptions& options) {
 }
 
 void check_options(const FhmmFitOptions& options) {
-  if (options.chains < 1) throw EstimationError("--chains must be at least 1, got " + std::to_string(options.chains));
-  if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
-  const std::string sizes = "--states " + std::to_string(options.states) + " and --chains " + std::to_string(options.chains);
+  if (options.chains < 1) throw OptionError("{chains} must be at least 1, got " + std::to_string(options.chains));
+  if (options.states < 1) throw OptionError("{states} must be at least 1, got " + std::to_string(options.states));
+  const std::string sizes = "{states} " + std::to_string(options.states) + " and {chains} " + std::to_string(options.chains);
   const double stacked = static_cast<double>(options.chains) * static_cast<double>(options.states);
   if (e_step_of(options) == FhmmEStep::exact && product_states(options) > static_cast<double>(kMaxProductStates))
-    throw EstimationError(sizes + " give " +
+    throw OptionError(sizes + " give " +
                           (std::isfinite(product_states(options))
                                ? detail::short_number(product_states(options))
                                : std::to_string(options.states) + "^" + std::to_string(options.chains)) +
                           " product states; the exact E-step takes at most " + std::to_string(kMaxProductStates) +
-                          " (--e-step mean-field fits larger models)");
+                          " ({e_step} mean-field fits larger models)");
   if (e_step_of(options) == FhmmEStep::mean_field && stacked > static_cast<double>(kMaxStackedStates))
-    throw EstimationError(sizes + " give " + detail::short_number(stacked) + " states in all; the mean-field E-step takes at most " +
+    throw OptionError(sizes + " give " + detail::short_number(stacked) + " states in all; the mean-field E-step takes at most " +
                           std::to_string(kMaxStackedStates));
   detail::check_sequence_em_options(options);
 }

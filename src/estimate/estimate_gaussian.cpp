@@ -22,7 +22,7 @@ using detail::short_number;
 using detail::vector_count;
 
 const char* const kFamily = "gaussian";
-const char* const kRemedy = "give --ridge R (added to the covariance diagonal) or --var V (a fixed isotropic variance)";
+const char* const kRemedy = "give {ridge} R (added to the covariance diagonal) or {variance} V (a fixed isotropic variance)";
 
 // The sample mean of the rows of x. A coordinate that is constant across the rows gets that
 // constant exactly (not sum/n, which may round), so that its scatter is exactly 0.
@@ -41,20 +41,20 @@ Eigen::MatrixXd in_form(const Eigen::MatrixXd& full_or_outer, bool full) {
 class GaussianEstimator : public Estimator {
  public:
   explicit GaussianEstimator(const GaussianFitOptions& options) : options_(options) {
-    detail::check_option("--ridge", options.ridge, 0, false);
+    detail::check_option("ridge", options.ridge, 0, false);
     if (options.variance) {
-      detail::check_option("--var", *options.variance, 0, true);
+      detail::check_option("variance", *options.variance, 0, true);
       if (options.covariance != CovarianceForm::isotropic || options.ridge != 0)
         throw EstimationError("a fixed variance is an isotropic covariance with no ridge");
     } else if (options.method == Method::posterior) {
-      throw EstimationError("the posterior predictive of a Gaussian with an unknown covariance is a Student t "
-                            "distribution, not a supported family; fix the variance (--var V) or use ml or map");
+      throw OptionError("the posterior predictive of a Gaussian with an unknown covariance is a Student t "
+                            "distribution, not a supported family; fix the variance ({variance} V) or use ml or map");
     }
     if (!std::isfinite(options.prior_mean))
-      throw EstimationError("--prior-mean must be a finite number, got " + short_number(options.prior_mean));
-    detail::check_option("--prior-strength", options.prior_strength, 0, false);
-    detail::check_option("--prior-var", options.prior_variance, 0, true);
-    detail::check_option("--prior-count", options.prior_count, 0, true);
+      throw OptionError("{prior_mean} must be a finite number, got " + short_number(options.prior_mean));
+    detail::check_option("prior_strength", options.prior_strength, 0, false);
+    detail::check_option("prior_variance", options.prior_variance, 0, true);
+    detail::check_option("prior_count", options.prior_count, 0, true);
     if (options.prior_centre) check_pooled_prior(options);
   }
 
@@ -90,8 +90,8 @@ class GaussianEstimator : public Estimator {
     if (!options_.variance) {
       const Eigen::MatrixXd& scatter_b = detail::sum_of(b, "scatter");
       if (scatter_b.cols() != (full() ? a.dim : 1))
-        throw EstimationError("the pooled scatter is not of the " + std::string(full() ? "full" : "diagonal") +
-                              " form this fit uses (--cov)");
+        throw OptionError("the pooled scatter is not of the " + std::string(full() ? "full" : "diagonal") +
+                              " form this fit uses ({covariance})");
       pooled.sums["scatter"] = detail::sum_of(a, "scatter") + weight * scatter_b +
                                (a.count * wb / pooled.count) * in_form(delta * delta.transpose(), full());
     }
@@ -130,18 +130,18 @@ class GaussianEstimator : public Estimator {
   // A diagonal or isotropic ML variance needs two vectors (one has variance 0) unless a ridge is added.
   void require_two_vectors(double n, const char* form) const {
     if (options_.ridge == 0 && n < 2)
-      throw EstimationError("the example has " + vector_count(n) + ", whose maximum-likelihood variance is 0; " +
+      throw OptionError("the example has " + vector_count(n) + ", whose maximum-likelihood variance is 0; " +
                             form + " covariance needs at least 2; " + kRemedy);
   }
 
   std::unique_ptr<Model> fit_full_ml(double n, Eigen::VectorXd mean, const Eigen::MatrixXd& scatter) const {
     const long dim = mean.size();
     if (options_.ridge == 0 && n < dim + 1)
-      throw EstimationError("the example has " + vector_count(n) + "; a full covariance in " + std::to_string(dim) +
+      throw OptionError("the example has " + vector_count(n) + "; a full covariance in " + std::to_string(dim) +
                             " dimensions needs at least " + std::to_string(dim + 1) + " for maximum likelihood; " +
-                            kRemedy + (n >= 2 ? ", or use --cov diag|iso" : ""));
+                            kRemedy + (n >= 2 ? ", or use {covariance} diag|iso" : ""));
     return full_model(n, std::move(mean), scatter / n, "they do not span R^" + std::to_string(dim) + "; " + kRemedy +
-                                                           ", or use --cov diag|iso");
+                                                           ", or use {covariance} diag|iso");
   }
 
   // Sigma + ridge I, checked for numerical rank: singular when lambda_min <= D eps lambda_max.
@@ -154,8 +154,8 @@ class GaussianEstimator : public Estimator {
     if (!(smallest > dim * std::numeric_limits<double>::epsilon() * largest)) {
       const std::string why = "the covariance of the " + vector_count(n) + " is singular (eigenvalues " +
                               short_number(smallest) + " to " + short_number(largest) + ")";
-      if (options_.ridge == 0) throw EstimationError(why + ": " + remedy);
-      throw EstimationError(why + " even with --ridge " + short_number(options_.ridge) + "; increase the ridge");
+      if (options_.ridge == 0) throw OptionError(why + ": " + remedy);
+      throw OptionError(why + " even with {ridge} " + short_number(options_.ridge) + "; increase the ridge");
     }
     return build_model([&] { return GaussianModel::full(std::move(mean), std::move(cov)); });
   }
@@ -166,7 +166,7 @@ class GaussianEstimator : public Estimator {
     variances.array() += options_.ridge;
     for (Eigen::Index d = 0; d < variances.size(); ++d)
       if (!(variances(d) > 0))
-        throw EstimationError("feature " + std::to_string(d + 1) + " is constant (= " + short_number(mean(d)) +
+        throw OptionError("feature " + std::to_string(d + 1) + " is constant (= " + short_number(mean(d)) +
                               ") across the " + vector_count(n) + ", so its maximum-likelihood variance is 0; " +
                               kRemedy);
     return build_model([&] { return GaussianModel::diagonal(std::move(mean), std::move(variances)); });
@@ -176,7 +176,7 @@ class GaussianEstimator : public Estimator {
     require_two_vectors(n, "an isotropic");
     const double variance = scatter.sum() / (n * static_cast<double>(mean.size())) + options_.ridge;
     if (!(variance > 0))
-      throw EstimationError("the " + vector_count(n) + " are identical, so the maximum-likelihood variance is 0; " +
+      throw OptionError("the " + vector_count(n) + " are identical, so the maximum-likelihood variance is 0; " +
                             kRemedy);
     return build_model([&] { return GaussianModel::isotropic(std::move(mean), variance); });
   }
@@ -193,7 +193,7 @@ class GaussianEstimator : public Estimator {
     switch (options_.covariance) {
       case CovarianceForm::full: {
         scatter.diagonal().array() += nu0 * s0;
-        return full_model(n, std::move(mean), scatter / (nu0 + n + dim + 2), "increase --prior-var or --ridge");
+        return full_model(n, std::move(mean), scatter / (nu0 + n + dim + 2), "increase {prior_variance} or {ridge}");
       }
       case CovarianceForm::diagonal: {
         Eigen::VectorXd variances = (scatter.col(0).array() + nu0 * s0) / (nu0 + n + 3);
@@ -212,20 +212,20 @@ class GaussianEstimator : public Estimator {
   // shape, a flat prior on the mean.
   static void check_pooled_prior(const GaussianFitOptions& options) {
     if (options.method != Method::map)
-      throw EstimationError("--prior pooled is a prior of the map estimator: add --estimator map");
-    if (options.variance) throw EstimationError("--prior pooled is a prior on the covariance; --var fixes it");
+      throw OptionError("{prior_centre} is a prior of the map estimator: add {method} map");
+    if (options.variance) throw OptionError("{prior_centre} is a prior on the covariance; {variance} fixes it");
     if (options.prior_strength != 0)
-      throw EstimationError("--prior pooled leaves the mean's prior flat; drop --prior-strength");
+      throw OptionError("{prior_centre} leaves the mean's prior flat; drop {prior_strength}");
     const Eigen::MatrixXd& centre = *options.prior_centre;
     const Eigen::Index dim = centre.rows();
     const bool full = options.covariance == CovarianceForm::full;
     const Eigen::Index cols = full ? dim : 1;
     if (centre.cols() != cols || (options.covariance == CovarianceForm::isotropic && dim != 1))
-      throw EstimationError("the prior's centre is not of the " + std::string(full ? "full" : "diagonal or isotropic") +
-                            " form this fit uses (--cov)");
+      throw OptionError("the prior's centre is not of the " + std::string(full ? "full" : "diagonal or isotropic") +
+                            " form this fit uses ({covariance})");
     const double lowest = full ? static_cast<double>(dim) + 1 : 2.0;
     if (!(options.prior_count > lowest) || !std::isfinite(options.prior_count))
-      throw EstimationError("--prior-count with --prior pooled is the inverse-Wishart's degrees of freedom nu, which "
+      throw OptionError("{prior_count} with {prior_centre} is the inverse-Wishart's degrees of freedom nu, which "
                             "must exceed " + short_number(lowest) + " (p + 1, p = " + short_number(lowest - 1) +
                             ") for the prior's mean to be the pooled covariance, got " +
                             short_number(options.prior_count));
@@ -244,7 +244,7 @@ class GaussianEstimator : public Estimator {
       case CovarianceForm::full: {
         const double divisor = posterior_mean ? nu + n - dim - 2 : nu + n + dim + 1;
         Eigen::MatrixXd cov = ((nu - dim - 1) * centre + scatter) / divisor;
-        return full_model(n, std::move(mean), std::move(cov), "increase --prior-count or --ridge");
+        return full_model(n, std::move(mean), std::move(cov), "increase {prior_count} or {ridge}");
       }
       case CovarianceForm::diagonal: {
         Eigen::VectorXd variances = ((nu - 2) * centre.col(0) + scatter.col(0)) / (posterior_mean ? nu + n - 3 : nu + n + 2);
@@ -300,8 +300,8 @@ Eigen::MatrixXd gaussian_pooled_centre(const std::vector<Statistics>& examples, 
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(centre, Eigen::EigenvaluesOnly);
     const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(centre.rows() - 1);
     if (!(smallest > static_cast<double>(centre.rows()) * std::numeric_limits<double>::epsilon() * largest))
-      throw EstimationError("the pooled within-example covariance is singular (eigenvalues " + short_number(smallest) +
-                            " to " + short_number(largest) + "): use --cov diag or iso");
+      throw OptionError("the pooled within-example covariance is singular (eigenvalues " + short_number(smallest) +
+                            " to " + short_number(largest) + "): use {covariance} diag or iso");
   }
   return centre;
 }

@@ -177,11 +177,11 @@ Chain random_chain(long states, std::mt19937_64& rng) {
 
 void check_options(const HmmFitOptions& options) {
   if (options.states && *options.states < 1)
-    throw EstimationError("--states must be at least 1 (or auto), got " + std::to_string(*options.states));
-  detail::check_option("--param-ratio", options.param_ratio, 0, true);
+    throw OptionError("{states} must be at least 1 (or auto), got " + std::to_string(*options.states));
+  detail::check_option("param_ratio", options.param_ratio, 0, true);
   detail::check_sequence_em_options(options);
   if (options.prior && options.emissions != HmmEmissions::gaussian)
-    throw EstimationError("--prior pooled is a prior on Gaussian emissions' covariances: it needs --emission gaussian");
+    throw OptionError("{prior} is a prior on Gaussian emissions' covariances: it needs {emissions} gaussian");
 }
 
 // The number of emission parameters per state, the O of the state rule for Gaussian emissions.
@@ -245,9 +245,9 @@ class HmmEstimator : public Estimator {
     Eigen::MatrixXd symbols(static_cast<Eigen::Index>(vectors.size()), 1);
     for (std::size_t t = 0; t < vectors.size(); ++t) {
       if (vectors[t].size() != 1 || vectors[t][0].value != 1.0)
-        throw EstimationError("observation " + std::to_string(t + 1) +
+        throw OptionError("observation " + std::to_string(t + 1) +
                               " is not one symbol: discrete emissions take each vector as a single "
-                              "index:1 entry, the symbol's index (use --emission gaussian for real vectors)");
+                              "index:1 entry, the symbol's index (use {emissions} gaussian for real vectors)");
       symbols(static_cast<Eigen::Index>(t), 0) = static_cast<double>(vectors[t][0].coord);
     }
     statistics.sums["symbols"] = std::move(symbols);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <random>
@@ -85,7 +86,7 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regul
   for (long step = 0;; ++step) {
     detail::smooth_along(p, x, regimes, posterior);
     const double value = objective(p, posterior.log_likelihood, regularisation);
-    if (!std::isfinite(value)) throw EstimationError("the log-likelihood is not finite; give --ridge R > 0");
+    if (!std::isfinite(value)) throw OptionError("the log-likelihood is not finite; give {ridge} R > 0");
     const bool converged =
         !log_likelihoods.empty() && value - log_likelihoods.back() < options.tolerance * std::fabs(value);
     log_likelihoods.push_back(value);
@@ -112,16 +113,16 @@ class LdsEstimator : public detail::DataMatrixEstimator {
 namespace detail {
 
 void check_lds_options(const LdsFitOptions& options) {
-  if (options.state_dim < 1) throw EstimationError("--state-dim must be at least 1, got " + std::to_string(options.state_dim));
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, false);
-  detail::check_option("--prior-strength", options.prior.strength, 0, false);
-  detail::check_option("--prior-state-noise", options.prior.state_noise, 0, true);
-  detail::check_option("--prior-observation-noise", options.prior.observation_noise, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.state_dim < 1) throw OptionError("{state_dim} must be at least 1, got " + std::to_string(options.state_dim));
+  if (options.ridge) detail::check_option("ridge", *options.ridge, 0, false);
+  detail::check_option("prior.strength", options.prior.strength, 0, false);
+  detail::check_option("prior.state_noise", options.prior.state_noise, 0, true);
+  detail::check_option("prior.observation_noise", options.prior.observation_noise, 0, true);
+  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
   if (options.length && *options.length < 0)
-    throw EstimationError("--length must be at least 0, got " + std::to_string(*options.length));
+    throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
 }
 
 
@@ -149,14 +150,14 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
   std::optional<Parameters> best;
   std::vector<double> best_log_likelihoods;
-  std::optional<EstimationError> first_failure;  // a restart whose covariances became singular
+  std::exception_ptr first_failure;  // a restart whose covariances became singular
   for (long restart = 0; restart < options.restarts; ++restart) {
     Parameters p = random_start(x, options.state_dim, regularisation.ridge, noise_floor, rng);
     std::vector<double> log_likelihoods;
     try {
       log_likelihoods = run_em(x, regularisation, noise_floor, options, p);
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
       continue;
     }
     if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
@@ -164,7 +165,7 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
       best_log_likelihoods = std::move(log_likelihoods);
     }
   }
-  if (!best) throw *first_failure;
+  if (!best) std::rethrow_exception(first_failure);
   LdsFit fit;
   fit.model = detail::build_model([&] {
     return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise, best->observation,

@@ -58,7 +58,7 @@ class MixtureEstimator : public detail::DataMatrixEstimator {
 class KdeEstimator : public detail::DataMatrixEstimator {
  public:
   explicit KdeEstimator(const KdeFitOptions& options) : options_(options) {
-    detail::check_option("--bandwidth", options.bandwidth, 0, true);
+    detail::check_option("bandwidth", options.bandwidth, 0, true);
   }
   std::string family() const override { return "kde"; }
   // (1/n) sum_i N(x_i, h I).
@@ -80,24 +80,24 @@ class KdeEstimator : public detail::DataMatrixEstimator {
 }  // namespace
 
 void check_mixture_fit_options(const MixtureFitOptions& options) {
-  if (options.components < 1) throw EstimationError("--components must be at least 1, got " + std::to_string(options.components));
-  if (options.ridge) detail::check_option("--ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw EstimationError("--iterations must be at least 1, got " + std::to_string(options.iterations));
-  detail::check_option("--tolerance", options.tolerance, 0, false);
-  if (options.restarts < 1) throw EstimationError("--restarts must be at least 1, got " + std::to_string(options.restarts));
+  if (options.components < 1) throw OptionError("{components} must be at least 1, got " + std::to_string(options.components));
+  if (options.ridge) detail::check_option("ridge", *options.ridge, 0, true);
+  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  detail::check_option("tolerance", options.tolerance, 0, false);
+  if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
 }
 
 void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim) {
   const long p = form == CovarianceForm::full ? dim : 1;
   if (!(prior.count > static_cast<double>(p + 1)) || !std::isfinite(prior.count))
-    throw EstimationError("--prior-count must be a finite number > " + std::to_string(p + 1) + " (p + 1, p = " +
+    throw OptionError("{prior.count} must be a finite number > " + std::to_string(p + 1) + " (p + 1, p = " +
                           std::to_string(p) + "), got " + detail::short_number(prior.count));
   const Eigen::Index rows = form == CovarianceForm::isotropic ? 1 : dim;
   const Eigen::Index cols = form == CovarianceForm::full ? dim : 1;
   if (prior.centre.rows() != rows || prior.centre.cols() != cols)
-    throw EstimationError("the covariance prior's centre is " + std::to_string(prior.centre.rows()) + " x " +
+    throw OptionError("the covariance prior's centre is " + std::to_string(prior.centre.rows()) + " x " +
                           std::to_string(prior.centre.cols()) + ", expected " + std::to_string(rows) + " x " +
-                          std::to_string(cols) + " for this --cov and dimension");
+                          std::to_string(cols) + " for this {covariance} and dimension");
   const bool positive = form == CovarianceForm::full
                             ? Eigen::LLT<Eigen::MatrixXd>(prior.centre).info() == Eigen::Success
                             : (prior.centre.array() > 0.0).all();
@@ -109,9 +109,9 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   check_mixture_fit_options(options);
   const Eigen::Index n = x.rows(), dim = x.cols();
   if (n < options.components)
-    throw EstimationError("a mixture of " + std::to_string(options.components) + " components needs at least " +
+    throw OptionError("a mixture of " + std::to_string(options.components) + " components needs at least " +
                           std::to_string(options.components) + " vectors, got " + detail::vector_count(n) +
-                          "; lower --components");
+                          "; lower {components}");
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   if (options.prior) check_covariance_prior(*options.prior, options.covariance, static_cast<long>(dim));
   std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim)};
@@ -146,7 +146,7 @@ std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options) {
 std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options) { return std::make_unique<KdeEstimator>(options); }
 
 double mean_map_bandwidth(double sigma) {
-  detail::check_option("--mean-map-sigma", sigma, 0, true);
+  detail::check_option("sigma", sigma, 0, true);
   return sigma * sigma / 2;
 }
 

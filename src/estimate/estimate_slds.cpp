@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <random>
@@ -42,7 +43,7 @@ Eigen::MatrixXd expected_transition_log_densities(const Parameters& p, const Lds
   for (std::size_t k = 0; k < regimes; ++k) {
     const StateDynamics& dynamics = p.space.dynamics[k];
     const Eigen::LLT<Eigen::MatrixXd> noise(dynamics.noise);
-    if (noise.info() != Eigen::Success) throw EstimationError("a state noise covariance is not positive definite; give --ridge R > 0");
+    if (noise.info() != Eigen::Success) throw OptionError("a state noise covariance is not positive definite; give {ridge} R > 0");
     const double log_det = 2.0 * noise.matrixLLT().diagonal().array().log().sum();
     for (std::size_t t = 1; t <= steps; ++t) {
       const Eigen::MatrixXd lag = q.lag_covariances[t - 1] + q.means[t] * q.means[t - 1].transpose();  // E s_t s_t-1'
@@ -135,9 +136,9 @@ double objective(const Parameters& p, const Path& path, double log_likelihood, c
 }
 
 void check_options(const SldsFitOptions& options) {
-  if (options.states < 1) throw EstimationError("--states must be at least 1, got " + std::to_string(options.states));
-  if (options.paths < 1) throw EstimationError("--paths must be at least 1, got " + std::to_string(options.paths));
-  detail::check_option("--smoothing", options.smoothing, 0, false);
+  if (options.states < 1) throw OptionError("{states} must be at least 1, got " + std::to_string(options.states));
+  if (options.paths < 1) throw OptionError("{paths} must be at least 1, got " + std::to_string(options.paths));
+  detail::check_option("smoothing", options.smoothing, 0, false);
   detail::check_lds_options(options);
 }
 
@@ -235,7 +236,7 @@ Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regu
       detail::smooth_along(p.space, x, out.path, q);
     }
     const double value = objective(p, out.path, q.log_likelihood, regularisation, options.smoothing);
-    if (!std::isfinite(value)) throw EstimationError("the objective is not finite; give --regularisation R > 0");
+    if (!std::isfinite(value)) throw OptionError("the objective is not finite; give {ridge} R > 0");
     const bool converged = value - out.objectives.back() < options.tolerance * std::fabs(value);
     out.objectives.push_back(value);
     if (converged) break;
@@ -262,14 +263,14 @@ Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regu
                     Parameters p, const Path& path) {
   const Eigen::MatrixXd lds_noise = p.space.observation_noise;
   double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
-  std::optional<EstimationError> first_failure;
+  std::exception_ptr first_failure;
   for (const double scale : {1.0, 0.1, 0.01, 0.001}) {
     p.space.observation_noise = detail::floored_covariance(scale * lds_noise, noise_floor);
     double value = 0;
     try {
       value = run_hard_em(x, regularisation, noise_floor, options, 1, p, path).objectives.back();
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
       continue;
     }
     if (value > best_value) {
@@ -277,7 +278,7 @@ Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regu
       best_scale = scale;
     }
   }
-  if (first_failure && !std::isfinite(best_value)) throw *first_failure;
+  if (first_failure && !std::isfinite(best_value)) std::rethrow_exception(first_failure);
   p.space.observation_noise = detail::floored_covariance(best_scale * lds_noise, noise_floor);
   return run_hard_em(x, regularisation, noise_floor, options, options.iterations, std::move(p), path);
 }
@@ -320,7 +321,7 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
   p.log_transitions = Eigen::MatrixXd::Constant(regimes, regimes, log_uniform);
   std::optional<Restart> best;
-  std::optional<EstimationError> first_failure;
+  std::exception_ptr first_failure;
   // K = 1: the path is certain and the LDS fit is exact EM; it is kept as it is.
   if (regimes == 1) best = unchanged(x, regularisation, options, p);
   std::vector<Path> first_paths;  // of the restarts so far: the same first path gives the same fit
@@ -331,11 +332,11 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
     try {
       Restart fitted = run_restart(x, regularisation, noise_floor, options, p, path);
       if (!best || fitted.objectives.back() > best->objectives.back()) best = std::move(fitted);
-    } catch (const EstimationError& e) {
-      if (!first_failure) first_failure = e;
+    } catch (const EstimationError&) {
+      if (!first_failure) first_failure = std::current_exception();
     }
   }
-  if (!best) throw *first_failure;
+  if (!best) std::rethrow_exception(first_failure);
   SldsFit fit;
   fit.model = detail::build_model([&] {
     SldsParameters parameters;

@@ -95,8 +95,8 @@ EvidenceMaximum maximise_polya_evidence(const PolyaCounts& counts) {
   // As A -> 0, f(A) = (sum_cells w - sum_e w_e) ln A + O(1): -> -infinity unless no example has two
   // cells, in which case every factor (A m + j)/(A + j) of the evidence falls with A.
   if (cell_weight <= total_weight)
-    throw EstimationError("no example has counts in two different places, so the evidence is largest as the "
-                          "prior's strength goes to 0 (the maximum-likelihood fit); use --estimator ml");
+    throw OptionError("no example has counts in two different places, so the evidence is largest as the "
+                          "prior's strength goes to 0 (the maximum-likelihood fit); use {method} ml");
 
   const double scale = mass;  // the objective's slope in log A is a sum of terms of at most this size
   double u = 0;               // log A, from A = 1

@@ -48,7 +48,7 @@ Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents
   for (std::size_t k = 0; k < c.means.size(); ++k) {
     const Eigen::LLT<Eigen::MatrixXd> cholesky(c.covariances[k]);
     if (cholesky.info() != Eigen::Success)
-      throw EstimationError("a Gaussian covariance is not positive definite; raise --ridge");
+      throw OptionError("a Gaussian covariance is not positive definite; raise {ridge}");
     const Eigen::MatrixXd centred = (x.rowwise() - c.means[k].transpose()).transpose();  // D x n
     const Eigen::MatrixXd whitened = cholesky.matrixL().solve(centred);
     const double log_det = 2.0 * cholesky.matrixL().toDenseMatrix().diagonal().array().log().sum();

@@ -20,7 +20,7 @@ const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
 void factorise(Eigen::LLT<Eigen::MatrixXd>& llt, const Eigen::MatrixXd& covariance, const char* what) {
   llt.compute(covariance);
   if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
-    throw EstimationError(std::string("the ") + what + " is not numerically positive definite; give --ridge R > 0");
+    throw OptionError(std::string("the ") + what + " is not numerically positive definite; give {ridge} R > 0");
 }
 
 // The Cholesky factorisation of a covariance that must be positive definite.

@@ -38,7 +38,7 @@ MixtureMediator::MixtureMediator(std::vector<MixtureMediatorComponent> component
   for (std::size_t s = 0; s < components_.size(); ++s) {
     MixtureMediatorComponent& c = components_[s];
     if (!(c.size > 0.0) || !std::isfinite(c.size))
-      throw component_error(s, "expected a size N_s > 0 (the component's total responsibility; lower --components if "
+      throw component_error(s, "expected a size N_s > 0 (the component's total responsibility; fewer components if "
                                "one is empty), got " + detail::format_number(c.size));
     if (c.mean.size() != dim)
       throw component_error(s, "the mean has " + std::to_string(c.mean.size()) + " entries, the first component's " +

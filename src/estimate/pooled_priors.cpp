@@ -42,7 +42,9 @@ void InverseWishartEvidence::add(const Eigen::MatrixXd& centre, const Eigen::Mat
   if (centre.rows() != centre.cols() || scatter.rows() != centre.rows() || scatter.cols() != centre.cols() ||
       centre.rows() < 1)
     throw EstimationError("a scatter and its prior centre must be square matrices of one size");
-  detail::check_option("the scatter's degrees of freedom", dof, 0, true);
+  if (!(dof > 0) || !std::isfinite(dof))
+    throw EstimationError("the scatter's degrees of freedom must be a finite number > 0, got " +
+                          detail::short_number(dof));
   const Eigen::LLT<Eigen::MatrixXd> cholesky(centre);
   const Eigen::VectorXd diagonal = cholesky.matrixL().toDenseMatrix().diagonal();
   if (cholesky.info() != Eigen::Success || !(diagonal.minCoeff() > 0))

@@ -277,10 +277,10 @@ TEST(CovariancePriorEm, ThePriorPullsSmallComponentsTowardTheCentre) {
   const Eigen::MatrixXd sigma = component(*fit.model, 0).covariance();
   EXPECT_LT((sigma - options.prior->centre).norm(), 1e-3 * options.prior->centre.norm()) << sigma;
   options.prior->count = 2.5;  // not > D + 1
-  EXPECT_NE(estimation_error([&] { fit_gaussian_mixture(x, options); }).find("--prior-count must be"), std::string::npos);
+  EXPECT_NE(estimation_error([&] { fit_gaussian_mixture(x, options); }).find("prior.count must be"), std::string::npos);
   HmmFitOptions discrete;
   discrete.prior = prior_for(CovarianceForm::full, 5);
-  EXPECT_NE(estimation_error([&] { fit_discrete_hmm({0, 1, 0}, 2, discrete); }).find("--emission gaussian"),
+  EXPECT_NE(estimation_error([&] { fit_discrete_hmm({0, 1, 0}, 2, discrete); }).find("emissions gaussian"),
             std::string::npos);
 }
 
@@ -493,7 +493,7 @@ TEST(CovariancePriorEm, FhmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
   });
   options.states = 11;
   options.chains = 3;  // 1331 product states: no exact likelihood
-  EXPECT_NE(estimation_error([&] { choose_fhmm_prior(sequences, options, prior.centre, counts); }).find("--prior-count"),
+  EXPECT_NE(estimation_error([&] { choose_fhmm_prior(sequences, options, prior.centre, counts); }).find("prior.count"),
             std::string::npos);
 }
 

@@ -226,7 +226,7 @@ TEST(SequenceFile, AGivenAlphabetNumbersTheSymbolsAndCaseMatters) {
   // A symbol outside the alphabet: file, line, column, symbol and its position in the sequence.
   EXPECT_EQ(sequence_error(">s label=1\nACGT\nAC N\n", alphabet),
             "seqs.txt:3: column 4: symbol 'N' (position 7 of the sequence) is not in the alphabet 'TGCA'; the "
-            "alphabet comes from --alphabet or --alphabet-from (the training file's --save-alphabet)");
+            "alphabet comes from alphabet");
   EXPECT_THAT(sequence_error("1 ACgT\n", alphabet),
               AllOf(HasSubstr("seqs.txt:1: column 5: symbol 'g' (position 3"), HasSubstr("case-sensitive")));
 }
@@ -310,7 +310,7 @@ TEST(DataFormat, ASequenceFileRefusesLibsvmRows) {
   // with its line, never read as the symbols '1', ':', 'q', ...
   EXPECT_THAT(sequence_error("-1 qid:1 1:2.22 2:0.5\n-1 qid:1 1:2.1 2:0.4\n"),
               AllOf(HasSubstr("seqs.txt:1: this line is a qid-grouped LIBSVM row, not 'LABEL SEQUENCE'"),
-                    HasSubstr("--format libsvm")));
+                    HasSubstr("read with format libsvm")));
   EXPECT_THAT(error_of([](const std::string& t) { return read_sequence_text(t, SequenceFormat::lines); },
                        "1 ACGT\n2 1:0.5 3:1\n"),
               HasSubstr("seqs.txt:2: this line is a LIBSVM row without qid:, not 'LABEL SEQUENCE'"));

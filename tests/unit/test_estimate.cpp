@@ -117,7 +117,7 @@ TEST(EstimateGaussian, ConstantCoordinatesHaveExactlyZeroVariance) {
 TEST(EstimateGaussian, TooFewVectorsOrASingularCovarianceIsAClearError) {
   EXPECT_THAT(estimation_error([] { fit_gaussian({sparse({1, 2}), sparse({2, 1})}, 2, {}); }),
               HasSubstr("the example has 2 vectors; a full covariance in 2 dimensions needs at "
-                        "least 3 for maximum likelihood; give --ridge R"));
+                        "least 3 for maximum likelihood; give ridge R"));
   GaussianFitOptions diagonal;
   diagonal.covariance = CovarianceForm::diagonal;
   EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({1, 2})}, 2, diagonal); }),
@@ -144,7 +144,7 @@ TEST(EstimateGaussian, DimensionIsFixedByTheCaller) {
   EXPECT_EQ(model->dim(), 4);
   EXPECT_EQ(model->mean()(3), 0);
   EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({0, 0, 1})}, 2, fixed); }),
-              HasSubstr("index 3 is larger than the dimension 2 (--dim)"));
+              HasSubstr("index 3 is larger than the dimension 2 (dim)"));
 }
 
 TEST(EstimateGaussian, FittingIsDeterministic) {

@@ -69,7 +69,7 @@ TEST(BayesNetEstimate, RejectsWhatItCannotFit) {
                        {"2 observed variables", "the dimension is 3"}));
   // ml leaves a CPT row with no observations undefined.
   EXPECT_TRUE(mentions(estimation_error([&] { estimate(*bayesnet_estimator(kStructure, {Method::ml, 1.0}), {sparse({1, 1})}, 2); }),
-                       {"node 0: parent configuration 1 is never observed", "--alpha > 0"}));
+                       {"node 0: parent configuration 1 is never observed", "alpha > 0"}));
   const auto structure_error = [](const char* text) {
     try {
       bayesnet_estimator(nlohmann::json::parse(text), {});

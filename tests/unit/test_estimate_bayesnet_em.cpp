@@ -183,7 +183,7 @@ TEST(BayesNetEm, RejectsWhatItCannotFit) {
   // No pooling (--shrink) with hidden nodes; fully observed structures are not fitted by EM.
   const auto estimator = bayesnet_estimator(kNaiveBayes, {});
   const Statistics own = estimator->statistics({sparse({1, 2, 3}), sparse({3, 2, 1})}, 3);
-  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(own, own, 0.5); }), {"--shrink"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(own, own, 0.5); }), {"lambda and pooled statistics are not supported"}));
   EXPECT_TRUE(mentions(estimation_error([&] {
                          fit_bayesnet_em(nlohmann::json::parse(R"({"nodes":[{"states":2,"variable":0}]})"), {{0}}, {});
                        }),
@@ -191,7 +191,7 @@ TEST(BayesNetEm, RejectsWhatItCannotFit) {
   EXPECT_TRUE(mentions(estimation_error([&] { fit_bayesnet_em(kNaiveBayes, {{0, 1, 3}}, {}); }),
                        {"observation 1: observed variable 2 is in state 3, not in 0..2"}));
   EXPECT_TRUE(mentions(estimation_error([&] { fit_bayesnet_em(kNaiveBayes, {{0, 1, 2}}, em_options(Method::ml, 1, 1, 0, 0)); }),
-                       {"--iterations must be at least 1"}));
+                       {"iterations must be at least 1"}));
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ TEST(EstimateFhmm, RejectsTooManyProductStatesAndBadOptions) {
     ADD_FAILURE() << "4^6 product states accepted by the exact E-step";
   } catch (const EstimationError& error) {
     EXPECT_NE(std::string(error.what()).find("4096 product states"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("--e-step mean-field"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("e_step mean-field"), std::string::npos) << error.what();
   }
   options.e_step = FhmmEStep::mean_field;
   options.chains = 11;

@@ -303,17 +303,17 @@ TEST(HmmEstimate, RejectsBadInputAndOptions) {
   EXPECT_TRUE(mentions(estimation_error([&] { fit_discrete_hmm({}, 3, options); }), {"empty"}));
   const auto estimator = hmm_estimator(options);
   EXPECT_TRUE(mentions(estimation_error([&] { estimator->statistics({{Feature{0, 1.0}}, {Feature{1, 2.0}}}, 2); }),
-                       {"observation 2", "not one symbol", "--emission gaussian"}));
+                       {"observation 2", "not one symbol", "emissions gaussian"}));
   EXPECT_THROW(estimator->pool(estimator->statistics(one_hot({0}), 1), estimator->statistics(one_hot({0}), 1), 1.0),
                EstimationError);
   options.states = 0;
-  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"--states", "at least 1"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"states must be", "at least 1"}));
   options.states = 2;
   options.smoothing = -1;
-  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"--smoothing", ">= 0"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"smoothing must be", ">= 0"}));
   options.smoothing = 0.1;
   options.param_ratio = 0;
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_discrete_hmm({0}, 1, options); }), {"--param-ratio", "> 0"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { fit_discrete_hmm({0}, 1, options); }), {"param_ratio must be", "> 0"}));
 }
 
 }  // namespace

@@ -518,12 +518,12 @@ TEST(LdsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
     change(changed);
     return estimation_error([&] { fit_lds(y, changed); });
   };
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.state_dim = 0; }), {"--state-dim must be at least 1"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.ridge = -1.0; }), {"--ridge", ">= 0"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.iterations = 0; }), {"--iterations"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.restarts = 0; }), {"--restarts"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.tolerance = -1; }), {"--tolerance"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = -1; }), {"--length"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.ridge = -1.0; }), {"ridge must be", ">= 0"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.iterations = 0; }), {"iterations must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.restarts = 0; }), {"restarts must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.tolerance = -1; }), {"tolerance must be"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = -1; }), {"length must be at least 0"}));
   // The smoother checks the dimension.
   std::mt19937 rng(37);
   const auto model = lds_model(random_lds(rng, 1, 3, 0));

@@ -341,11 +341,11 @@ TEST(SldsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
     change(changed);
     return estimation_error([&] { slds_estimator(changed); });
   };
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 0; }), {"--states must be at least 1"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 0; }), {"--paths must be at least 1"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.smoothing = -1; }), {"--smoothing"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.state_dim = 0; }), {"--state-dim must be at least 1"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.iterations = 0; }), {"--iterations"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 0; }), {"states must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 0; }), {"paths must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.smoothing = -1; }), {"smoothing must be"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.iterations = 0; }), {"iterations must be at least 1"}));
 }
 
 }  // namespace

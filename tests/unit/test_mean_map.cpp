@@ -87,7 +87,7 @@ TEST(MeanMap, BandwidthIsHalfTheSquaredWidth) {
   EXPECT_EQ(mean_map_bandwidth(0.5), 0.125);
   for (double sigma : {0.0, -1.0, std::nan("")}) {
     const std::string message = estimation_error([&] { mean_map_bandwidth(sigma); });
-    EXPECT_NE(message.find("--mean-map-sigma must be a finite number > 0"), std::string::npos) << message;
+    EXPECT_NE(message.find("sigma must be a finite number > 0"), std::string::npos) << message;
   }
 }
 

@@ -346,7 +346,7 @@ TEST(MixtureEstimate, DeterministicGivenTheSeedAndRejectsTooFewVectors) {
     fit_gaussian_mixture(x, options);
     ADD_FAILURE() << "no error";
   } catch (const EstimationError& error) {
-    EXPECT_TRUE(mentions(error.what(), {"201 components", "200 vectors", "--components"}));
+    EXPECT_TRUE(mentions(error.what(), {"201 components", "200 vectors", "lower components"}));
   }
   const auto estimator = mixture_estimator(MixtureFitOptions{});
   const Statistics own = estimator->statistics({{{0, 1.0}}, {{0, 2.0}}}, 1);

@@ -44,6 +44,10 @@ void add_bayesnet_options(po::options_description& options) {
   add_em_options(options, 200, "hidden nodes: at most N EM iterations per restart");
 }
 
+// The fields of BayesNetFitOptions that these flags set.
+const OptionFlags kBayesNetFlags{
+    {"alpha", "--alpha"}};
+
 std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
   const po::variables_map& values = context.values;
   const Method method = context.method;
@@ -70,7 +74,7 @@ std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
 
 FitFamily bayesnet_family() {
   return {"bayesnet", "discrete Bayesian network of a given structure; EM for hidden nodes", kBayesNetHelp,
-          Method::posterior, nullptr, true, add_bayesnet_options, make_bayesnet, read_libsvm_input};
+          Method::posterior, nullptr, true, add_bayesnet_options, make_bayesnet, read_libsvm_input, {kBayesNetFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -56,7 +56,7 @@ std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
 
 FitFamily bernoulli_family() {
   return {"bernoulli", "independent binary features", kBernoulliHelp, Method::posterior, nullptr, true,
-          add_bernoulli_options, make_bernoulli, read_libsvm_input};
+          add_bernoulli_options, make_bernoulli, read_libsvm_input, {kAlphaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -99,23 +99,27 @@ void add_shrink_option(po::options_description& options, const FitFamily* family
 
 // --save-pooled and --pooled-from: every family.
 void add_pool_file_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("save-pooled", po::value<std::string>()->value_name("POOL"),
        "write what was decided on INPUT (the training file: chosen values, pooled statistics) to POOL")
       ("pooled-from", po::value<std::string>()->value_name("POOL"),
        "fit INPUT (a test file) with what was decided on the training file and saved in POOL");
+  // clang-format on
 }
 
 // The options of `family` besides its own (null: of every family). The one source of its --help
 // and of what its command line accepts.
 po::options_description common_options(const FitFamily* family) {
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
        "where to write the rows ('-' = standard output); written only if every example fits")
       ("dim", po::value<long>()->value_name("D"),
        "the models' dimension (number of features, vocabulary size); default: the largest "
        "index in INPUT. Give the same D to files fitted separately (train and test)");
+  // clang-format on
   if (family == nullptr || offers_estimator(*family)) add_estimator_option(options, family);
   if (family == nullptr || offers_pooling(*family)) add_shrink_option(options, family);
   add_pool_file_options(options);
@@ -123,6 +127,9 @@ po::options_description common_options(const FitFamily* family) {
   options.add_options()("help,h", "this text");
   return options;
 }
+// The fields of common_options: the estimators' method, the dimension D and the shrinkage weight
+// lambda of estimate().
+const OptionFlags kCommonOptionFlags{{"method", "--estimator"}, {"dim", "--dim"}, {"lambda", "--shrink"}};
 
 // A UsageError for an option that other families take and `family` does not (absent from its --help
 // and its command line): why it does not apply.
@@ -177,7 +184,7 @@ Statistics pool_examples(const Estimator& estimator, const Dataset& data, long d
     } catch (const PoolingUnsupported&) {
       throw;
     } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
+      throw data.error_at(example, message_of(e));
     }
   }
   if (!pooled) throw InputError(data.source + ": no examples to pool");
@@ -207,6 +214,8 @@ int run_fit(const std::vector<std::string>& args) {
   }
 
   reject_options_of_other_families(*family, rest);
+  use_option_flags(kCommonOptionFlags);
+  for (const OptionFlags& flags : family->option_flags) use_option_flags(flags);
   po::options_description options = common_options(family);
   family->add_options(options);
   options.add_options()("input", po::value<std::string>(), "INPUT");
@@ -251,7 +260,7 @@ int run_fit(const std::vector<std::string>& args) {
                                                     : family->default_method;
     estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices, command});
   } catch (const EstimationError& e) {
-    throw UsageError(e.what());
+    throw UsageError(message_of(e));
   }
 
   // The pooled statistics: the training file's (--pooled-from), or INPUT's when it is the training file.
@@ -266,7 +275,7 @@ int run_fit(const std::vector<std::string>& args) {
     try {
       pooled = pool_examples(*estimator, data, dim);
     } catch (const PoolingUnsupported& e) {
-      if (lambda > 0) throw UsageError(e.what());  // --save-pooled alone saves the chosen values
+      if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
     }
   }
 

@@ -29,6 +29,7 @@ dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
 )";
 
 void add_dirichlet_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the conjugate prior's centre: fixed (statistics of Dirichlet(A0, .., A0)) or pooled (INPUT's "
@@ -38,7 +39,14 @@ void add_dirichlet_options(po::options_description& options) {
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
        "maximum held-out likelihood on INPUT)");
+  // clang-format on
 }
+
+// The fields of DirichletFitOptions that these flags set.
+const OptionFlags kDirichletFlags{
+    {"prior_alpha", "--prior-alpha"},
+    {"prior_count", "--prior-count"},
+    {"prior_log_means", "--prior pooled"}};
 
 // --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
 // N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
@@ -63,7 +71,7 @@ void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& opti
     try {
       choice = choose_dirichlet_prior_count(log_vectors, centre.col(0));
     } catch (const EstimationError& e) {
-      throw InputError(data.source + ": " + e.what());
+      throw InputError(data.source + ": " + message_of(e));
     }
     std::ostringstream how;
     how << "maximum held-out likelihood (each vector left out in turn; grid 0.125..1024"
@@ -90,7 +98,7 @@ std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
 
 FitFamily dirichlet_family() {
   return {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,
-          add_dirichlet_options, make_dirichlet, read_libsvm_input};
+          add_dirichlet_options, make_dirichlet, read_libsvm_input, {kDirichletFlags}};
 }
 
 }  // namespace ppk::cli

@@ -34,7 +34,7 @@ std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
 
 FitFamily exponential_family() {
   return {"exponential", "independent exponential values", kExponentialHelp, Method::ml, nullptr, true,
-          add_exponential_options, make_exponential, read_libsvm_input};
+          add_exponential_options, make_exponential, read_libsvm_input, {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

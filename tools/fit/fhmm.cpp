@@ -40,6 +40,7 @@ fhmm: a factorial HMM (C chains of M states; x_t ~ N(sum_c W_c[:, k_t^c], Sigma)
 )";
 
 void add_fhmm_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("chains", po::value<long>()->default_value(2)->value_name("C"), "the number of chains C >= 1")
       ("states", po::value<long>()->default_value(2)->value_name("M"), "states per chain M >= 1")
@@ -49,9 +50,19 @@ void add_fhmm_options(po::options_description& options) {
        "pseudo-count A >= 0 added to every start and transition count")
       ("ridge", po::value<double>()->value_name("R"), "R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  // clang-format on
   add_covariance_prior_options(options, "none");
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
+
+// The fields of FhmmFitOptions that these flags set.
+const OptionFlags kFhmmFlags{
+    {"chains", "--chains"},
+    {"states", "--states"},
+    {"e_step", "--e-step"},
+    {"smoothing", "--smoothing"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -82,7 +93,7 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
 FitFamily fhmm_family() {
   return {"fhmm", "factorial HMM by EM", kFhmmHelp, Method::ml,
           "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)", false, add_fhmm_options, make_fhmm,
-          read_sequence_input};
+          read_sequence_input, {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -73,9 +73,9 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
     try {
       model = estimate(estimator, example.vectors, dim, pooled, lambda);
     } catch (const PoolingUnsupported& e) {
-      throw UsageError(e.what());
+      throw UsageError(message_of(e));
     } catch (const EstimationError& e) {
-      throw data.error_at(example, e.what());
+      throw data.error_at(example, message_of(e));
     }
     rows[i] = encode_row(*model);
   });
@@ -83,12 +83,14 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
 }
 
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help) {
+  // clang-format off
   options.add_options()
       ("iterations", po::value<long>()->default_value(iterations)->value_name("N"), iterations_help)
       ("tolerance", po::value<double>()->default_value(1e-8)->value_name("T"),
        "stop when the objective gains less than T times its magnitude")
       ("restarts", po::value<long>()->default_value(3)->value_name("N"), "runs from different starts; the best is kept")
       ("seed", po::value<std::uint64_t>()->default_value(1)->value_name("S"), "the random seed");
+  // clang-format on
 }
 
 }  // namespace ppk::cli

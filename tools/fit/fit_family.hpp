@@ -51,6 +51,9 @@ struct FitFamily {
   void (*add_options)(po::options_description& options);  // the family's own options
   EstimatorFactory make_estimator;
   InputReader read_input;
+  // The library's option fields (of the family's FitOptions struct) named by the family's flags,
+  // for the library's messages (message_of): the family's own table and those of shared options.
+  std::vector<OptionFlags> option_flags;
 };
 
 // Every family of `ppk fit`, in the order of its help (families.cpp).
@@ -80,6 +83,9 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
 
 // --iterations (default `iterations`), --tolerance, --restarts and --seed of the EM fits.
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help);
+// The library's fields of the EM options, named by the flags of add_em_options.
+inline const OptionFlags kEmOptionFlags{
+    {"iterations", "--iterations"}, {"tolerance", "--tolerance"}, {"restarts", "--restarts"}};
 // The options of add_em_options into an estimator's options.
 template <class FitOptions>
 void read_em_options(const po::variables_map& values, FitOptions& options) {

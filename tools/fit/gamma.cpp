@@ -29,6 +29,7 @@ gamma: independent gamma values per feature (> 0, every feature present);
 )";
 
 void add_gamma_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
        "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
@@ -39,7 +40,15 @@ void add_gamma_options(po::options_description& options) {
       ("prior-count", po::value<std::string>()->value_name("N0|auto"),
        "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
        "maximum evidence on INPUT)");
+  // clang-format on
 }
+
+// The fields of GammaFitOptions that these flags set.
+const OptionFlags kGammaFlags{
+    {"prior_shape", "--prior-shape"},
+    {"prior_scale", "--prior-scale"},
+    {"prior_count", "--prior-count"},
+    {"prior_centre", "--prior pooled"}};
 
 // --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
@@ -60,7 +69,7 @@ void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
                      centre.col(1));
       choice = maximise_evidence(evidence);
     } catch (const EstimationError& e) {
-      throw InputError(data.source + ": " + e.what());
+      throw InputError(data.source + ": " + message_of(e));
     }
     return evidence_choice(choice, "the examples' gamma fits are indistinguishable from the pooled one");
   });
@@ -83,7 +92,7 @@ std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
 
 FitFamily gamma_family() {
   return {"gamma", "independent gamma values", kGammaHelp, Method::ml, nullptr, true, add_gamma_options, make_gamma,
-          read_libsvm_input};
+          read_libsvm_input, {kGammaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -17,13 +17,21 @@ namespace ppk::cli {
 // Poisson and exponential: a Gamma prior on the rate, fixed (Gamma(A, B)) or pooled (centred on
 // INPUT's pooled mean of each feature, `pooled_help`).
 inline void add_gamma_prior_on_rate(po::options_description& options, const char* pooled_help) {
+  // clang-format off
   options.add_options()
       ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"), pooled_help)
       ("prior-shape", po::value<std::string>()->value_name("A|auto"),
        "map: the Gamma shape A > 0 (default 2; with --prior pooled default auto = maximum evidence on INPUT)")
       ("prior-rate", po::value<double>()->default_value(1.0)->value_name("B"), "map, --prior fixed: prior Gamma rate B >= 0");
+  // clang-format on
   add_pooled_estimate_option(options);
 }
+// The fields of PoissonFitOptions and ExponentialFitOptions named by the flags of
+// add_gamma_prior_on_rate (the pooled rates and scales are set by --prior pooled).
+inline const OptionFlags kGammaRatePriorFlags{{"prior_shape", "--prior-shape"},
+                                              {"prior_rate", "--prior-rate"},
+                                              {"prior_rates", "--prior pooled"},
+                                              {"prior_scales", "--prior pooled"}};
 
 // --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
 // sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale
@@ -75,7 +83,7 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
       try {
         choice = maximise_evidence(evidence);
       } catch (const EstimationError& e) {
-        throw InputError(data.source + ": " + e.what());
+        throw InputError(data.source + ": " + message_of(e));
       }
       return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
     });

@@ -41,6 +41,7 @@ gaussian: N(mu, Sigma) from the example's vectors; x-bar their mean, S their
 )";
 
 void add_gaussian_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "covariance form: isotropic (sigma^2 I), diagonal, or full")
@@ -59,15 +60,27 @@ void add_gaussian_options(po::options_description& options) {
        "map: the prior's strength: N0 > 0 pseudo-observations of the variance (--prior fixed, default 1), or the "
        "inverse-Wishart's degrees of freedom (--prior pooled: N0 > D + 1 full, > 2 diag/iso; default auto = "
        "maximum evidence on INPUT)");
+  // clang-format on
   add_pooled_estimate_option(options);
 }
+
+// The fields of GaussianFitOptions that these flags set.
+const OptionFlags kGaussianFlags{
+    {"covariance", "--cov"},
+    {"variance", "--var"},
+    {"ridge", "--ridge"},
+    {"prior_mean", "--prior-mean"},
+    {"prior_strength", "--prior-strength"},
+    {"prior_variance", "--prior-var"},
+    {"prior_centre", "--prior pooled"},
+    {"prior_count", "--prior-count"}};
 
 // --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
 // file (by maximum evidence for --prior-count auto) or read from --pooled-from.
 void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
   const Dataset& data = context.input.data;
   options.prior_centre = pooled_covariance_centre(data, context.input.dim, options.covariance, context.choices);
-  const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + e.what()); };
+  const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + message_of(e)); };
   const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
   if (count) {
     options.prior_count = context.choices.given("prior-count", *count);
@@ -121,7 +134,7 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
 
 FitFamily gaussian_family() {
   return {"gaussian", "Gaussian N(mu, Sigma), iso, diag or full", kGaussianHelp, Method::ml, nullptr, true,
-          add_gaussian_options, make_gaussian, read_libsvm_input};
+          add_gaussian_options, make_gaussian, read_libsvm_input, {kGaussianFlags}};
 }
 
 }  // namespace ppk::cli

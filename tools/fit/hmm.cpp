@@ -63,6 +63,7 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
 )";
 
 void add_hmm_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("states", po::value<std::string>()->default_value("auto")->value_name("M|auto"),
        "the number of hidden states M >= 1, or auto: the section 8.2 rule")
@@ -79,9 +80,22 @@ void add_hmm_options(po::options_description& options) {
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
+  // clang-format on
   add_covariance_prior_options(options, "pooled");
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
+
+// The fields these flags set: of HmmFitOptions, and read_sequences's format and alphabet.
+const OptionFlags kHmmFlags{
+    {"states", "--states"},
+    {"param_ratio", "--param-ratio"},
+    {"emissions", "--emission"},
+    {"smoothing", "--smoothing"},
+    {"covariance", "--cov"},
+    {"ridge", "--ridge"},
+    {"length", "--length"},
+    {"format", "--format"},
+    {"alphabet", "--alphabet or --alphabet-from (the training file's --save-alphabet)"}};
 
 const char* format_name(DataFormat format) {
   switch (format) {
@@ -224,7 +238,7 @@ constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing 
 
 FitFamily hmm_family() {
   return {"hmm", "hidden Markov model by Baum-Welch", kHmmHelp, Method::ml, kBaumWelch, false, add_hmm_options,
-          make_hmm, read_hmm_input};
+          make_hmm, read_hmm_input, {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -17,12 +17,19 @@ kde: the kernel density estimate (1/n) sum_i N(x_i, h I), a mixture with one
 )";
 
 void add_kde_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("bandwidth", po::value<double>()->default_value(1.0)->value_name("H"), "the variance H > 0 of every component")
       ("mean-map-sigma", po::value<double>()->value_name("SIGMA"),
        "H = SIGMA^2/2: the rows' rho = 1 kernels are the mean-map kernel of the RBF base kernel "
        "exp(-|x - y|^2/(2 SIGMA^2)) times (2 pi SIGMA^2)^(-D/2) (not with --bandwidth)");
+  // clang-format on
 }
+
+// The fields these flags set: KdeFitOptions::bandwidth, and the sigma of mean_map_bandwidth.
+const OptionFlags kKdeFlags{
+    {"bandwidth", "--bandwidth"},
+    {"sigma", "--mean-map-sigma"}};
 
 std::unique_ptr<Estimator> make_kde(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -36,7 +43,7 @@ std::unique_ptr<Estimator> make_kde(const FitContext& context) {
 
 FitFamily kde_family() {
   return {"kde", "kernel density estimate", kKdeHelp, Method::ml, "a kernel density estimate is set by its bandwidth",
-          false, add_kde_options, make_kde, read_libsvm_input};
+          false, add_kde_options, make_kde, read_libsvm_input, {kKdeFlags}};
 }
 
 }  // namespace ppk::cli

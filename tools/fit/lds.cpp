@@ -45,12 +45,20 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
 
 void add_lds_options(po::options_description& options) {
   add_lds_prior_options(options);
+  // clang-format off
   options.add_options()
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
       ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q, R and cov0 (beside the priors); default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
+  // clang-format on
   add_em_options(options, 400, "at most N EM iterations per restart");
 }
+
+// The fields of LdsFitOptions that these flags set.
+const OptionFlags kLdsFlags{
+    {"state_dim", "--state-dim"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -68,7 +76,7 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
 
 FitFamily lds_family() {
   return {"lds", "linear dynamical system by EM with a Kalman smoother", kLdsHelp, Method::ml,
-          "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input};
+          "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input, {kLdsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

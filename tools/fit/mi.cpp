@@ -75,10 +75,12 @@ struct MiLikelihood {
 };
 
 void add_gaussian_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("var", po::value<double>()->value_name("S"), "the likelihood's variance s > 0 (required)")
       ("prior-mean", po::value<double>()->default_value(0.0)->value_name("M"), "the prior mean M (every coordinate)")
       ("prior-var", po::value<double>()->value_name("A0"), "the prior variance A0 > 0 (default: a flat prior)");
+  // clang-format on
 }
 
 std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long dim, const Points& unlabeled,
@@ -145,6 +147,8 @@ void add_mixture_likelihood_options(po::options_description& options) {
 
 std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long dim, const Points& unlabeled,
                                         double lambda) {
+  use_option_flags(kMixtureOptionFlags);
+  use_option_flags(kEmOptionFlags);
   const MixtureFitOptions options = mixture_fit_options(values);
   if (unlabeled.empty())
     throw UsageError("ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
@@ -152,7 +156,7 @@ std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long di
     return std::make_unique<MixtureMediator>(
         MixtureMediator::fit(dim, options, unlabeled, lambda, option(values, "prior-alpha")));
   } catch (const EstimationError& e) {
-    throw InputError("--unlabeled: " + std::string(e.what()));
+    throw InputError("--unlabeled: " + message_of(e));
   }
 }
 
@@ -176,6 +180,7 @@ std::string likelihood_names() {
 
 po::options_description common_options() {
   po::options_description options("Options");
+  // clang-format off
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("-")->value_name("OUTPUT"),
        "where to write the rows ('-' = standard output); written only if every datum has its row")
@@ -188,6 +193,7 @@ po::options_description common_options() {
       ("dim", po::value<long>()->value_name("D"),
        "the data's dimension (default: the mediator's, or the largest index in INPUT and --unlabeled)")
       ("help,h", "this text");
+  // clang-format on
   return options;
 }
 
@@ -254,9 +260,9 @@ std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const p
   try {
     return likelihood.fit(values, dim, points, lambda);
   } catch (const MiPointError& e) {
-    throw unlabeled.error_at(unlabeled.examples[e.point()], e.what());
+    throw unlabeled.error_at(unlabeled.examples[e.point()], message_of(e));
   } catch (const ModelError& e) {
-    throw UsageError(e.what());
+    throw UsageError(message_of(e));
   }
 }
 
@@ -310,7 +316,7 @@ int run_fit_mi(const std::vector<std::string>& args) {
     try {
       lines.push_back(format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))));
     } catch (const ModelError& e) {
-      throw data.error_at(example, e.what());
+      throw data.error_at(example, message_of(e));
     }
   }
   if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator->to_json().dump()});

@@ -13,11 +13,13 @@
 namespace ppk::cli {
 
 void add_mixture_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "the components' covariance form")
       ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
+  // clang-format on
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
@@ -30,7 +32,7 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
   try {
     check_mixture_fit_options(options);
   } catch (const EstimationError& e) {
-    throw UsageError(e.what());
+    throw UsageError(message_of(e));
   }
   return options;
 }
@@ -85,7 +87,7 @@ std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
 FitFamily mixture_family() {
   return {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml,
           "a mixture is fitted by maximum likelihood (EM)", false, add_mixture_fit_options, make_mixture,
-          read_libsvm_input};
+          read_libsvm_input, {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -60,6 +60,7 @@ void add_multinomial_options(po::options_description& options) {
                           "pseudo-count in all, A D = 1 (Perks's prior), whatever the vocabulary; auto: the "
                           "smoothing (A or ml) chosen with C by cross-validated SVM accuracy on the training file; "
                           "evidence: A chosen by maximum evidence");
+  // clang-format off
   options.add_options()
       ("trials", po::value<std::string>()->default_value("one")->value_name("one|S|all"),
        "the model's number of draws: one, a whole number S >= 1, or all")
@@ -70,7 +71,12 @@ void add_multinomial_options(po::options_description& options) {
       ("base", po::value<std::string>()->default_value("uniform")->value_name("uniform|pooled"),
        "the prior's centre: uniform (m_d = 1/D) or pooled (the training file's smoothed word "
        "frequencies; needs --save-pooled or --pooled-from)");
+  // clang-format on
 }
+
+// The fields of MultinomialFitOptions that these flags set.
+const OptionFlags kMultinomialFlags{
+    {"base", "--base pooled"}};
 
 // --base pooled: the training file's base, computed on INPUT (with --save-pooled) or read from the
 // --pooled-from file, and recorded for the pool file; null for --base uniform. UsageError when the
@@ -118,7 +124,7 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     try {
       MultinomialModel(LeveledProbabilities{context.input.dim, 1.0, leveled->levels, {}, {}, {}}, Trials());
     } catch (const ModelError& e) {
-      throw InputError(from->path + ": \"base\": " + e.what());
+      throw InputError(from->path + ": \"base\": " + message_of(e));
     }
   } else {
     if (!context.values.count("save-pooled"))
@@ -197,7 +203,7 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
 
 FitFamily multinomial_family() {
   return {"multinomial", "word counts: one draw, S draws or all", kMultinomialHelp, Method::posterior, nullptr, true,
-          add_multinomial_options, make_multinomial, read_libsvm_input};
+          add_multinomial_options, make_multinomial, read_libsvm_input, {kAlphaFlags, kMultinomialFlags}};
 }
 
 }  // namespace ppk::cli

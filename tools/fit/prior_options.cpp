@@ -107,6 +107,7 @@ std::optional<CovariancePrior> covariance_prior(const FitContext& context, Covar
 }
 
 void add_lds_prior_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("prior-strength", po::value<std::string>()->default_value("auto")->value_name("auto|NU"),
        "pseudo-observations NU >= 0 of the priors on cov0, Q, R (0: none); auto: by held-out likelihood")
@@ -114,6 +115,7 @@ void add_lds_prior_options(po::options_description& options) {
        "Q's prior centre PSI I (unit state scale); auto: pooled over ML fits")
       ("prior-observation-noise", po::value<std::string>()->default_value("auto")->value_name("auto|PHI"),
        "R's prior centre PHI diag(variances); auto: pooled over ML fits");
+  // clang-format on
 }
 
 void read_lds_prior(const FitContext& context, LdsFitOptions& options) {

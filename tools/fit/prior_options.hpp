@@ -42,7 +42,7 @@ class LazyExampleStatistics {
         try {
           statistics_->push_back(reader_.statistics(example.vectors, dim_));
         } catch (const EstimationError& e) {
-          throw data_.error_at(example, e.what());
+          throw data_.error_at(example, message_of(e));
         }
       }
     }
@@ -78,6 +78,10 @@ std::optional<CovariancePrior> covariance_prior(const FitContext& context, Covar
 // priors of estimate_lds.hpp; "auto" (the default) chooses them on the training file
 // (choose_lds_prior) or reads them from --pooled-from.
 void add_lds_prior_options(po::options_description& options);
+// The fields of LdsPrior (LdsFitOptions::prior) named by the flags of add_lds_prior_options.
+inline const OptionFlags kLdsPriorFlags{{"prior.strength", "--prior-strength"},
+                                        {"prior.state_noise", "--prior-state-noise"},
+                                        {"prior.observation_noise", "--prior-observation-noise"}};
 
 // The priors of an lds or slds fit: given values are recorded, "auto" ones chosen on INPUT (one
 // choose_lds_prior for all of them) or read from --pooled-from.

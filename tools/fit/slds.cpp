@@ -44,6 +44,7 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
 
 void add_slds_options(po::options_description& options) {
   add_lds_prior_options(options);
+  // clang-format off
   options.add_options()
       ("states", po::value<long>()->default_value(2)->value_name("K"), "the number of regimes K >= 1")
       ("state-dim", po::value<long>()->value_name("n"), "the state dimension n >= 1 (required)")
@@ -52,8 +53,18 @@ void add_slds_options(po::options_description& options) {
        "pseudo-count A >= 0 added to every start and transition count")
       ("ridge", po::value<double>()->value_name("R"), "r >= 0 added to Q_k, R and cov0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: N - 1)");
+  // clang-format on
   add_em_options(options, 400, "at most N EM iterations (lds start) and N hard-EM rounds per restart");
 }
+
+// The fields of SldsFitOptions that these flags set.
+const OptionFlags kSldsFlags{
+    {"states", "--states"},
+    {"state_dim", "--state-dim"},
+    {"paths", "--paths"},
+    {"smoothing", "--smoothing"},
+    {"ridge", "--ridge"},
+    {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -74,7 +85,7 @@ std::unique_ptr<Estimator> make_slds(const FitContext& context) {
 
 FitFamily slds_family() {
   return {"slds", "switching LDS by approximate, hard-assignment EM", kSldsHelp, Method::ml,
-          "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input};
+          "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input, {kSldsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

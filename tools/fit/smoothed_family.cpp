@@ -26,7 +26,7 @@ Choice evidence_alpha(const FitContext& context, const SmoothedFamily& rows, con
   try {
     best = maximise_polya_evidence(rows.counts());
   } catch (const EstimationError& e) {
-    throw InputError(context.source.name + ": --alpha " + option + ": " + e.what());
+    throw InputError(context.source.name + ": --alpha " + option + ": " + message_of(e));
   }
   std::ostringstream how;
   how << std::setprecision(4) << "maximum evidence (standard error " << best.standard_error / rows.per_alpha
@@ -112,7 +112,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
         try {
           return evidence_alpha(context, rows, "evidence").value;
         } catch (const InputError& e) {
-          reason = e.what();
+          reason = message_of(e);
           return std::nullopt;
         }
       },
@@ -121,7 +121,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
         try {
           estimator = rows.make(smoothing.ml ? Method::ml : Method::posterior, smoothing.alpha);
         } catch (const EstimationError& e) {
-          throw InputError(e.what());
+          throw InputError(message_of(e));
         }
         return fit_rows(*estimator, data, context.input.dim, nullptr, 0, threads);
       },

@@ -14,6 +14,8 @@ namespace ppk::cli {
 
 // --alpha A|1/D|auto|evidence of bernoulli and multinomial rows (`default_text` its default,
 // `value_name` its forms), and the options of --alpha auto (`candidates`: --cv-alphas's default).
+// The field alpha (the prior's pseudo-count) of the options of add_chosen_alpha_option.
+inline const OptionFlags kAlphaFlags{{"alpha", "--alpha"}};
 void add_chosen_alpha_option(po::options_description& options, const char* default_text, const char* value_name,
                              const char* candidates, const char* description);
 

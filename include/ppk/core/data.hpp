@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ppk/core/model.hpp"
+#include "ppk/core/option_error.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk {
@@ -39,6 +40,13 @@ namespace ppk {
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+// An InputError whose remedy names options by their fields (option_error.hpp): the parameters of
+// the reading function ("alphabet", "format").
+class InputOptionError : public InputError, public NamesOptionFields {
+ public:
+  explicit InputOptionError(const std::string& message_template)
+      : InputError(with_field_names(message_template)), NamesOptionFields(message_template) {}
 };
 
 // One non-zero (or explicitly written) feature of a data vector.
@@ -146,8 +154,9 @@ struct SequenceSet {
 
 // Reads sequences in `format`, or, when none is given, fasta if the first non-blank line is a FASTA
 // header (detect_format) and lines otherwise. A line of a lines file that is a LIBSVM row
-// (line_format) is an InputError "SOURCE:LINE: ..." naming --format libsvm. With `alphabet`, a symbol outside it is an InputError
-// "SOURCE:LINE: column C: symbol 'X' (position P of the sequence) is not in the alphabet ...";
+// (line_format) is an InputOptionError "SOURCE:LINE: ..." naming the parameter {format}. With
+// `alphabet`, a symbol outside it is an InputOptionError "SOURCE:LINE: column C: symbol 'X'
+// (position P of the sequence) is not in the alphabet ...; the alphabet comes from {alphabet}";
 // without, the alphabet is the sorted set of the symbols read. Empty sequences and missing labels
 // are InputErrors "SOURCE:LINE: ...".
 SequenceSet read_sequences(std::istream& in, const std::string& source, std::optional<SequenceFormat> format,

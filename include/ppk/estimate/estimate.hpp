@@ -42,6 +42,7 @@
 #include "ppk/families/mixture.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/families/multinomial.hpp"
+#include "ppk/core/option_error.hpp"
 
 namespace ppk {
 
@@ -53,11 +54,20 @@ class EstimationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An EstimationError about the options, naming them by their fields ({alpha}, option_error.hpp):
+// what() says "alpha", the command-line tool "--alpha". Fields of the estimator functions' own
+// parameters are named like struct fields: "dim" (the dimension D) and "lambda" (the shrinkage weight).
+class OptionError : public EstimationError, public NamesOptionFields {
+ public:
+  explicit OptionError(const std::string& message_template)
+      : EstimationError(with_field_names(message_template)), NamesOptionFields(message_template) {}
+};
+
 // The fit has no sufficient statistics to pool (mixtures, HMMs, networks with hidden nodes), so
 // shrinkage and pooled statistics are refused: a property of the options, not of one example.
-class PoolingUnsupported : public EstimationError {
+class PoolingUnsupported : public OptionError {
  public:
-  using EstimationError::EstimationError;
+  using OptionError::OptionError;
 };
 
 enum class Method { ml, map, posterior };
@@ -281,7 +291,7 @@ DirichletPriorChoice choose_dirichlet_prior_count(const std::vector<Eigen::Matri
 
 // ---------------------------------------------------------------------------------------------
 // Mixtures (mixture.hpp) are not exponential families: their estimators keep the example's vectors
-// as the n x D statistic "x", and reject pooling (--shrink) with an EstimationError.
+// as the n x D statistic "x", and reject pooling (shrinkage) with PoolingUnsupported.
 //
 // A mixture of K Gaussians by EM (Dempster, Laird and Rubin 1977). With responsibilities
 // r_ik = w_k N(x_i | mu_k, Sigma_k) / sum_j w_j N(x_i | mu_j, Sigma_j) and N_k = sum_i r_ik:
@@ -314,7 +324,7 @@ struct CovariancePrior {
   double count = 0.0;      // nu, the degrees of freedom
   Eigen::MatrixXd centre;  // C: D x D (full), D x 1 (diagonal) or 1 x 1 (isotropic)
 };
-// EstimationError naming --prior-count unless nu > p + 1 and C has the form's shape (positive
+// OptionError naming prior.count unless nu > p + 1 and C has the form's shape (positive
 // definite, positive variances).
 void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim);
 
@@ -329,7 +339,7 @@ struct MixtureFitOptions {
   std::optional<CovariancePrior> prior;  // the components' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
-// EstimationError naming the option (--components, --ridge, ...) unless the options are as above.
+// OptionError naming the option field (components, ridge, ...) unless the options are as above.
 void check_mixture_fit_options(const MixtureFitOptions& options);
 
 // The EM fit of the rows of x (n x D), L after each iteration of the kept restart, and the
