@@ -39,9 +39,7 @@ ppk::KernelParams kernel_params(const svm_parameter* param) {
 // Each registered type's context points to its kind.
 ppk::KernelKind kernel_kind(const void* context) { return *static_cast<const ppk::KernelKind*>(context); }
 
-const ppk::PreparedModel& prepared(const void* decoded) {
-  return *static_cast<const ppk::PreparedModel*>(decoded);
-}
+const ppk::PreparedModel& prepared(const void* decoded) { return *static_cast<const ppk::PreparedModel*>(decoded); }
 
 const char* check_parameter(void*, const svm_parameter* param) {
   if (!(param->gamma > 0) || !std::isfinite(param->gamma))
@@ -136,9 +134,9 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-// From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the kernel
-// is nearly the identity or nearly constant on a sample of the training rows' pairs
-// (kernel_diagnostic.hpp). Advice only: training goes on.
+// From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the
+// kernel is nearly the identity or nearly constant on a sample of the training rows' pairs (kernel_diagnostic.hpp).
+// Advice only: training goes on.
 void inspect(void*, const void* const* decoded, int l) noexcept {
   try {
     std::vector<const ppk::PreparedModel*> models;
