@@ -87,7 +87,8 @@ void run_pair(benchmark::State& state, Build build) {
   const ppk::KernelParams params{1.0, 0};
   const ppk::PreparedModel pa(build(a, length), params), pb(build(b, length), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_HmmAsHmm(benchmark::State& state) { run_pair(state, as_hmm); }
@@ -129,9 +130,11 @@ void BM_NaiveBayes(benchmark::State& state) {
   const long classes = state.range(0), variables = state.range(1);
   std::mt19937 rng(11);
   const ppk::KernelParams params{1.0, 0};
-  const ppk::PreparedModel pa(naive_bayes(classes, variables, rng), params), pb(naive_bayes(classes, variables, rng), params);
+  const ppk::PreparedModel pa(naive_bayes(classes, variables, rng), params),
+      pb(naive_bayes(classes, variables, rng), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 BENCHMARK(BM_NaiveBayes)->ArgNames({"H", "D"})->Args({2, 10})->Args({4, 10})->Args({4, 50})->Args({8, 50});

@@ -46,7 +46,8 @@ void BM_FhmmKernel(benchmark::State& state) {
   const long length = state.range(0), chains = state.range(1), states = state.range(2), d = state.range(3);
   const auto a = random_fhmm(rng, chains, states, d, length), b = random_fhmm(rng, chains, states, d, length);
   for (auto _ : state) benchmark::DoNotOptimize(a->log_kernel(*b));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["sweeps"] = static_cast<double>(ppk::mean_field_trace(*a, *b).log_bounds.size() - 1);
 }
 

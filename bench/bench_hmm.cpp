@@ -85,7 +85,8 @@ void BM_HmmKernel(benchmark::State& state) {
   const ppk::KernelParams params{1.0, 0};
   const ppk::PreparedModel pa(as_model(a, length), params), pb(as_model(b, length), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_HmmKernelStraightforward(benchmark::State& state) {
@@ -94,12 +95,13 @@ void BM_HmmKernelStraightforward(benchmark::State& state) {
   const HmmParameters a = random_hmm(states, alphabet, rng), b = random_hmm(states, alphabet, rng);
   // Both compute the same number: compare them once.
   const ppk::KernelParams params{1.0, 0};
-  const double expected = ppk::log_kernel(ppk::PreparedModel(as_model(a, length), params),
-                                          ppk::PreparedModel(as_model(b, length), params));
+  const double expected =
+      ppk::log_kernel(ppk::PreparedModel(as_model(a, length), params), ppk::PreparedModel(as_model(b, length), params));
   if (!(std::fabs(straightforward_log_kernel(a, b, length, 1.0) - expected) <= 1e-9 * std::fabs(expected)))
     state.SkipWithError("the straightforward recursion disagrees with ppk");
   for (auto _ : state) benchmark::DoNotOptimize(straightforward_log_kernel(a, b, length, 1.0));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void hmm_sizes(benchmark::internal::Benchmark* bench) {

@@ -26,15 +26,14 @@ Eigen::VectorXd random_vector(long dim) {
 
 std::unique_ptr<ppk::Model> random_gaussian(ppk::CovarianceForm form, long dim) {
   switch (form) {
-    case ppk::CovarianceForm::isotropic:
-      return ppk::GaussianModel::isotropic(random_vector(dim), 0.5);
+    case ppk::CovarianceForm::isotropic: return ppk::GaussianModel::isotropic(random_vector(dim), 0.5);
     case ppk::CovarianceForm::diagonal:
       return ppk::GaussianModel::diagonal(random_vector(dim), random_vector(dim).array().square() + 0.1);
-    case ppk::CovarianceForm::full:
-      break;
+    case ppk::CovarianceForm::full: break;
   }
   Eigen::MatrixXd factor = Eigen::MatrixXd::NullaryExpr(dim, dim, [] { return std::normal_distribution<double>()(rng); });
-  return ppk::GaussianModel::full(random_vector(dim), factor * factor.transpose() / dim + Eigen::MatrixXd::Identity(dim, dim));
+  return ppk::GaussianModel::full(random_vector(dim),
+                                  factor * factor.transpose() / dim + Eigen::MatrixXd::Identity(dim, dim));
 }
 
 // A smoothed sparse probability vector: `listed` coordinates out of `dim` carry counts.
@@ -55,8 +54,8 @@ ppk::SparseProbabilities random_sparse(long dim, long listed, double base_mass) 
   return p;
 }
 
-void run(benchmark::State& state, std::unique_ptr<ppk::Model> a, std::unique_ptr<ppk::Model> b,
-         double rho, ppk::KernelKind kind) {
+void run(benchmark::State& state, std::unique_ptr<ppk::Model> a, std::unique_ptr<ppk::Model> b, double rho,
+         ppk::KernelKind kind) {
   const ppk::KernelParams params{rho, 0};
   const ppk::PreparedModel pa(std::move(a), params), pb(std::move(b), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::evaluate(kind, pa, pb));
@@ -81,8 +80,7 @@ void BM_MultinomialSparse(benchmark::State& state) {
 }
 void BM_BernoulliSparse(benchmark::State& state) {
   run(state, std::make_unique<ppk::BernoulliModel>(random_sparse(50000, state.range(0), 0.1)),
-      std::make_unique<ppk::BernoulliModel>(random_sparse(50000, state.range(0), 0.1)), 0.5,
-      ppk::KernelKind::ppk_norm);
+      std::make_unique<ppk::BernoulliModel>(random_sparse(50000, state.range(0), 0.1)), 0.5, ppk::KernelKind::ppk_norm);
 }
 
 BENCHMARK(BM_GaussianIsotropic)->Arg(2)->Arg(16)->Arg(128);

@@ -45,7 +45,8 @@ void BM_LdsKernel(benchmark::State& state) {
   std::mt19937 rng(7);
   const auto a = random_lds(rng, 2, 2, state.range(0)), b = random_lds(rng, 3, 2, state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(a->log_kernel(*b));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_LdsKernelDense(benchmark::State& state) {
@@ -56,7 +57,8 @@ void BM_LdsKernelDense(benchmark::State& state) {
   if (!(std::fabs(ppk::dense_log_kernel(*a, *b) - expected) <= 1e-9 * std::fabs(expected)))
     state.SkipWithError("the dense joint Gaussians disagree with the linear-time kernel");
   for (auto _ : state) benchmark::DoNotOptimize(ppk::dense_log_kernel(*a, *b));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 // A 2-state SLDS whose discrete states have the dynamics of two random stable LDSs, S paths, length T.
@@ -83,7 +85,8 @@ void BM_SldsKernel(benchmark::State& state) {
   const auto a = random_slds(rng, 2, 2, state.range(0), state.range(1));
   const auto b = random_slds(rng, 3, 2, state.range(0), state.range(1));
   for (auto _ : state) benchmark::DoNotOptimize(a->log_kernel(*b));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 // N vectors of dimension d as bench/make_series.py draws them: x_t = s_t c + N(0, 0.3^2 I), c of unit
@@ -121,7 +124,15 @@ void BM_LdsFit(benchmark::State& state) {
 
 // T = 1, 2, 5 locate the crossover below T = 10; bench/lds_crossover.py prints it and the growth rates.
 BENCHMARK(BM_LdsKernel)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000);
-BENCHMARK(BM_LdsKernelDense)->ArgName("T")->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LdsKernelDense)
+    ->ArgName("T")
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LdsEStep)->ArgName("n")->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LdsFit)->ArgName("n")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SldsKernel)->ArgNames({"T", "S"})->ArgsProduct({{10, 100}, {1, 10}})->Unit(benchmark::kMicrosecond);

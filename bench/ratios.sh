@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Wall-time ratios of svm-train, all in one run on the same data and machine:
 #   1. ppk, isotropic Gaussians N(x, s I) at rho = 1  vs  LIBSVM RBF (-t 2) on x with
-#      gamma = 1/(4s) and C scaled by the kernel's constant (identical solver path);
+#      gamma = 1/(4s) and C scaled by the kernel's constant (identical solver path); then
+#      svm-predict of the 4000 rows with the two models (the same support vectors);
 #   2. ppk, multinomial Bhattacharyya (rho = 1/2)  vs  LIBSVM linear (-t 0) on sqrt(p);
 #   3. ppk_norm, full-covariance Gaussians: 1 thread vs 2 threads (OMP_NUM_THREADS);
 #   4. HMMs on DNA-like sequences: ppk fit hmm and svm-train, 1 thread vs 2 threads.
@@ -50,6 +51,11 @@ export OMP_NUM_THREADS=$threads
 report "Gaussian rho=1 (4000 x D=10) vs RBF" \
   "$(best_time "$bin/svm-train" -t ppk -g 1 -c "$C_scaled" points.ppk m)" \
   "$(best_time "$bin/svm-train" -t 2 -g 0.5 -c 1 points.txt m)"
+"$bin/svm-train" -q -t ppk -g 1 -c "$C_scaled" points.ppk m_points_ppk
+"$bin/svm-train" -q -t 2 -g 0.5 -c 1 points.txt m_points_rbf
+report "svm-predict, those models on the 4000 rows" \
+  "$(best_time "$bin/svm-predict" points.ppk m_points_ppk out)" \
+  "$(best_time "$bin/svm-predict" points.txt m_points_rbf out)"
 report "multinomial Bhattacharyya (4000 docs) vs linear on sqrt" \
   "$(best_time "$bin/svm-train" -t ppk -g 0.5 -c 10 docs.ppk m)" \
   "$(best_time "$bin/svm-train" -t 0 -c 10 docs.sqrt m)"

@@ -1,7 +1,8 @@
-# Pristine LIBSVM 3.24, obtained and verified at configure time, with the kernel-plugin patch applied.
+# Pristine LIBSVM 3.24, obtained and verified at configure time, with the kernel-plugin patch series
+# applied in order (each patch opens with its purpose; docs/libsvm.md describes the series).
 #
 # include()d from the top-level CMakeLists.txt. Defines
-#   svm          libsvm.so.3 (SHARED, SOVERSION 3) from the patched svm.cpp; OpenMP if PPK_OPENMP
+#   svm          libsvm.so.3 (SHARED, SOVERSION 3) from the patched svm.cpp (serial, as LIBSVM 3.24)
 #   svm-train, svm-predict, svm-scale   the patched programs, in bin/
 # and sets LIBSVM_SOURCE_DIR (the patched source tree, with heart_scale, python/, matlab/ ...)
 # and LIBSVM_INCLUDE_DIR (where the patched svm.h is).
@@ -14,11 +15,16 @@ set(LIBSVM_SOURCE "" CACHE PATH
   "LIBSVM 3.24 source: a directory or a tarball (default: Debian's source package via apt-get source)")
 
 set(_libsvm_patch_dir ${CMAKE_CURRENT_LIST_DIR})
-set(_libsvm_patch ${_libsvm_patch_dir}/libsvm-3.24-kernel-plugins.patch)
+set(_libsvm_patches
+  ${_libsvm_patch_dir}/01-kernel-type-registry.patch
+  ${_libsvm_patch_dir}/02-evaluate-many.patch
+  ${_libsvm_patch_dir}/03-support-vector-cache.patch
+  ${_libsvm_patch_dir}/04-programs.patch
+  ${_libsvm_patch_dir}/05-interfaces.patch)
 set(LIBSVM_SOURCE_DIR ${CMAKE_BINARY_DIR}/libsvm-src)
 set(LIBSVM_INCLUDE_DIR ${LIBSVM_SOURCE_DIR})
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-  ${_libsvm_patch} ${_libsvm_patch_dir}/SHA256SUMS ${_libsvm_patch_dir}/obtain-libsvm.sh)
+  ${_libsvm_patches} ${_libsvm_patch_dir}/SHA256SUMS ${_libsvm_patch_dir}/obtain-libsvm.sh)
 
 # The directory holding svm.cpp below root (tarballs unpack to libsvm-3.24/ or libsvm-3.24+ds/).
 function(_libsvm_find_tree root out)
@@ -60,8 +66,8 @@ function(_libsvm_verify dir what)
   endif()
 endfunction()
 
-# Makes ${LIBSVM_SOURCE_DIR}: a verified pristine copy with the patch applied. Skipped when the
-# stamp shows the same source and patch were applied before, so re-configuring rebuilds nothing.
+# Makes ${LIBSVM_SOURCE_DIR}: a verified pristine copy with the patches applied. Skipped when the
+# stamp shows the same source and patches were applied before, so re-configuring rebuilds nothing.
 function(_libsvm_prepare)
   set(_work ${CMAKE_BINARY_DIR}/libsvm-download)
   if(LIBSVM_SOURCE)
@@ -83,7 +89,11 @@ function(_libsvm_prepare)
   endif()
 
   # What the source is: the tarball's hash, or the directory's file hashes.
-  file(SHA256 ${_libsvm_patch} _patch_hash)
+  set(_patch_hashes "")
+  foreach(_patch IN LISTS _libsvm_patches)
+    file(SHA256 ${_patch} _h)
+    string(APPEND _patch_hashes " ${_h}")
+  endforeach()
   if(IS_DIRECTORY ${_source})
     _libsvm_find_tree(${_source} _tree)
     _libsvm_verify(${_tree} "${_tree}")
@@ -98,7 +108,7 @@ function(_libsvm_prepare)
     file(SHA256 ${_source} _h)
     set(_identity "tarball ${_h}")
   endif()
-  set(_stamp_text "source ${_identity}\npatch ${_patch_hash}\n")
+  set(_stamp_text "source ${_identity}\npatches${_patch_hashes}\n")
   set(_stamp ${LIBSVM_SOURCE_DIR}/.ppk-patched)
   if(EXISTS ${_stamp})
     file(READ ${_stamp} _old)
@@ -123,12 +133,14 @@ function(_libsvm_prepare)
   file(REMOVE_RECURSE ${_staging})
 
   find_program(PATCH_EXECUTABLE patch REQUIRED)
-  execute_process(COMMAND ${PATCH_EXECUTABLE} -p1 --forward --batch --quiet -i ${_libsvm_patch}
-    WORKING_DIRECTORY ${LIBSVM_SOURCE_DIR}
-    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "LIBSVM: ${_libsvm_patch} does not apply to ${_source}:\n${_out}${_err}")
-  endif()
+  foreach(_patch IN LISTS _libsvm_patches)
+    execute_process(COMMAND ${PATCH_EXECUTABLE} -p1 --forward --batch --quiet -i ${_patch}
+      WORKING_DIRECTORY ${LIBSVM_SOURCE_DIR}
+      RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "LIBSVM: ${_patch} does not apply to ${_source}:\n${_out}${_err}")
+    endif()
+  endforeach()
   file(WRITE ${_stamp} "${_stamp_text}")
   message(STATUS "LIBSVM: patched source in ${LIBSVM_SOURCE_DIR}")
 endfunction()
@@ -151,10 +163,6 @@ target_include_directories(svm PUBLIC $<BUILD_INTERFACE:${LIBSVM_INCLUDE_DIR}>
 target_compile_options(svm PRIVATE ${_libsvm_flags})
 target_link_options(svm PRIVATE ${_libsvm_link_flags})
 target_link_libraries(svm PRIVATE ${CMAKE_DL_LIBS})
-if(PPK_OPENMP)
-  find_package(OpenMP REQUIRED COMPONENTS CXX)
-  target_link_libraries(svm PRIVATE OpenMP::OpenMP_CXX)
-endif()
 
 # LIBSVM's programs are C files that its Makefile compiles as C++; so do we.
 set_source_files_properties(${LIBSVM_SOURCE_DIR}/svm-train.c ${LIBSVM_SOURCE_DIR}/svm-predict.c

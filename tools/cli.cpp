@@ -25,8 +25,7 @@ std::map<std::string, std::string>& running_command_flags() {
 }
 
 bool looks_like_negative_number(const std::string& word) {
-  return word.size() >= 2 && word[0] == '-' &&
-         (std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
+  return word.size() >= 2 && word[0] == '-' && (std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
 }
 
 // The option named by `word` ("--name" or "-x") if it exists and takes a value.
@@ -48,8 +47,7 @@ std::vector<std::string> attach_negative_values(const std::vector<std::string>& 
                                                 const po::options_description& options) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (i + 1 < args.size() && takes_value(args[i], options) &&
-        looks_like_negative_number(args[i + 1])) {
+    if (i + 1 < args.size() && takes_value(args[i], options) && looks_like_negative_number(args[i + 1])) {
       out.push_back(args[i] + (args[i].rfind("--", 0) == 0 ? "=" : "") + args[i + 1]);
       ++i;
     } else {
@@ -76,16 +74,14 @@ std::string message_of(const std::exception& error) {
   });
 }
 
-po::variables_map parse_command_line(const std::vector<std::string>& args,
-                                     const po::options_description& options,
+po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& options,
                                      const po::positional_options_description& positional) {
   po::variables_map values;
   try {
     po::store(po::command_line_parser(attach_negative_values(args, options))
                   .options(options)
                   .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
                   .run(),
               values);
     po::notify(values);
@@ -151,7 +147,7 @@ void check_fit_format(const FitSource& source, const FitFormats& formats, const 
   if (formats.lines) read.push_back("'LABEL SEQUENCE' lines");
   std::string why = advice;
   if (why.empty())
-    why = !rows ? "symbol sequences (FASTA, 'LABEL SEQUENCE') are read by ppk fit hmm"
+    why = !rows          ? "symbol sequences (FASTA, 'LABEL SEQUENCE') are read by ppk fit hmm"
           : line.grouped ? "each line is one example: remove the qid: fields"
                          : "give the lines of each sequence one 'qid:N' after the label";
   throw InputError(source.name + ":" + std::to_string(line.line) + ": this line is " + describe_format(line) + ", but " +
@@ -162,8 +158,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path == "-" ? "" : path)
   if (path_.empty()) return;
   std::string pattern = path_ + ".partial-XXXXXX";
   int fd = mkstemp(pattern.data());
-  if (fd < 0)
-    throw InputError("cannot create a temporary file next to '" + path_ + "': " + system_error());
+  if (fd < 0) throw InputError("cannot create a temporary file next to '" + path_ + "': " + system_error());
   // mkstemp creates the file with mode 0600; give it the mode a new file would have.
   mode_t mask = umask(0);
   umask(mask);

@@ -41,8 +41,7 @@ constexpr int kExitUsage = 2;  // the command line is invalid
 // Parses `args` (the words after the subcommand) against `options` and
 // `positional`. Boost's errors become UsageErrors. A negative number after an
 // option that takes a value ("-g -1") is read as that option's value.
-po::variables_map parse_command_line(const std::vector<std::string>& args,
-                                     const po::options_description& options,
+po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& options,
                                      const po::positional_options_description& positional);
 
 // True if the words ask for help (-h or --help anywhere).

@@ -34,8 +34,7 @@ struct CodecArguments {
 };
 
 // Parses "[FILE] [-o OUTPUT]"; returns false after printing help.
-bool parse_codec_arguments(const std::vector<std::string>& args, const char* usage,
-                           CodecArguments& parsed) {
+bool parse_codec_arguments(const std::vector<std::string>& args, const char* usage, CodecArguments& parsed) {
   po::options_description options("Options");
   // clang-format off
   options.add_options()
@@ -64,8 +63,7 @@ int run_encode(const std::vector<std::string>& args) {
   const std::vector<LabeledModel> models = read_json_lines(input.stream(), input.name());
   std::vector<std::string> lines;
   lines.reserve(models.size());
-  for (const LabeledModel& labeled : models)
-    lines.push_back(format_row_line(labeled.label, encode_row(*labeled.model)));
+  for (const LabeledModel& labeled : models) lines.push_back(format_row_line(labeled.label, encode_row(*labeled.model)));
   write_lines(arguments.output, lines);
   return 0;
 }

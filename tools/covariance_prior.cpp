@@ -59,7 +59,8 @@ std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& 
   const std::string prior = values["prior"].as<std::string>();
   if (prior != "none" && prior != "pooled") throw UsageError("--prior must be none or pooled, got '" + prior + "'");
   if (prior == "none") {
-    if (values.count("prior-count")) throw UsageError("--prior-count sets the strength of --prior pooled; add --prior pooled");
+    if (values.count("prior-count"))
+      throw UsageError("--prior-count sets the strength of --prior pooled; add --prior pooled");
     if (choices.saved("prior-count"))
       throw UsageError(data.source + " is fitted with --prior none, but " + choices.pool_from()->path +
                        " holds the covariance prior chosen on the training file " + choices.pool_from()->source +

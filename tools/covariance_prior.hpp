@@ -34,9 +34,8 @@ void add_covariance_prior_options(po::options_description& options, const char* 
 inline const OptionFlags kCovariancePriorFlags{{"prior", "--prior pooled"}, {"prior.count", "--prior-count"}};
 
 // The held-out chooser of nu for the examples' data matrices, the centre and the grid of nu.
-using PriorCountChooser = std::function<CovariancePriorChoice(const std::vector<Eigen::MatrixXd>& examples,
-                                                              const Eigen::MatrixXd& centre,
-                                                              const std::vector<double>& counts)>;
+using PriorCountChooser = std::function<CovariancePriorChoice(
+    const std::vector<Eigen::MatrixXd>& examples, const Eigen::MatrixXd& centre, const std::vector<double>& counts)>;
 // The prior of --prior pooled (nothing for --prior none): the centre, and nu = `count` (a given
 // --prior-count, checked against --pooled-from) or, for auto (count empty), chosen on INPUT by
 // `choose` over default_prior_counts or read from --pooled-from. `reader` gives each example's data

@@ -119,8 +119,7 @@ std::vector<const PreparedModel*> model_pointers(const PreparedFile& file) {
 
 // "A: row i and B: row j" for messages.
 std::string pair_name(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
-  return a.name + ": row " + std::to_string(i + 1) + " and " + b.name + ": row " +
-         std::to_string(j + 1);
+  return a.name + ": row " + std::to_string(i + 1) + " and " + b.name + ": row " + std::to_string(j + 1);
 }
 
 // evaluate_pair(a_i, b_j) for a pair with a kernel (check_compatible); an error names the pair.
@@ -138,14 +137,11 @@ double pair_value(const PreparedFile& a, std::size_t i, const PreparedFile& b, s
 }
 
 // k(a_i, b_j), checked for compatibility and finiteness.
-double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b,
-                    std::size_t j) {
-  const double value = pair_value(a, i, b, j, [kind](const PreparedModel& left, const PreparedModel& right) {
-    return evaluate(kind, left, right);
-  });
+double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
+  const double value = pair_value(
+      a, i, b, j, [kind](const PreparedModel& left, const PreparedModel& right) { return evaluate(kind, left, right); });
   if (!std::isfinite(value))
-    throw InputError(pair_name(a, i, b, j) + ": the kernel value " + format_double(value) +
-                     " is not finite");
+    throw InputError(pair_name(a, i, b, j) + ": the kernel value " + format_double(value) + " is not finite");
   return value;
 }
 
@@ -156,8 +152,7 @@ double log_normalized_entry(const PreparedFile& a, std::size_t i, const Prepared
     return log_normalized_kernel(left, right);
   });
   if (std::isnan(value) || value == std::numeric_limits<double>::infinity())
-    throw InputError(pair_name(a, i, b, j) + ": the log of the normalised kernel value is " +
-                     format_double(value));
+    throw InputError(pair_name(a, i, b, j) + ": the log of the normalised kernel value is " + format_double(value));
   return value;
 }
 
@@ -219,8 +214,7 @@ void print_summary(const std::vector<double>& log_values) {
 // The matrix format: row i as "K(i,1) ... K(i,m)"; the precomputed format: row i as
 // "label_i 0:i 1:K(i,1) ... m:K(i,m)" (LIBSVM's README, "precomputed kernel"). Both write every
 // value libsvm_readable: a subnormal K as +-DBL_MIN, which LIBSVM's reader accepts.
-void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<double>& labels,
-                bool precomputed) {
+void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<double>& labels, bool precomputed) {
   std::string line;
   for (Eigen::Index i = 0; i < gram.rows(); ++i) {
     line.clear();
@@ -251,8 +245,7 @@ void print_spectrum(const GramMatrix& gram, const GramSpectrum& spectrum) {
 std::vector<std::size_t> label_order(const std::vector<double>& labels) {
   std::vector<std::size_t> order(labels.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t x, std::size_t y) { return labels[x] < labels[y]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return labels[x] < labels[y]; });
   return order;
 }
 
@@ -310,8 +303,7 @@ int run_gram(const std::vector<std::string>& args) {
     return 0;
   }
   po::options_description all = options;
-  all.add_options()("a", po::value<std::string>(&path_a), "A")("b", po::value<std::string>(&path_b),
-                                                               "B");
+  all.add_options()("a", po::value<std::string>(&path_a), "A")("b", po::value<std::string>(&path_b), "B");
   po::positional_options_description positional;
   positional.add("a", 1).add("b", 1);
   const po::variables_map values = parse_command_line(args, all, positional);
@@ -320,17 +312,14 @@ int run_gram(const std::vector<std::string>& args) {
   if (!values.count("rho")) throw UsageError("missing -g RHO (the kernel's rho > 0)");
   if (!(params.rho > 0) || !std::isfinite(params.rho))
     throw UsageError("-g (rho) must be a finite number > 0, got " + format_double(params.rho));
-  if (params.length < 0)
-    throw UsageError("-d (T) must be >= 0, got " + std::to_string(params.length));
+  if (params.length < 0) throw UsageError("-d (T) must be >= 0, got " + std::to_string(params.length));
   if (format != "matrix" && format != "precomputed")
     throw UsageError("--format must be matrix or precomputed, got '" + format + "'");
   if (!values.count("a")) throw UsageError("missing A, the file of model rows");
   const bool against_self = !values.count("b");
-  if (!against_self && path_a == "-" && path_b == "-")
-    throw UsageError("A and B cannot both be standard input");
+  if (!against_self && path_a == "-" && path_b == "-") throw UsageError("A and B cannot both be standard input");
   const bool psd = values.count("psd") > 0;
-  if (psd && !against_self)
-    throw UsageError("--psd needs the symmetric matrix of A with itself: give A alone, not B");
+  if (psd && !against_self) throw UsageError("--psd needs the symmetric matrix of A with itself: give A alone, not B");
   if (values.count("psd-tolerance") && !psd) throw UsageError("--psd-tolerance needs --psd");
   if (values.count("psd-tolerance") && !(psd_tolerance >= 0 && std::isfinite(psd_tolerance)))
     throw UsageError("--psd-tolerance must be a finite number >= 0, got " + format_double(psd_tolerance));

@@ -112,8 +112,7 @@ VariableSpec parse_variable(const std::string& text) {
   VariableSpec spec;
   spec.text = text;
   spec.name = text.substr(0, equals);
-  if (!is_name(spec.name))
-    throw UsageError(option + ": NAME must be letters, digits and _, not starting with a digit");
+  if (!is_name(spec.name)) throw UsageError(option + ": NAME must be letters, digits and _, not starting with a digit");
   const std::string rest = text.substr(equals + 1);
   const std::size_t colon = rest.find(':');
   const std::string range = rest.substr(0, colon);
@@ -121,7 +120,8 @@ VariableSpec parse_variable(const std::string& text) {
   spec.first = parse_index(range.substr(0, dash), option);
   spec.last = dash == std::string::npos ? spec.first : parse_index(range.substr(dash + 1), option);
   if (spec.last < spec.first) throw UsageError(option + ": INDICES I-J needs I <= J");
-  spec.kernel = colon == std::string::npos ? kgm::BaseKernel(kgm::DeltaKernel{}) : parse_kernel(rest.substr(colon + 1), option);
+  spec.kernel =
+      colon == std::string::npos ? kgm::BaseKernel(kgm::DeltaKernel{}) : parse_kernel(rest.substr(colon + 1), option);
   return spec;
 }
 
@@ -187,7 +187,8 @@ void check_indices_present(const Dataset& samples, const std::vector<VariableSpe
 // The values of `spec` in every example of `data` (one row each); delta variables must hold integers.
 Eigen::MatrixXd variable_values(const Dataset& data, const VariableSpec& spec) {
   const bool discrete = std::holds_alternative<kgm::DeltaKernel>(spec.kernel);
-  Eigen::MatrixXd values = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.examples.size()), spec.last - spec.first + 1);
+  Eigen::MatrixXd values =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.examples.size()), spec.last - spec.first + 1);
   for (std::size_t row = 0; row < data.examples.size(); ++row) {
     const Example& example = data.examples[row];
     for (const Feature& feature : example.vectors.front()) {
@@ -220,7 +221,8 @@ Eigen::MatrixXd distinct_rows(const Eigen::MatrixXd& values) {
   }
   Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), values.cols());
   Eigen::Index i = 0;
-  for (const std::vector<double>& row : rows) out.row(i++) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), values.cols());
+  for (const std::vector<double>& row : rows)
+    out.row(i++) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), values.cols());
   return out;
 }
 
@@ -274,7 +276,8 @@ int run_kgm(const std::vector<std::string>& args) {
   if (table == !queries_path.empty()) throw UsageError("give either QUERIES or --table");
   const VariableSpec& u = find_variable(specs, query.front().variable, "--ends");
   const VariableSpec& v = find_variable(specs, query.back().variable, "--ends");
-  if (table && !(std::holds_alternative<kgm::DeltaKernel>(u.kernel) && std::holds_alternative<kgm::DeltaKernel>(v.kernel)))
+  if (table &&
+      !(std::holds_alternative<kgm::DeltaKernel>(u.kernel) && std::holds_alternative<kgm::DeltaKernel>(v.kernel)))
     throw UsageError("--table needs delta kernels on both end variables, " + u.name + " and " + v.name);
   if (samples_path == "-" && queries_path == "-") throw UsageError("SAMPLES and QUERIES cannot both be standard input");
 

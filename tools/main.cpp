@@ -59,9 +59,10 @@ Exit status: 0 success, 1 invalid or unreadable input, 2 invalid command line.
 // The usage, with the FAMILY list of `ppk fit` itself.
 std::string usage() {
   return kUsageHead +
-         indented_paragraph("fit one model per example of a LIBSVM data file (hmm: also of FASTA or 'LABEL "
-                            "SEQUENCE' lines); FAMILY: " +
-                            ppk::cli::fit_family_names() + " ('ppk fit --help', 'ppk fit FAMILY --help')") +
+         indented_paragraph(
+             "fit one model per example of a LIBSVM data file (hmm: also of FASTA or 'LABEL "
+             "SEQUENCE' lines); FAMILY: " +
+             ppk::cli::fit_family_names() + " ('ppk fit --help', 'ppk fit FAMILY --help')") +
          kUsageTail;
 }
 
@@ -73,12 +74,8 @@ struct CommandEntry {
 };
 
 constexpr CommandEntry kCommands[] = {
-    {"fit", ppk::cli::run_fit},
-    {"encode", ppk::cli::run_encode},
-    {"decode", ppk::cli::run_decode},
-    {"gram", ppk::cli::run_gram},
-    {"montecarlo", ppk::cli::run_montecarlo},
-    {"kgm", ppk::cli::run_kgm},
+    {"fit", ppk::cli::run_fit},   {"encode", ppk::cli::run_encode},         {"decode", ppk::cli::run_decode},
+    {"gram", ppk::cli::run_gram}, {"montecarlo", ppk::cli::run_montecarlo}, {"kgm", ppk::cli::run_kgm},
 };
 
 }  // namespace

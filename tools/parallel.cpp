@@ -28,7 +28,8 @@ unsigned default_threads() {
 void add_threads_option(po::options_description& options, const std::string& what) {
   options.add_options()("threads", po::value<long>()->value_name("N"),
                         (what + " (default: OMP_NUM_THREADS, else every hardware thread); "
-                                "the output does not depend on N").c_str());
+                                "the output does not depend on N")
+                            .c_str());
 }
 
 unsigned threads_option(const po::variables_map& values) {

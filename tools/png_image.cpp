@@ -40,12 +40,11 @@ void on_png_flush(png_structp png) {
 
 // The libpng calls, with nothing between setjmp and a possible longjmp that has a destructor.
 // Returns false with sink->error set on failure.
-bool write_png_rows(png_structp png, png_infop info, PngSink* sink, int width, int height,
-                    const unsigned char* pixels) {
+bool write_png_rows(png_structp png, png_infop info, PngSink* sink, int width, int height, const unsigned char* pixels) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_write_fn(png, sink, on_png_write, on_png_flush);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
-               PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8, PNG_COLOR_TYPE_GRAY,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int y = 0; y < height; ++y)
     png_write_row(png, const_cast<png_bytep>(pixels + static_cast<std::size_t>(y) * static_cast<std::size_t>(width)));

@@ -123,15 +123,18 @@ void add_cv_options(po::options_description& options, const char* default_candid
 CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d) {
   if (!cross_validated) {
     for (const char* name : kCvOptionNames)
-      if (!values[name].defaulted()) throw UsageError(std::string("--") + name + " applies to --alpha auto on a training file (a test file fitted "
-                                                    "with --pooled-from reuses the training file's choice)");
+      if (!values[name].defaulted())
+        throw UsageError(std::string("--") + name +
+                         " applies to --alpha auto on a training file (a test file fitted "
+                         "with --pooled-from reuses the training file's choice)");
   }
   CvOptions options;
   options.candidates = list_option(values, "cv-alphas");
   for (const std::string& candidate : options.candidates) {
     if (candidate == "1/D" && !one_over_d)
-      throw UsageError("--cv-alphas: the candidate 1/D (one pseudo-count over the vocabulary) applies to multinomial "
-                       "rows; give alpha values");
+      throw UsageError(
+          "--cv-alphas: the candidate 1/D (one pseudo-count over the vocabulary) applies to multinomial "
+          "rows; give alpha values");
     if (candidate != "evidence" && candidate != "ml" && candidate != "1/D") positive_number(candidate, "cv-alphas");
   }
   for (const std::string& cost : list_option(values, "cv-c")) options.costs.push_back(positive_number(cost, "cv-c"));
@@ -148,15 +151,17 @@ CvOptions read_cv_options(const po::variables_map& values, bool cross_validated,
   return options;
 }
 
-CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
-                                const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
-                                const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
-                                const std::string& command, const std::string& input) {
+CvChoice choose_smoothing_by_cv(
+    const CvOptions& options, const std::vector<double>& labels,
+    const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
+    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const std::string& command,
+    const std::string& input) {
   const std::set<double> classes(labels.begin(), labels.end());
   if (classes.size() < 2)
-    throw UsageError("--alpha auto chooses the smoothing by the cross-validated accuracy of a classifier, but " +
-                     input + " holds " + (labels.empty() ? "no examples" : "one class only (label " +
-                     format_double(labels.front()) + ")") + "; give --alpha a number or evidence");
+    throw UsageError("--alpha auto chooses the smoothing by the cross-validated accuracy of a classifier, but " + input +
+                     " holds " +
+                     (labels.empty() ? "no examples" : "one class only (label " + format_double(labels.front()) + ")") +
+                     "; give --alpha a number or evidence");
   svm_set_print_string_function(silent);
   const int kernel_number = svm_kernel_type_from_string(options.kernel.c_str());
   const svm_kernel_type* kernel = svm_find_kernel_type(kernel_number);
@@ -166,8 +171,8 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
 
   std::ostringstream settings;
   settings << "svm-train -t " << options.kernel << " -g " << format_short(options.gamma) << " -v " << options.folds;
-  std::cerr << command << ": --alpha auto on " << input << ": " << options.folds
-            << "-fold cross-validated accuracy (" << settings.str() << " -c C)\n"
+  std::cerr << command << ": --alpha auto on " << input << ": " << options.folds << "-fold cross-validated accuracy ("
+            << settings.str() << " -c C)\n"
             << "  candidate  alpha          C  accuracy\n";
   CvChoice best;
   nlohmann::json table = nlohmann::json::array();
@@ -212,9 +217,9 @@ CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<doub
   }
   if (!scored) throw UsageError("--alpha auto: no candidate smoothing is left to choose from (--cv-alphas)");
 
-  const std::string chosen = best.smoothing.ml ? std::string("maximum likelihood (ml)")
-                                               : "alpha = " + format_shortest(best.smoothing.alpha) + " (" +
-                                                     best.smoothing.candidate + ")";
+  const std::string chosen =
+      best.smoothing.ml ? std::string("maximum likelihood (ml)")
+                        : "alpha = " + format_shortest(best.smoothing.alpha) + " (" + best.smoothing.candidate + ")";
   best.how = "cross-validated accuracy (" + format_short(best.accuracy) + "%, " + settings.str() + " -c " +
              format_short(best.cost) + ")";
   std::cerr << command << ": --alpha auto chose " << chosen << " at C = " << format_short(best.cost) << ": "

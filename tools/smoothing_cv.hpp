@@ -44,8 +44,8 @@ CvOptions read_cv_options(const po::variables_map& values, bool cross_validated,
 struct CvChoice {
   Smoothing smoothing;
   double cost = 0;
-  double accuracy = 0;  // percent, as svm-train -v prints it
-  std::string how;      // "cross-validated accuracy (...)", for messages and the pool file
+  double accuracy = 0;    // percent, as svm-train -v prints it
+  std::string how;        // "cross-validated accuracy (...)", for messages and the pool file
   nlohmann::json record;  // the choice, the SVM settings and every candidate's accuracy, for the pool file
 };
 
@@ -59,9 +59,10 @@ struct CvChoice {
 // accuracy, the skipped candidates and the choice are printed on standard error, each line
 // starting with `command`; `input` names the training file. UsageError when the labels hold fewer
 // than two classes or no candidate is left; InputError when LIBSVM refuses a candidate's rows.
-CvChoice choose_smoothing_by_cv(const CvOptions& options, const std::vector<double>& labels,
-                                const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
-                                const std::function<std::vector<Row>(const Smoothing&)>& fit_rows,
-                                const std::string& command, const std::string& input);
+CvChoice choose_smoothing_by_cv(
+    const CvOptions& options, const std::vector<double>& labels,
+    const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
+    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const std::string& command,
+    const std::string& input);
 
 }  // namespace ppk::cli

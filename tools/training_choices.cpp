@@ -50,14 +50,18 @@ PoolFile read_pool_file(const std::string& path) {
                           record.contains("alpha") && record["alpha"].is_number() &&
                           std::isfinite(record["alpha"].get<double>()) && record["alpha"].get<double>() > 0;
     if (!ml && !smoothed)
-      throw fail("\"smoothing\": expected {\"estimator\": \"ml\", \"posterior\" or \"map\", \"alpha\": a finite "
-                 "number > 0 (not for ml), \"alpha_option\": a string, \"chosen_by\": a string}");
+      throw fail(
+          "\"smoothing\": expected {\"estimator\": \"ml\", \"posterior\" or \"map\", \"alpha\": a finite "
+          "number > 0 (not for ml), \"alpha_option\": a string, \"chosen_by\": a string}");
     pool.smoothing = record;
   }
   if (object.contains("matrices")) {
     if (!object["matrices"].is_object()) throw fail("\"matrices\": expected an object");
     for (const auto& [name, rows] : object["matrices"].items()) {
-      const auto bad = [&] { return fail("\"matrices\".\"" + name + "\": expected a non-empty array of rows of finite numbers, all of one length"); };
+      const auto bad = [&] {
+        return fail("\"matrices\".\"" + name +
+                    "\": expected a non-empty array of rows of finite numbers, all of one length");
+      };
       if (!rows.is_array() || rows.empty() || !rows[0].is_array() || rows[0].empty()) throw bad();
       Eigen::MatrixXd matrix(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
       for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -105,9 +109,9 @@ double TrainingChoices::value(const std::string& name, const std::function<Choic
   std::string where;
   if (from_ != nullptr) {
     if (!from_->chosen.contains(name))
-      throw UsageError(from_->path + " holds no " + name + " chosen on the training file " + from_->source +
-                       ": fit " + from_->source + " with --" + name + " auto --save-pooled " + from_->path +
-                       ", or give --" + name + " a value for both files");
+      throw UsageError(from_->path + " holds no " + name + " chosen on the training file " + from_->source + ": fit " +
+                       from_->source + " with --" + name + " auto --save-pooled " + from_->path + ", or give --" + name +
+                       " a value for both files");
     const nlohmann::json& saved = from_->chosen[name];
     choice = {saved["value"].get<double>(), saved["chosen_by"].get<std::string>()};
     where = from_->source + " (read from " + from_->path + ")";
@@ -115,8 +119,8 @@ double TrainingChoices::value(const std::string& name, const std::function<Choic
     choice = choose();
     where = input_;
   }
-  std::cerr << command_ << ": " << name << " = " << format_double(choice.value) << ", chosen by " << choice.how
-            << " on " << where << "\n";
+  std::cerr << command_ << ": " << name << " = " << format_double(choice.value) << ", chosen by " << choice.how << " on "
+            << where << "\n";
   chosen_[name] = {{"value", choice.value}, {"chosen_by", choice.how}};
   return choice.value;
 }
@@ -126,9 +130,8 @@ Eigen::MatrixXd TrainingChoices::matrix(const std::string& name, const std::func
   if (from_ != nullptr) {
     const auto saved = from_->matrices.find(name);
     if (saved == from_->matrices.end())
-      throw UsageError(from_->path + " holds no " + name + " computed on the training file " + from_->source +
-                       ": fit " + from_->source + " with the options used for " + input_ + " and --save-pooled " +
-                       from_->path);
+      throw UsageError(from_->path + " holds no " + name + " computed on the training file " + from_->source + ": fit " +
+                       from_->source + " with the options used for " + input_ + " and --save-pooled " + from_->path);
     matrix = saved->second;
   } else {
     matrix = compute();
@@ -143,8 +146,8 @@ double TrainingChoices::given(const std::string& name, double value) {
     if (saved != value)
       throw UsageError("--" + name + " " + format_double(value) + " differs from the " + name + " = " +
                        format_double(saved) + " used for the training file " + from_->source + " (saved in " +
-                       from_->path + "): the test file " + input_ +
-                       " would be fitted unlike the training file; drop --" + name + " to reuse the saved value");
+                       from_->path + "): the test file " + input_ + " would be fitted unlike the training file; drop --" +
+                       name + " to reuse the saved value");
   }
   chosen_[name] = {{"value", value}, {"chosen_by", "the command line"}};
   return value;

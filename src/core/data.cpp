@@ -94,12 +94,10 @@ bool parse_whole_number(std::string_view token, long max, long& out) {
 double parse_label(const LineReader& lines, std::string_view token) {
   double label = 0;
   switch (parse_number(token, label)) {
-    case NumberStatus::ok:
-      return label;
+    case NumberStatus::ok: return label;
     case NumberStatus::not_a_number:
       lines.fail("label " + quoted(token) + " is not a number; expected 'label index:value ...'");
-    case NumberStatus::not_finite:
-      lines.fail("label " + quoted(token) + " is not finite; expected a finite number");
+    case NumberStatus::not_finite: lines.fail("label " + quoted(token) + " is not finite; expected a finite number");
   }
   return label;
 }
@@ -107,24 +105,21 @@ double parse_label(const LineReader& lines, std::string_view token) {
 // One `index:value` token; `previous` is the line's previous index (0 at the start).
 RowEntry parse_entry(const LineReader& lines, std::string_view token, long previous) {
   std::size_t colon = token.find(':');
-  if (colon == std::string_view::npos)
-    lines.fail("expected index:value, got " + quoted(token));
+  if (colon == std::string_view::npos) lines.fail("expected index:value, got " + quoted(token));
   std::string_view index_text = token.substr(0, colon);
   std::string_view value_text = token.substr(colon + 1);
   long index = 0;
   if (!parse_whole_number(index_text, INT_MAX, index) || index < 1)
-    lines.fail("index " + quoted(index_text) + " in " + quoted(token) +
-               " must be an integer from 1 to " + std::to_string(INT_MAX));
+    lines.fail("index " + quoted(index_text) + " in " + quoted(token) + " must be an integer from 1 to " +
+               std::to_string(INT_MAX));
   if (index <= previous)
     lines.fail("index " + std::to_string(index) + " follows index " + std::to_string(previous) +
                "; indices must be strictly ascending");
   double value = 0;
   switch (parse_number(value_text, value)) {
-    case NumberStatus::ok:
-      break;
+    case NumberStatus::ok: break;
     case NumberStatus::not_a_number:
-      lines.fail("value " + quoted(value_text) + " of index " + std::to_string(index) +
-                 " is not a number");
+      lines.fail("value " + quoted(value_text) + " of index " + std::to_string(index) + " is not a number");
     case NumberStatus::not_finite:
       lines.fail("value " + quoted(value_text) + " of index " + std::to_string(index) +
                  " is not finite; expected a finite number");
@@ -204,19 +199,18 @@ Dataset read_data(std::istream& in, const std::string& source) {
       data.grouped = line.has_qid;
     } else if (line.has_qid != data.grouped) {
       std::string first = "line " + std::to_string(first_data_line) + " (the first data line)";
-      lines.fail((line.has_qid ? "qid: on this line but not on " + first
-                               : "no qid: on this line but " + first + " has one") +
-                 "; either every line carries qid: or none does");
+      lines.fail(
+          (line.has_qid ? "qid: on this line but not on " + first : "no qid: on this line but " + first + " has one") +
+          "; either every line carries qid: or none does");
     }
 
     // The next line of the current group.
     if (line.has_qid && !data.examples.empty() && data.examples.back().qid == line.qid) {
       Example& example = data.examples.back();
       if (line.label != example.label)
-        lines.fail("label " + std::string(tokens[0]) + " differs from label " +
-                   format_label(example.label) + " of the qid " + std::to_string(line.qid) +
-                   " example that starts at line " + std::to_string(example.line) +
-                   "; the lines of one example must share its label");
+        lines.fail("label " + std::string(tokens[0]) + " differs from label " + format_label(example.label) +
+                   " of the qid " + std::to_string(line.qid) + " example that starts at line " +
+                   std::to_string(example.line) + "; the lines of one example must share its label");
       example.vectors.push_back(std::move(line.vector));
       continue;
     }
@@ -290,14 +284,10 @@ std::optional<LineFormat> detect_format(std::string_view text) {
 
 std::string describe_format(const LineFormat& format) {
   switch (format.format) {
-    case DataFormat::fasta:
-      return "a FASTA header";
-    case DataFormat::lines:
-      return "a 'LABEL SEQUENCE' line";
-    case DataFormat::libsvm:
-      return format.grouped ? "a qid-grouped LIBSVM row" : "a LIBSVM row without qid:";
-    case DataFormat::unknown:
-      break;
+    case DataFormat::fasta: return "a FASTA header";
+    case DataFormat::lines: return "a 'LABEL SEQUENCE' line";
+    case DataFormat::libsvm: return format.grouped ? "a qid-grouped LIBSVM row" : "a LIBSVM row without qid:";
+    case DataFormat::unknown: break;
   }
   return "a line that does not start with a label (a number)";
 }
@@ -445,8 +435,8 @@ SequenceSet read_sequences(std::istream& in, const std::string& source, std::opt
     const bool blank = std::all_of(content.begin(), content.end(), is_blank);
     if (!format) {
       if (blank) continue;
-      format = line_format(content, lines.line()).format == DataFormat::fasta ? SequenceFormat::fasta
-                                                                              : SequenceFormat::lines;
+      format =
+          line_format(content, lines.line()).format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines;
     }
     if (*format == SequenceFormat::fasta) {
       if (blank) continue;
@@ -503,8 +493,7 @@ InputError row_error(const std::string& source, long row_number, const std::stri
   return InputError(source + ": row " + std::to_string(row_number) + ": " + what);
 }
 
-std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source,
-                                          long row_number) {
+std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source, long row_number) {
   try {
     return decode_row(row.row);
   } catch (const ModelError& e) {

@@ -77,13 +77,12 @@ std::string degenerate_kernel_warning(const KernelSpread& spread, const KernelPa
   const bool identity = static_cast<double>(spread.near_zero) >= needed;
   const bool constant = static_cast<double>(spread.near_one) >= needed;
   if (!identity && !constant) return "";
-  const std::string seen = std::to_string(identity ? spread.near_zero : spread.near_one) + " of " +
-                           std::to_string(spread.pairs) +
-                           " normalised kernel values k(p,p')/sqrt(k(p,p) k(p',p')) between different rows are " +
-                           (identity ? "below 1e-6" : "above 1 - 1e-6") + " (median " +
-                           format_exp(spread.median_log, 2) + ") at rho = " +
-                           detail::format_number(params.rho) + " (-g) and T = " + std::to_string(params.length) +
-                           " (-d" + (params.length == 0 ? ", 0: each model's own length" : "") + ")";
+  const std::string seen =
+      std::to_string(identity ? spread.near_zero : spread.near_one) + " of " + std::to_string(spread.pairs) +
+      " normalised kernel values k(p,p')/sqrt(k(p,p) k(p',p')) between different rows are " +
+      (identity ? "below 1e-6" : "above 1 - 1e-6") + " (median " + format_exp(spread.median_log, 2) +
+      ") at rho = " + detail::format_number(params.rho) + " (-g) and T = " + std::to_string(params.length) + " (-d" +
+      (params.length == 0 ? ", 0: each model's own length" : "") + ")";
   if (identity)
     return "the kernel matrix is nearly the identity: " + seen +
            "; every row looks unrelated to every other, and an SVM learns little from it. Try a smaller rho "

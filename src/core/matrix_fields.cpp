@@ -57,7 +57,8 @@ Eigen::MatrixXd checked_symmetric(const MatrixField& where, const Eigen::MatrixX
 
 Eigen::MatrixXd checked_semidefinite(const MatrixField& where, const Eigen::MatrixXd& matrix) {
   Eigen::MatrixXd symmetric = checked_symmetric(where, matrix);
-  const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric, Eigen::EigenvaluesOnly).eigenvalues();
+  const Eigen::VectorXd eigenvalues =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric, Eigen::EigenvaluesOnly).eigenvalues();
   if (eigenvalues.minCoeff() < -1e-10 * eigenvalues.cwiseAbs().maxCoeff())
     throw in_field(where, field_error(where.family, where.field, "a positive semidefinite matrix",
                                       "a smallest eigenvalue of " + format_number(eigenvalues.minCoeff())));
@@ -68,8 +69,9 @@ Eigen::MatrixXd checked_definite(const MatrixField& where, const Eigen::MatrixXd
   Eigen::MatrixXd symmetric = checked_symmetric(where, matrix);
   const Eigen::LLT<Eigen::MatrixXd> llt(symmetric);
   if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
-    throw in_field(where, field_error(where.family, where.field,
-                                      "a positive definite matrix (the observation noise; its Cholesky factorisation failed)"));
+    throw in_field(where,
+                   field_error(where.family, where.field,
+                               "a positive definite matrix (the observation noise; its Cholesky factorisation failed)"));
   return symmetric;
 }
 

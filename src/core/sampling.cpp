@@ -71,8 +71,9 @@ const SamplableModel* as_samplable(const Model& model) {
 
 void require_rho_one(const Model& model, const std::string& what, const std::string& why, double rho) {
   if (rho != 1.0)
-    throw KernelDomainError(model.family().name + " over " + model.sample_space().describe() + ": Monte Carlo draws from " +
-                            what + " only at rho = 1 (" + why + "); got rho = " + detail::format_number(rho));
+    throw KernelDomainError(model.family().name + " over " + model.sample_space().describe() +
+                            ": Monte Carlo draws from " + what + " only at rho = 1 (" + why +
+                            "); got rho = " + detail::format_number(rho));
 }
 
 }  // namespace ppk

@@ -122,9 +122,8 @@ class Pool {
     std::uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] {
-        return job_ != nullptr && generation_ != seen && job_->helpers_joined < job_->helpers_wanted;
-      });
+      wake_.wait(lock,
+                 [&] { return job_ != nullptr && generation_ != seen && job_->helpers_joined < job_->helpers_wanted; });
       seen = generation_;
       Job& job = *job_;
       ++job.helpers_joined;
@@ -157,8 +156,7 @@ std::atomic<Pool*> Pool::current_{nullptr};
 
 }  // namespace
 
-void for_each_range(std::size_t n, unsigned threads, std::size_t min_range, double parallel_seconds,
-                    const Work& work) {
+void for_each_range(std::size_t n, unsigned threads, std::size_t min_range, double parallel_seconds, const Work& work) {
   min_range = std::max<std::size_t>(min_range, 1);
   if (threads <= 1 || n <= min_range || on_pool_thread) {
     if (n > 0) work(0, n);

@@ -42,15 +42,15 @@ std::vector<Split> used_splits(const std::vector<Eigen::MatrixXd>& examples, lon
     vectors += x.rows();
   }
   if (used.empty())
-    throw OptionError("no example is long enough to choose the covariance prior's strength by held-out "
-                          "likelihood; give {prior.count} a value");
+    throw OptionError(
+        "no example is long enough to choose the covariance prior's strength by held-out "
+        "likelihood; give {prior.count} a value");
   return used;
 }
 
 // Scores every (count, example) pair by score(split, nu) and picks the count of the largest sum.
 CovariancePriorChoice choose_on_splits(const std::vector<Split>& used, const std::vector<double>& counts,
-                                       unsigned threads,
-                                       const std::function<double(const Split&, double)>& score) {
+                                       unsigned threads, const std::function<double(const Split&, double)>& score) {
   if (counts.empty()) throw EstimationError("no prior strength to choose from");
   std::vector<double> scores(counts.size() * used.size());
   for_each_range(scores.size(), threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
@@ -144,11 +144,10 @@ CovariancePriorChoice choose_mixture_prior(const std::vector<Eigen::MatrixXd>& s
     const double ridge = options.ridge ? *options.ridge : detail::default_ridge(s.kept);
     const Eigen::RowVectorXd log_weights =
         (fit.responsibilities.colwise().sum() / static_cast<double>(s.kept.rows())).array().log();
-    const Eigen::MatrixXd log_joint =
-        detail::predictive_log_densities(s.kept, fit.responsibilities, ridge, *fit_options.prior, options.covariance,
-                                         s.held)
-            .rowwise() +
-        log_weights;
+    const Eigen::MatrixXd log_joint = detail::predictive_log_densities(s.kept, fit.responsibilities, ridge,
+                                                                       *fit_options.prior, options.covariance, s.held)
+                                          .rowwise() +
+                                      log_weights;
     const Eigen::VectorXd row_max = log_joint.rowwise().maxCoeff();
     return (row_max.array() + (log_joint.colwise() - row_max).array().exp().rowwise().sum().log()).sum();
   });
@@ -165,27 +164,31 @@ CovariancePriorChoice choose_hmm_prior(const std::vector<Eigen::MatrixXd>& seque
   // recursion) under the plug-in MAP fit. Not the posterior predictive of the mixture: on the digits as
   // pixel-row sequences the predictive chose the weakest nu of the grid and lost 25 points of accuracy
   // to the plug-in choice (docs/priors-by-evidence.md).
-  return choose_on_splits(used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
-    const HmmFit fit = fit_gaussian_hmm(s.kept, choice_fit_options(fit_options, centre, nu));
-    const HmmModel& model = *fit.model;
-    Eigen::MatrixXd log_emissions(s.held.rows(), static_cast<Eigen::Index>(model.states()));
-    for (std::size_t q = 0; q < model.states(); ++q)
-      log_emissions.col(static_cast<Eigen::Index>(q)) = log_densities(model.emission(q), s.held);
-    return detail::forward_backward(detail::MarkovChain{model.start(), model.transitions()}, log_emissions).log_likelihood;
-  });
+  return choose_on_splits(
+      used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
+        const HmmFit fit = fit_gaussian_hmm(s.kept, choice_fit_options(fit_options, centre, nu));
+        const HmmModel& model = *fit.model;
+        Eigen::MatrixXd log_emissions(s.held.rows(), static_cast<Eigen::Index>(model.states()));
+        for (std::size_t q = 0; q < model.states(); ++q)
+          log_emissions.col(static_cast<Eigen::Index>(q)) = log_densities(model.emission(q), s.held);
+        return detail::forward_backward(detail::MarkovChain{model.start(), model.transitions()}, log_emissions)
+            .log_likelihood;
+      });
 }
 
 CovariancePriorChoice choose_fhmm_prior(const std::vector<Eigen::MatrixXd>& sequences, const FhmmFitOptions& options,
                                         const Eigen::MatrixXd& centre, const std::vector<double>& counts,
                                         long max_examples, unsigned threads) {
   if (std::pow(static_cast<double>(options.states), static_cast<double>(options.chains)) > 1024)
-    throw OptionError("the covariance prior's strength is chosen by the exact held-out likelihood, which needs "
-                          "{states}^{chains} <= 1024; give {prior.count} a value");
+    throw OptionError(
+        "the covariance prior's strength is chosen by the exact held-out likelihood, which needs "
+        "{states}^{chains} <= 1024; give {prior.count} a value");
   FhmmFitOptions fit_options = options;
   fit_options.length.reset();
-  return choose_on_splits(used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
-    return fhmm_log_likelihood(*fit_fhmm(s.kept, choice_fit_options(fit_options, centre, nu)).model, s.held);
-  });
+  return choose_on_splits(
+      used_splits(sequences, max_examples, last_third), counts, threads, [&](const Split& s, double nu) {
+        return fhmm_log_likelihood(*fit_fhmm(s.kept, choice_fit_options(fit_options, centre, nu)).model, s.held);
+      });
 }
 
 }  // namespace ppk

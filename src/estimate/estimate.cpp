@@ -18,9 +18,7 @@ std::string short_number(double x) {
   return buffer;
 }
 
-std::string vector_count(double n) {
-  return short_number(n) + (n == 1 ? " vector" : " vectors");
-}
+std::string vector_count(double n) { return short_number(n) + (n == 1 ? " vector" : " vectors"); }
 
 void check_example(const std::vector<SparseVector>& vectors, long dim) {
   if (vectors.empty()) throw EstimationError("the example has no vectors");
@@ -28,8 +26,8 @@ void check_example(const std::vector<SparseVector>& vectors, long dim) {
   for (std::size_t i = 0; i < vectors.size(); ++i)
     if (!vectors[i].empty() && vectors[i].back().coord >= dim)
       throw OptionError("index " + std::to_string(vectors[i].back().coord + 1) +
-                            (vectors.size() > 1 ? " (in vector " + std::to_string(i + 1) + ")" : "") +
-                            " is larger than the dimension " + std::to_string(dim) + " ({dim})");
+                        (vectors.size() > 1 ? " (in vector " + std::to_string(i + 1) + ")" : "") +
+                        " is larger than the dimension " + std::to_string(dim) + " ({dim})");
 }
 
 void check_option(const char* field, double value, double minimum, bool strict) {
@@ -60,8 +58,8 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 
 void reject_pooling(const std::string& family) {
   throw PoolingUnsupported("the " + family +
-                        " fit is not an exponential family: it has no sufficient statistics to pool, so {lambda} "
-                        "and pooled statistics are not supported");
+                           " fit is not an exponential family: it has no sufficient statistics to pool, so {lambda} "
+                           "and pooled statistics are not supported");
 }
 
 const Eigen::MatrixXd& data_of(const Statistics& statistics) {

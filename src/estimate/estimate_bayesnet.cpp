@@ -32,7 +32,8 @@ std::string count_name(std::size_t node) { return "node " + std::to_string(node)
 // (when the parents are invalid, the network's own check names them before any CPT is looked at).
 std::unique_ptr<BayesNetModel> structure_network(const nlohmann::json& structure) {
   if (!structure.is_object() || !structure.contains("nodes") || !structure["nodes"].is_array())
-    throw ModelError("a network structure is a JSON object {\"nodes\":[{\"states\":K,\"parents\":[..],\"variable\":j},..]}");
+    throw ModelError(
+        "a network structure is a JSON object {\"nodes\":[{\"states\":K,\"parents\":[..],\"variable\":j},..]}");
   nlohmann::json network = structure;
   network["family"] = kFamily;
   nlohmann::json& nodes = network["nodes"];
@@ -45,7 +46,8 @@ std::unique_ptr<BayesNetModel> structure_network(const nlohmann::json& structure
     nlohmann::json& node = nodes[i];
     if (!node.is_object() || !node.contains("states")) continue;  // the network's check explains
     if (node.contains("cpt"))
-      throw ModelError("bayesnet nodes[" + std::to_string(i) + "] field \"cpt\": a structure gives no CPTs (they are fitted)");
+      throw ModelError("bayesnet nodes[" + std::to_string(i) +
+                       "] field \"cpt\": a structure gives no CPTs (they are fitted)");
     std::size_t rows = 1;
     const std::size_t states = states_of(node);
     if (node.contains("parents") && node["parents"].is_array())
@@ -89,7 +91,8 @@ Layout layout_of(const BayesNetModel& network) {
   for (std::size_t i = 0; i < network.size(); ++i) {
     const BayesNode& node = network.node(i);
     if (node.states == 0)
-      throw ModelError("bayesnet nodes[" + std::to_string(i) + "] is an emission leaf (no \"states\"): ppk fit "
+      throw ModelError("bayesnet nodes[" + std::to_string(i) +
+                       "] is an emission leaf (no \"states\"): ppk fit "
                        "bayesnet fits discrete nodes only");
     if (node.variable >= 0) {
       layout.variable_nodes[static_cast<std::size_t>(node.variable)] = i;
@@ -146,7 +149,8 @@ ExpectedCounts expected_counts(const BayesNetModel& network, const Layout& layou
     for (std::size_t h = 0; h < configurations; ++h) {
       set_hidden(h);
       double sum = 0;
-      for (std::size_t i = 0; i < network.size(); ++i) sum += log_cpts[i](static_cast<Eigen::Index>(cpt_entry(network, i, state)));
+      for (std::size_t i = 0; i < network.size(); ++i)
+        sum += log_cpts[i](static_cast<Eigen::Index>(cpt_entry(network, i, state)));
       log_joint[h] = sum;
     }
     const double largest = *std::max_element(log_joint.begin(), log_joint.end());
@@ -158,7 +162,8 @@ ExpectedCounts expected_counts(const BayesNetModel& network, const Layout& layou
       if (log_joint[h] == 0.0) continue;
       set_hidden(h);
       const double weight = multiplicity * log_joint[h] / normaliser;
-      for (std::size_t i = 0; i < network.size(); ++i) out.counts[i](static_cast<Eigen::Index>(cpt_entry(network, i, state))) += weight;
+      for (std::size_t i = 0; i < network.size(); ++i)
+        out.counts[i](static_cast<Eigen::Index>(cpt_entry(network, i, state))) += weight;
     }
   }
   return out;
@@ -177,11 +182,12 @@ std::unique_ptr<BayesNetModel> maximise(const BayesNetModel& shape, const std::v
     node.variable = from.variable;
     node.parents = from.parents;
     for (long c = 0; c < cpt_size(shape, i) / from.states; ++c) {
-      const double denominator = counts[i].segment(c * from.states, from.states).sum() + shift * static_cast<double>(from.states);
+      const double denominator =
+          counts[i].segment(c * from.states, from.states).sum() + shift * static_cast<double>(from.states);
       if (!(denominator > 0))
         throw OptionError("node " + std::to_string(i) + ": parent configuration " + std::to_string(c) +
-                              " is never observed, so its " + method_name(options.method) +
-                              " CPT row is undefined; give {alpha} > 0 with {method} posterior");
+                          " is never observed, so its " + method_name(options.method) +
+                          " CPT row is undefined; give {alpha} > 0 with {method} posterior");
       for (long k = 0; k < from.states; ++k) node.cpt.push_back((counts[i](c * from.states + k) + shift) / denominator);
     }
     nodes.push_back(std::move(node));
@@ -221,23 +227,27 @@ std::unique_ptr<BayesNetModel> random_network(const BayesNetModel& shape, std::m
 void check_options(const BayesNetFitOptions& options) {
   detail::check_option("alpha", options.alpha, 0, false);
   detail::prior_shift(options.method, options.alpha);
-  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  if (options.iterations < 1)
+    throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   detail::check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
 }
 
 // EstimationError unless every observation gives each observed variable one of its states.
-void check_observations(const BayesNetModel& shape, const Layout& layout, const std::vector<std::vector<long>>& observations) {
+void check_observations(const BayesNetModel& shape, const Layout& layout,
+                        const std::vector<std::vector<long>>& observations) {
   if (observations.empty()) throw EstimationError("there are no observations");
   for (std::size_t v = 0; v < observations.size(); ++v) {
     if (observations[v].size() != layout.variable_nodes.size())
       throw EstimationError("observation " + std::to_string(v + 1) + " has " + std::to_string(observations[v].size()) +
-                            " values, the structure " + std::to_string(layout.variable_nodes.size()) + " observed variables");
+                            " values, the structure " + std::to_string(layout.variable_nodes.size()) +
+                            " observed variables");
     for (std::size_t j = 0; j < observations[v].size(); ++j) {
       const long states = shape.node(layout.variable_nodes[j]).states;
       if (observations[v][j] < 0 || observations[v][j] >= states)
         throw EstimationError("observation " + std::to_string(v + 1) + ": observed variable " + std::to_string(j) +
-                              " is in state " + std::to_string(observations[v][j]) + ", not in 0.." + std::to_string(states - 1));
+                              " is in state " + std::to_string(observations[v][j]) + ", not in 0.." +
+                              std::to_string(states - 1));
     }
   }
 }
@@ -252,7 +262,8 @@ BayesNetFit fit_em(const BayesNetModel& shape, const Layout& layout, const std::
   std::vector<long> flat;
   for (const std::vector<long>& x : observations) flat.insert(flat.end(), x.begin(), x.end());
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(observations.size()),
-                     static_cast<std::uint64_t>(layout.variable_nodes.size()), detail::fingerprint(flat.data(), flat.size())};
+                     static_cast<std::uint64_t>(layout.variable_nodes.size()),
+                     detail::fingerprint(flat.data(), flat.size())};
   std::mt19937_64 rng(seed);
   BayesNetFit best;
   for (long restart = 0; restart < options.restarts; ++restart) {
@@ -261,7 +272,8 @@ BayesNetFit fit_em(const BayesNetModel& shape, const Layout& layout, const std::
     for (long step = 0;; ++step) {
       const ExpectedCounts expected = expected_counts(*network, layout, patterns);
       const double objective = expected.log_likelihood + log_prior(*network, shift);
-      const bool converged = !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
+      const bool converged =
+          !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
       objectives.push_back(objective);
       if (converged || step == options.iterations) break;
       network = maximise(*network, expected.counts, options);
@@ -288,8 +300,8 @@ class BayesNetEstimator : public Estimator {
     const long variables = static_cast<long>(structure_->observed_variables());
     if (dim != variables)
       throw OptionError("the structure has " + std::to_string(variables) + " observed variables (indices 1.." +
-                            std::to_string(variables) + "), but the dimension is " + std::to_string(dim) +
-                            " ({dim}, or the largest index)");
+                        std::to_string(variables) + "), but the dimension is " + std::to_string(dim) +
+                        " ({dim}, or the largest index)");
     detail::check_example(vectors, dim);
     Statistics statistics = detail::empty_statistics(family(), dim, vectors);
     std::vector<std::vector<long>> observations(vectors.size(), std::vector<long>(static_cast<std::size_t>(dim)));
@@ -297,15 +309,15 @@ class BayesNetEstimator : public Estimator {
       const std::size_t i = layout_.variable_nodes[static_cast<std::size_t>(d)];
       const long states = structure_->node(i).states;
       if (value != std::floor(value) || value < 1 || value > static_cast<double>(states))
-        throw EstimationError(detail::value_at(value, v, d, vectors.size()) + ": observed variable " +
-                              std::to_string(d) + " (node " + std::to_string(i) + ") takes the values 1.." +
-                              std::to_string(states));
+        throw EstimationError(detail::value_at(value, v, d, vectors.size()) + ": observed variable " + std::to_string(d) +
+                              " (node " + std::to_string(i) + ") takes the values 1.." + std::to_string(states));
       observations[v][static_cast<std::size_t>(d)] = static_cast<long>(value) - 1;
     });
     if (!layout_.hidden.empty()) {
       Eigen::MatrixXd states(static_cast<Eigen::Index>(vectors.size()), dim);
       for (std::size_t v = 0; v < observations.size(); ++v)
-        for (long d = 0; d < dim; ++d) states(static_cast<Eigen::Index>(v), d) = static_cast<double>(observations[v][static_cast<std::size_t>(d)]);
+        for (long d = 0; d < dim; ++d)
+          states(static_cast<Eigen::Index>(v), d) = static_cast<double>(observations[v][static_cast<std::size_t>(d)]);
       statistics.sums["states"] = std::move(states);
       return statistics;
     }
@@ -322,16 +334,19 @@ class BayesNetEstimator : public Estimator {
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     if (!layout_.hidden.empty()) {
       const Eigen::MatrixXd& states = detail::sum_of(statistics, "states");
-      if (states.cols() != statistics.dim) throw EstimationError("the statistic \"states\" must have one column per observed variable");
+      if (states.cols() != statistics.dim)
+        throw EstimationError("the statistic \"states\" must have one column per observed variable");
       std::vector<std::vector<long>> observations(static_cast<std::size_t>(states.rows()));
       for (Eigen::Index v = 0; v < states.rows(); ++v)
-        for (Eigen::Index d = 0; d < states.cols(); ++d) observations[static_cast<std::size_t>(v)].push_back(static_cast<long>(states(v, d)));
+        for (Eigen::Index d = 0; d < states.cols(); ++d)
+          observations[static_cast<std::size_t>(v)].push_back(static_cast<long>(states(v, d)));
       return std::move(fit_em(*structure_, layout_, observations, options_).model);
     }
     std::vector<Eigen::VectorXd> counts;
     for (std::size_t i = 0; i < structure_->size(); ++i) {
       counts.push_back(detail::sum_of(statistics, count_name(i)));
-      if (counts.back().size() != cpt_size(*structure_, i)) throw EstimationError("the pooled statistics are of another structure");
+      if (counts.back().size() != cpt_size(*structure_, i))
+        throw EstimationError("the pooled statistics are of another structure");
     }
     return maximise(*structure_, counts, options_);
   }

@@ -87,8 +87,8 @@ auto build_model(Build build) -> decltype(build()) {
 }
 
 // Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, and the
-// vector sequences of factorial HMMs and (switching) linear dynamical systems. Not exponential families: no fixed-size sufficient statistics and
-// no pooling.
+// vector sequences of factorial HMMs and (switching) linear dynamical systems. Not exponential families: no fixed-size
+// sufficient statistics and no pooling.
 class DataMatrixEstimator : public Estimator {
  public:
   Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
@@ -107,7 +107,8 @@ template <class Options>
 void check_sequence_em_options(const Options& options) {
   check_option("smoothing", options.smoothing, 0, false);
   if (options.ridge) check_option("ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  if (options.iterations < 1)
+    throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
   if (options.length && *options.length < 0)

@@ -15,8 +15,10 @@ double detail::prior_shift(Method method, double alpha) {
   if (method == Method::ml) return 0.0;
   if (method == Method::posterior) return alpha;
   if (alpha < 1)
-    throw OptionError("MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
-                          "otherwise), got " + short_number(alpha) + "; use {method} posterior");
+    throw OptionError(
+        "MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
+        "otherwise), got " +
+        short_number(alpha) + "; use {method} posterior");
   return alpha - 1;
 }
 
@@ -73,9 +75,10 @@ class MultinomialEstimator : public Estimator {
     detail::check_option("alpha", options.alpha, 0, false);
     prior_shift(options.method, options.alpha);
     if (options.base && options.method != Method::posterior)
-      throw OptionError("{base} smooths towards the pooled base with the posterior mean; use "
-                            "{method} posterior (" + std::string(method_name(options.method)) +
-                            " has no base measure)");
+      throw OptionError(
+          "{base} smooths towards the pooled base with the posterior mean; use "
+          "{method} posterior (" +
+          std::string(method_name(options.method)) + " has no base measure)");
   }
   std::string family() const override { return "multinomial"; }
 
@@ -99,7 +102,7 @@ class MultinomialEstimator : public Estimator {
     const double denominator = counts.sum() + shift * static_cast<double>(statistics.dim);
     if (!(denominator > 0))
       throw OptionError("the example has no counts, so its " + std::string(method_name(options_.method)) +
-                            " probabilities are undefined; give {alpha} > 0 with {method} posterior");
+                        " probabilities are undefined; give {alpha} > 0 with {method} posterior");
     if (options_.base) return fit_leveled(counts, statistics.dim);
     SparseProbabilities a = smoothed(counts, shift, denominator);
     return build_model([&] { return std::make_unique<MultinomialModel>(std::move(a), options_.trials); });

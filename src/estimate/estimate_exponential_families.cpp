@@ -31,7 +31,7 @@ std::vector<double> as_vector(const Eigen::VectorXd& v) { return std::vector<dou
 void reject_posterior(Method method, const char* family, const char* predictive) {
   if (method == Method::posterior)
     throw OptionError(std::string("the posterior predictive of a ") + family + " is " + predictive +
-                          ", not a supported family; use {method} ml or map");
+                      ", not a supported family; use {method} ml or map");
 }
 
 // The pooled means of a pooled prior (Poisson rates, exponential scales): a map prior, finite, >= 0.
@@ -103,9 +103,10 @@ class ExponentialEstimator : public Estimator {
     detail::check_option("prior_rate", options.prior_rate, 0, false);
     check_pooled_prior(options.method, options.prior_scales, "scales");
     if (options.prior_scales && !(options.prior_shape > 1))
-      throw OptionError("{prior_scales} needs {prior_shape} A > 1 for exponential rows (the prior mean of "
-                            "the scale, B / (A - 1), is centred on the pooled scale), got " +
-                            short_number(options.prior_shape));
+      throw OptionError(
+          "{prior_scales} needs {prior_shape} A > 1 for exponential rows (the prior mean of "
+          "the scale, B / (A - 1), is centred on the pooled scale), got " +
+          short_number(options.prior_shape));
   }
   std::string family() const override { return "exponential"; }
 
@@ -131,7 +132,7 @@ class ExponentialEstimator : public Estimator {
     const double denominator = statistics.count + shift;
     if (!(denominator > 0))
       throw OptionError("the MAP scale needs n + A - 1 > 0 (n = " + short_number(statistics.count) +
-                            ", A = " + short_number(a) + "); increase {prior_shape}");
+                        ", A = " + short_number(a) + "); increase {prior_shape}");
     Eigen::VectorXd prior_rate = Eigen::VectorXd::Constant(sum.size(), ml ? 0.0 : options_.prior_rate);
     if (options_.prior_scales) {
       if (options_.prior_scales->size() != sum.size())
@@ -143,8 +144,8 @@ class ExponentialEstimator : public Estimator {
     for (Eigen::Index d = 0; d < scale.size(); ++d)
       if (!(scale(d) > 0))
         throw OptionError("index " + std::to_string(d + 1) + " is 0 in every vector, so its " +
-                              (ml ? "maximum-likelihood" : "MAP") +
-                              " scale is 0; use {method} map with {prior_rate} B > 0, or {lambda}");
+                          (ml ? "maximum-likelihood" : "MAP") +
+                          " scale is 0; use {method} map with {prior_rate} B > 0, or {lambda}");
     return build_model([&] { return std::make_unique<ExponentialModel>(as_vector(scale)); });
   }
 
@@ -212,8 +213,8 @@ class GammaEstimator : public Estimator {
       // nu0 pseudo-observations with the pooled statistics: mean x = m_d, mean log x = l_d.
       const Eigen::MatrixXd& centre = *options_.prior_centre;
       if (centre.rows() != sum.size())
-        throw EstimationError("the gamma prior's centre has dimension " + std::to_string(centre.rows()) +
-                              ", the data " + std::to_string(sum.size()));
+        throw EstimationError("the gamma prior's centre has dimension " + std::to_string(centre.rows()) + ", the data " +
+                              std::to_string(sum.size()));
       const double nu0 = options_.prior_count;
       n += nu0;
       sum += nu0 * centre.col(0);
@@ -230,8 +231,8 @@ class GammaEstimator : public Estimator {
       // s = log(mean x) - mean(log x) >= 0 (Jensen), 0 only when every value is the same.
       const double mean = sum(d) / n, s = std::log(mean) - sum_log(d) / n;
       if (!(s > 1e-12))
-        throw EstimationError("the values at index " + std::to_string(d + 1) + " are all equal (" +
-                              short_number(mean) + "), so the maximum-likelihood shape is infinite; use "
+        throw EstimationError("the values at index " + std::to_string(d + 1) + " are all equal (" + short_number(mean) +
+                              "), so the maximum-likelihood shape is infinite; use "
                               "{method} map or {lambda}");
       const double shape = gamma_shape(s);
       shapes[static_cast<std::size_t>(d)] = shape;
@@ -261,8 +262,9 @@ double inverse_digamma(double y) {
 // (Jensen: sum_d exp(mean log x_d) <= sum_d mean x_d = 1).
 Eigen::VectorXd dirichlet_alpha(const Eigen::VectorXd& mean_log) {
   if (!(mean_log.array().exp().sum() < 1 - 1e-12))
-    throw OptionError("the example's vectors are all equal (or it has only one), so the maximum-likelihood "
-                          "Dirichlet is infinitely concentrated; use {method} map or {lambda}");
+    throw OptionError(
+        "the example's vectors are all equal (or it has only one), so the maximum-likelihood "
+        "Dirichlet is infinitely concentrated; use {method} map or {lambda}");
   Eigen::VectorXd alpha = Eigen::VectorXd::Ones(mean_log.size());
   const Eigen::Index size = alpha.size();
   Eigen::VectorXd gradient(size), q(size), next(size);
@@ -295,8 +297,9 @@ class DirichletEstimator : public Estimator {
       if (options.method != Method::map)
         throw OptionError("{prior_log_means} is a prior of the map estimator: add {method} map");
       if (!(options.prior_log_means->array().exp().sum() < 1 - 1e-12) || !options.prior_log_means->allFinite())
-        throw EstimationError("the Dirichlet prior's centre (pooled mean log x) must satisfy sum_d exp(l_d) < 1 "
-                              "(vectors that are not all equal)");
+        throw EstimationError(
+            "the Dirichlet prior's centre (pooled mean log x) must satisfy sum_d exp(l_d) < 1 "
+            "(vectors that are not all equal)");
     }
   }
   std::string family() const override { return "dirichlet"; }
@@ -309,8 +312,9 @@ class DirichletEstimator : public Estimator {
       double total = 0;
       for (const Feature& f : vectors[i]) total += f.value;
       if (!(std::fabs(total - 1) <= 1e-6))
-        throw EstimationError("the values" + std::string(vectors.size() > 1 ? " of vector " + std::to_string(i + 1) : "") +
-                              " sum to " + short_number(total) + "; Dirichlet data are probability vectors (sum 1)");
+        throw EstimationError("the values" +
+                              std::string(vectors.size() > 1 ? " of vector " + std::to_string(i + 1) : "") + " sum to " +
+                              short_number(total) + "; Dirichlet data are probability vectors (sum 1)");
     }
     Statistics statistics = detail::empty_statistics(family(), dim, vectors);
     statistics.sums["log_x"] = detail::sum_over_entries(vectors, dim, [](long, double v) { return std::log(v); });
@@ -355,11 +359,9 @@ double dirichlet_held_out_log_likelihood(const std::vector<Eigen::MatrixXd>& log
     const Eigen::VectorXd sum = example.colwise().sum().transpose();
     for (Eigen::Index j = 0; j < n; ++j) {
       const Eigen::VectorXd kept = sum - example.row(j).transpose();
-      const Eigen::VectorXd alpha =
-          dirichlet_alpha((kept + count * log_means) / (static_cast<double>(n - 1) + count));
+      const Eigen::VectorXd alpha = dirichlet_alpha((kept + count * log_means) / (static_cast<double>(n - 1) + count));
       double score = std::lgamma(alpha.sum());
-      for (Eigen::Index d = 0; d < alpha.size(); ++d)
-        score += (alpha(d) - 1) * example(j, d) - std::lgamma(alpha(d));
+      for (Eigen::Index d = 0; d < alpha.size(); ++d) score += (alpha(d) - 1) * example(j, d) - std::lgamma(alpha(d));
       total += score;
     }
   }
@@ -369,8 +371,9 @@ double dirichlet_held_out_log_likelihood(const std::vector<Eigen::MatrixXd>& log
 DirichletPriorChoice choose_dirichlet_prior_count(const std::vector<Eigen::MatrixXd>& log_vectors,
                                                   const Eigen::VectorXd& log_means) {
   if (std::none_of(log_vectors.begin(), log_vectors.end(), [](const Eigen::MatrixXd& e) { return e.rows() >= 2; }))
-    throw EstimationError("no example has 2 or more vectors: a held-out likelihood needs a vector to hold out "
-                          "and one to fit");
+    throw EstimationError(
+        "no example has 2 or more vectors: a held-out likelihood needs a vector to hold out "
+        "and one to fit");
   DirichletPriorChoice choice;
   double best = -std::numeric_limits<double>::infinity();
   for (int k = -3; k <= 10; ++k) {

@@ -14,7 +14,8 @@
 // each factor's marginals and entropy (the chains are independent under Q, so their covariances add):
 //     E_Q[log p(X, S)] = sum_c [<S_0^(c)>' log pi_c + sum_{kl} (sum_t <S_{t-1}^(c) S_t^(c)'>)_kl log A_c(k, l)]
 //                        + sum_t [-d/2 log 2pi - 1/2 log|Sigma| - 1/2 E_Q (y_t - W S_t)' P (y_t - W S_t)],
-//     E_Q (y_t - W S_t)' P (y_t - W S_t) = r_t' P r_t + sum_c [<S_t^(c)>' diag(W_c' P W_c) - <S_t^(c)>' W_c' P W_c <S_t^(c)>],
+//     E_Q (y_t - W S_t)' P (y_t - W S_t) = r_t' P r_t + sum_c [<S_t^(c)>' diag(W_c' P W_c) - <S_t^(c)>' W_c' P W_c
+//     <S_t^(c)>],
 //        r_t = y_t - sum_c W_c <S_t^(c)>,
 //     H(Q_c) = log Z_c - <S_0^(c)>' log pi_c - sum_{kl} (pairwise sums)_kl log A_c(k, l) - sum_t <S_t^(c)>' log h_t^(c)
 // (the entropy of the HMM-shaped Q_c at the parameters and h it was computed with). With C = 1 the
@@ -38,8 +39,8 @@
 namespace ppk {
 namespace {
 
-constexpr long kMaxProductStates = 1024;  // the exact E-step's M^C
-constexpr long kMaxStackedStates = 1000;  // the mean-field E-step's C M (the M-step solves a C M x C M system)
+constexpr long kMaxProductStates = 1024;   // the exact E-step's M^C
+constexpr long kMaxStackedStates = 1000;   // the mean-field E-step's C M (the M-step solves a C M x C M system)
 constexpr double kSweepTolerance = 1e-10;  // a mean-field sweep gaining less than this (relative) ends the E-step
 constexpr int kMaxSweeps = 100;
 const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
@@ -58,18 +59,19 @@ FhmmEStep e_step_of(const FhmmFitOptions& options) {
 void check_options(const FhmmFitOptions& options) {
   if (options.chains < 1) throw OptionError("{chains} must be at least 1, got " + std::to_string(options.chains));
   if (options.states < 1) throw OptionError("{states} must be at least 1, got " + std::to_string(options.states));
-  const std::string sizes = "{states} " + std::to_string(options.states) + " and {chains} " + std::to_string(options.chains);
+  const std::string sizes =
+      "{states} " + std::to_string(options.states) + " and {chains} " + std::to_string(options.chains);
   const double stacked = static_cast<double>(options.chains) * static_cast<double>(options.states);
   if (e_step_of(options) == FhmmEStep::exact && product_states(options) > static_cast<double>(kMaxProductStates))
     throw OptionError(sizes + " give " +
-                          (std::isfinite(product_states(options))
-                               ? detail::short_number(product_states(options))
-                               : std::to_string(options.states) + "^" + std::to_string(options.chains)) +
-                          " product states; the exact E-step takes at most " + std::to_string(kMaxProductStates) +
-                          " ({e_step} mean-field fits larger models)");
+                      (std::isfinite(product_states(options))
+                           ? detail::short_number(product_states(options))
+                           : std::to_string(options.states) + "^" + std::to_string(options.chains)) +
+                      " product states; the exact E-step takes at most " + std::to_string(kMaxProductStates) +
+                      " ({e_step} mean-field fits larger models)");
   if (e_step_of(options) == FhmmEStep::mean_field && stacked > static_cast<double>(kMaxStackedStates))
-    throw OptionError(sizes + " give " + detail::short_number(stacked) + " states in all; the mean-field E-step takes at most " +
-                          std::to_string(kMaxStackedStates));
+    throw OptionError(sizes + " give " + detail::short_number(stacked) +
+                      " states in all; the mean-field E-step takes at most " + std::to_string(kMaxStackedStates));
   detail::check_sequence_em_options(options);
 }
 
@@ -125,7 +127,8 @@ detail::MarkovChain product_chain(const Parameters& p, const ProductSpace& space
     for (long c = 0; c < space.chains; ++c) {
       const detail::MarkovChain& chain = p.chains[static_cast<std::size_t>(c)];
       product.start[s] *= chain.start[space.state_of(s, c)];
-      for (long r = 0; r < space.count; ++r) product.transitions(s, r) *= chain.transitions(space.state_of(s, c), space.state_of(r, c));
+      for (long r = 0; r < space.count; ++r)
+        product.transitions(s, r) *= chain.transitions(space.state_of(s, c), space.state_of(r, c));
     }
   return product;
 }
@@ -149,7 +152,8 @@ class ExactEStep {
  public:
   explicit ExactEStep(long chains, long states) : space_(chains, states) {}
   Expectations operator()(const Eigen::MatrixXd& x, const Parameters& p) {
-    const detail::ChainPosteriors posteriors = detail::forward_backward(product_chain(p, space_), log_emissions(x, p, space_));
+    const detail::ChainPosteriors posteriors =
+        detail::forward_backward(product_chain(p, space_), log_emissions(x, p, space_));
     Expectations out;
     out.log_likelihood = posteriors.log_likelihood;
     const long m = space_.states;
@@ -193,15 +197,16 @@ struct ChainFactor {
 
 // <log pi_c(S_0) + sum_t log A_c(S_{t-1}, S_t)> under the factor.
 double expected_log_prior(const ChainFactor& factor, const detail::MarkovChain& chain) {
-  return expected_log(factor.states.row(0).transpose(), chain.start) + expected_log(factor.transition_counts, chain.transitions);
+  return expected_log(factor.states.row(0).transpose(), chain.start) +
+         expected_log(factor.transition_counts, chain.transitions);
 }
 
 // Q_c ∝ pi_c A_c prod_t h_t(S_t) from log h (n x M_c), by forward-backward on the chain alone.
 ChainFactor chain_factor(const detail::MarkovChain& chain, const Eigen::MatrixXd& log_potentials) {
   detail::ChainPosteriors posteriors = detail::forward_backward(chain, log_potentials);
   ChainFactor factor{std::move(posteriors.states), std::move(posteriors.transition_counts), 0.0};
-  factor.entropy = posteriors.log_likelihood - expected_log_prior(factor, chain) -
-                   factor.states.cwiseProduct(log_potentials).sum();
+  factor.entropy =
+      posteriors.log_likelihood - expected_log_prior(factor, chain) - factor.states.cwiseProduct(log_potentials).sum();
   return factor;
 }
 
@@ -345,13 +350,15 @@ void update(const Eigen::MatrixXd& x, const ExpectedStatistics& statistics, doub
 
 // EM from `p`; returns L after 0, 1, 2, ... M-steps (the last for the final parameters).
 template <class EStep>
-std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const FhmmFitOptions& options, EStep e_step, Parameters& p) {
+std::vector<double> run_em(const Eigen::MatrixXd& x, double ridge, const FhmmFitOptions& options, EStep e_step,
+                           Parameters& p) {
   std::vector<double> objectives;
   for (long step = 0;; ++step) {
     const Expectations expectations = e_step(x, p);
     const CovariancePrior* covariance = options.prior ? &*options.prior : nullptr;
     const double objective = expectations.log_likelihood + log_prior(p, options.smoothing, ridge, covariance);
-    const bool converged = !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
+    const bool converged =
+        !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
     objectives.push_back(objective);
     if (converged || step == options.iterations) break;
     update(x, expectations.statistics, options.smoothing, ridge, covariance, p);
@@ -363,7 +370,8 @@ Parameters random_start(const Eigen::MatrixXd& x, const FhmmFitOptions& options,
   Parameters p;
   const double chains = static_cast<double>(options.chains);
   for (long c = 0; c < options.chains; ++c)
-    p.chains.push_back({detail::random_rows(1, options.states, rng).transpose(), detail::random_rows(options.states, options.states, rng)});
+    p.chains.push_back({detail::random_rows(1, options.states, rng).transpose(),
+                        detail::random_rows(options.states, options.states, rng)});
   const Eigen::RowVectorXd mean = x.colwise().mean();
   const Eigen::MatrixXd centred = x.rowwise() - mean;
   p.cov = centred.transpose() * centred / static_cast<double>(x.rows());
@@ -413,11 +421,13 @@ FhmmFit fit_fhmm(const Eigen::MatrixXd& x, const FhmmFitOptions& options) {
   }
   std::vector<FhmmChain> chains;
   for (long c = 0; c < options.chains; ++c)
-    chains.push_back({best.chains[static_cast<std::size_t>(c)].start, best.chains[static_cast<std::size_t>(c)].transitions,
+    chains.push_back({best.chains[static_cast<std::size_t>(c)].start,
+                      best.chains[static_cast<std::size_t>(c)].transitions,
                       best.means.middleCols(c * options.states, options.states)});
   FhmmFit fit;
   fit.model = detail::build_model([&] {
-    return std::make_unique<FhmmModel>(std::move(chains), best.cov, options.length ? *options.length : static_cast<long>(x.rows()) - 1);
+    return std::make_unique<FhmmModel>(std::move(chains), best.cov,
+                                       options.length ? *options.length : static_cast<long>(x.rows()) - 1);
   });
   fit.log_likelihoods = std::move(best_objectives);
   return fit;
@@ -456,6 +466,8 @@ FhmmMeanField fhmm_mean_field(const FhmmModel& model, const Eigen::MatrixXd& x) 
   return out;
 }
 
-std::unique_ptr<Estimator> fhmm_estimator(const FhmmFitOptions& options) { return std::make_unique<FhmmEstimator>(options); }
+std::unique_ptr<Estimator> fhmm_estimator(const FhmmFitOptions& options) {
+  return std::make_unique<FhmmEstimator>(options);
+}
 
 }  // namespace ppk

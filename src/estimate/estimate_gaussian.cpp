@@ -22,7 +22,8 @@ using detail::short_number;
 using detail::vector_count;
 
 const char* const kFamily = "gaussian";
-const char* const kRemedy = "give {ridge} R (added to the covariance diagonal) or {variance} V (a fixed isotropic variance)";
+const char* const kRemedy =
+    "give {ridge} R (added to the covariance diagonal) or {variance} V (a fixed isotropic variance)";
 
 // The sample mean of the rows of x. A coordinate that is constant across the rows gets that
 // constant exactly (not sum/n, which may round), so that its scatter is exactly 0.
@@ -47,8 +48,9 @@ class GaussianEstimator : public Estimator {
       if (options.covariance != CovarianceForm::isotropic || options.ridge != 0)
         throw EstimationError("a fixed variance is an isotropic covariance with no ridge");
     } else if (options.method == Method::posterior) {
-      throw OptionError("the posterior predictive of a Gaussian with an unknown covariance is a Student t "
-                            "distribution, not a supported family; fix the variance ({variance} V) or use ml or map");
+      throw OptionError(
+          "the posterior predictive of a Gaussian with an unknown covariance is a Student t "
+          "distribution, not a supported family; fix the variance ({variance} V) or use ml or map");
     }
     if (!std::isfinite(options.prior_mean))
       throw OptionError("{prior_mean} must be a finite number, got " + short_number(options.prior_mean));
@@ -80,8 +82,7 @@ class GaussianEstimator : public Estimator {
   Statistics pool(const Statistics& a, const Statistics& b, double weight) const override {
     const Eigen::MatrixXd& mean_a = detail::sum_of(a, "mean");
     const Eigen::MatrixXd& mean_b = detail::sum_of(b, "mean");
-    if (mean_b.rows() != mean_a.rows())
-      throw EstimationError("the pooled mean has the wrong dimension");
+    if (mean_b.rows() != mean_a.rows()) throw EstimationError("the pooled mean has the wrong dimension");
     Statistics pooled = a;
     const double wb = weight * b.count;
     pooled.count = a.count + wb;
@@ -91,7 +92,7 @@ class GaussianEstimator : public Estimator {
       const Eigen::MatrixXd& scatter_b = detail::sum_of(b, "scatter");
       if (scatter_b.cols() != (full() ? a.dim : 1))
         throw OptionError("the pooled scatter is not of the " + std::string(full() ? "full" : "diagonal") +
-                              " form this fit uses ({covariance})");
+                          " form this fit uses ({covariance})");
       pooled.sums["scatter"] = detail::sum_of(a, "scatter") + weight * scatter_b +
                                (a.count * wb / pooled.count) * in_form(delta * delta.transpose(), full());
     }
@@ -130,18 +131,18 @@ class GaussianEstimator : public Estimator {
   // A diagonal or isotropic ML variance needs two vectors (one has variance 0) unless a ridge is added.
   void require_two_vectors(double n, const char* form) const {
     if (options_.ridge == 0 && n < 2)
-      throw OptionError("the example has " + vector_count(n) + ", whose maximum-likelihood variance is 0; " +
-                            form + " covariance needs at least 2; " + kRemedy);
+      throw OptionError("the example has " + vector_count(n) + ", whose maximum-likelihood variance is 0; " + form +
+                        " covariance needs at least 2; " + kRemedy);
   }
 
   std::unique_ptr<Model> fit_full_ml(double n, Eigen::VectorXd mean, const Eigen::MatrixXd& scatter) const {
     const long dim = mean.size();
     if (options_.ridge == 0 && n < dim + 1)
       throw OptionError("the example has " + vector_count(n) + "; a full covariance in " + std::to_string(dim) +
-                            " dimensions needs at least " + std::to_string(dim + 1) + " for maximum likelihood; " +
-                            kRemedy + (n >= 2 ? ", or use {covariance} diag|iso" : ""));
-    return full_model(n, std::move(mean), scatter / n, "they do not span R^" + std::to_string(dim) + "; " + kRemedy +
-                                                           ", or use {covariance} diag|iso");
+                        " dimensions needs at least " + std::to_string(dim + 1) + " for maximum likelihood; " + kRemedy +
+                        (n >= 2 ? ", or use {covariance} diag|iso" : ""));
+    return full_model(n, std::move(mean), scatter / n,
+                      "they do not span R^" + std::to_string(dim) + "; " + kRemedy + ", or use {covariance} diag|iso");
   }
 
   // Sigma + ridge I, checked for numerical rank: singular when lambda_min <= D eps lambda_max.
@@ -167,8 +168,7 @@ class GaussianEstimator : public Estimator {
     for (Eigen::Index d = 0; d < variances.size(); ++d)
       if (!(variances(d) > 0))
         throw OptionError("feature " + std::to_string(d + 1) + " is constant (= " + short_number(mean(d)) +
-                              ") across the " + vector_count(n) + ", so its maximum-likelihood variance is 0; " +
-                              kRemedy);
+                          ") across the " + vector_count(n) + ", so its maximum-likelihood variance is 0; " + kRemedy);
     return build_model([&] { return GaussianModel::diagonal(std::move(mean), std::move(variances)); });
   }
 
@@ -176,8 +176,7 @@ class GaussianEstimator : public Estimator {
     require_two_vectors(n, "an isotropic");
     const double variance = scatter.sum() / (n * static_cast<double>(mean.size())) + options_.ridge;
     if (!(variance > 0))
-      throw OptionError("the " + vector_count(n) + " are identical, so the maximum-likelihood variance is 0; " +
-                            kRemedy);
+      throw OptionError("the " + vector_count(n) + " are identical, so the maximum-likelihood variance is 0; " + kRemedy);
     return build_model([&] { return GaussianModel::isotropic(std::move(mean), variance); });
   }
 
@@ -222,13 +221,14 @@ class GaussianEstimator : public Estimator {
     const Eigen::Index cols = full ? dim : 1;
     if (centre.cols() != cols || (options.covariance == CovarianceForm::isotropic && dim != 1))
       throw OptionError("the prior's centre is not of the " + std::string(full ? "full" : "diagonal or isotropic") +
-                            " form this fit uses ({covariance})");
+                        " form this fit uses ({covariance})");
     const double lowest = full ? static_cast<double>(dim) + 1 : 2.0;
     if (!(options.prior_count > lowest) || !std::isfinite(options.prior_count))
-      throw OptionError("{prior_count} with {prior_centre} is the inverse-Wishart's degrees of freedom nu, which "
-                            "must exceed " + short_number(lowest) + " (p + 1, p = " + short_number(lowest - 1) +
-                            ") for the prior's mean to be the pooled covariance, got " +
-                            short_number(options.prior_count));
+      throw OptionError(
+          "{prior_count} with {prior_centre} is the inverse-Wishart's degrees of freedom nu, which "
+          "must exceed " +
+          short_number(lowest) + " (p + 1, p = " + short_number(lowest - 1) +
+          ") for the prior's mean to be the pooled covariance, got " + short_number(options.prior_count));
   }
 
   // The joint posterior mode under the flat mean prior and Sigma ~ IW(nu, (nu - p - 1) C), or the
@@ -247,7 +247,8 @@ class GaussianEstimator : public Estimator {
         return full_model(n, std::move(mean), std::move(cov), "increase {prior_count} or {ridge}");
       }
       case CovarianceForm::diagonal: {
-        Eigen::VectorXd variances = ((nu - 2) * centre.col(0) + scatter.col(0)) / (posterior_mean ? nu + n - 3 : nu + n + 2);
+        Eigen::VectorXd variances =
+            ((nu - 2) * centre.col(0) + scatter.col(0)) / (posterior_mean ? nu + n - 3 : nu + n + 2);
         variances.array() += options_.ridge;
         return build_model([&] { return GaussianModel::diagonal(std::move(mean), std::move(variances)); });
       }
@@ -283,8 +284,9 @@ std::pair<Eigen::MatrixXd, double> within_scatter(const std::vector<Statistics>&
 Eigen::MatrixXd gaussian_pooled_centre(const std::vector<Statistics>& examples, CovarianceForm form) {
   const auto [sum, dof] = within_scatter(examples);
   if (!(dof > 0))
-    throw EstimationError("every example has a single vector, so none says how vectors vary around their mean: "
-                          "the pooled prior needs examples of at least 2 vectors");
+    throw EstimationError(
+        "every example has a single vector, so none says how vectors vary around their mean: "
+        "the pooled prior needs examples of at least 2 vectors");
   if (form == CovarianceForm::isotropic) {
     const double variance = sum.sum() / (dof * static_cast<double>(sum.rows()));
     if (!(variance > 0))
@@ -301,7 +303,7 @@ Eigen::MatrixXd gaussian_pooled_centre(const std::vector<Statistics>& examples, 
     const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(centre.rows() - 1);
     if (!(smallest > static_cast<double>(centre.rows()) * std::numeric_limits<double>::epsilon() * largest))
       throw OptionError("the pooled within-example covariance is singular (eigenvalues " + short_number(smallest) +
-                            " to " + short_number(largest) + "): use {covariance} diag or iso");
+                        " to " + short_number(largest) + "): use {covariance} diag or iso");
   }
   return centre;
 }

@@ -54,9 +54,7 @@ void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& ro
   }
 }
 
-double log_dirichlet_prior(const Eigen::MatrixXd& p, double a) {
-  return a > 0.0 ? a * p.array().log().sum() : 0.0;
-}
+double log_dirichlet_prior(const Eigen::MatrixXd& p, double a) { return a > 0.0 ? a * p.array().log().sum() : 0.0; }
 
 Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -77,7 +75,6 @@ using Posteriors = detail::ChainPosteriors;
 using detail::log_dirichlet_prior;
 using detail::normalise_rows;
 using detail::random_rows;
-
 
 // The emission models of the M hidden states during Baum-Welch.
 class Emissions {
@@ -100,7 +97,8 @@ class DiscreteEmissions : public Emissions {
   Eigen::MatrixXd log_probabilities() const override {
     const Eigen::MatrixXd log_e = probabilities_.array().log().matrix();
     Eigen::MatrixXd out(static_cast<Eigen::Index>(sequence_.size()), log_e.rows());
-    for (std::size_t t = 0; t < sequence_.size(); ++t) out.row(static_cast<Eigen::Index>(t)) = log_e.col(sequence_[t]).transpose();
+    for (std::size_t t = 0; t < sequence_.size(); ++t)
+      out.row(static_cast<Eigen::Index>(t)) = log_e.col(sequence_[t]).transpose();
     return out;
   }
   double log_prior() const override { return log_dirichlet_prior(probabilities_, smoothing_); }
@@ -135,7 +133,9 @@ class GaussianEmissions : public Emissions {
   double log_prior() const override {
     return detail::covariance_log_prior(gaussians_, prior_) - detail::ridge_penalty(gaussians_, ridge_);
   }
-  void update(const Eigen::MatrixXd& states) override { detail::update_gaussians(x_, states, ridge_, prior_, gaussians_); }
+  void update(const Eigen::MatrixXd& states) override {
+    detail::update_gaussians(x_, states, ridge_, prior_, gaussians_);
+  }
   std::unique_ptr<Model> model(std::size_t q) const override { return detail::gaussian_model(gaussians_, q); }
 
  private:
@@ -154,8 +154,8 @@ std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const Hmm
     const Posteriors posteriors = detail::forward_backward(chain, emissions.log_probabilities());
     const double objective = posteriors.log_likelihood + log_dirichlet_prior(chain.start, a) +
                              log_dirichlet_prior(chain.transitions, a) + emissions.log_prior();
-    const bool converged = !log_likelihoods.empty() &&
-                           objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
+    const bool converged =
+        !log_likelihoods.empty() && objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
     log_likelihoods.push_back(objective);
     if (converged || step == options.iterations) break;
     // M-step: pi_q ∝ gamma_0(q) + a, A_pq ∝ sum_t xi_t(p, q) + a, then the emissions.
@@ -246,8 +246,8 @@ class HmmEstimator : public Estimator {
     for (std::size_t t = 0; t < vectors.size(); ++t) {
       if (vectors[t].size() != 1 || vectors[t][0].value != 1.0)
         throw OptionError("observation " + std::to_string(t + 1) +
-                              " is not one symbol: discrete emissions take each vector as a single "
-                              "index:1 entry, the symbol's index (use {emissions} gaussian for real vectors)");
+                          " is not one symbol: discrete emissions take each vector as a single "
+                          "index:1 entry, the symbol's index (use {emissions} gaussian for real vectors)");
       symbols(static_cast<Eigen::Index>(t), 0) = static_cast<double>(vectors[t][0].coord);
     }
     statistics.sums["symbols"] = std::move(symbols);
@@ -255,7 +255,8 @@ class HmmEstimator : public Estimator {
   }
   Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
-    if (options_.emissions == HmmEmissions::gaussian) return std::move(fit_gaussian_hmm(detail::data_of(statistics), options_).model);
+    if (options_.emissions == HmmEmissions::gaussian)
+      return std::move(fit_gaussian_hmm(detail::data_of(statistics), options_).model);
     return std::move(fit_discrete_hmm(symbols_of(statistics), statistics.dim, options_).model);
   }
 
@@ -292,16 +293,17 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
   if (x.rows() < 1 || x.cols() < 1) throw EstimationError("the sequence is empty");
   if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
   const long n = static_cast<long>(x.rows()), dim = static_cast<long>(x.cols());
-  const long states = options.states ? *options.states
-                                     : hmm_auto_states(gaussian_parameters(dim, options.covariance), n, options.param_ratio);
+  const long states = options.states
+                          ? *options.states
+                          : hmm_auto_states(gaussian_parameters(dim, options.covariance), n, options.param_ratio);
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   if (options.prior) check_covariance_prior(*options.prior, options.covariance, dim);
   const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-    return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge,
-                                               prior);
+    return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng),
+                                               ridge, prior);
   });
 }
 

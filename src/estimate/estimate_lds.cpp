@@ -22,16 +22,19 @@
 namespace ppk {
 namespace {
 
+using detail::Regularisation;
 using detail::StateDynamics;
 using detail::symmetrised;
-using detail::Regularisation;
 
 // The parameters EM works on (an LdsModel validates on construction, once, at the end): the
 // state-space model with one regime.
 using Parameters = detail::SwitchingStateSpace;
 
 Parameters parameters_of(const LdsModel& model) {
-  return {model.mean0(), model.cov0(), {StateDynamics{model.transition(), model.state_noise()}}, model.observation(),
+  return {model.mean0(),
+          model.cov0(),
+          {StateDynamics{model.transition(), model.state_noise()}},
+          model.observation(),
           model.observation_noise()};
 }
 
@@ -47,8 +50,9 @@ double objective(const Parameters& p, double log_likelihood, const Regularisatio
 void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
               const Eigen::VectorXd& noise_floor, Parameters& p) {
   detail::maximise_observation(x, posterior, regularisation, noise_floor, p);
-  p.dynamics[0] = detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), regularisation, 0.0, p.dynamics[0],
-                                            detail::state_noise_floor(posterior), &detail::spectral_radius);
+  p.dynamics[0] =
+      detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), regularisation, 0.0, p.dynamics[0],
+                                detail::state_noise_floor(posterior), &detail::spectral_radius);
 }
 
 // The starting point of one restart (estimate_lds.hpp).
@@ -71,15 +75,16 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, con
   const double norm = std::uniform_real_distribution<double>(0.5, 0.95)(rng);
   const Eigen::MatrixXd transition = a * (norm / Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(0));
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-  p.dynamics = {StateDynamics{transition, symmetrised(identity - transition * transition.transpose()) + ridge * identity}};
+  p.dynamics = {
+      StateDynamics{transition, symmetrised(identity - transition * transition.transpose()) + ridge * identity}};
   p.mean0 = Eigen::VectorXd::Zero(n);
   p.cov0 = identity;
   return p;
 }
 
 // EM from `p` until converged or `iterations` M-steps; returns L after each, p is the last entry's.
-std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regularisation, const Eigen::VectorXd& noise_floor,
-                           const LdsFitOptions& options, Parameters& p) {
+std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regularisation,
+                           const Eigen::VectorXd& noise_floor, const LdsFitOptions& options, Parameters& p) {
   std::vector<double> log_likelihoods;
   const std::vector<int> regimes = one_regime(x);
   LdsPosterior posterior;
@@ -113,18 +118,19 @@ class LdsEstimator : public detail::DataMatrixEstimator {
 namespace detail {
 
 void check_lds_options(const LdsFitOptions& options) {
-  if (options.state_dim < 1) throw OptionError("{state_dim} must be at least 1, got " + std::to_string(options.state_dim));
+  if (options.state_dim < 1)
+    throw OptionError("{state_dim} must be at least 1, got " + std::to_string(options.state_dim));
   if (options.ridge) detail::check_option("ridge", *options.ridge, 0, false);
   detail::check_option("prior.strength", options.prior.strength, 0, false);
   detail::check_option("prior.state_noise", options.prior.state_noise, 0, true);
   detail::check_option("prior.observation_noise", options.prior.observation_noise, 0, true);
-  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  if (options.iterations < 1)
+    throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   detail::check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
   if (options.length && *options.length < 0)
     throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
 }
-
 
 }  // namespace detail
 
@@ -168,8 +174,9 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
   if (!best) std::rethrow_exception(first_failure);
   LdsFit fit;
   fit.model = detail::build_model([&] {
-    return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise, best->observation,
-                                      best->observation_noise, options.length ? *options.length : static_cast<long>(x.rows()) - 1);
+    return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise,
+                                      best->observation, best->observation_noise,
+                                      options.length ? *options.length : static_cast<long>(x.rows()) - 1);
   });
   fit.log_likelihoods = std::move(best_log_likelihoods);
   return fit;

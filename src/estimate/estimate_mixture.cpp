@@ -30,8 +30,8 @@ std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, d
     const detail::MixtureEStep step = detail::mixture_e_step(x, weights, c);
     const double objective =
         step.log_rows.sum() - detail::ridge_penalty(c, ridge) + detail::covariance_log_prior(c, prior);
-    const bool converged = !log_likelihoods.empty() &&
-                           objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
+    const bool converged =
+        !log_likelihoods.empty() && objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
     log_likelihoods.push_back(objective);
     if (converged) break;
     // M-step.
@@ -66,7 +66,8 @@ class KdeEstimator : public detail::DataMatrixEstimator {
     const Eigen::MatrixXd& x = detail::data_of(statistics);
     std::vector<std::unique_ptr<Model>> components;
     for (Eigen::Index i = 0; i < x.rows(); ++i)
-      components.push_back(detail::build_model([&] { return GaussianModel::isotropic(x.row(i).transpose(), options_.bandwidth); }));
+      components.push_back(
+          detail::build_model([&] { return GaussianModel::isotropic(x.row(i).transpose(), options_.bandwidth); }));
     return detail::build_model([&] {
       return std::make_unique<MixtureModel>(std::vector<double>(x.rows(), 1.0 / static_cast<double>(x.rows())),
                                             std::move(components));
@@ -80,9 +81,11 @@ class KdeEstimator : public detail::DataMatrixEstimator {
 }  // namespace
 
 void check_mixture_fit_options(const MixtureFitOptions& options) {
-  if (options.components < 1) throw OptionError("{components} must be at least 1, got " + std::to_string(options.components));
+  if (options.components < 1)
+    throw OptionError("{components} must be at least 1, got " + std::to_string(options.components));
   if (options.ridge) detail::check_option("ridge", *options.ridge, 0, true);
-  if (options.iterations < 1) throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
+  if (options.iterations < 1)
+    throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   detail::check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
 }
@@ -90,17 +93,16 @@ void check_mixture_fit_options(const MixtureFitOptions& options) {
 void check_covariance_prior(const CovariancePrior& prior, CovarianceForm form, long dim) {
   const long p = form == CovarianceForm::full ? dim : 1;
   if (!(prior.count > static_cast<double>(p + 1)) || !std::isfinite(prior.count))
-    throw OptionError("{prior.count} must be a finite number > " + std::to_string(p + 1) + " (p + 1, p = " +
-                          std::to_string(p) + "), got " + detail::short_number(prior.count));
+    throw OptionError("{prior.count} must be a finite number > " + std::to_string(p + 1) +
+                      " (p + 1, p = " + std::to_string(p) + "), got " + detail::short_number(prior.count));
   const Eigen::Index rows = form == CovarianceForm::isotropic ? 1 : dim;
   const Eigen::Index cols = form == CovarianceForm::full ? dim : 1;
   if (prior.centre.rows() != rows || prior.centre.cols() != cols)
     throw OptionError("the covariance prior's centre is " + std::to_string(prior.centre.rows()) + " x " +
-                          std::to_string(prior.centre.cols()) + ", expected " + std::to_string(rows) + " x " +
-                          std::to_string(cols) + " for this {covariance} and dimension");
-  const bool positive = form == CovarianceForm::full
-                            ? Eigen::LLT<Eigen::MatrixXd>(prior.centre).info() == Eigen::Success
-                            : (prior.centre.array() > 0.0).all();
+                      std::to_string(prior.centre.cols()) + ", expected " + std::to_string(rows) + " x " +
+                      std::to_string(cols) + " for this {covariance} and dimension");
+  const bool positive = form == CovarianceForm::full ? Eigen::LLT<Eigen::MatrixXd>(prior.centre).info() == Eigen::Success
+                                                     : (prior.centre.array() > 0.0).all();
   if (!prior.centre.allFinite() || !positive)
     throw EstimationError("the covariance prior's centre must be positive definite");
 }
@@ -110,11 +112,12 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   const Eigen::Index n = x.rows(), dim = x.cols();
   if (n < options.components)
     throw OptionError("a mixture of " + std::to_string(options.components) + " components needs at least " +
-                          std::to_string(options.components) + " vectors, got " + detail::vector_count(n) +
-                          "; lower {components}");
+                      std::to_string(options.components) + " vectors, got " + detail::vector_count(n) +
+                      "; lower {components}");
   const double ridge = options.ridge ? *options.ridge : detail::default_ridge(x);
   if (options.prior) check_covariance_prior(*options.prior, options.covariance, static_cast<long>(dim));
-  std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim)};
+  std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n),
+                     static_cast<std::uint64_t>(dim)};
   std::mt19937_64 rng(seed);
   std::optional<detail::GaussianComponents> best;
   Eigen::VectorXd best_weights;
@@ -133,7 +136,8 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   for (std::size_t k = 0; k < best->means.size(); ++k) components.push_back(detail::gaussian_model(*best, k));
   std::vector<double> weights(best_weights.data(), best_weights.data() + best_weights.size());
   GaussianMixtureFit fit;
-  fit.model = detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weights), std::move(components)); });
+  fit.model =
+      detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weights), std::move(components)); });
   fit.log_likelihoods = std::move(best_log_likelihoods);
   fit.responsibilities = detail::mixture_e_step(x, best_weights, *best).responsibilities;
   return fit;

@@ -43,12 +43,14 @@ Eigen::MatrixXd expected_transition_log_densities(const Parameters& p, const Lds
   for (std::size_t k = 0; k < regimes; ++k) {
     const StateDynamics& dynamics = p.space.dynamics[k];
     const Eigen::LLT<Eigen::MatrixXd> noise(dynamics.noise);
-    if (noise.info() != Eigen::Success) throw OptionError("a state noise covariance is not positive definite; give {ridge} R > 0");
+    if (noise.info() != Eigen::Success)
+      throw OptionError("a state noise covariance is not positive definite; give {ridge} R > 0");
     const double log_det = 2.0 * noise.matrixLLT().diagonal().array().log().sum();
     for (std::size_t t = 1; t <= steps; ++t) {
       const Eigen::MatrixXd lag = q.lag_covariances[t - 1] + q.means[t] * q.means[t - 1].transpose();  // E s_t s_t-1'
-      const Eigen::MatrixXd cross = dynamics.transition * lag.transpose();                         // A E s_t-1 s_t'
-      const Eigen::MatrixXd residual = detail::second_moment(q, static_cast<Eigen::Index>(t)) - cross - cross.transpose() +
+      const Eigen::MatrixXd cross = dynamics.transition * lag.transpose();                             // A E s_t-1 s_t'
+      const Eigen::MatrixXd residual = detail::second_moment(q, static_cast<Eigen::Index>(t)) - cross -
+                                       cross.transpose() +
                                        dynamics.transition * detail::second_moment(q, static_cast<Eigen::Index>(t - 1)) *
                                            dynamics.transition.transpose();  // E[e e']
       out(static_cast<Eigen::Index>(t - 1), static_cast<Eigen::Index>(k)) =
@@ -85,7 +87,8 @@ Path best_path(const Parameters& p, const Eigen::MatrixXd& scores) {
   best.maxCoeff(&last);
   path.back() = static_cast<int>(last);
   for (Eigen::Index t = steps; t >= 1; --t)
-    path[static_cast<std::size_t>(t - 1)] = from[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(path[static_cast<std::size_t>(t)])];
+    path[static_cast<std::size_t>(t - 1)] =
+        from[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(path[static_cast<std::size_t>(t)])];
   return path;
 }
 
@@ -94,15 +97,18 @@ Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
   counts.array() += smoothing;
   for (Eigen::Index j = 0; j < counts.rows(); ++j) {
     const double total = counts.row(j).sum();
-    if (total > 0.0) counts.row(j) /= total;
-    else counts.row(j).setConstant(1.0 / static_cast<double>(counts.cols()));
+    if (total > 0.0)
+      counts.row(j) /= total;
+    else
+      counts.row(j).setConstant(1.0 / static_cast<double>(counts.cols()));
   }
   return counts.array().log().matrix();
 }
 
 // Step (3): the M-step given the posterior q along the path.
-void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path, const detail::Regularisation& regularisation, double smoothing,
-              const Eigen::VectorXd& noise_floor, Parameters& p) {
+void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path,
+              const detail::Regularisation& regularisation, double smoothing, const Eigen::VectorXd& noise_floor,
+              Parameters& p) {
   const auto regimes = static_cast<Eigen::Index>(p.space.dynamics.size());
   detail::maximise_observation(x, q, regularisation, noise_floor, p.space);
   const double state_noise_floor = detail::state_noise_floor(q);
@@ -121,8 +127,8 @@ void maximise(const Eigen::MatrixXd& x, const LdsPosterior& q, const Path& path,
 }
 
 // J of estimate_slds.hpp, given log p(X | r, theta) from the smoother.
-double objective(const Parameters& p, const Path& path, double log_likelihood, const detail::Regularisation& regularisation,
-                 double smoothing) {
+double objective(const Parameters& p, const Path& path, double log_likelihood,
+                 const detail::Regularisation& regularisation, double smoothing) {
   double value = log_likelihood + p.log_start(path[0]);
   for (std::size_t t = 1; t < path.size(); ++t) value += p.log_transitions(path[t - 1], path[t]);
   if (smoothing > 0.0) value += smoothing * (p.log_start.sum() + p.log_transitions.sum());
@@ -220,8 +226,8 @@ struct Restart {
 };
 
 // Hard EM from `p` and the first path (estimate_slds.hpp).
-Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
-                    long rounds, Parameters p,
+Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation,
+                    const Eigen::VectorXd& noise_floor, const SldsFitOptions& options, long rounds, Parameters p,
                     Path path) {
   Restart out;
   out.path = std::move(path);
@@ -246,7 +252,8 @@ Restart run_hard_em(const Eigen::MatrixXd& x, const detail::Regularisation& regu
 }
 
 // The start itself, its J along the one-regime path.
-Restart unchanged(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const SldsFitOptions& options, Parameters p) {
+Restart unchanged(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const SldsFitOptions& options,
+                  Parameters p) {
   Restart out;
   out.path = Path(static_cast<std::size_t>(x.rows()), 0);
   const LdsPosterior q = detail::smooth_along(p.space, x, out.path);
@@ -259,8 +266,8 @@ Restart unchanged(const Eigen::MatrixXd& x, const detail::Regularisation& regula
 // scaled by the factor among 1, 0.1, 0.01, 0.001 after whose first round J is largest (ties: the
 // larger; a factor whose round fails is skipped), at least its floor (floored_covariance, so that the
 // start meets the constraints the M-step keeps), then hard EM.
-Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation, const Eigen::VectorXd& noise_floor, const SldsFitOptions& options,
-                    Parameters p, const Path& path) {
+Restart run_restart(const Eigen::MatrixXd& x, const detail::Regularisation& regularisation,
+                    const Eigen::VectorXd& noise_floor, const SldsFitOptions& options, Parameters p, const Path& path) {
   const Eigen::MatrixXd lds_noise = p.space.observation_noise;
   double best_scale = 1.0, best_value = -std::numeric_limits<double>::infinity();
   std::exception_ptr first_failure;
@@ -303,8 +310,11 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   const detail::Regularisation regularisation = detail::regularisation_of(x, options);
   const LdsModel& start = *lds.model;
   const Eigen::Index regimes = options.states, n = options.state_dim;
-  std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
-                     static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(regimes),
+  std::seed_seq seed{options.seed,
+                     static_cast<std::uint64_t>(x.rows()),
+                     static_cast<std::uint64_t>(x.cols()),
+                     static_cast<std::uint64_t>(n),
+                     static_cast<std::uint64_t>(regimes),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
   std::mt19937_64 rng(seed);
   const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
@@ -313,9 +323,9 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   p.space = {start.mean0(), start.cov0(), {}, start.observation(), start.observation_noise()};
   // With K >= 2 the start's A is scaled to meet the SLDS's bound on its spectral norm (lds_em.hpp).
   const double growth = detail::spectral_norm(start.transition());
-  const Eigen::MatrixXd transition =
-      regimes > 1 && growth > detail::kStabilityBound ? Eigen::MatrixXd(start.transition() * (detail::kStabilityBound / growth))
-                                                      : start.transition();
+  const Eigen::MatrixXd transition = regimes > 1 && growth > detail::kStabilityBound
+                                         ? Eigen::MatrixXd(start.transition() * (detail::kStabilityBound / growth))
+                                         : start.transition();
   p.space.dynamics.assign(static_cast<std::size_t>(regimes), StateDynamics{transition, start.state_noise()});
   const double log_uniform = -std::log(static_cast<double>(regimes));
   p.log_start = Eigen::VectorXd::Constant(regimes, log_uniform);
@@ -359,6 +369,8 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   return fit;
 }
 
-std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options) { return std::make_unique<SldsEstimator>(options); }
+std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options) {
+  return std::make_unique<SldsEstimator>(options);
+}
 
 }  // namespace ppk

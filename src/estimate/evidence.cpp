@@ -84,8 +84,9 @@ EvidenceMaximum maximise_polya_evidence(const PolyaCounts& counts) {
   }
   if (!(mass > 0)) throw EstimationError("no example has any counts, so the evidence cannot choose the prior's strength");
   if (largest_total <= 1)
-    throw EstimationError("every example has a total count of at most 1, so the evidence is the same for every "
-                          "strength of the prior: it cannot be chosen by the data; give it yourself");
+    throw EstimationError(
+        "every example has a total count of at most 1, so the evidence is the same for every "
+        "strength of the prior: it cannot be chosen by the data; give it yourself");
   if (pairs_cells <= pairs_total)
     throw EstimationError(
         "the counts are no more dispersed than draws from the prior's base measure itself (sum c(c-1)/m = " +
@@ -95,8 +96,9 @@ EvidenceMaximum maximise_polya_evidence(const PolyaCounts& counts) {
   // As A -> 0, f(A) = (sum_cells w - sum_e w_e) ln A + O(1): -> -infinity unless no example has two
   // cells, in which case every factor (A m + j)/(A + j) of the evidence falls with A.
   if (cell_weight <= total_weight)
-    throw OptionError("no example has counts in two different places, so the evidence is largest as the "
-                          "prior's strength goes to 0 (the maximum-likelihood fit); use {method} ml");
+    throw OptionError(
+        "no example has counts in two different places, so the evidence is largest as the "
+        "prior's strength goes to 0 (the maximum-likelihood fit); use {method} ml");
 
   const double scale = mass;  // the objective's slope in log A is a sum of terms of at most this size
   double u = 0;               // log A, from A = 1
@@ -133,8 +135,7 @@ EvidenceMaximum maximise_polya_evidence(const PolyaCounts& counts) {
   }
   const double a = std::exp(u);
   const double curvature = polya_log_evidence(counts, a).curvature;
-  const double standard_error =
-      curvature < 0 ? 1 / std::sqrt(-curvature) : std::numeric_limits<double>::infinity();
+  const double standard_error = curvature < 0 ? 1 / std::sqrt(-curvature) : std::numeric_limits<double>::infinity();
   return {a, standard_error, here.value, iterations};
 }
 
@@ -153,8 +154,8 @@ PolyaCounts multinomial_polya_counts(const std::vector<Example>& examples, const
           throw EstimationError("index " + std::to_string(entry.coord + 1) + " is outside the dimension " +
                                 std::to_string(dim));
         if (!(entry.value >= 0 && std::isfinite(entry.value)))
-          throw EstimationError("count " + short_number(entry.value) + " at index " +
-                                std::to_string(entry.coord + 1) + " is not a finite number >= 0");
+          throw EstimationError("count " + short_number(entry.value) + " at index " + std::to_string(entry.coord + 1) +
+                                " is not a finite number >= 0");
         entries.push_back(entry);
       }
     // The example's counts summed over its vectors, one cell per coordinate.

@@ -118,7 +118,6 @@ Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, dou
   return identity * (((nu - 2.0) * prior->centre(0, 0) + scatter.trace() + ridge * d) / (nu + nk * d + 2.0));
 }
 
-
 WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities) {
   WeightedMoments out;
   out.count = responsibilities.sum();
@@ -181,7 +180,8 @@ Eigen::MatrixXd predictive_log_densities(const Eigen::MatrixXd& x, const Eigen::
       case CovarianceForm::isotropic: {
         const double dof = nu + (m.count - 1.0) * d;
         const double psi = (nu - 2.0) * prior.centre(0, 0) + m.scatter.trace() + ridge * d;
-        out.col(k) = student_t_log_densities(y, m.mean, Eigen::MatrixXd::Identity(dim, dim) * (psi * inflation / dof), dof);
+        out.col(k) =
+            student_t_log_densities(y, m.mean, Eigen::MatrixXd::Identity(dim, dim) * (psi * inflation / dof), dof);
         break;
       }
     }
@@ -195,7 +195,8 @@ void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsib
   for (std::size_t k = 0; k < c.means.size(); ++k) {
     const WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)));
     if (!(m.count > 0.0)) {  // an empty component keeps its mean; under a prior its covariance is the prior's mode
-      if (prior != nullptr) c.covariances[k] = m_step_covariance(Eigen::MatrixXd::Zero(dim, dim), 0.0, ridge, prior, c.form);
+      if (prior != nullptr)
+        c.covariances[k] = m_step_covariance(Eigen::MatrixXd::Zero(dim, dim), 0.0, ridge, prior, c.form);
       continue;
     }
     c.means[k] = m.mean;
@@ -222,8 +223,8 @@ GaussianComponents seed_gaussians(const Eigen::MatrixXd& x, long count, Covarian
     c.means.push_back(x.row(chosen).transpose());
     nearest = nearest.cwiseMin((x.rowwise() - c.means.back().transpose()).rowwise().squaredNorm());
   }
-  c.covariances.assign(
-      count, in_form((centred.transpose() * centred + ridge * Eigen::MatrixXd::Identity(dim, dim)) / n, form));
+  c.covariances.assign(count,
+                       in_form((centred.transpose() * centred + ridge * Eigen::MatrixXd::Identity(dim, dim)) / n, form));
   return c;
 }
 

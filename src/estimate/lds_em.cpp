@@ -31,7 +31,9 @@ Eigen::LLT<Eigen::MatrixXd> cholesky(const Eigen::MatrixXd& covariance, const ch
 }
 
 // log|S| from the Cholesky factor of S.
-double log_determinant(const Eigen::LLT<Eigen::MatrixXd>& llt) { return 2.0 * llt.matrixLLT().diagonal().array().log().sum(); }
+double log_determinant(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  return 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+}
 
 // S <- (S + S') / 2 in place.
 void symmetrise(Eigen::MatrixXd& s) {
@@ -52,7 +54,7 @@ struct SmootherWorkspace {
   // Per step.
   Eigen::LLT<Eigen::MatrixXd> predicted_cholesky, innovation_cholesky, whitened_precision_cholesky;
   Eigen::VectorXd innovation, projected_innovation, state_innovation, difference;
-  Eigen::MatrixXd observed_cov, innovation_cov, gain_transposed, gain_noise;   // d x n, d x d, d x n, n x d
+  Eigen::MatrixXd observed_cov, innovation_cov, gain_transposed, gain_noise;      // d x n, d x d, d x n, n x d
   Eigen::MatrixXd reduction, product, filtered_factor, smoother_gain_transposed;  // n x n
 };
 
@@ -61,8 +63,8 @@ struct SmootherWorkspace {
 // s_t|t = s_t|t-1 + K e and V_t|t = (I - K C) P (I - K C)' + K R K' (Joseph's form). O(d^3 + d^2 n + n^2 d).
 // Returns log N(e; 0, F).
 double covariance_update(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, Eigen::Index t,
-                         const Eigen::VectorXd& predicted_mean, const Eigen::MatrixXd& predicted_cov, SmootherWorkspace& w,
-                         Eigen::VectorXd& filtered_mean, Eigen::MatrixXd& filtered_cov) {
+                         const Eigen::VectorXd& predicted_mean, const Eigen::MatrixXd& predicted_cov,
+                         SmootherWorkspace& w, Eigen::VectorXd& filtered_mean, Eigen::MatrixXd& filtered_cov) {
   const Eigen::Index n = predicted_mean.size(), d = x.cols();
   w.observed_cov.noalias() = p.observation * predicted_cov;  // C P
   w.innovation_cov = p.observation_noise;
@@ -106,7 +108,7 @@ double information_update(Eigen::Index t, const Eigen::VectorXd& predicted_mean,
   factorise(w.whitened_precision_cholesky, w.reduction, "innovation covariance");
   const auto precision_factor = w.whitened_precision_cholesky.matrixL();  // L_B
   w.innovation = w.whitened_data.col(t);
-  w.innovation.noalias() -= w.whitened_observation * predicted_mean;  // L_R^-1 e
+  w.innovation.noalias() -= w.whitened_observation * predicted_mean;                     // L_R^-1 e
   w.projected_innovation.noalias() = w.whitened_observation.transpose() * w.innovation;  // b
   w.state_innovation.noalias() = predicted_factor.transpose() * w.projected_innovation;
   precision_factor.solveInPlace(w.state_innovation);  // z
@@ -130,7 +132,8 @@ double trace_of_inverse(const Eigen::MatrixXd& s, const char* what) {
   return cholesky(s, what).solve(Eigen::MatrixXd::Identity(s.rows(), s.cols())).trace();
 }
 
-void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const std::vector<int>& regimes, LdsPosterior& out) {
+void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const std::vector<int>& regimes,
+                  LdsPosterior& out) {
   const Eigen::Index count = x.rows(), n = p.mean0.size(), d = x.cols();
   const auto dynamics = [&](Eigen::Index t) -> const StateDynamics& {
     return p.dynamics[static_cast<std::size_t>(regimes[static_cast<std::size_t>(t)])];
@@ -139,7 +142,7 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
   const auto steps = static_cast<std::size_t>(count);
   w.predicted_means.resize(steps);
   w.predicted_covs.resize(steps);
-  out.means.resize(steps);  // s_t|t, then s_t|N
+  out.means.resize(steps);        // s_t|t, then s_t|N
   out.covariances.resize(steps);  // V_t|t, then V_t|N
   out.lag_covariances.resize(steps - 1);
   out.log_likelihood = 0;
@@ -171,9 +174,10 @@ void smooth_along(const SwitchingStateSpace& p, const Eigen::MatrixXd& x, const 
       symmetrise(predicted_cov);
     }
     if (information_form) w.predicted_cholesky.compute(predicted_cov);
-    out.log_likelihood += information_form && w.predicted_cholesky.info() == Eigen::Success
-                              ? information_update(t, predicted_mean, w, out.means[u], out.covariances[u])
-                              : covariance_update(p, x, t, predicted_mean, predicted_cov, w, out.means[u], out.covariances[u]);
+    out.log_likelihood +=
+        information_form && w.predicted_cholesky.info() == Eigen::Success
+            ? information_update(t, predicted_mean, w, out.means[u], out.covariances[u])
+            : covariance_update(p, x, t, predicted_mean, predicted_cov, w, out.means[u], out.covariances[u]);
   }
   for (Eigen::Index t = count - 2; t >= 0; --t) {
     const auto u = static_cast<std::size_t>(t);
@@ -274,7 +278,8 @@ double covariance_penalty(const SwitchingStateSpace& model, const Regularisation
                term(model.observation_noise, regularisation.observation_centre.asDiagonal().toDenseMatrix(),
                     "observation noise covariance");
   for (const StateDynamics& dynamics : model.dynamics)
-    out += term(dynamics.noise, regularisation.state_noise_centre * Eigen::MatrixXd::Identity(n, n), "state noise covariance");
+    out += term(dynamics.noise, regularisation.state_noise_centre * Eigen::MatrixXd::Identity(n, n),
+                "state noise covariance");
   return out;
 }
 
@@ -295,7 +300,8 @@ Eigen::MatrixXd residual_scatter(const TransitionSums& sums, const Eigen::Matrix
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(sums.previous.rows(), sums.previous.cols());
   const Eigen::MatrixXd cross = transition * sums.lag.transpose();
   return symmetrised(sums.next - cross - cross.transpose() +
-                     transition * (sums.previous + transition_ridge * identity) * transition.transpose() + ridge * identity);
+                     transition * (sums.previous + transition_ridge * identity) * transition.transpose() +
+                     ridge * identity);
 }
 
 // The objective at (A, Q) for Q = floored_covariance(S / steps, q_floor).
@@ -326,17 +332,19 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation
   const double growth = stability(best);
   if (growth <= kStabilityBound) {
     out.transition = best;
-    out.noise = floored_covariance(symmetrised(sums.next - best * sums.lag.transpose() + ridge * identity) / count, floor);
+    out.noise =
+        floored_covariance(symmetrised(sums.next - best * sums.lag.transpose() + ridge * identity) / count, floor);
     return out;
   }
   double stable = 0.0, unstable = 1.0;  // alpha: A(stable) meets the bound, A(unstable) does not
   for (int halving = 0; halving < 40; ++halving) {
     const double alpha = 0.5 * (stable + unstable);
-    (stability(previous.transition + alpha * (best - previous.transition)) <= kStabilityBound ? stable : unstable) = alpha;
+    (stability(previous.transition + alpha * (best - previous.transition)) <= kStabilityBound ? stable : unstable) =
+        alpha;
   }
   double best_value = -std::numeric_limits<double>::infinity();
-  for (const Eigen::MatrixXd& candidate :
-       {Eigen::MatrixXd(previous.transition + stable * (best - previous.transition)), Eigen::MatrixXd(best * (kStabilityBound / growth))}) {
+  for (const Eigen::MatrixXd& candidate : {Eigen::MatrixXd(previous.transition + stable * (best - previous.transition)),
+                                           Eigen::MatrixXd(best * (kStabilityBound / growth))}) {
     const Eigen::MatrixXd scatter = residual_scatter(sums, candidate, ridge, transition_ridge);
     Eigen::MatrixXd noise = floored_covariance(scatter / count, floor);
     const double value = profile_objective(scatter, count, noise);
@@ -368,7 +376,8 @@ void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterio
   if (strength > 0.0) scatter.diagonal() += strength * regularisation.observation_centre;
   p.observation_noise = floored_covariance(symmetrised(scatter) / (static_cast<double>(count) + strength), noise_floor);
   p.mean0 = posterior.means[0];
-  p.cov0 = symmetrised(posterior.covariances[0] + (ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (1.0 + strength);
+  p.cov0 =
+      symmetrised(posterior.covariances[0] + (ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (1.0 + strength);
 }
 
 }  // namespace ppk::detail

@@ -75,10 +75,10 @@ double state_noise_floor(const LdsPosterior& posterior);
 // priors of strength nu (pseudo-observations) centred on I for cov0, psi I for each Q and
 // diag(observation_centre) for R.
 struct Regularisation {
-  double ridge = 0;                      // r
-  double strength = 0;                   // nu
-  double state_noise_centre = 0;         // psi
-  Eigen::VectorXd observation_centre;    // phi v_1..phi v_d (size d; unused when nu = 0)
+  double ridge = 0;                    // r
+  double strength = 0;                 // nu
+  double state_noise_centre = 0;       // psi
+  Eigen::VectorXd observation_centre;  // phi v_1..phi v_d (size d; unused when nu = 0)
 };
 // The regularisation of a fit to x: r = options.ridge or detail::default_ridge(x), nu, psi from
 // options.prior, and the centre of R phi v_j, v_j the variances of observation_noise_floor.

@@ -28,8 +28,10 @@ MixtureMediator::MixtureMediator(std::vector<MixtureMediatorComponent> component
     : components_(std::move(components)), lambda_(lambda), prior_alpha_(prior_alpha), count_(0.0) {
   if (components_.empty()) throw ModelError(std::string(kFamily) + ": expected at least one component");
   if (!(lambda > 0.0) || !std::isfinite(lambda))
-    throw ModelError(std::string(kFamily) + " field \"lambda\": expected a finite number > 0 (the prior over the "
-                     "means is flat, so lambda = 0 leaves no mediator), got " + detail::format_number(lambda));
+    throw ModelError(std::string(kFamily) +
+                     " field \"lambda\": expected a finite number > 0 (the prior over the "
+                     "means is flat, so lambda = 0 leaves no mediator), got " +
+                     detail::format_number(lambda));
   if (!(prior_alpha > 0.0) || !std::isfinite(prior_alpha))
     throw ModelError(std::string(kFamily) + " field \"prior_alpha\": expected a finite number > 0, got " +
                      detail::format_number(prior_alpha));
@@ -38,11 +40,13 @@ MixtureMediator::MixtureMediator(std::vector<MixtureMediatorComponent> component
   for (std::size_t s = 0; s < components_.size(); ++s) {
     MixtureMediatorComponent& c = components_[s];
     if (!(c.size > 0.0) || !std::isfinite(c.size))
-      throw component_error(s, "expected a size N_s > 0 (the component's total responsibility; fewer components if "
-                               "one is empty), got " + detail::format_number(c.size));
+      throw component_error(s,
+                            "expected a size N_s > 0 (the component's total responsibility; fewer components if "
+                            "one is empty), got " +
+                                detail::format_number(c.size));
     if (c.mean.size() != dim)
-      throw component_error(s, "the mean has " + std::to_string(c.mean.size()) + " entries, the first component's " +
-                               std::to_string(dim));
+      throw component_error(
+          s, "the mean has " + std::to_string(c.mean.size()) + " entries, the first component's " + std::to_string(dim));
     if (!c.mean.allFinite()) throw component_error(s, "the mean must be finite");
     if (c.covariance.rows() != dim || c.covariance.cols() != dim)
       throw component_error(s, "expected a " + std::to_string(dim) + " x " + std::to_string(dim) + " covariance");
@@ -84,8 +88,8 @@ Eigen::MatrixXd MixtureMediator::mean_covariance(std::size_t s) const {
 
 std::unique_ptr<MiModel> MixtureMediator::row(const Eigen::VectorXd& x) const {
   if (x.size() != dim())
-    throw ModelError("the datum has dimension " + std::to_string(x.size()) + ", but the mixture mediator's dimension is " +
-                     std::to_string(dim()));
+    throw ModelError("the datum has dimension " + std::to_string(x.size()) +
+                     ", but the mixture mediator's dimension is " + std::to_string(dim()));
   std::vector<double> log_weights;
   std::vector<std::unique_ptr<Model>> blocks;
   for (std::size_t s = 0; s < components_.size(); ++s) {
@@ -102,8 +106,10 @@ nlohmann::json MixtureMediator::to_json() const {
     components.push_back({{"size", c.size},
                           {"mean", std::vector<double>(c.mean.data(), c.mean.data() + c.mean.size())},
                           {"covariance", detail::json_rows(c.covariance)}});
-  return {{"mediator", "mixture"},       {"dim", dim()},
-          {"lambda", lambda_},             {"prior_alpha", prior_alpha_},
+  return {{"mediator", "mixture"},
+          {"dim", dim()},
+          {"lambda", lambda_},
+          {"prior_alpha", prior_alpha_},
           {"components", std::move(components)}};
 }
 

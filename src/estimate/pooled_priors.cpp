@@ -104,8 +104,7 @@ StrengthChoice maximise_evidence(const EvidenceCurve& curve) {
   const double lo = t_low + step * std::max(best - 1, 0), hi = t_low + step * (best + 1);
   std::uintmax_t iterations = 200;
   const double t =
-      boost::math::tools::brent_find_minima(objective, lo, hi, std::numeric_limits<double>::digits / 2, iterations)
-          .first;
+      boost::math::tools::brent_find_minima(objective, lo, hi, std::numeric_limits<double>::digits / 2, iterations).first;
   // Newton's method on the derivative polishes Brent's t (tolerance about 1e-8) to full precision,
   // each step kept only while it stays inside the bracket and does not lower the evidence.
   double nu = nu_of(t);
@@ -125,8 +124,7 @@ StrengthChoice maximise_evidence(const EvidenceCurve& curve) {
 StrengthChoice maximise_evidence(const InverseWishartEvidence& evidence) {
   if (evidence.empty())
     throw EstimationError("no scatter to choose the prior's strength from (every example has a single vector)");
-  return maximise_evidence(EvidenceCurve{evidence.lowest_nu(),
-                                         [&](double nu) { return evidence.log_evidence(nu); },
+  return maximise_evidence(EvidenceCurve{evidence.lowest_nu(), [&](double nu) { return evidence.log_evidence(nu); },
                                          [&](double nu) { return evidence.derivative(nu); },
                                          [&](double nu) { return evidence.second_derivative(nu); }});
 }
@@ -168,15 +166,14 @@ double GammaRateEvidence::second_derivative(double shape) const {
   double sum = 0.0;
   for (const Term& t : terms_) {
     const double u = shape - t.offset, q = u + t.rate * t.exposure;
-    sum += boost::math::trigamma(shape + t.events) - boost::math::trigamma(shape) + 1 / u - t.offset / (u * u) -
-           2 / q + (shape + t.events) / (q * q);
+    sum += boost::math::trigamma(shape + t.events) - boost::math::trigamma(shape) + 1 / u - t.offset / (u * u) - 2 / q +
+           (shape + t.events) / (q * q);
   }
   return sum;
 }
 
 StrengthChoice maximise_evidence(const GammaRateEvidence& evidence) {
-  if (evidence.empty())
-    throw EstimationError("no feature has a positive pooled mean: nothing to choose the prior from");
+  if (evidence.empty()) throw EstimationError("no feature has a positive pooled mean: nothing to choose the prior from");
   return maximise_evidence(EvidenceCurve{evidence.lowest(), [&](double a) { return evidence.log_evidence(a); },
                                          [&](double a) { return evidence.derivative(a); },
                                          [&](double a) { return evidence.second_derivative(a); }});
@@ -205,8 +202,9 @@ struct GammaShapeIntegrand {
 GammaConjugateIntegral conjugate_integral(double nu, double sum, double log_sum, double mean, double log_mean,
                                           bool derivatives) {
   if (!(nu > 0 && sum > 0 && std::isfinite(sum) && std::isfinite(log_sum) && log_sum / nu < std::log(sum / nu)))
-    throw EstimationError("the gamma conjugate prior needs N0 > 0 and a pooled mean of log x below the log of the "
-                          "pooled mean of x (values that are not all equal)");
+    throw EstimationError(
+        "the gamma conjugate prior needs N0 > 0 and a pooled mean of log x below the log of the "
+        "pooled mean of x (values that are not all equal)");
   const GammaShapeIntegrand g{nu, sum, log_sum, std::log(sum)};
   // The peak: Newton's method in u from the maximum-likelihood shape's approximation (Minka 2002),
   // each step at most 2 in u (the integrand is log-concave near its peak, not necessarily far off).
@@ -229,10 +227,10 @@ GammaConjugateIntegral conjugate_integral(double nu, double sum, double log_sum,
     weights += w;
     if (derivatives) {
       const double a = std::exp(point), shape_total = nu * a + 1;
-      const double dg = (a - 1) * log_mean - std::lgamma(a) + a * boost::math::digamma(shape_total) -
-                        a * g.log_of_sum - shape_total * mean / sum;
-      const double d2g = a * a * boost::math::trigamma(shape_total) - 2 * a * mean / sum +
-                         shape_total * mean * mean / (sum * sum);
+      const double dg = (a - 1) * log_mean - std::lgamma(a) + a * boost::math::digamma(shape_total) - a * g.log_of_sum -
+                        shape_total * mean / sum;
+      const double d2g =
+          a * a * boost::math::trigamma(shape_total) - 2 * a * mean / sum + shape_total * mean * mean / (sum * sum);
       first += w * dg, square += w * dg * dg, second += w * d2g;
     }
     return true;
@@ -279,15 +277,15 @@ GammaConjugateIntegral GammaShapeEvidence::summed(double count, bool derivatives
   };
   std::map<std::pair<double, double>, double> centres;
   for (const Term& t : terms_) {
-    accumulate(conjugate_integral(count + t.n, count * t.mean + t.sum, count * t.log_mean + t.log_sum, t.mean,
-                                  t.log_mean, derivatives),
+    accumulate(conjugate_integral(count + t.n, count * t.mean + t.sum, count * t.log_mean + t.log_sum, t.mean, t.log_mean,
+                                  derivatives),
                1.0);
     centres[{t.mean, t.log_mean}] += 1.0;
   }
   for (const auto& [centre, examples] : centres)
-    accumulate(conjugate_integral(count, count * centre.first, count * centre.second, centre.first, centre.second,
-                                  derivatives),
-               -examples);
+    accumulate(
+        conjugate_integral(count, count * centre.first, count * centre.second, centre.first, centre.second, derivatives),
+        -examples);
   return total;
 }
 

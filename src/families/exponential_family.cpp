@@ -35,12 +35,14 @@ Eigen::VectorXd SamplableExponentialFamilyModel::tilted_natural_parameters(doubl
                            ": Monte Carlo draws from p^rho / Z at rho = " + detail::format_number(rho);
   const std::optional<MeasureScaling> scaling = measure_scaling(0.5 * rho);
   if (!scaling)
-    throw KernelDomainError(what + ": the measure A(x) of the family does not scale (exp(rho A(x)) = c exp(A(eta x))), "
-                                   "so Z(rho) = integral p^rho has no closed form");
+    throw KernelDomainError(what +
+                            ": the measure A(x) of the family does not scale (exp(rho A(x)) = c exp(A(eta x))), "
+                            "so Z(rho) = integral p^rho has no closed form");
   Eigen::VectorXd tilted = (rho / scaling->eta) * natural_parameters();
   if (!in_natural_domain(tilted))
-    throw KernelDomainError(what + ": the natural parameters (rho/eta) theta lie outside the family's natural "
-                                   "parameter space, so Z(rho) = integral p^rho diverges");
+    throw KernelDomainError(what +
+                            ": the natural parameters (rho/eta) theta lie outside the family's natural "
+                            "parameter space, so Z(rho) = integral p^rho diverges");
   return tilted;
 }
 
@@ -50,15 +52,13 @@ double SamplableExponentialFamilyModel::log_tilted_normalizer(double rho) const 
   return log_partition(tilted) + measure_scaling(0.5 * rho)->log_factor - rho * log_partition(natural_parameters());
 }
 
-double log_kernel_from_log_partition(const ExponentialFamilyModel& a, const ExponentialFamilyModel& b,
-                                     double rho) {
+double log_kernel_from_log_partition(const ExponentialFamilyModel& a, const ExponentialFamilyModel& b, double rho) {
   const std::string& name = a.family().name;
   if (&a.family() != &b.family() || a.natural_parameters().size() != b.natural_parameters().size())
     detail::throw_unprepared_pair(name);
   const std::optional<MeasureScaling> scaling = a.measure_scaling(rho);
   if (!scaling)
-    throw KernelDomainError(name + " kernel from the log-partition function: at rho = " +
-                            detail::format_number(rho) +
+    throw KernelDomainError(name + " kernel from the log-partition function: at rho = " + detail::format_number(rho) +
                             " the measure A(x) of the family does not scale (exp(2 rho A(x)) = c exp(A(eta x))), "
                             "so only rho = 1/2 has this closed form");
   const Eigen::VectorXd joint = (rho / scaling->eta) * (a.natural_parameters() + b.natural_parameters());

@@ -27,9 +27,7 @@ namespace ppk::detail {
 // exp(log_x), but at least the smallest positive double: a draw of the tilted gamma or Dirichlet
 // model (sampling.hpp) made in logs stays inside the support (0, inf), where log p is finite, even
 // when a shape far below 1 puts it below 1e-308.
-inline double positive_exp(double log_x) {
-  return std::fmax(std::exp(log_x), std::numeric_limits<double>::denorm_min());
-}
+inline double positive_exp(double log_x) { return std::fmax(std::exp(log_x), std::numeric_limits<double>::denorm_min()); }
 
 // log Gamma(x) for x > 0. std::lgamma stores the sign of Gamma(x) in the global `signgam`, a data
 // race when kernels are evaluated on several threads (OpenMP); lgamma_r returns the sign instead.
@@ -61,7 +59,8 @@ inline std::vector<double> half_shapes(const std::string& family, const char* fi
                           std::to_string(worst) + "] = " + format_number(a) +
                           " gives a+ = rho (a + a' - 2) + 1 = " + self_shape +
                           " <= 0 for this model paired with itself, the worst pair (the integral diverges); "
-                          "this model needs rho < " + bound + " (= 1 / (2 (1 - " + format_number(a) + ")))");
+                          "this model needs rho < " +
+                          bound + " (= 1 / (2 (1 - " + format_number(a) + ")))");
 }
 
 }  // namespace ppk::detail

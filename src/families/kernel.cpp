@@ -130,17 +130,18 @@ PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& p
   log_self_ = model_->log_kernel(*model_);
   // log k(p, p) finite <=> k(p, p) finite and positive; ppk_norm divides by its square root.
   if (!std::isfinite(log_self_))
-    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(*model_) + " model at rho = " +
-                            detail::format_number(params_.rho) + " is " +
+    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(*model_) +
+                            " model at rho = " + detail::format_number(params_.rho) + " is " +
                             (std::isnan(log_self_) ? std::string("not a number")
-                                                   : log_self_ > 0 ? std::string("infinite") : std::string("0")));
+                             : log_self_ > 0       ? std::string("infinite")
+                                                   : std::string("0")));
 }
 
 void check_finite_kernel_values(KernelKind kind, const PreparedModel& model) {
   static const double kLogLargestDouble = std::log(std::numeric_limits<double>::max());
   if (kind == KernelKind::ppk && model.log_self_kernel() > kLogLargestDouble)
-    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(model.model()) + " model at rho = " +
-                            detail::format_number(model.params().rho) + " is exp(" +
+    throw KernelDomainError("the self-kernel k(p, p) of a " + describe(model.model()) +
+                            " model at rho = " + detail::format_number(model.params().rho) + " is exp(" +
                             detail::format_number(model.log_self_kernel()) +
                             "), beyond the largest double; use ppk_norm (-t 6), which is computed in log space");
 }
@@ -171,8 +172,7 @@ void check_compatible(const Model& a, const Model& b) {
 double log_kernel(const PreparedModel& a, const PreparedModel& b) {
   // The hot path: one family pointer comparison on cached pointers.
   if (&a.family() == &b.family()) return a.model().log_kernel(b.model());
-  if (a.params().rho != b.params().rho)
-    detail::throw_unprepared_pair(a.family().name + " vs " + b.family().name);
+  if (a.params().rho != b.params().rho) detail::throw_unprepared_pair(a.family().name + " vs " + b.family().name);
   return log_kernel(a.model(), b.model());
 }
 
@@ -201,8 +201,7 @@ double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b)
   return kind == KernelKind::ppk_norm ? normalized_kernel(a, b) : kernel(a, b);
 }
 
-void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n,
-                   double* out) {
+void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n, double* out) {
   // Runs of b of a's family go to the family's batch kernel, in blocks of the models' addresses
   // on the stack (no allocation); other pairs go one by one.
   constexpr std::size_t kBlock = 256;
@@ -210,8 +209,7 @@ void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel*
   std::size_t begin = 0;
   while (begin < n) {
     std::size_t m = 0;
-    for (; m < kBlock && begin + m < n && &b[begin + m]->family() == &a.family(); ++m)
-      models[m] = &b[begin + m]->model();
+    for (; m < kBlock && begin + m < n && &b[begin + m]->family() == &a.family(); ++m) models[m] = &b[begin + m]->model();
     double* const block_out = out + begin;
     if (m == 0) {
       block_out[0] = evaluate(kind, a, *b[begin]);

@@ -98,7 +98,8 @@ GaussianMiMediator GaussianMiMediator::from_json(const nlohmann::json& object) {
   long dim = 0;
   const detail::JsonFields fields =
       mediator_fields(object, "gaussian", {"mediator", "dim", "likelihood_variance", "mean", "variance"}, 1, &dim);
-  return GaussianMiMediator(fields.real("likelihood_variance"), json_vector(fields, "mean", dim), fields.real("variance"));
+  return GaussianMiMediator(fields.real("likelihood_variance"), json_vector(fields, "mean", dim),
+                            fields.real("variance"));
 }
 
 std::unique_ptr<MiModel> GaussianMiMediator::row(const Eigen::VectorXd& x) const {
@@ -111,8 +112,11 @@ std::unique_ptr<MiModel> GaussianMiMediator::row(const Eigen::VectorXd& x) const
 }
 
 nlohmann::json GaussianMiMediator::to_json() const {
-  return {{"mediator", "gaussian"}, {"dim", dim()}, {"likelihood_variance", s_},
-          {"mean", std::vector<double>(m_.data(), m_.data() + m_.size())}, {"variance", a_}};
+  return {{"mediator", "gaussian"},
+          {"dim", dim()},
+          {"likelihood_variance", s_},
+          {"mean", std::vector<double>(m_.data(), m_.data() + m_.size())},
+          {"variance", a_}};
 }
 
 // ---- Multinomial likelihood, Dirichlet(alpha) mediator -------------------------------------------
@@ -182,7 +186,9 @@ std::unique_ptr<MiModel> MultinomialMiMediator::row(const Eigen::VectorXd& count
 }
 
 nlohmann::json MultinomialMiMediator::to_json() const {
-  return {{"mediator", "multinomial"}, {"dim", dim()}, {"alpha", std::vector<double>(alpha_.data(), alpha_.data() + alpha_.size())}};
+  return {{"mediator", "multinomial"},
+          {"dim", dim()},
+          {"alpha", std::vector<double>(alpha_.data(), alpha_.data() + alpha_.size())}};
 }
 
 }  // namespace ppk

@@ -48,7 +48,8 @@ double log_kernel_share(double rho, long steps, long observation_dim, double log
 std::string infinite_moments_error(const char* family, long steps, long step, const SwitchingStateSpace& model) {
   double radius = 0.0;
   for (const StateDynamics& regime : model.dynamics)
-    radius = std::max(radius, Eigen::EigenSolver<Eigen::MatrixXd>(regime.transition, false).eigenvalues().cwiseAbs().maxCoeff());
+    radius = std::max(radius,
+                      Eigen::EigenSolver<Eigen::MatrixXd>(regime.transition, false).eigenvalues().cwiseAbs().maxCoeff());
   return std::string(family) + " kernel at T = " + std::to_string(steps) +
          ": the state's mean or covariance overflows a double at step " + std::to_string(step) +
          ", so the kernel is not finite (the largest spectral radius of the transitions A is " + format_number(radius) +
@@ -103,7 +104,8 @@ void sample_tilted_along(const SwitchingStateSpace& model, const std::vector<std
 }
 
 std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes) {
-  const Eigen::Index n = model.mean0.size(), d = model.observation.rows(), count = static_cast<Eigen::Index>(regimes.size());
+  const Eigen::Index n = model.mean0.size(), d = model.observation.rows(),
+                     count = static_cast<Eigen::Index>(regimes.size());
   const auto dynamics = [&](Eigen::Index t) -> const StateDynamics& {
     return model.dynamics[static_cast<std::size_t>(regimes[static_cast<std::size_t>(t)])];
   };

@@ -91,7 +91,8 @@ std::vector<PathNode> tree_path(const std::vector<Edge>& edges, const std::strin
   std::map<std::string, std::string> parent_of;
   std::set<std::string> nodes;
   for (const Edge& edge : edges) {
-    if (edge.parent == edge.child) throw std::invalid_argument("tree: edge " + edge.parent + "->" + edge.child + " is a loop");
+    if (edge.parent == edge.child)
+      throw std::invalid_argument("tree: edge " + edge.parent + "->" + edge.child + " is a loop");
     const auto [it, inserted] = parent_of.emplace(edge.child, edge.parent);
     if (!inserted)
       throw std::invalid_argument("tree: " + edge.child + " has two parents, " + it->second + " and " + edge.parent);
@@ -195,12 +196,10 @@ Eigen::MatrixXd KernelGraphicalModel::apply_path(const std::vector<PathNode>& pa
   return w;
 }
 
-Eigen::MatrixXd KernelGraphicalModel::path_estimates(const std::vector<PathNode>& path,
-                                                     const Eigen::MatrixXd& u_points,
+Eigen::MatrixXd KernelGraphicalModel::path_estimates(const std::vector<PathNode>& path, const Eigen::MatrixXd& u_points,
                                                      const Eigen::MatrixXd& v_points) const {
   const Eigen::MatrixXd w = apply_path(path, v_points);
-  return kernel_columns(variable(path.front().variable), u_points).transpose() * w /
-         static_cast<double>(sample_count_);
+  return kernel_columns(variable(path.front().variable), u_points).transpose() * w / static_cast<double>(sample_count_);
 }
 
 Eigen::VectorXd KernelGraphicalModel::paired_path_estimates(const std::vector<PathNode>& path,

@@ -61,8 +61,7 @@ Factor multiply_and_sum_out(const std::vector<Factor>& factors, int variable, co
   for (int v : all) size *= static_cast<double>(states[static_cast<std::size_t>(v)]);
   if (size > static_cast<double>(max_table))
     throw KernelDomainError("exact elimination needs a table of " + detail::format_number(size) + " entries (over " +
-                            std::to_string(all.size()) + " variables), beyond the limit of " +
-                            std::to_string(max_table));
+                            std::to_string(all.size()) + " variables), beyond the limit of " + std::to_string(max_table));
   const std::size_t width = all.size(), count = factors.size();
   // stride[f * width + u]: how far factor f's index moves when variable all[u] steps by one.
   std::vector<long> stride(count * width, 0);

@@ -3,9 +3,9 @@
 //     5  ppk       k_rho(p, p') = integral of p^rho p'^rho          (JMLR 2004, eq. 2)
 //     6  ppk_norm  k_rho(p, p') / sqrt(k_rho(p, p) k_rho(p', p'))  (in log space)
 // LIBSVM's own fields carry the parameters: -g is rho, -d is T for sequence models.
-// Each row is decoded into a PreparedModel once (LIBSVM's hook keeps the decoded
-// rows per training run and per loaded model); evaluate_many() is the hot loop: LIBSVM hands
-// it parts of kernel columns.
+// LIBSVM's hook decodes each row into a PreparedModel (svm_check_parameter every row, each
+// kernel matrix of training its rows, each prediction x and the support vectors);
+// evaluate_many() is the hot loop: LIBSVM hands it parts of kernel columns.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,9 +39,7 @@ ppk::KernelParams kernel_params(const svm_parameter* param) {
 // Each registered type's context points to its kind.
 ppk::KernelKind kernel_kind(const void* context) { return *static_cast<const ppk::KernelKind*>(context); }
 
-const ppk::PreparedModel& prepared(const void* decoded) {
-  return *static_cast<const ppk::PreparedModel*>(decoded);
-}
+const ppk::PreparedModel& prepared(const void* decoded) { return *static_cast<const ppk::PreparedModel*>(decoded); }
 
 const char* check_parameter(void*, const svm_parameter* param) {
   if (!(param->gamma > 0) || !std::isfinite(param->gamma))
@@ -98,7 +96,8 @@ double evaluate(void* context, const void* a, const void* b) noexcept {
 }
 
 // Threads for one call of evaluate_many: OpenMP's setting (OMP_NUM_THREADS, omp_set_num_threads),
-// which also sets LIBSVM's own loops; one inside a parallel region of the calling program.
+// which also sets upstream LIBSVM's own loops (3.30 and later); one inside a parallel region of the
+// calling program.
 unsigned evaluation_threads() {
 #ifdef _OPENMP
   return omp_in_parallel() ? 1u : static_cast<unsigned>(std::max(omp_get_max_threads(), 1));
@@ -135,9 +134,9 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-// Before training (once per svm-train, also with -v): a warning on standard error when the kernel
-// is nearly the identity or nearly constant on a sample of the training rows' pairs
-// (kernel_diagnostic.hpp). Advice only: training goes on.
+// From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the
+// kernel is nearly the identity or nearly constant on a sample of the training rows' pairs (kernel_diagnostic.hpp).
+// Advice only: training goes on.
 void inspect(void*, const void* const* decoded, int l) noexcept {
   try {
     std::vector<const ppk::PreparedModel*> models;

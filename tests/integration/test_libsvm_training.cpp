@@ -127,8 +127,8 @@ std::unique_ptr<ppk::Model> point_model(const std::vector<double>& x, double var
   return ppk::GaussianModel::isotropic(Eigen::Map<const Eigen::VectorXd>(x.data(), x.size()), variance);
 }
 
-constexpr double kVariance = 0.5;                     // s
-constexpr double kRbfGamma = 1.0 / (4.0 * kVariance);  // gamma = 1/(4s)
+constexpr double kVariance = 0.5;                             // s
+constexpr double kRbfGamma = 1.0 / (4.0 * kVariance);         // gamma = 1/(4s)
 const double kScale = std::pow(4.0 * kPi * kVariance, -1.0);  // c = (4 pi s)^(-D/2), D = 2
 constexpr double kDecisionTolerance = 1e-5;
 

@@ -60,3 +60,15 @@ gaussian_sets() {
     }
   }'
 }
+
+# isotropic_gaussian_rows: 60 ppk rows (version 1, family 1 = gaussian, D = 2, isotropic: mean
+# (m1, m2), variance v), class +1 around (1, 1) and class -1 around (-1, -1); well separated.
+isotropic_gaussian_rows() {
+  awk 'BEGIN {
+    srand(12345)
+    for (i = 0; i < 60; i++) {
+      y = (i % 2) ? 1 : -1
+      printf "%d 1:1 2:1 3:2 4:1 5:%.6f 6:%.6f 7:%.6f\n", y, y + 1.2 * (rand() - 0.5) * 2, y + 1.2 * (rand() - 0.5) * 2, 0.3 + 0.4 * rand()
+    }
+  }'
+}

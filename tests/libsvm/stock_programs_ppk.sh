@@ -10,15 +10,7 @@ libdir=$1 svm_train=$2 svm_predict=$3
 require_stock_programs
 [[ -f $libdir/libsvm-plugins/ppk.so ]] || fail "$libdir/libsvm-plugins/ppk.so is missing"
 
-# rows: version 1, family 1 (gaussian), D = 2, isotropic, mean (m1, m2), variance v;
-# class +1 around (1, 1), class -1 around (-1, -1)
-awk 'BEGIN {
-  srand(12345)
-  for (i = 0; i < 60; i++) {
-    y = (i % 2) ? 1 : -1
-    printf "%d 1:1 2:1 3:2 4:1 5:%.6f 6:%.6f 7:%.6f\n", y, y + 1.2 * (rand() - 0.5) * 2, y + 1.2 * (rand() - 0.5) * 2, 0.3 + 0.4 * rand()
-  }
-}' >gauss
+isotropic_gaussian_rows >gauss
 head -n 40 gauss >train
 tail -n 20 gauss >test
 

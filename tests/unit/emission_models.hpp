@@ -27,8 +27,8 @@ inline std::unique_ptr<Model> gaussian_1d(const std::vector<double>& mean_varian
 inline double gaussian_1d_kernel(const std::vector<double>& p, const std::vector<double>& q, double rho) {
   const double m = p[0], v = p[1], m2 = q[0], v2 = q[1];
   const double s_plus = 1.0 / (1.0 / v + 1.0 / v2), m_plus = m / v + m2 / v2;
-  return std::pow(2.0 * M_PI, (1.0 - 2.0 * rho) / 2.0) / std::sqrt(rho) * std::sqrt(s_plus) * std::pow(v * v2, -rho / 2.0) *
-         std::exp(-rho / 2.0 * (m * m / v + m2 * m2 / v2 - m_plus * m_plus * s_plus));
+  return std::pow(2.0 * M_PI, (1.0 - 2.0 * rho) / 2.0) / std::sqrt(rho) * std::sqrt(s_plus) *
+         std::pow(v * v2, -rho / 2.0) * std::exp(-rho / 2.0 * (m * m / v + m2 * m2 / v2 - m_plus * m_plus * s_plus));
 }
 
 }  // namespace ppk

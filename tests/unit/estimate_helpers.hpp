@@ -45,7 +45,8 @@ inline int draw(const std::vector<double>& p, std::mt19937_64& rng) {
 
 // L after each M-step never decreases (to rounding). With tolerance 0, EM runs all its iterations
 // unless L stops gaining: then the last gain is rounding noise at the fixed point.
-inline void expect_never_decreases(const std::vector<double>& objective, std::size_t iterations, const std::string& what) {
+inline void expect_never_decreases(const std::vector<double>& objective, std::size_t iterations,
+                                   const std::string& what) {
   ASSERT_LE(objective.size(), iterations + 1) << what;
   ASSERT_GE(objective.size(), 10u) << what;
   if (objective.size() < iterations + 1) {

@@ -24,7 +24,9 @@ struct Fhmm {
   long length = 0;
 };
 
-inline std::unique_ptr<FhmmModel> fhmm_model(const Fhmm& f) { return std::make_unique<FhmmModel>(f.chains, f.cov, f.length); }
+inline std::unique_ptr<FhmmModel> fhmm_model(const Fhmm& f) {
+  return std::make_unique<FhmmModel>(f.chains, f.cov, f.length);
+}
 
 // A probability vector drawn uniformly from the simplex (normalised exponentials).
 inline Eigen::VectorXd random_probabilities(std::mt19937& rng, long size) {

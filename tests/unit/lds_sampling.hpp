@@ -66,7 +66,8 @@ inline Lds random_lds(std::mt19937& rng, long n, long d, long length) {
 // stacked into a (T+1)d vector. Noise by Cholesky factors of cov0, Q and R (positive definite here).
 class Simulator {
  public:
-  explicit Simulator(const Lds& s) : s_(s), l0_(s.cov0.llt().matrixL()), lq_(s.Q.llt().matrixL()), lr_(s.R.llt().matrixL()) {}
+  explicit Simulator(const Lds& s)
+      : s_(s), l0_(s.cov0.llt().matrixL()), lq_(s.Q.llt().matrixL()), lr_(s.R.llt().matrixL()) {}
   Eigen::VectorXd draw(std::mt19937& rng, long steps) {
     const long d = s_.C.rows();
     Eigen::VectorXd x((steps + 1) * d);

@@ -41,8 +41,8 @@ inline Eigen::MatrixXd draws_of(const Model& model, double rho, long n, std::uin
 }
 
 // |frequency - probability| within 5 binomial standard errors for each outcome.
-inline void expect_frequencies(const std::map<std::vector<double>, double>& probabilities,
-                               const Eigen::MatrixXd& draws, const std::string& what) {
+inline void expect_frequencies(const std::map<std::vector<double>, double>& probabilities, const Eigen::MatrixXd& draws,
+                               const std::string& what) {
   std::map<std::vector<double>, double> counts;
   for (Eigen::Index i = 0; i < draws.cols(); ++i)
     ++counts[std::vector<double>(draws.col(i).data(), draws.col(i).data() + draws.rows())];
@@ -53,7 +53,8 @@ inline void expect_frequencies(const std::map<std::vector<double>, double>& prob
     EXPECT_NEAR(counts[outcome] / n, p, 5.0 * std::sqrt(p * (1.0 - p) / n) + 1e-12) << what;
   }
   EXPECT_NEAR(total, 1.0, 1e-12) << what;
-  for (const auto& [outcome, count] : counts) EXPECT_EQ(probabilities.count(outcome), 1u) << what << ": an impossible draw";
+  for (const auto& [outcome, count] : counts)
+    EXPECT_EQ(probabilities.count(outcome), 1u) << what << ": an impossible draw";
 }
 
 using PairMaker = std::function<std::pair<std::unique_ptr<Model>, std::unique_ptr<Model>>(std::mt19937&)>;
@@ -120,7 +121,9 @@ inline void expect_converges(const std::string& what, const PairMaker& make_pair
 }
 
 inline double normal(std::mt19937& rng, double sd) { return std::normal_distribution<double>(0.0, sd)(rng); }
-inline double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
+inline double uniform(std::mt19937& rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
 
 template <class Make>
 inline PairMaker pairs_of(Make make) {

@@ -30,7 +30,7 @@ inline double normal_density(double x, double mean, double var) {
 // A Gaussian over R^2 written out explicitly: the inverse of [[a, b], [b, c]] is
 // [[c, -b], [-b, a]] / (ac - b^2).
 struct Gaussian2 {
-  double m1, m2;       // mean
+  double m1, m2;         // mean
   double s11, s12, s22;  // covariance
   double density(double x1, double x2) const {
     const double det = s11 * s22 - s12 * s12;
@@ -49,8 +49,9 @@ inline double reach(double mean_gap, double max_var, double rho) {
 // integral over R of N(x; m1, v1)^rho N(x; m2, v2)^rho dx.
 inline double gaussian_ppk_1d(double m1, double v1, double m2, double v2, double rho) {
   const double center = 0.5 * (m1 + m2), half = reach(std::fabs(m1 - m2), std::max(v1, v2), rho);
-  return integrate([&](double x) { return std::pow(normal_density(x, m1, v1), rho) * std::pow(normal_density(x, m2, v2), rho); },
-                   center - half, center + half);
+  return integrate(
+      [&](double x) { return std::pow(normal_density(x, m1, v1), rho) * std::pow(normal_density(x, m2, v2), rho); },
+      center - half, center + half);
 }
 
 // integral over R^2 of p(x)^rho p'(x)^rho dx, by nested one-dimensional quadrature.

@@ -46,7 +46,8 @@ std::vector<double> dense_model(const std::vector<double>& counts, const Leveled
   for (double c : counts) total += c;
   const double strength = alpha * static_cast<double>(kDim);
   std::vector<double> a(kDim);
-  for (long d = 0; d < kDim; ++d) a[d] = (counts[d] + strength * base.levels.value[base.word_level[d]]) / (total + strength);
+  for (long d = 0; d < kDim; ++d)
+    a[d] = (counts[d] + strength * base.levels.value[base.word_level[d]]) / (total + strength);
   return a;
 }
 

@@ -85,7 +85,9 @@ void for_each_assignment(const std::vector<long>& radix, const std::function<voi
 // over the parents in their listed order, the last parent fastest.
 const std::vector<double>& row_of(const Net& net, const Node& node, const std::vector<long>& x) {
   std::size_t c = 0;
-  for (long u : node.parents) c = c * static_cast<std::size_t>(net[static_cast<std::size_t>(u)].states) + static_cast<std::size_t>(x[static_cast<std::size_t>(u)]);
+  for (long u : node.parents)
+    c = c * static_cast<std::size_t>(net[static_cast<std::size_t>(u)].states) +
+        static_cast<std::size_t>(x[static_cast<std::size_t>(u)]);
   return node.table.at(c);
 }
 
@@ -118,7 +120,8 @@ double brute_force_kernel(const Net& a, const Net& b, double rho) {
   std::vector<long> radix;
   for (const Node& node : a)
     if (node.variable >= 0) {
-      if (radix.size() <= static_cast<std::size_t>(node.variable)) radix.resize(static_cast<std::size_t>(node.variable) + 1);
+      if (radix.size() <= static_cast<std::size_t>(node.variable))
+        radix.resize(static_cast<std::size_t>(node.variable) + 1);
       radix[static_cast<std::size_t>(node.variable)] = values_of(node);
     }
   double k = 0.0;
@@ -140,8 +143,15 @@ const Net kChain{{0, 1, {2}, {{0.2, 0.2, 0.6}, {0.7, 0.2, 0.1}, {0.3, 0.4, 0.3}}
 // A v-structure: hidden a (2 states) and b (3 states) share the observed child x1; x0 <- a, x2 <- b.
 const Net kVStructure{{2, -1, {}, {{0.5, 0.5}}},
                       {3, -1, {}, {{0.2, 0.3, 0.5}}},
-                      {3, 1, {0, 1},
-                       {{0.1, 0.2, 0.7}, {0.3, 0.3, 0.4}, {0.5, 0.25, 0.25}, {0.6, 0.2, 0.2}, {0.05, 0.9, 0.05}, {1.0 / 3, 1.0 / 3, 1.0 / 3}}},
+                      {3,
+                       1,
+                       {0, 1},
+                       {{0.1, 0.2, 0.7},
+                        {0.3, 0.3, 0.4},
+                        {0.5, 0.25, 0.25},
+                        {0.6, 0.2, 0.2},
+                        {0.05, 0.9, 0.05},
+                        {1.0 / 3, 1.0 / 3, 1.0 / 3}}},
                       {0, 0, {0}, {{0.8, 0.2}, {0.3, 0.7}}},
                       {0, 2, {1}, {{0.4, 0.6}, {0.9, 0.1}, {0.5, 0.5}}}};
 // A fully observed Markov chain x0 -> x1 -> x2 (x1 a discrete node with a child), with a zero entry.
@@ -292,9 +302,8 @@ const Hmm kThreeStates{{0.2, 0.5, 0.3},
                        {{0.1, 0.6, 0.3}, {0.4, 0.4, 0.2}, {0.25, 0.25, 0.5}},
                        {{0.3, 0.3, 0.4}, {0.9, 0.05, 0.05}, {0.25, 0.625, 0.125}}};
 const Hmm kGaussianTwo{{0.3, 0.7}, {{0.8, 0.2}, {0.4, 0.6}}, {{-1.0, 0.5}, {2.0, 1.5}}};
-const Hmm kGaussianThree{{0.5, 0.25, 0.25},
-                         {{0.6, 0.3, 0.1}, {0.2, 0.2, 0.6}, {0.1, 0.1, 0.8}},
-                         {{0.0, 1.0}, {1.5, 0.25}, {-2.0, 3.0}}};
+const Hmm kGaussianThree{
+    {0.5, 0.25, 0.25}, {{0.6, 0.3, 0.1}, {0.2, 0.2, 0.6}, {0.1, 0.1, 0.8}}, {{0.0, 1.0}, {1.5, 0.25}, {-2.0, 3.0}}};
 
 TEST(BayesNet, AnHmmWrittenAsANetworkHasTheHmmKernel) {
   const std::pair<const Hmm*, const Hmm*> pairs[] = {{&kTwoStates, &kThreeStates}, {&kThreeStates, &kThreeStates}};
@@ -304,9 +313,10 @@ TEST(BayesNet, AnHmmWrittenAsANetworkHasTheHmmKernel) {
         const double expected = kernel(PreparedModel(hmm_model(*a, steps), with_rho(rho)),
                                        PreparedModel(hmm_model(*b, steps), with_rho(rho)));
         for (bool discrete : {false, true})
-          EXPECT_LT(relative_error(model_kernel(hmm_as_network(*a, steps, discrete), hmm_as_network(*b, steps, !discrete), rho),
-                                   expected),
-                    1e-10)
+          EXPECT_LT(
+              relative_error(model_kernel(hmm_as_network(*a, steps, discrete), hmm_as_network(*b, steps, !discrete), rho),
+                             expected),
+              1e-10)
               << "T " << steps << " rho " << rho << (discrete ? " discrete" : " emission") << " observations";
       }
   for (long steps : {0L, 2L, 5L})
@@ -348,7 +358,8 @@ TEST(BayesNet, HmmAgainstNetworkEqualsHmmAgainstHmm) {
   for (double rho : kRhos) {
     const PreparedModel hmm(hmm_model(kThreeStates, 2), with_rho(rho));
     const PreparedModel network(network_model(naive_bayes), with_rho(rho));
-    EXPECT_LT(relative_error(kernel(hmm, network), brute_force_kernel(hmm_as_network(kThreeStates, 2, false), naive_bayes, rho)),
+    EXPECT_LT(relative_error(kernel(hmm, network),
+                             brute_force_kernel(hmm_as_network(kThreeStates, 2, false), naive_bayes, rho)),
               1e-10)
         << "rho " << rho;
   }
@@ -359,7 +370,8 @@ TEST(BayesNet, LongHmmChainsStayExactInLogSpace) {
   // 1001 symbols); the log-space elimination does not.
   const long steps = 1000;
   for (double rho : {1.0, 2.0}) {
-    const PreparedModel hmm_a(hmm_model(kTwoStates, steps), with_rho(rho)), hmm_b(hmm_model(kThreeStates, steps), with_rho(rho));
+    const PreparedModel hmm_a(hmm_model(kTwoStates, steps), with_rho(rho)),
+        hmm_b(hmm_model(kThreeStates, steps), with_rho(rho));
     const PreparedModel net_b(network_model(hmm_as_network(kThreeStates, steps, false)), with_rho(rho));
     const double expected = log_kernel(hmm_a, hmm_b);
     ASSERT_LT(expected, -745.0);  // below the smallest double's log: k itself underflows
@@ -413,7 +425,8 @@ TEST(BayesNet, RandomNetworksMatchEnumerationAndGiveSemidefiniteGrams) {
   std::vector<Net> nets;
   for (int i = 0; i < 16; ++i) nets.push_back(random_network(rng));
   for (std::size_t i = 0; i + 1 < nets.size(); i += 2)
-    EXPECT_LT(relative_error(model_kernel(nets[i], nets[i + 1], 0.5), brute_force_kernel(nets[i], nets[i + 1], 0.5)), 1e-10)
+    EXPECT_LT(relative_error(model_kernel(nets[i], nets[i + 1], 0.5), brute_force_kernel(nets[i], nets[i + 1], 0.5)),
+              1e-10)
         << "random pair " << i;
   for (double rho : {0.5, 1.0, 2.0}) {
     std::vector<PreparedModel> models;
@@ -432,8 +445,8 @@ TEST(BayesNet, RowsAndJsonRoundTrip) {
 // A row written out from the layout of bayesnet.hpp: 3: N = 2 nodes; node 0's header at 4..6
 // (2 states, hidden, no parents), node 1's at 7..10 (2 states, variable 0 + 1, one parent: node 0);
 // node 0's CPT at 11..12, node 1's two rows at 13..14 and 15..16. Zeros are omitted.
-const Row kHandRow{{1, 1},     {2, 10},  {3, 2},    {4, 2},     {7, 2},     {8, 1},
-                   {9, 1},     {11, 0.25}, {12, 0.75}, {13, 0.5}, {14, 0.5}, {15, 0.125}, {16, 0.875}};
+const Row kHandRow{{1, 1},     {2, 10},    {3, 2},    {4, 2},    {7, 2},      {8, 1},     {9, 1},
+                   {11, 0.25}, {12, 0.75}, {13, 0.5}, {14, 0.5}, {15, 0.125}, {16, 0.875}};
 
 TEST(BayesNet, RowLayoutIsTheDocumentedOne) {
   const auto model = decode_row(kHandRow);
@@ -457,18 +470,17 @@ TEST(BayesNet, MalformedRowsNameTheNodeFieldAndIndex) {
   using checks::row_error;
   EXPECT_EQ(row_error(kHandRow), "");
   // Row 1 of node 1's CPT (indices 15..16) sums to 0.925.
-  EXPECT_TRUE(mentions(row_error(with_value(kHandRow, 16, 0.8)),
-                       {"bayesnet nodes[1] field \"cpt\" (indices 15..16)", "P(node 1 | node 0 = 1)", "summing to 1",
-                        "0.925"}));
+  EXPECT_TRUE(mentions(row_error(with_value(kHandRow, 16, 0.8)), {"bayesnet nodes[1] field \"cpt\" (indices 15..16)",
+                                                                  "P(node 1 | node 0 = 1)", "summing to 1", "0.925"}));
   EXPECT_TRUE(mentions(row_error(with_value(kHandRow, 12, 1.5)),
                        {"bayesnet nodes[0] field \"cpt\" (index 12)", "a probability in [0, 1]", "1.5"}));
-  EXPECT_TRUE(mentions(row_error(with_value(kHandRow, 8, 3)), {"bayesnet nodes[1] field \"variable\" (index 8)", "got 3"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(kHandRow, 8, 3)), {"bayesnet nodes[1] field \"variable\" (index 8)", "got 3"}));
   Row self_parent = kHandRow;
   self_parent.insert(self_parent.begin() + 7, {10, 1});  // node 1's parent (index 10): node 1
   EXPECT_TRUE(mentions(row_error(self_parent), {"bayesnet nodes[1] field \"parents\" (index 10)", "the node itself"}));
   // Three nodes whose parents form a cycle: node 0 <- node 2, node 1 <- node 0, node 2 <- node 1.
-  const Row cycle{{1, 1}, {2, 10}, {3, 3},  {4, 2},  {6, 1},  {7, 2},  {8, 2},
-                  {10, 1}, {12, 2}, {13, 1}, {14, 1}, {15, 1}};
+  const Row cycle{{1, 1}, {2, 10}, {3, 3}, {4, 2}, {6, 1}, {7, 2}, {8, 2}, {10, 1}, {12, 2}, {13, 1}, {14, 1}, {15, 1}};
   EXPECT_TRUE(mentions(row_error(cycle), {"bayesnet nodes[0] field \"parents\" (indices 6..7)", "cycle",
                                           "node 0 -> node 1 -> node 2 -> node 0"}));
   // Node 0 with 0 states is an emission leaf, but hidden (index 5 is absent).
@@ -476,12 +488,11 @@ TEST(BayesNet, MalformedRowsNameTheNodeFieldAndIndex) {
                        {"bayesnet nodes[0] field \"variable\" (index 5)", "an emission leaf is observed"}));
 }
 
-const char* const kValidJson =
-    R"({"family":"bayesnet","nodes":[{"states":2,"parents":[],"cpt":[[0.25,0.75]]},)"
-    R"({"states":2,"parents":[0],"cpt":[[0.5,0.5],[0.125,0.875]],"variable":0},)"
-    R"({"parents":[0,1],"variable":1,"emissions":[{"family":"gaussian","mean":[0],"var":1},)"
-    R"({"family":"gaussian","mean":[1],"var":1},{"family":"gaussian","mean":[2],"var":1},)"
-    R"({"family":"gaussian","mean":[3],"var":2}]}]})";
+const char* const kValidJson = R"({"family":"bayesnet","nodes":[{"states":2,"parents":[],"cpt":[[0.25,0.75]]},)"
+                               R"({"states":2,"parents":[0],"cpt":[[0.5,0.5],[0.125,0.875]],"variable":0},)"
+                               R"({"parents":[0,1],"variable":1,"emissions":[{"family":"gaussian","mean":[0],"var":1},)"
+                               R"({"family":"gaussian","mean":[1],"var":1},{"family":"gaussian","mean":[2],"var":1},)"
+                               R"({"family":"gaussian","mean":[3],"var":2}]}]})";
 
 TEST(BayesNet, MalformedJsonNamesTheNodeAndField) {
   using checks::json_error;
@@ -493,8 +504,9 @@ TEST(BayesNet, MalformedJsonNamesTheNodeAndField) {
   // State-count mismatches: a CPT with the wrong number of rows or of states.
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, "[[0.5,0.5],[0.125,0.875]]", "[[0.5,0.5]]")),
                        {"bayesnet nodes[1] field \"cpt\"", "2 rows (one per configuration of the parents) of 2"}));
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, "[[0.5,0.5],[0.125,0.875]]", "[[0.5,0.25,0.25],[0.125,0.5,0.375]]")),
-                       {"bayesnet nodes[1] field \"cpt\"", "of 2 probabilities"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(kValidJson, "[[0.5,0.5],[0.125,0.875]]", "[[0.5,0.25,0.25],[0.125,0.5,0.375]]")),
+               {"bayesnet nodes[1] field \"cpt\"", "of 2 probabilities"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"(,{"family":"gaussian","mean":[3],"var":2})", "")),
                        {"bayesnet nodes[2] field \"emissions\"", "4 emission models", "got 3"}));
   // A cycle: node 0 gets node 1 as its parent.
@@ -502,26 +514,29 @@ TEST(BayesNet, MalformedJsonNamesTheNodeAndField) {
                                            R"("parents":[1],"cpt":[[0.25,0.75],[0.5,0.5]])")),
                        {"bayesnet nodes[0] field \"parents\"", "cycle", "node 0 -> node 1 -> node 0"}));
   // An emission leaf with a child.
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, "]}]}", R"(]},{"states":2,"parents":[2],"cpt":[[0.5,0.5]]}]})")),
-                       {"bayesnet nodes[3] field \"parents\"[0]", "an emission leaf has no children",
-                        "node 2, an emission leaf"}));
+  EXPECT_TRUE(mentions(
+      json_error(replaced(kValidJson, "]}]}", R"(]},{"states":2,"parents":[2],"cpt":[[0.5,0.5]]}]})")),
+      {"bayesnet nodes[3] field \"parents\"[0]", "an emission leaf has no children", "node 2, an emission leaf"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1])")),
                        {"bayesnet nodes[2] field \"variable\"", "an emission leaf is observed"}));
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1],"variable":0)")),
-                       {"bayesnet nodes[2] field \"variable\"", "each used by one node", "already the variable of node 1"}));
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1],"variable":2)")),
-                       {"bayesnet nodes[2] field \"variable\"", "numbered 0..1", "got 2"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1],"variable":0)")),
+               {"bayesnet nodes[2] field \"variable\"", "each used by one node", "already the variable of node 1"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(kValidJson, R"("parents":[0,1],"variable":1)", R"("parents":[0,1],"variable":2)")),
+               {"bayesnet nodes[2] field \"variable\"", "numbered 0..1", "got 2"}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"bayesnet","nodes":[{"states":2,"cpt":[[0.5,0.5]]}]})"),
                        {"bayesnet field \"nodes\"", "at least one observed node", "only hidden nodes"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1])", R"("parents":[0,0])")),
                        {"bayesnet nodes[2] field \"parents\"[1]", "distinct parents"}));
   EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("parents":[0,1])", R"("parents":[0,5])")),
                        {"bayesnet nodes[2] field \"parents\"", "a whole number in [0, 2]"}));
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"("mean":[3],"var":2)", R"("mean":[3,1],"var":2)")),
-                       {"bayesnet nodes[2] field \"emissions\"[3]", "real vectors of dimension 1",
-                        "real vectors of dimension 2"}));
-  EXPECT_TRUE(mentions(json_error(replaced(kValidJson, R"({"states":2,"parents":[],)", R"({"states":2,"colour":1,"parents":[],)")),
-                       {"bayesnet nodes[0] field \"colour\"", "not a field"}));
+  EXPECT_TRUE(mentions(
+      json_error(replaced(kValidJson, R"("mean":[3],"var":2)", R"("mean":[3,1],"var":2)")),
+      {"bayesnet nodes[2] field \"emissions\"[3]", "real vectors of dimension 1", "real vectors of dimension 2"}));
+  EXPECT_TRUE(mentions(
+      json_error(replaced(kValidJson, R"({"states":2,"parents":[],)", R"({"states":2,"colour":1,"parents":[],)")),
+      {"bayesnet nodes[0] field \"colour\"", "not a field"}));
 }
 
 TEST(BayesNet, ConstructorChecksEveryNodesTableAgainstItsParents) {
@@ -534,7 +549,9 @@ TEST(BayesNet, ConstructorChecksEveryNodesTableAgainstItsParents) {
   };
   EXPECT_EQ(constructor_error([&] { build({0.5, 0.5, 0.1, 0.9, 1, 0}); }), "");
   // The parent has 3 states: 3 rows of 2, not 2 rows.
-  EXPECT_TRUE(mentions(constructor_error([&] { build({0.5, 0.5, 0.1, 0.9}); }),
+  EXPECT_TRUE(mentions(constructor_error([&] {
+                         build({0.5, 0.5, 0.1, 0.9});
+                       }),
                        {"bayesnet nodes[1] field \"cpt\"", "3 x 2 probabilities", "got 4 values"}));
   EXPECT_TRUE(mentions(constructor_error([&] {
                          std::vector<BayesNode> nodes(1);
@@ -567,9 +584,10 @@ TEST(BayesNet, NetworksOverDifferentObservedVariablesHaveNoKernel) {
     return std::string();
   };
   const auto naive_bayes = network_model(kNaiveBayes), mismatched = network_model(other);
-  EXPECT_TRUE(mentions(error(*naive_bayes, *mismatched),
-                       {"bayesnet over tuples of (categories of dimension 2, categories of dimension 3, categories of dimension 2)",
-                        "bayesnet over sequences of 3 categories of dimension 2", "different sample spaces"}));
+  EXPECT_TRUE(mentions(
+      error(*naive_bayes, *mismatched),
+      {"bayesnet over tuples of (categories of dimension 2, categories of dimension 3, categories of dimension 2)",
+       "bayesnet over sequences of 3 categories of dimension 2", "different sample spaces"}));
   const auto hmm = hmm_model(kTwoStates, 3);
   hmm->prepare(with_rho(1.0));
   const auto chain = network_model(hmm_as_network(kTwoStates, 2, false));
@@ -577,8 +595,9 @@ TEST(BayesNet, NetworksOverDifferentObservedVariablesHaveNoKernel) {
                                              "bayesnet over sequences of 3 categories of dimension 3"}));
   EXPECT_EQ(error(*network_model(hmm_as_network(kTwoStates, 3, false)), *hmm), "");
   // Another family over one variable's space: no kernel.
-  EXPECT_TRUE(mentions(error(*network_model(hmm_as_network(kTwoStates, 0, false)), *one_event_multinomial({0.5, 0.2, 0.3})),
-                       {"bayesnet over sequences of 1 categories of dimension 3", "multinomial over categories"}));
+  EXPECT_TRUE(
+      mentions(error(*network_model(hmm_as_network(kTwoStates, 0, false)), *one_event_multinomial({0.5, 0.2, 0.3})),
+               {"bayesnet over sequences of 1 categories of dimension 3", "multinomial over categories"}));
 }
 
 TEST(BayesNet, MixtureEmissionsEnterThroughTheirComponentLabel) {

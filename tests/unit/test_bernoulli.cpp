@@ -31,8 +31,8 @@ TEST(BernoulliKernel, MatchesBruteForceSummation) {
   const std::vector<double> h = {0.7, 0.2, 0.95, 0.3, 0.4, 0.8, 0.05, 0.6};
   for (double rho : kRhos) {
     const double expected = oracle::bernoulli_ppk(g, h, rho);
-    const double got = kernel(prepared(SparseProbabilities::from_dense(g), rho),
-                              prepared(SparseProbabilities::from_dense(h), rho));
+    const double got =
+        kernel(prepared(SparseProbabilities::from_dense(g), rho), prepared(SparseProbabilities::from_dense(h), rho));
     EXPECT_LT(oracle::relative_error(got, expected), 1e-12) << "rho " << rho;
   }
 }
@@ -70,8 +70,8 @@ TEST(BernoulliKernel, LargeSparseModelEqualsItsDenseEquivalent) {
   }
   // k itself leaves the range of a double here (at rho = 1/4 each factor is about 1.04): compare log k.
   for (double rho : kRhos) {
-    const double sparse = log_kernel(prepared(SparseProbabilities::from_dense(g), rho),
-                                     prepared(SparseProbabilities::from_dense(h), rho));
+    const double sparse =
+        log_kernel(prepared(SparseProbabilities::from_dense(g), rho), prepared(SparseProbabilities::from_dense(h), rho));
     const double dense = log_kernel(prepared(all_listed(g), rho), prepared(all_listed(h), rho));
     EXPECT_LT(oracle::relative_error(sparse, dense), 1e-10) << "rho " << rho;
   }

@@ -104,8 +104,7 @@ double log_prior(const Eigen::MatrixXd& sigma, CovarianceForm form, const Covari
   const double nu = prior.count;
   const Eigen::Index dim = sigma.rows();
   switch (form) {
-    case CovarianceForm::full:
-      return log_inverse_wishart(sigma, nu, (nu - static_cast<double>(dim) - 1) * prior.centre);
+    case CovarianceForm::full: return log_inverse_wishart(sigma, nu, (nu - static_cast<double>(dim) - 1) * prior.centre);
     case CovarianceForm::diagonal: {
       double total = 0;
       for (Eigen::Index d = 0; d < dim; ++d)
@@ -201,7 +200,8 @@ TEST(CovariancePriorEm, MapMStepMaximisesTheExpectedCompleteLogLikelihoodPlusThe
       const GaussianModel& fitted = component(*fit.model, k);
       EXPECT_LT((fitted.mean() - best.head(2)).norm(), 1e-5) << "form " << static_cast<int>(form) << ", k " << k;
       EXPECT_LT((fitted.covariance() - sigma_of(best)).norm(), 1e-5 * sigma_of(best).norm())
-          << "form " << static_cast<int>(form) << ", k " << k << "\nfitted\n" << fitted.covariance() << "\nbrute force\n"
+          << "form " << static_cast<int>(form) << ", k " << k << "\nfitted\n"
+          << fitted.covariance() << "\nbrute force\n"
           << sigma_of(best);
     }
   }
@@ -280,7 +280,9 @@ TEST(CovariancePriorEm, ThePriorPullsSmallComponentsTowardTheCentre) {
   EXPECT_NE(estimation_error([&] { fit_gaussian_mixture(x, options); }).find("prior.count must be"), std::string::npos);
   HmmFitOptions discrete;
   discrete.prior = prior_for(CovarianceForm::full, 5);
-  EXPECT_NE(estimation_error([&] { fit_discrete_hmm({0, 1, 0}, 2, discrete); }).find("emissions gaussian"),
+  EXPECT_NE(estimation_error([&] {
+              fit_discrete_hmm({0, 1, 0}, 2, discrete);
+            }).find("emissions gaussian"),
             std::string::npos);
 }
 
@@ -359,8 +361,9 @@ TEST(CovariancePriorEm, MixtureChooserMaximisesTheHeldOutPredictiveOverTheGrid) 
           const Eigen::MatrixXd scatter = centred.transpose() * r.asDiagonal() * centred;
           const Eigen::VectorXd delta = x.row(i).transpose() - mean;
           const Eigen::MatrixXd with_y = scatter + n / (n + 1) * delta * delta.transpose();
-          density += n / static_cast<double>(kept.rows()) *
-                     std::exp(log_marginal_likelihood(n + 1, with_y, nu, psi) - log_marginal_likelihood(n, scatter, nu, psi));
+          density +=
+              n / static_cast<double>(kept.rows()) *
+              std::exp(log_marginal_likelihood(n + 1, with_y, nu, psi) - log_marginal_likelihood(n, scatter, nu, psi));
         }
         total += std::log(density);
       }
@@ -395,7 +398,8 @@ TEST(CovariancePriorEm, HmmChooserMaximisesTheHeldOutLikelihoodOverTheGrid) {
         const Eigen::VectorXd y = x.row(x.rows() - held + t).transpose();
         Eigen::VectorXd next(2);
         for (int q = 0; q < 2; ++q) {
-          const double emission = dynamic_cast<const GaussianModel&>(m.emission(static_cast<std::size_t>(q))).log_density(y);
+          const double emission =
+              dynamic_cast<const GaussianModel&>(m.emission(static_cast<std::size_t>(q))).log_density(y);
           double into = 0;
           if (t == 0) {
             into = std::log(m.start()(q));
@@ -463,9 +467,11 @@ TEST(CovariancePriorEm, FhmmMapEmIsLikelihoodPlusLogPriorAndNeverDecreases) {
     EXPECT_GE(fit.log_likelihoods[i], fit.log_likelihoods[i - 1] - 1e-9 * std::fabs(fit.log_likelihoods[i])) << i;
   const Eigen::MatrixXd& sigma = fit.model->cov();
   const double expected = fhmm_brute_force_log_likelihood(*fit.model, x) +
-                          log_inverse_wishart(sigma, 6, (6 - 3) * options.prior->centre) - 0.5 * 0.05 * sigma.inverse().trace();
+                          log_inverse_wishart(sigma, 6, (6 - 3) * options.prior->centre) -
+                          0.5 * 0.05 * sigma.inverse().trace();
   EXPECT_NEAR(fit.log_likelihoods.back(), expected, 1e-9 * std::fabs(expected));
-  EXPECT_NEAR(fhmm_log_likelihood(*fit.model, x), fhmm_brute_force_log_likelihood(*fit.model, x), 1e-9 * std::fabs(expected));
+  EXPECT_NEAR(fhmm_log_likelihood(*fit.model, x), fhmm_brute_force_log_likelihood(*fit.model, x),
+              1e-9 * std::fabs(expected));
   options.prior->count = 1e7;
   const Eigen::MatrixXd strong = fit_fhmm(x, options).model->cov();
   EXPECT_LT((strong - options.prior->centre).norm(), 1e-4 * options.prior->centre.norm()) << strong;

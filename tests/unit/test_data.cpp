@@ -125,10 +125,8 @@ TEST(DataFile, QidErrors) {
                         "starts at line 1"));
   EXPECT_THAT(data_error("1 qid:1 1:1\n1 qid:2 1:1\n1 qid:1 1:1\n"),
               HasSubstr("train.txt:3: qid 1 was already used by the example at line 1"));
-  EXPECT_THAT(data_error("1 1:1\n1 qid:1 1:1\n"),
-              HasSubstr("train.txt:2: qid: on this line but not on line 1"));
-  EXPECT_THAT(data_error("1 qid:1 1:1\n1 1:1\n"),
-              HasSubstr("train.txt:2: no qid: on this line but line 1"));
+  EXPECT_THAT(data_error("1 1:1\n1 qid:1 1:1\n"), HasSubstr("train.txt:2: qid: on this line but not on line 1"));
+  EXPECT_THAT(data_error("1 qid:1 1:1\n1 1:1\n"), HasSubstr("train.txt:2: no qid: on this line but line 1"));
   EXPECT_THAT(data_error("1 qid:x 1:1\n"), HasSubstr("train.txt:1: qid 'x' must be a non-negative integer"));
   EXPECT_THAT(data_error("1 1:1 qid:1\n"), HasSubstr("qid: must directly follow the label"));
 }
@@ -173,7 +171,6 @@ TEST(RowFile, FormatRowLine) {
   EXPECT_EQ(format_row_line(-0.5, Row{}), "-0.5");
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Symbol sequences (read_sequences, Alphabet, read_alphabet).
 
@@ -188,8 +185,7 @@ std::string sequence_error(const std::string& text, const std::optional<Alphabet
 }
 
 TEST(SequenceFile, FastaHeadersGiveLabelsAndLinesAreConcatenated) {
-  const SequenceSet set = read_sequence_text(
-      "\n>seq1 label=1 from chr2\nAC GT\nTT\n\n>seq2 note label=-2.5\nCA\r\n");
+  const SequenceSet set = read_sequence_text("\n>seq1 label=1 from chr2\nAC GT\nTT\n\n>seq2 note label=-2.5\nCA\r\n");
   EXPECT_EQ(set.source, "seqs.txt");
   EXPECT_EQ(set.format, SequenceFormat::fasta);
   ASSERT_TRUE(set.alphabet);
@@ -239,14 +235,17 @@ TEST(SequenceFile, AlphabetFileRoundTripAndBadAlphabets) {
   EXPECT_EQ(read_sequence_text("1 zyx\n", std::nullopt, reread).sequences[0].symbols, (std::vector<long>{2, 1, 0}));
 
   const auto alphabet_error = [](const std::string& text) {
-    return error_of([](const std::string& t) {
-      std::istringstream in(t);
-      return read_alphabet(in, "alphabet.txt");
-    }, text);
+    return error_of(
+        [](const std::string& t) {
+          std::istringstream in(t);
+          return read_alphabet(in, "alphabet.txt");
+        },
+        text);
   };
   EXPECT_THAT(alphabet_error(""), HasSubstr("alphabet.txt: no alphabet"));
   EXPECT_THAT(alphabet_error("ACGT\nACG\n"), HasSubstr("alphabet.txt:2: an alphabet file holds one line"));
-  EXPECT_THAT(alphabet_error("ACGA\n"), HasSubstr("alphabet.txt:1: symbol 'A' appears twice in the alphabet (positions 1 and 4)"));
+  EXPECT_THAT(alphabet_error("ACGA\n"),
+              HasSubstr("alphabet.txt:1: symbol 'A' appears twice in the alphabet (positions 1 and 4)"));
   EXPECT_THAT(alphabet_error("AC GT\n"), HasSubstr("alphabet.txt:1: the alphabet holds whitespace at position 3"));
   EXPECT_THROW(Alphabet("", "--alphabet"), InputError);
 }
@@ -254,9 +253,11 @@ TEST(SequenceFile, AlphabetFileRoundTripAndBadAlphabets) {
 TEST(SequenceFile, Errors) {
   EXPECT_EQ(sequence_error(">s1 label=1\nAC\n>s2 name=x\nGT\n"),
             "seqs.txt:3: the header has no label=VALUE token; expected e.g. '>seq1 label=1'");
-  EXPECT_THAT(sequence_error(">s1 label=one\nAC\n"), HasSubstr("seqs.txt:1: label 'one' in the header is not a finite number"));
+  EXPECT_THAT(sequence_error(">s1 label=one\nAC\n"),
+              HasSubstr("seqs.txt:1: label 'one' in the header is not a finite number"));
   EXPECT_THAT(sequence_error(">s1 label=1 label=2\nAC\n"), HasSubstr("seqs.txt:1: the header has two label= tokens"));
-  EXPECT_EQ(sequence_error(">s1 label=1\n>s2 label=2\nAC\n"), "seqs.txt:1: the sequence is empty; expected at least one symbol");
+  EXPECT_EQ(sequence_error(">s1 label=1\n>s2 label=2\nAC\n"),
+            "seqs.txt:1: the sequence is empty; expected at least one symbol");
   EXPECT_THAT(sequence_error(">s1 label=1\nAC\n>s2 label=2\n"), HasSubstr("seqs.txt:3: the sequence is empty"));
   EXPECT_THAT(sequence_error("1 AC\n2\n"), HasSubstr("seqs.txt:2: the sequence is empty"));
   EXPECT_THAT(sequence_error("1 AC\n\n2 GT\n"), HasSubstr("seqs.txt:2: empty line; expected 'LABEL SEQUENCE'"));

@@ -60,11 +60,11 @@ double dirichlet3_quadrature_kernel(const std::vector<double>& a, const std::vec
   return checks::integrate_unit_interval(
       [&](double x0, double s) {
         return s * checks::integrate_unit_interval([&](double u, double one_minus_u) {
-          const double x[3] = {x0, s * u, s * one_minus_u};
-          // Within ~1e-308 of an edge x_d underflows to 0; the integrable x_d^(a+ - 1) has no mass there.
-          if (x[1] == 0.0 || x[2] == 0.0) return 0.0;
-          return std::exp(rho * (log_dirichlet_density(a, x) + log_dirichlet_density(b, x)));
-        });
+                 const double x[3] = {x0, s * u, s * one_minus_u};
+                 // Within ~1e-308 of an edge x_d underflows to 0; the integrable x_d^(a+ - 1) has no mass there.
+                 if (x[1] == 0.0 || x[2] == 0.0) return 0.0;
+                 return std::exp(rho * (log_dirichlet_density(a, x) + log_dirichlet_density(b, x)));
+               });
       },
       1e-13);
 }
@@ -206,7 +206,9 @@ TEST(DirichletModelTest, RejectsMalformedJson) {
   EXPECT_TRUE(mentions(checks::constructor_error([] { DirichletModel({1.0}); }),
                        {"dirichlet field \"dim\"", "[2, 100000000], got 1"}));
   const double minus_infinity = -std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { DirichletModel({1.0, minus_infinity}); }),
+  EXPECT_TRUE(mentions(checks::constructor_error([&] {
+                         DirichletModel({1.0, minus_infinity});
+                       }),
                        {"dirichlet field \"alpha\"[1]", "got -inf"}));
 }
 

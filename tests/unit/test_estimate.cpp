@@ -36,7 +36,6 @@ std::unique_ptr<MultinomialModel> fit_multinomial(const std::vector<SparseVector
   return typed<MultinomialModel>(estimate(*multinomial_estimator(options), vectors, dim));
 }
 
-
 // Three points in the plane: (0,0), (2,0), (0,2).
 // mu = (2/3, 2/3); deviations (-2/3,-2/3), (4/3,-2/3), (-2/3,4/3);
 // S11 = S22 = (4/9 + 16/9 + 4/9) / 3 = 8/9;  S12 = (4/9 - 8/9 - 8/9) / 3 = -4/9.
@@ -68,8 +67,7 @@ TEST(EstimateGaussian, DiagonalAndIsotropicForms) {
   // mu = (1, 1); |x - mu|^2 = 2, 10, 1, 5; sigma^2 = 18 / (4 * 2) = 9/4.
   GaussianFitOptions isotropic;
   isotropic.covariance = CovarianceForm::isotropic;
-  const auto i = fit_gaussian({sparse({0, 0}), sparse({4, 0}), sparse({0, 1}), sparse({0, 3})}, 2,
-                              isotropic);
+  const auto i = fit_gaussian({sparse({0, 0}), sparse({4, 0}), sparse({0, 1}), sparse({0, 3})}, 2, isotropic);
   EXPECT_EQ(i->form(), CovarianceForm::isotropic);
   EXPECT_NEAR(i->mean()(0), 1, 1e-15);
   EXPECT_NEAR(i->mean()(1), 1, 1e-15);
@@ -115,19 +113,27 @@ TEST(EstimateGaussian, ConstantCoordinatesHaveExactlyZeroVariance) {
 }
 
 TEST(EstimateGaussian, TooFewVectorsOrASingularCovarianceIsAClearError) {
-  EXPECT_THAT(estimation_error([] { fit_gaussian({sparse({1, 2}), sparse({2, 1})}, 2, {}); }),
+  EXPECT_THAT(estimation_error([] {
+                fit_gaussian({sparse({1, 2}), sparse({2, 1})}, 2, {});
+              }),
               HasSubstr("the example has 2 vectors; a full covariance in 2 dimensions needs at "
                         "least 3 for maximum likelihood; give ridge R"));
   GaussianFitOptions diagonal;
   diagonal.covariance = CovarianceForm::diagonal;
-  EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({1, 2})}, 2, diagonal); }),
+  EXPECT_THAT(estimation_error([&] {
+                fit_gaussian({sparse({1, 2})}, 2, diagonal);
+              }),
               HasSubstr("the example has 1 vector, whose maximum-likelihood variance is 0; a "
                         "diagonal covariance needs at least 2"));
-  EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({1, 2}), sparse({3, 2})}, 2, diagonal); }),
+  EXPECT_THAT(estimation_error([&] {
+                fit_gaussian({sparse({1, 2}), sparse({3, 2})}, 2, diagonal);
+              }),
               HasSubstr("feature 2 is constant (= 2) across the 2 vectors"));
   GaussianFitOptions isotropic;
   isotropic.covariance = CovarianceForm::isotropic;
-  EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({1, 2}), sparse({1, 2})}, 2, isotropic); }),
+  EXPECT_THAT(estimation_error([&] {
+                fit_gaussian({sparse({1, 2}), sparse({1, 2})}, 2, isotropic);
+              }),
               HasSubstr("the 2 vectors are identical"));
   // Collinear points do not span the plane.
   EXPECT_THAT(estimation_error([] {
@@ -143,14 +149,15 @@ TEST(EstimateGaussian, DimensionIsFixedByTheCaller) {
   const auto model = fit_gaussian({sparse({1})}, 4, fixed);  // absent coordinates are 0
   EXPECT_EQ(model->dim(), 4);
   EXPECT_EQ(model->mean()(3), 0);
-  EXPECT_THAT(estimation_error([&] { fit_gaussian({sparse({0, 0, 1})}, 2, fixed); }),
+  EXPECT_THAT(estimation_error([&] {
+                fit_gaussian({sparse({0, 0, 1})}, 2, fixed);
+              }),
               HasSubstr("index 3 is larger than the dimension 2 (dim)"));
 }
 
 TEST(EstimateGaussian, FittingIsDeterministic) {
-  const std::vector<SparseVector> points = {sparse({0.3, 1.7, -2}), sparse({1.1, 0.2, 0.5}),
-                                            sparse({-0.4, 0.9, 1.3}), sparse({2.2, -1, 0.1}),
-                                            sparse({0.7, 0.6, -0.8})};
+  const std::vector<SparseVector> points = {sparse({0.3, 1.7, -2}), sparse({1.1, 0.2, 0.5}), sparse({-0.4, 0.9, 1.3}),
+                                            sparse({2.2, -1, 0.1}), sparse({0.7, 0.6, -0.8})};
   const Row first = encode_row(*fit_gaussian(points, 3, {}));
   const Row second = encode_row(*fit_gaussian(points, 3, {}));
   ASSERT_EQ(first.size(), second.size());
@@ -241,13 +248,16 @@ TEST(EstimateMultinomial, TrialsAreStored) {
 }
 
 TEST(EstimateMultinomial, Errors) {
-  EXPECT_THAT(estimation_error([] { fit_multinomial({sparse({1, -1})}, 2, {}); }),
+  EXPECT_THAT(estimation_error([] {
+                fit_multinomial({sparse({1, -1})}, 2, {});
+              }),
               HasSubstr("count -1 at index 2 is negative"));
   MultinomialFitOptions ml;
   ml.alpha = 0;
-  EXPECT_THAT(estimation_error([&] { fit_multinomial({sparse({0, 0})}, 2, ml); }),
-              HasSubstr("no counts"));
-  EXPECT_THAT(estimation_error([] { fit_multinomial({sparse({1, 1, 1})}, 2, {}); }),
+  EXPECT_THAT(estimation_error([&] { fit_multinomial({sparse({0, 0})}, 2, ml); }), HasSubstr("no counts"));
+  EXPECT_THAT(estimation_error([] {
+                fit_multinomial({sparse({1, 1, 1})}, 2, {});
+              }),
               HasSubstr("index 3 is larger than the dimension 2"));
   EXPECT_THAT(estimation_error([] { fit_bernoulli({sparse({1})}, 1, -1); }),
               HasSubstr("alpha must be a finite number >= 0"));

@@ -19,8 +19,8 @@ namespace {
 using checks::mentions;
 
 // x1 (3 states, node 0) with parent x0 (2 states, node 1): the nodes listed child first.
-const nlohmann::json kStructure = nlohmann::json::parse(
-    R"({"nodes":[{"states":3,"parents":[1],"variable":1},{"states":2,"variable":0}]})");
+const nlohmann::json kStructure =
+    nlohmann::json::parse(R"({"nodes":[{"states":3,"parents":[1],"variable":1},{"states":2,"variable":0}]})");
 
 // Joint observations (x0, x1) in 1-based states: (1, 3), (2, 1), (1, 3), (1, 2). So x0 is in state 0
 // three times and in state 1 once; given x0 = 0, x1 is in states (0, 1, 2) (0, 1, 2) times; given
@@ -29,7 +29,8 @@ const std::vector<SparseVector> kObservations{sparse({1, 3}), sparse({2, 1}), sp
 
 const BayesNetModel& network(const std::unique_ptr<Model>& model) { return static_cast<const BayesNetModel&>(*model); }
 
-void expect_cpts(const std::unique_ptr<Model>& model, const std::vector<double>& x1_given_x0, const std::vector<double>& x0) {
+void expect_cpts(const std::unique_ptr<Model>& model, const std::vector<double>& x1_given_x0,
+                 const std::vector<double>& x0) {
   const BayesNetModel& fitted = network(model);
   ASSERT_EQ(fitted.size(), 2u);
   EXPECT_EQ(fitted.node(0).parents, std::vector<long>{1});
@@ -62,13 +63,19 @@ TEST(BayesNetEstimate, ShrinkageAddsThePooledCounts) {
 
 TEST(BayesNetEstimate, RejectsWhatItCannotFit) {
   const auto estimator = bayesnet_estimator(kStructure, {Method::posterior, 1.0});
-  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, {sparse({1, 4})}, 2); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         estimate(*estimator, {sparse({1, 4})}, 2);
+                       }),
                        {"value 4 at index 2", "observed variable 1 (node 0) takes the values 1..3"}));
   EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, {sparse({1, 0})}, 2); }), {"value 0 at index 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, {sparse({1, 2, 1})}, 3); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         estimate(*estimator, {sparse({1, 2, 1})}, 3);
+                       }),
                        {"2 observed variables", "the dimension is 3"}));
   // ml leaves a CPT row with no observations undefined.
-  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*bayesnet_estimator(kStructure, {Method::ml, 1.0}), {sparse({1, 1})}, 2); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         estimate(*bayesnet_estimator(kStructure, {Method::ml, 1.0}), {sparse({1, 1})}, 2);
+                       }),
                        {"node 0: parent configuration 1 is never observed", "alpha > 0"}));
   const auto structure_error = [](const char* text) {
     try {
@@ -78,12 +85,14 @@ TEST(BayesNetEstimate, RejectsWhatItCannotFit) {
     }
     return std::string();
   };
-  EXPECT_TRUE(mentions(structure_error(R"({"nodes":[{"states":2,"parents":[1],"variable":0},{"states":2,"parents":[0],"variable":1}]})"),
-                       {"bayesnet nodes[0] field \"parents\"", "node 0 -> node 1 -> node 0"}));
+  EXPECT_TRUE(mentions(
+      structure_error(R"({"nodes":[{"states":2,"parents":[1],"variable":0},{"states":2,"parents":[0],"variable":1}]})"),
+      {"bayesnet nodes[0] field \"parents\"", "node 0 -> node 1 -> node 0"}));
   EXPECT_TRUE(mentions(structure_error(R"({"nodes":[{"states":2,"variable":0,"cpt":[[0.5,0.5]]}]})"),
                        {"bayesnet nodes[0] field \"cpt\"", "no CPTs"}));
-  EXPECT_TRUE(mentions(structure_error(R"({"nodes":[{"variable":0,"emissions":[{"family":"gaussian","mean":[0],"var":1}]}]})"),
-                       {"bayesnet nodes[0] is an emission leaf", "discrete nodes only"}));
+  EXPECT_TRUE(
+      mentions(structure_error(R"({"nodes":[{"variable":0,"emissions":[{"family":"gaussian","mean":[0],"var":1}]}]})"),
+               {"bayesnet nodes[0] is an emission leaf", "discrete nodes only"}));
 }
 
 }  // namespace

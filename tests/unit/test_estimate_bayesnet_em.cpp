@@ -29,9 +29,8 @@ const nlohmann::json kNaiveBayes = nlohmann::json::parse(R"({"nodes":[{"states":
   {"states":3,"parents":[0],"variable":0},{"states":3,"parents":[0],"variable":1},{"states":3,"parents":[0],"variable":2}]})");
 const std::vector<double> kClass{0.35, 0.65};
 // kChildren[j][h]: P(x_j | h).
-const std::vector<std::vector<std::vector<double>>> kChildren{{{0.7, 0.2, 0.1}, {0.1, 0.3, 0.6}},
-                                                              {{0.2, 0.6, 0.2}, {0.5, 0.1, 0.4}},
-                                                              {{0.1, 0.1, 0.8}, {0.6, 0.3, 0.1}}};
+const std::vector<std::vector<std::vector<double>>> kChildren{
+    {{0.7, 0.2, 0.1}, {0.1, 0.3, 0.6}}, {{0.2, 0.6, 0.2}, {0.5, 0.1, 0.4}}, {{0.1, 0.1, 0.8}, {0.6, 0.3, 0.1}}};
 
 std::vector<std::vector<long>> sample_naive_bayes(int n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -136,7 +135,8 @@ TEST(BayesNetEm, RecoversANaiveBayesNetwork) {
       const std::size_t q = swap ? 1 - h : h;
       worst = std::max(worst, std::fabs(m.node(0).cpt[q] - kClass[h]));
       for (std::size_t j = 0; j < 3; ++j)
-        for (std::size_t k = 0; k < 3; ++k) worst = std::max(worst, std::fabs(m.node(j + 1).cpt[q * 3 + k] - kChildren[j][h][k]));
+        for (std::size_t k = 0; k < 3; ++k)
+          worst = std::max(worst, std::fabs(m.node(j + 1).cpt[q * 3 + k] - kChildren[j][h][k]));
     }
     best = std::min(best, worst);
   }
@@ -183,14 +183,19 @@ TEST(BayesNetEm, RejectsWhatItCannotFit) {
   // No pooling (--shrink) with hidden nodes; fully observed structures are not fitted by EM.
   const auto estimator = bayesnet_estimator(kNaiveBayes, {});
   const Statistics own = estimator->statistics({sparse({1, 2, 3}), sparse({3, 2, 1})}, 3);
-  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(own, own, 0.5); }), {"lambda and pooled statistics are not supported"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(own, own, 0.5); }),
+                       {"lambda and pooled statistics are not supported"}));
   EXPECT_TRUE(mentions(estimation_error([&] {
                          fit_bayesnet_em(nlohmann::json::parse(R"({"nodes":[{"states":2,"variable":0}]})"), {{0}}, {});
                        }),
                        {"no hidden nodes"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_bayesnet_em(kNaiveBayes, {{0, 1, 3}}, {}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         fit_bayesnet_em(kNaiveBayes, {{0, 1, 3}}, {});
+                       }),
                        {"observation 1: observed variable 2 is in state 3, not in 0..2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_bayesnet_em(kNaiveBayes, {{0, 1, 2}}, em_options(Method::ml, 1, 1, 0, 0)); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         fit_bayesnet_em(kNaiveBayes, {{0, 1, 2}}, em_options(Method::ml, 1, 1, 0, 0));
+                       }),
                        {"iterations must be at least 1"}));
 }
 

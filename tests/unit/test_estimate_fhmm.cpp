@@ -63,7 +63,8 @@ std::vector<FhmmChain> two_chains() {
 std::vector<Eigen::VectorXd> state_means(const std::vector<FhmmChain>& chains) {
   std::vector<Eigen::VectorXd> out;
   for (Eigen::Index a = 0; a < chains[0].means.cols(); ++a)
-    for (Eigen::Index b = 0; b < chains[1].means.cols(); ++b) out.push_back(chains[0].means.col(a) + chains[1].means.col(b));
+    for (Eigen::Index b = 0; b < chains[1].means.cols(); ++b)
+      out.push_back(chains[0].means.col(a) + chains[1].means.col(b));
   return out;
 }
 
@@ -107,7 +108,8 @@ double brute_force_log_likelihood(const FhmmModel& model, const Eigen::MatrixXd&
 double brute_force_objective(const FhmmModel& model, const Eigen::MatrixXd& x, double a, double ridge) {
   double prior = 0.0;
   if (a > 0.0)
-    for (const FhmmChain& chain : model.chains()) prior += a * (chain.start.array().log().sum() + chain.trans.array().log().sum());
+    for (const FhmmChain& chain : model.chains())
+      prior += a * (chain.start.array().log().sum() + chain.trans.array().log().sum());
   return brute_force_log_likelihood(model, x) + prior - 0.5 * ridge * model.cov().inverse().trace();
 }
 
@@ -267,7 +269,8 @@ TEST(EstimateFhmm, MeanFieldBoundIsExactForOneChain) {
   const FhmmFit mean_field = fit_fhmm(x, options);
   ASSERT_EQ(mean_field.log_likelihoods.size(), exact.log_likelihoods.size());
   for (std::size_t i = 0; i < exact.log_likelihoods.size(); ++i)
-    EXPECT_NEAR(mean_field.log_likelihoods[i], exact.log_likelihoods[i], 1e-8 * std::fabs(exact.log_likelihoods[i])) << "step " << i;
+    EXPECT_NEAR(mean_field.log_likelihoods[i], exact.log_likelihoods[i], 1e-8 * std::fabs(exact.log_likelihoods[i]))
+        << "step " << i;
 }
 
 TEST(EstimateFhmm, MeanFieldBoundNeverDecreasesOverTheChainUpdates) {
@@ -292,7 +295,8 @@ std::vector<FhmmChain> three_chains() {
   std::vector<FhmmChain> chains;
   for (Eigen::Index c = 0; c < 3; ++c) {
     FhmmChain chain{Eigen::Vector3d::Constant(1.0 / 3.0),
-                    (Eigen::Matrix3d() << 0.8, 0.1, 0.1, 0.15, 0.7, 0.15, 0.1, 0.1, 0.8).finished(), Eigen::MatrixXd::Zero(3, 3)};
+                    (Eigen::Matrix3d() << 0.8, 0.1, 0.1, 0.15, 0.7, 0.15, 0.1, 0.1, 0.8).finished(),
+                    Eigen::MatrixXd::Zero(3, 3)};
     chain.means.row(c) << -2.0, 0.0, 2.0;
     chains.push_back(chain);
   }
@@ -310,7 +314,9 @@ TEST(EstimateFhmm, MeanFieldRecoversTheMeansOfAThreeChainModel) {
   const FhmmFit fit = fit_fhmm(x, options);
   // W_c is identified up to a vector moved between chains: compare each chain's means about their
   // average, up to the chains' order and the states' labels.
-  const auto centred = [](const Eigen::MatrixXd& means) -> Eigen::MatrixXd { return means.colwise() - means.rowwise().mean(); };
+  const auto centred = [](const Eigen::MatrixXd& means) -> Eigen::MatrixXd {
+    return means.colwise() - means.rowwise().mean();
+  };
   std::vector<bool> used(3, false);
   for (const FhmmChain& expected : truth) {
     double best = 1e300;

@@ -259,7 +259,7 @@ TEST(HmmEstimate, DeterministicGivenTheSeedAndTheSequence) {
   EXPECT_EQ(format_entries(encode_row(*fit_discrete_hmm(x, 4, options).model)), first);
   const auto estimator = hmm_estimator(options);
   EXPECT_EQ(format_entries(encode_row(*estimate(*estimator, one_hot(x), 4))), first);
-  options.seed = 2;  // another seed starts elsewhere; EM may converge to the same optimum, but the
+  options.seed = 2;        // another seed starts elsewhere; EM may converge to the same optimum, but the
   options.iterations = 1;  // parameters after one step differ
   HmmFitOptions one_step = options;
   one_step.seed = 1;
@@ -299,10 +299,15 @@ TEST(HmmEstimate, SmoothingKeepsEveryProbabilityPositive) {
 
 TEST(HmmEstimate, RejectsBadInputAndOptions) {
   HmmFitOptions options;
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_discrete_hmm({0, 3}, 3, options); }), {"symbol 3", "position 2", "0..2"}));
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         fit_discrete_hmm({0, 3}, 3, options);
+                       }),
+                       {"symbol 3", "position 2", "0..2"}));
   EXPECT_TRUE(mentions(estimation_error([&] { fit_discrete_hmm({}, 3, options); }), {"empty"}));
   const auto estimator = hmm_estimator(options);
-  EXPECT_TRUE(mentions(estimation_error([&] { estimator->statistics({{Feature{0, 1.0}}, {Feature{1, 2.0}}}, 2); }),
+  EXPECT_TRUE(mentions(estimation_error([&] {
+                         estimator->statistics({{Feature{0, 1.0}}, {Feature{1, 2.0}}}, 2);
+                       }),
                        {"observation 2", "not one symbol", "emissions gaussian"}));
   EXPECT_THROW(estimator->pool(estimator->statistics(one_hot({0}), 1), estimator->statistics(one_hot({0}), 1), 1.0),
                EstimationError);

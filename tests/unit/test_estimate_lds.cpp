@@ -32,8 +32,8 @@ using checks::mentions;
 
 // The stacked (T+1)d vector of the simulator as the rows x_0..x_T.
 Eigen::MatrixXd as_rows(const Eigen::VectorXd& stacked, long d) {
-  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      stacked.data(), stacked.size() / d, d);
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(stacked.data(),
+                                                                                                  stacked.size() / d, d);
 }
 
 Eigen::MatrixXd simulate_rows(const Lds& s, long count, unsigned seed) {
@@ -78,7 +78,8 @@ DenseJoint dense_joint(const Lds& s, long count) {
     mean = s.A * mean;
     marginal = s.A * marginal * s.A.transpose() + s.Q;
   }
-  Eigen::MatrixXd c_big = Eigen::MatrixXd::Zero(count * d, count * n), r_big = Eigen::MatrixXd::Zero(count * d, count * d);
+  Eigen::MatrixXd c_big = Eigen::MatrixXd::Zero(count * d, count * n),
+                  r_big = Eigen::MatrixXd::Zero(count * d, count * d);
   for (long t = 0; t < count; ++t) {
     c_big.block(t * d, t * n, d, n) = s.C;
     r_big.block(t * d, t * d, d, d) = s.R;
@@ -169,7 +170,8 @@ TEST(LdsEstimate, InformationAndCovarianceFormsEqualTheDenseJoint) {
 
 // (r/2) (tr(cov0^-1) + tr(Q^-1) + tr(R^-1)), the penalty of the objective, by dense inverses.
 double ridge_penalty(const LdsModel& m, double ridge) {
-  return 0.5 * ridge * (m.cov0().inverse().trace() + m.state_noise().inverse().trace() + m.observation_noise().inverse().trace());
+  return 0.5 * ridge *
+         (m.cov0().inverse().trace() + m.state_noise().inverse().trace() + m.observation_noise().inverse().trace());
 }
 
 LdsFitOptions em_options(long states, double ridge, long iterations, std::uint64_t seed) {
@@ -212,7 +214,8 @@ TEST(LdsEstimate, EmNeverDecreasesTheDenseLogLikelihood) {
 // determinants and inverses: Psi = I for cov0, psi I for Q, phi diag(v) for R (v the coordinates'
 // variances about their means).
 double dense_log_prior(const LdsModel& m, const Eigen::MatrixXd& x, const LdsPrior& prior) {
-  const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+  const Eigen::VectorXd v =
+      (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
   const auto term = [&](const Eigen::MatrixXd& s, const Eigen::MatrixXd& centre) {
     return -0.5 * prior.strength * (std::log(s.determinant()) + (s.inverse() * centre).trace());
   };
@@ -246,7 +249,8 @@ TEST(LdsEstimate, EmWithThePriorsNeverDecreasesTheDenseMapObjective) {
     }
     const LdsModel& m = *full.model;
     EXPECT_LE(Eigen::EigenSolver<Eigen::MatrixXd>(m.transition()).eigenvalues().cwiseAbs().maxCoeff(), 0.999 + 1e-12);
-    const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+    const Eigen::VectorXd v =
+        (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
     const Eigen::VectorXd w = (0.01 * v).cwiseSqrt().cwiseInverse();
     EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(w.asDiagonal() * m.observation_noise() * w.asDiagonal())
                   .eigenvalues()
@@ -265,7 +269,8 @@ TEST(LdsEstimate, ADominatingPriorGivesItsCentres) {
   options.prior = LdsPrior{1e8, 0.3, 0.25};
   const LdsFit fit = fit_lds(x, options);
   const LdsModel& m = *fit.model;
-  const Eigen::VectorXd v = (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
+  const Eigen::VectorXd v =
+      (x.rowwise() - x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(x.rows());
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(2, 2);
   EXPECT_LE((m.cov0() - identity).norm(), 1e-5);
   EXPECT_LE((m.state_noise() - 0.3 * identity).norm(), 1e-5);
@@ -317,8 +322,9 @@ Eigen::MatrixXd stationary_covariance(const Eigen::MatrixXd& a, const Eigen::Mat
   Eigen::MatrixXd kron(n * n, n * n);
   for (long i = 0; i < n; ++i)
     for (long j = 0; j < n; ++j) kron.block(i * n, j * n, n, n) = a(i, j) * a;
-  const Eigen::VectorXd vec = (Eigen::MatrixXd::Identity(n * n, n * n) - kron).partialPivLu().solve(
-      Eigen::Map<const Eigen::VectorXd>(q.data(), n * n));
+  const Eigen::VectorXd vec = (Eigen::MatrixXd::Identity(n * n, n * n) - kron)
+                                  .partialPivLu()
+                                  .solve(Eigen::Map<const Eigen::VectorXd>(q.data(), n * n));
   return Eigen::Map<const Eigen::MatrixXd>(vec.data(), n, n);
 }
 
@@ -328,14 +334,16 @@ Eigen::MatrixXd autocovariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& 
                                const Eigen::MatrixXd& r, int lag) {
   Eigen::MatrixXd power = Eigen::MatrixXd::Identity(a.rows(), a.cols());
   for (int k = 0; k < lag; ++k) power = a * power;
-  return c * power * stationary_covariance(a, q) * c.transpose() + (lag == 0 ? r : Eigen::MatrixXd::Zero(r.rows(), r.cols()));
+  return c * power * stationary_covariance(a, q) * c.transpose() +
+         (lag == 0 ? r : Eigen::MatrixXd::Zero(r.rows(), r.cols()));
 }
 
 // The eigenvalues of A sorted by real part, then imaginary part.
 std::vector<std::complex<double>> sorted_eigenvalues(const Eigen::MatrixXd& a) {
   const Eigen::VectorXcd values = Eigen::EigenSolver<Eigen::MatrixXd>(a, false).eigenvalues();
   std::vector<std::complex<double>> out(values.data(), values.data() + values.size());
-  std::sort(out.begin(), out.end(), [](auto u, auto v) { return u.real() != v.real() ? u.real() < v.real() : u.imag() < v.imag(); });
+  std::sort(out.begin(), out.end(),
+            [](auto u, auto v) { return u.real() != v.real() ? u.real() < v.real() : u.imag() < v.imag(); });
   return out;
 }
 
@@ -367,12 +375,14 @@ void expect_recovered(const Lds& truth, bool noise_identifiable, unsigned seed) 
     const Eigen::MatrixXd want_cov = autocovariance(truth.A, truth.Q, truth.C, truth.R, lag);
     const Eigen::MatrixXd got_cov =
         autocovariance(m.transition(), m.state_noise(), m.observation(), m.observation_noise(), lag);
-    EXPECT_LE((got_cov - want_cov).cwiseAbs().maxCoeff(), 0.2 * scale)
-        << what << ", lag " << lag << ":\n" << got_cov << "\nwant\n" << want_cov;
+    EXPECT_LE((got_cov - want_cov).cwiseAbs().maxCoeff(), 0.2 * scale) << what << ", lag " << lag << ":\n"
+                                                                       << got_cov << "\nwant\n"
+                                                                       << want_cov;
   }
   if (noise_identifiable) {
-    EXPECT_LE((m.observation_noise() - truth.R).cwiseAbs().maxCoeff(), 0.04)
-        << what << ": R\n" << m.observation_noise() << "\nwant\n" << truth.R;
+    EXPECT_LE((m.observation_noise() - truth.R).cwiseAbs().maxCoeff(), 0.04) << what << ": R\n"
+                                                                             << m.observation_noise() << "\nwant\n"
+                                                                             << truth.R;
   }
   EXPECT_EQ(m.length(), count - 1);
 }
@@ -434,7 +444,7 @@ TEST(LdsEstimate, ShortHighDimensionalSequencesGiveStableModelsWithNoiseFloors) 
         0.01 * ((x.rowwise() - x.colwise().mean()).colwise().squaredNorm() / static_cast<double>(x.rows())).transpose();
     const Eigen::VectorXd whitened = floor.cwiseSqrt().cwiseInverse();
     const double r_ratio = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(whitened.asDiagonal() * m.observation_noise() *
-                                                                            whitened.asDiagonal())
+                                                                          whitened.asDiagonal())
                                .eigenvalues()
                                .minCoeff();
     EXPECT_GE(r_ratio, 1.0 - 1e-9) << what;
@@ -500,15 +510,16 @@ TEST(LdsEstimate, ThroughTheEstimatorInterface) {
   EXPECT_EQ(lds.length(), 29);
   // The same as fitting the matrix.
   EXPECT_EQ(lds.observation(), fit_lds(x, em_options(1, 1e-3, 20, 1)).model->observation());
-  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, vectors, 1); }), {"index 2", "larger than the dimension 1"}));
+  EXPECT_TRUE(
+      mentions(estimation_error([&] { estimate(*estimator, vectors, 1); }), {"index 2", "larger than the dimension 1"}));
   Statistics statistics = estimator->statistics(vectors, 2);
   EXPECT_TRUE(mentions(estimation_error([&] { estimator->pool(statistics, statistics, 1.0); }), {"lds"}));
 }
 
 TEST(LdsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
   const LdsFitOptions options = em_options(1, 1e-3, 10, 1);
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(Eigen::MatrixXd::Ones(1, 2), options); }),
-                       {"1 vector", "at least 2"}));
+  EXPECT_TRUE(
+      mentions(estimation_error([&] { fit_lds(Eigen::MatrixXd::Ones(1, 2), options); }), {"1 vector", "at least 2"}));
   Eigen::MatrixXd x = Eigen::MatrixXd::Ones(5, 2);
   x(3, 1) = std::nan("");
   EXPECT_TRUE(mentions(estimation_error([&] { fit_lds(x, options); }), {"finite"}));

@@ -145,7 +145,8 @@ TEST(EstimatePoisson, MaximumLikelihoodMapAndShrinkage) {
   // Pool of the examples {(2,0), (4,1)} and {(0,3)}: n = 3, sum = (6, 4). The second example shrunk
   // with lambda = 1/2: ((0, 3) + (3, 2)) / (1 + 1.5) = (1.2, 2).
   const auto estimator = poisson_estimator({Method::ml, 2, 1, std::nullopt, false});
-  const Statistics pooled = estimator->pool(estimator->statistics(counts, 2), estimator->statistics({sparse({0, 3})}, 2), 1);
+  const Statistics pooled =
+      estimator->pool(estimator->statistics(counts, 2), estimator->statistics({sparse({0, 3})}, 2), 1);
   EXPECT_EQ(pooled.count, 3);
   const auto shrunk = estimate(*estimator, {sparse({0, 3})}, 2, &pooled, 0.5);
   EXPECT_DOUBLE_EQ(as<PoissonModel>(shrunk).rates()[0], 1.2);
@@ -155,7 +156,10 @@ TEST(EstimatePoisson, MaximumLikelihoodMapAndShrinkage) {
 TEST(EstimatePoisson, Errors) {
   EXPECT_THAT(estimation_error([] { estimate(*poisson_estimator({}), {sparse({1.5})}, 1); }),
               HasSubstr("value 1.5 at index 1 is not a count"));
-  EXPECT_THAT(estimation_error([] { poisson_estimator({Method::posterior, 2, 1, std::nullopt, false}); }), HasSubstr("negative binomial"));
+  EXPECT_THAT(estimation_error([] {
+                poisson_estimator({Method::posterior, 2, 1, std::nullopt, false});
+              }),
+              HasSubstr("negative binomial"));
 }
 
 TEST(EstimateExponential, MaximumLikelihoodAndMap) {
@@ -165,7 +169,9 @@ TEST(EstimateExponential, MaximumLikelihoodAndMap) {
   EXPECT_EQ(as<ExponentialModel>(ml).scales(), (std::vector<double>{2, 2}));
   const auto map = estimate(*exponential_estimator({Method::map, 2, 1, std::nullopt, false}), values, 2);
   EXPECT_DOUBLE_EQ(as<ExponentialModel>(map).scales()[1], 5.0 / 3);
-  EXPECT_THAT(estimation_error([] { estimate(*exponential_estimator({}), {sparse({1, 0})}, 2); }),
+  EXPECT_THAT(estimation_error([] {
+                estimate(*exponential_estimator({}), {sparse({1, 0})}, 2);
+              }),
               HasSubstr("index 2 is 0 in every vector"));
 }
 
@@ -195,9 +201,13 @@ TEST(EstimateGamma, MaximumLikelihoodSolvesTheLikelihoodEquations) {
 }
 
 TEST(EstimateGamma, Errors) {
-  EXPECT_THAT(estimation_error([] { estimate(*gamma_estimator({}), {sparse({1, 2}), sparse({1, 3})}, 2); }),
+  EXPECT_THAT(estimation_error([] {
+                estimate(*gamma_estimator({}), {sparse({1, 2}), sparse({1, 3})}, 2);
+              }),
               HasSubstr("the values at index 1 are all equal"));
-  EXPECT_THAT(estimation_error([] { estimate(*gamma_estimator({}), {sparse({1, 2}), sparse({0, 3})}, 2); }),
+  EXPECT_THAT(estimation_error([] {
+                estimate(*gamma_estimator({}), {sparse({1, 2}), sparse({0, 3})}, 2);
+              }),
               HasSubstr("value 0 at index 1 (vector 2) (absent) is not > 0"));
   // A single value has a MAP estimate.
   EXPECT_NO_THROW(estimate(*gamma_estimator({Method::map, 1, 1, 1, {}}), {sparse({2})}, 1));
@@ -228,9 +238,13 @@ TEST(EstimateDirichlet, MapOfPseudoObservationsAloneIsThePrior) {
 }
 
 TEST(EstimateDirichlet, Errors) {
-  EXPECT_THAT(estimation_error([] { estimate(*dirichlet_estimator({}), {sparse({0.2, 0.8})}, 2); }),
+  EXPECT_THAT(estimation_error([] {
+                estimate(*dirichlet_estimator({}), {sparse({0.2, 0.8})}, 2);
+              }),
               HasSubstr("vectors are all equal (or it has only one)"));
-  EXPECT_THAT(estimation_error([] { estimate(*dirichlet_estimator({}), {sparse({0.2, 0.7})}, 2); }),
+  EXPECT_THAT(estimation_error([] {
+                estimate(*dirichlet_estimator({}), {sparse({0.2, 0.7})}, 2);
+              }),
               HasSubstr("sum to 0.9"));
   EXPECT_THAT(estimation_error([] { estimate(*dirichlet_estimator({}), {sparse({1})}, 1); }),
               HasSubstr("dimension >= 2"));
@@ -252,10 +266,11 @@ TEST(PooledStatistics, JsonRoundTripIsExact) {
   for (const auto& [name, sum] : statistics.sums) EXPECT_EQ(back.sums.at(name), sum) << name;
   EXPECT_THAT(estimation_error([] { statistics_from_json(nlohmann::json::parse(R"({"family":"poisson"})")); }),
               HasSubstr("lack \"dim\""));
-  EXPECT_THAT(estimation_error([] {
-                statistics_from_json(nlohmann::json::parse(R"({"family":"poisson","dim":2,"count":1,"statistics":{"x":[1]}})"));
-              }),
-              HasSubstr("expected an array of 2 entries"));
+  EXPECT_THAT(
+      estimation_error([] {
+        statistics_from_json(nlohmann::json::parse(R"({"family":"poisson","dim":2,"count":1,"statistics":{"x":[1]}})"));
+      }),
+      HasSubstr("expected an array of 2 entries"));
 }
 
 TEST(PooledStatistics, FamilyAndDimensionMustMatch) {

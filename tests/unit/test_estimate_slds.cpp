@@ -41,7 +41,9 @@ Series simulate_switching(const Eigen::MatrixXd (&a)[2], const Eigen::MatrixXd& 
   std::mt19937 rng(seed);
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> uniform;
-  const auto draw = [&](Eigen::Index size) { return Eigen::VectorXd(Eigen::VectorXd::NullaryExpr(size, [&] { return normal(rng); })); };
+  const auto draw = [&](Eigen::Index size) {
+    return Eigen::VectorXd(Eigen::VectorXd::NullaryExpr(size, [&] { return normal(rng); }));
+  };
   Series out{Eigen::MatrixXd(count, c.rows()), std::vector<int>(static_cast<std::size_t>(count))};
   int regime = 0;
   Eigen::VectorXd s = draw(c.cols());
@@ -94,7 +96,8 @@ double dense_log_likelihood(const SldsParameters& p, const std::vector<int>& pat
   for (long t = 0; t < count; ++t)
     for (long v = 0; v < t; ++v) {
       Eigen::MatrixXd product = Eigen::MatrixXd::Identity(n, n);  // A_{r_t} .. A_{r_{v+1}}
-      for (long w = v + 1; w <= t; ++w) product = p.state_transitions[static_cast<std::size_t>(path[static_cast<std::size_t>(w)])] * product;
+      for (long w = v + 1; w <= t; ++w)
+        product = p.state_transitions[static_cast<std::size_t>(path[static_cast<std::size_t>(w)])] * product;
       states.block(t * n, v * n, n, n) = product * covs[static_cast<std::size_t>(v)];
       states.block(v * n, t * n, n, n) = states.block(t * n, v * n, n, n).transpose();
     }
@@ -121,8 +124,8 @@ double dense_objective(const SldsParameters& p, const std::vector<int>& path, co
   if (smoothing > 0.0) value += smoothing * (p.start.array().log().sum() + p.transitions.array().log().sum());
   double traces = p.cov0.inverse().trace() + p.observation_noise.inverse().trace();
   for (std::size_t k = 0; k < p.state_noises.size(); ++k)
-    traces += (p.state_noises[k].inverse() *
-               (Eigen::MatrixXd::Identity(p.mean0.size(), p.mean0.size()) + p.state_transitions[k] * p.state_transitions[k].transpose()))
+    traces += (p.state_noises[k].inverse() * (Eigen::MatrixXd::Identity(p.mean0.size(), p.mean0.size()) +
+                                              p.state_transitions[k] * p.state_transitions[k].transpose()))
                   .trace();
   return value - 0.5 * ridge * traces;
 }
@@ -141,8 +144,8 @@ TEST(SldsEstimate, OneRegimeIsTheLdsFit) {
   const Lds truth = random_lds(rng, 2, 2, 0);
   std::mt19937 draw(42);
   const Eigen::VectorXd stacked = Simulator(truth).draw(draw, 79);
-  const Eigen::MatrixXd x = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      stacked.data(), 80, 2);
+  const Eigen::MatrixXd x =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(stacked.data(), 80, 2);
   SldsFitOptions options = slds_options(1, 2, 1e-4, 2);
   options.seed = 7;
   options.iterations = 50;
@@ -185,7 +188,8 @@ TEST(SldsEstimate, ShortHighDimensionalSequencesGiveStableModelsWithNoiseFloors)
     const SldsParameters& p = fit.model->parameters();
     const std::string what = "seed " + std::to_string(seed);
     for (std::size_t k = 0; k < p.state_transitions.size(); ++k) {
-      EXPECT_LE(Eigen::JacobiSVD<Eigen::MatrixXd>(p.state_transitions[k]).singularValues()(0), 0.999 + 1e-9) << what << ", regime " << k;
+      EXPECT_LE(Eigen::JacobiSVD<Eigen::MatrixXd>(p.state_transitions[k]).singularValues()(0), 0.999 + 1e-9)
+          << what << ", regime " << k;
       EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(p.state_noises[k]).eigenvalues().minCoeff(), 0.0) << what;
     }
     const Eigen::VectorXd whitened =
@@ -193,13 +197,15 @@ TEST(SldsEstimate, ShortHighDimensionalSequencesGiveStableModelsWithNoiseFloors)
             .transpose()
             .cwiseSqrt()
             .cwiseInverse();
-    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(whitened.asDiagonal() * p.observation_noise * whitened.asDiagonal())
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(whitened.asDiagonal() * p.observation_noise *
+                                                             whitened.asDiagonal())
                   .eigenvalues()
                   .minCoeff(),
               1.0 - 1e-9)
         << what;
     for (std::size_t k = 1; k < fit.objectives.size(); ++k)
-      EXPECT_GE(fit.objectives[k], fit.objectives[k - 1] - 1e-10 * std::fabs(fit.objectives[k - 1])) << what << ", round " << k;
+      EXPECT_GE(fit.objectives[k], fit.objectives[k - 1] - 1e-10 * std::fabs(fit.objectives[k - 1]))
+          << what << ", round " << k;
     models.push_back(std::move(fit.model));
   }
   fitted_kernels_are_finite(models);
@@ -237,8 +243,8 @@ TEST(SldsEstimate, TheObjectiveWithThePriorsNeverDecreasesAndEqualsTheDenseValue
   options.tolerance = 0.0;
   options.iterations = 30;
   options.prior = prior;
-  const Eigen::VectorXd v =
-      (series.x.rowwise() - series.x.colwise().mean()).colwise().squaredNorm().transpose() / static_cast<double>(series.x.rows());
+  const Eigen::VectorXd v = (series.x.rowwise() - series.x.colwise().mean()).colwise().squaredNorm().transpose() /
+                            static_cast<double>(series.x.rows());
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     options.seed = seed;
     const SldsFit fit = fit_slds(series.x, options);
@@ -250,7 +256,8 @@ TEST(SldsEstimate, TheObjectiveWithThePriorsNeverDecreasesAndEqualsTheDenseValue
       return -0.5 * prior.strength * (std::log(s.determinant()) + (s.inverse() * centre).trace());
     };
     const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(1, 1);
-    double log_prior = term(p.cov0, identity) + term(p.observation_noise, Eigen::MatrixXd((prior.observation_noise * v).asDiagonal()));
+    double log_prior =
+        term(p.cov0, identity) + term(p.observation_noise, Eigen::MatrixXd((prior.observation_noise * v).asDiagonal()));
     for (const Eigen::MatrixXd& q : p.state_noises) log_prior += term(q, prior.state_noise * identity);
     const double dense = dense_objective(p, fit.path, series.x, 1e-3, options.smoothing) + log_prior;
     EXPECT_NEAR(fit.objectives.back(), dense, 1e-7 * std::fabs(dense)) << "seed " << seed;
@@ -303,7 +310,8 @@ TEST(SldsEstimate, RecoversTheRegimesOfATwoDimensionalSeries) {
                            truth = a[k].eigenvalues();
     const double error = std::min(std::max(std::abs(fitted(0) - truth(0)), std::abs(fitted(1) - truth(1))),
                                   std::max(std::abs(fitted(0) - truth(1)), std::abs(fitted(1) - truth(0))));
-    EXPECT_LT(error, 0.1) << "regime " << k << ": fitted eigenvalues " << fitted.transpose() << ", true " << truth.transpose();
+    EXPECT_LT(error, 0.1) << "regime " << k << ": fitted eigenvalues " << fitted.transpose() << ", true "
+                          << truth.transpose();
   }
   EXPECT_GT(p.transitions(0, 0), 0.9);
   EXPECT_GT(p.transitions(1, 1), 0.9);
@@ -332,7 +340,8 @@ TEST(SldsEstimate, ThroughTheEstimatorInterface) {
 
 TEST(SldsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
   const SldsFitOptions options = slds_options(2, 1, 1e-3, 1);
-  EXPECT_TRUE(mentions(estimation_error([&] { fit_slds(Eigen::MatrixXd::Ones(1, 2), options); }), {"1 vector", "at least 2"}));
+  EXPECT_TRUE(
+      mentions(estimation_error([&] { fit_slds(Eigen::MatrixXd::Ones(1, 2), options); }), {"1 vector", "at least 2"}));
   Eigen::MatrixXd x = Eigen::MatrixXd::Ones(5, 2);
   x(3, 1) = std::nan("");
   EXPECT_TRUE(mentions(estimation_error([&] { fit_slds(x, options); }), {"finite"}));

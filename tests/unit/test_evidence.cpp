@@ -75,7 +75,10 @@ double oracle_argmax(const std::function<double(double)>& f, double lo, double h
   const double g = (std::sqrt(5.0) - 1) / 2;
   while (b - a > 1e-12) {
     const double c = b - g * (b - a), d = a + g * (b - a);
-    if (f(std::exp(c)) > f(std::exp(d))) b = d; else a = c;
+    if (f(std::exp(c)) > f(std::exp(d)))
+      b = d;
+    else
+      a = c;
   }
   return std::exp((a + b) / 2);
 }
@@ -136,12 +139,11 @@ TEST(PolyaEvidence, ObjectiveMatchesTheRisingFactorialProduct) {
 }
 
 TEST(PolyaEvidence, MaximiserMatchesTheGridForUniformAndNonUniformBases) {
-  for (const std::vector<double>& base :
-       {std::vector<double>(5, 0.2), std::vector<double>{0.1, 0.2, 0.3, 0.15, 0.25}}) {
+  for (const std::vector<double>& base : {std::vector<double>(5, 0.2), std::vector<double>{0.1, 0.2, 0.3, 0.15, 0.25}}) {
     const PolyaCounts counts = multinomial_polya_counts(examples_of(kSmallCounts), to_vector(base));
     const EvidenceMaximum best = maximise_polya_evidence(counts);
-    const double oracle = oracle_argmax([&](double a) { return oracle_multinomial(kSmallCounts, base, a); },
-                                        std::log(1e-3), std::log(1e3));
+    const double oracle =
+        oracle_argmax([&](double a) { return oracle_multinomial(kSmallCounts, base, a); }, std::log(1e-3), std::log(1e3));
     EXPECT_NEAR(best.concentration, oracle, 1e-6 * oracle);
     EXPECT_NEAR(best.log_evidence, oracle_multinomial(kSmallCounts, base, oracle), 1e-9);
     EXPECT_GT(best.standard_error, 0);
@@ -161,8 +163,8 @@ TEST(PolyaEvidence, BernoulliObjectiveAndMaximiserMatchTheDenseBetaBinomial) {
     EXPECT_NEAR(polya_log_evidence(counts, 2 * b).value, oracle, 1e-10 * std::abs(oracle)) << "b = " << b;
   }
   const EvidenceMaximum best = maximise_polya_evidence(counts);
-  const double oracle = oracle_argmax([&](double b) { return oracle_bernoulli(binary, dim, b); },
-                                      std::log(1e-3), std::log(1e3));
+  const double oracle =
+      oracle_argmax([&](double b) { return oracle_bernoulli(binary, dim, b); }, std::log(1e-3), std::log(1e3));
   EXPECT_NEAR(best.concentration / 2, oracle, 1e-6 * oracle);
 }
 
@@ -199,7 +201,8 @@ void expect_calibrated(const std::vector<double>& z, int beyond_two) {
 TEST(PolyaEvidence, RecoversTheGeneratingConcentrationWithinItsStandardError) {
   // D = 60, 150 documents of 40 words; a uniform and a skewed base (m_d proportional to 1/(d + 5)),
   // A = 6, 60, 600, seeds 1..4: 24 cases, of which 2 are beyond 2 SE (skewed base, seed 4:
-  // +2.4 SE at A = 6, -3.25 SE at A = 600). Over 200 seeds per A (uniform base) 4-6% were beyond 2 SE, as a calibrated SE gives.
+  // +2.4 SE at A = 6, -3.25 SE at A = 600). Over 200 seeds per A (uniform base) 4-6% were beyond 2 SE, as a calibrated SE
+  // gives.
   const int dim = 60;
   std::vector<double> skewed(dim);
   double sum = 0;
@@ -211,7 +214,8 @@ TEST(PolyaEvidence, RecoversTheGeneratingConcentrationWithinItsStandardError) {
       for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         std::mt19937_64 random(seed);
         const Table counts = dirichlet_multinomial(random, base, a_true, 150, 40);
-        const EvidenceMaximum best = maximise_polya_evidence(multinomial_polya_counts(examples_of(counts), to_vector(base)));
+        const EvidenceMaximum best =
+            maximise_polya_evidence(multinomial_polya_counts(examples_of(counts), to_vector(base)));
         z.push_back((best.concentration - a_true) / best.standard_error);
       }
   expect_calibrated(z, 2);
@@ -266,9 +270,12 @@ TEST(PolyaEvidence, BoundariesAreRefusedSayingWhy) {
   expect_error([&] { maximise({{1, 0, 0, 0}, {0, 1, 0, 0}}); }, "at most 1");
   expect_error([&] { maximise({{0, 0, 0, 0}}); }, "no example has any counts");
   // Bernoulli rows of one vector each: the beta-binomial of one draw is 1/2 whatever b.
-  expect_error([&] { maximise_polya_evidence(bernoulli_polya_counts(examples_of(std::vector<BinaryExample>{
-                         {{1, 0, 1}}, {{0, 1, 1}}}), 3)); },
-               "at most 1");
+  expect_error(
+      [&] {
+        maximise_polya_evidence(
+            bernoulli_polya_counts(examples_of(std::vector<BinaryExample>{{{1, 0, 1}}, {{0, 1, 1}}}), 3));
+      },
+      "at most 1");
   // Negative counts are not counts.
   Example negative;
   negative.vectors = {{{0, -1.0}}};

@@ -29,9 +29,8 @@ double quadrature_kernel(const std::vector<double>& b, const std::vector<double>
   double k = 1.0;
   for (std::size_t d = 0; d < b.size(); ++d) {
     const boost::math::exponential_distribution<double> p(1.0 / b[d]), q(1.0 / b2[d]);
-    k *= checks::integrate_positive_reals([&](double x) {
-      return std::pow(boost::math::pdf(p, x), rho) * std::pow(boost::math::pdf(q, x), rho);
-    });
+    k *= checks::integrate_positive_reals(
+        [&](double x) { return std::pow(boost::math::pdf(p, x), rho) * std::pow(boost::math::pdf(q, x), rho); });
   }
   return k;
 }
@@ -136,7 +135,9 @@ TEST(ExponentialModelTest, RejectsMalformedJson) {
   EXPECT_TRUE(mentions(checks::json_error(R"({"family":"exponential","scale":[1],"shape":[2]})"),
                        {"exponential field \"shape\": not a field of this family", "\"scale\""}));
   // C++ callers: NaN and an empty vector.
-  EXPECT_TRUE(mentions(checks::constructor_error([] { ExponentialModel({1.0, std::nan("")}); }),
+  EXPECT_TRUE(mentions(checks::constructor_error([] {
+                         ExponentialModel({1.0, std::nan("")});
+                       }),
                        {"exponential field \"scale\"[1]", "got nan"}));
   EXPECT_TRUE(mentions(checks::constructor_error([] { ExponentialModel(std::vector<double>{}); }),
                        {"exponential field \"dim\"", "got 0"}));

@@ -36,9 +36,9 @@ using checks::mentions;
 using checks::replaced;
 using checks::row_error;
 using checks::with_value;
-using fhmm_oracles::Fhmm;
 using fhmm_oracles::bound_log_kernel;
 using fhmm_oracles::exact_log_kernel;
+using fhmm_oracles::Fhmm;
 using fhmm_oracles::fhmm_model;
 using fhmm_oracles::for_each_path;
 using fhmm_oracles::path_probability;
@@ -272,14 +272,15 @@ TEST(Fhmm, RejectsMalformedRows) {
   const Row row = encode_row(*model_from_json(nlohmann::json::parse(kJson)));
   EXPECT_EQ(row_error(row), "");
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(mentions(row_error(with_value(row, 9, 0.5)),
-                       {"fhmm chains[0] field \"start\" (index 8)", "summing to 1", "1.1"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 9, 0.5)), {"fhmm chains[0] field \"start\" (index 8)", "summing to 1", "1.1"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 22, 0.5)),
                        {"fhmm chains[1] field \"trans\" (index 22)", "transition row 1", "1.25"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 21, -0.3)),
                        {"fhmm chains[1] field \"trans\" (index 21)", "probability in [0, 1]", "-0.3"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 25, nan)), {"fhmm field \"means\" (index 25)", "finite"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 30, 0.01)), {"fhmm field \"cov\" (indices 28..30)", "positive definite"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 30, 0.01)), {"fhmm field \"cov\" (indices 28..30)", "positive definite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 3, 0.0)), {"fhmm field \"chains\"", "[1, 1000]"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 5, -1.0)), {"fhmm field \"length\"", "whole number"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 6, 0.5)), {"fhmm field \"states\"", "whole number"}));
@@ -307,8 +308,9 @@ TEST(Fhmm, RejectsMalformedJson) {
                        {"fhmm field \"cov\"[0][1]", "symmetric"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("cov":[[0.5,0.1],[0.1,0.4]])", R"("cov":[[0.5,0.1]])")),
                        {"fhmm field \"cov\"", "square", "1 x 2"}));
-  EXPECT_TRUE(mentions(json_error(replaced(json, R"("chains":[)", R"("chains":[{"start":[1],"trans":[[1]],"means":[[0,0]],"x":1},)")),
-                       {"fhmm chains[0] field \"x\"", "not a field"}));
+  EXPECT_TRUE(mentions(
+      json_error(replaced(json, R"("chains":[)", R"("chains":[{"start":[1],"trans":[[1]],"means":[[0,0]],"x":1},)")),
+      {"fhmm chains[0] field \"x\"", "not a field"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("length":3)", R"("length":1.5)")), {"fhmm field \"length\""}));
 }
 

@@ -43,9 +43,8 @@ double quadrature_kernel(const Gamma& g, const Gamma& h, double rho) {
   double k = 1.0;
   for (std::size_t d = 0; d < g.shapes.size(); ++d) {
     const boost::math::gamma_distribution<double> p(g.shapes[d], g.scales[d]), q(h.shapes[d], h.scales[d]);
-    k *= checks::integrate_positive_reals([&](double x) {
-      return std::pow(boost::math::pdf(p, x), rho) * std::pow(boost::math::pdf(q, x), rho);
-    });
+    k *= checks::integrate_positive_reals(
+        [&](double x) { return std::pow(boost::math::pdf(p, x), rho) * std::pow(boost::math::pdf(q, x), rho); });
   }
   return k;
 }

@@ -57,9 +57,9 @@ TEST(GramMatrix, BernoulliModelsArePositiveSemidefinite) {
   for (double rho : {0.25, 0.5, 1.0, 2.0}) {
     std::vector<PreparedModel> models;
     for (int i = 0; i < kModels; ++i)
-      models.emplace_back(std::make_unique<BernoulliModel>(
-                              SparseProbabilities::from_dense(random_probabilities(rng, 12, i % 2 == 0))),
-                          with_rho(rho));
+      models.emplace_back(
+          std::make_unique<BernoulliModel>(SparseProbabilities::from_dense(random_probabilities(rng, 12, i % 2 == 0))),
+          with_rho(rho));
     expect_positive_semidefinite(models, "bernoulli rho " + std::to_string(rho));
   }
 }

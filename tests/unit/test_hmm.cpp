@@ -84,9 +84,8 @@ double brute_force_kernel(const Hmm& a, const Hmm& b, double rho, std::size_t st
   double k = 0.0;
   for_each_tuple(steps + 1, alphabet, [&](const std::vector<std::size_t>& x) {
     for_each_tuple(steps + 1, a.start.size(), [&](const std::vector<std::size_t>& s) {
-      for_each_tuple(steps + 1, b.start.size(), [&](const std::vector<std::size_t>& r) {
-        k += std::pow(joint(a, s, x) * joint(b, r, x), rho);
-      });
+      for_each_tuple(steps + 1, b.start.size(),
+                     [&](const std::vector<std::size_t>& r) { k += std::pow(joint(a, s, x) * joint(b, r, x), rho); });
     });
   });
   return k;
@@ -127,7 +126,8 @@ const Hmm kThreeStates{{0.2, 0.5, 0.3},
 // A zero start probability, a forbidden transition and a symbol state 1 never emits.
 const Hmm kSparse{{1.0, 0.0}, {{0.0, 1.0}, {0.5, 0.5}}, {{0.5, 0.5, 0.0}, {0.0, 0.25, 0.75}}, 2};
 const Hmm kBinaryTwo{{0.5, 0.5}, {{0.9, 0.1}, {0.3, 0.7}}, {{0.8, 0.2}, {0.35, 0.65}}, 1};
-const Hmm kBinaryThree{{0.3, 0.3, 0.4}, {{0.2, 0.2, 0.6}, {0.5, 0.1, 0.4}, {0.3, 0.3, 0.4}}, {{0.6, 0.4}, {0.1, 0.9}, {0.5, 0.5}}, 1};
+const Hmm kBinaryThree{
+    {0.3, 0.3, 0.4}, {{0.2, 0.2, 0.6}, {0.5, 0.1, 0.4}, {0.3, 0.3, 0.4}}, {{0.6, 0.4}, {0.1, 0.9}, {0.5, 0.5}}, 1};
 
 double model_kernel(const Hmm& a, const Hmm& b, double rho, int steps,
                     const EmissionBuilder& emission = one_event_multinomial) {
@@ -136,8 +136,9 @@ double model_kernel(const Hmm& a, const Hmm& b, double rho, int steps,
 }
 
 TEST(Hmm, DiscreteKernelIsTheSumOverSequencesAndPathPairs) {
-  const std::pair<Hmm, Hmm> pairs[] = {{kTwoStates, kThreeStates}, {kThreeStates, kTwoStates}, {kTwoStates, kTwoStates},
-                                       {kSparse, kThreeStates},     {kSparse, kSparse},          {kBinaryTwo, kBinaryThree}};
+  const std::pair<Hmm, Hmm> pairs[] = {{kTwoStates, kThreeStates}, {kThreeStates, kTwoStates},
+                                       {kTwoStates, kTwoStates},   {kSparse, kThreeStates},
+                                       {kSparse, kSparse},         {kBinaryTwo, kBinaryThree}};
   for (const auto& [a, b] : pairs)
     for (double rho : kRhos)
       for (int steps = 0; steps <= 4; ++steps) {
@@ -162,8 +163,8 @@ TEST(Hmm, FixedAndDynamicSizesAgreeWithEnumeration) {
                   {0.25, 0.25, 0.25, 0.0, 0.25}},
                  {{0.9, 0.1}, {0.2, 0.8}, {0.5, 0.5}, {0.65, 0.35}, {0.05, 0.95}},
                  2};
-  const std::pair<Hmm, Hmm> pairs[] = {{one, five}, {five, one}, {five, kBinaryTwo}, {kBinaryThree, five},
-                                       {five, five}, {one, kBinaryThree}};
+  const std::pair<Hmm, Hmm> pairs[] = {{one, five},          {five, one},  {five, kBinaryTwo},
+                                       {kBinaryThree, five}, {five, five}, {one, kBinaryThree}};
   for (auto [a, b] : pairs) {
     a.length = b.length = 2;
     for (double rho : kRhos)
@@ -176,8 +177,8 @@ TEST(Hmm, FixedAndDynamicSizesAgreeWithEnumeration) {
 }
 
 TEST(Hmm, AtRhoOneTheKernelIsTheCoEmissionProbability) {
-  for (const auto& [a, b] : {std::pair{kTwoStates, kThreeStates}, std::pair{kSparse, kTwoStates},
-                             std::pair{kBinaryThree, kBinaryTwo}})
+  for (const auto& [a, b] :
+       {std::pair{kTwoStates, kThreeStates}, std::pair{kSparse, kTwoStates}, std::pair{kBinaryThree, kBinaryTwo}})
     for (int steps = 1; steps <= 4; ++steps)
       EXPECT_LT(relative_error(model_kernel(a, b, 1.0, steps), co_emission_probability(a, b, steps)), 1e-10)
           << "T " << steps;
@@ -215,10 +216,8 @@ double gaussian_path_sum(const Hmm& a, const Hmm& b, double rho, std::size_t ste
 }
 
 const Hmm kGaussianTwo{{0.3, 0.7}, {{0.8, 0.2}, {0.4, 0.6}}, {{-1.0, 0.5}, {2.0, 1.5}}, 4};
-const Hmm kGaussianThree{{0.5, 0.25, 0.25},
-                         {{0.6, 0.3, 0.1}, {0.2, 0.2, 0.6}, {0.1, 0.1, 0.8}},
-                         {{0.0, 1.0}, {1.5, 0.25}, {-2.0, 3.0}},
-                         4};
+const Hmm kGaussianThree{
+    {0.5, 0.25, 0.25}, {{0.6, 0.3, 0.1}, {0.2, 0.2, 0.6}, {0.1, 0.1, 0.8}}, {{0.0, 1.0}, {1.5, 0.25}, {-2.0, 3.0}}, 4};
 
 TEST(Hmm, GaussianEmissionsGiveTheSumOverPathPairsOfPerStepKernels) {
   for (double rho : kRhos)
@@ -297,7 +296,8 @@ TEST(Hmm, LongSequencesStayExactInLogSpace) {
               {{0.61, 0.29, 0.1}, {0.2, 0.31, 0.49}, {0.34, 0.33, 0.33}},
               3};
   for (double rho : {0.5, 1.0}) {
-    const PreparedModel pa(hmm_model(a), with_rho_and_length(rho, kSteps)), pb(hmm_model(b), with_rho_and_length(rho, kSteps));
+    const PreparedModel pa(hmm_model(a), with_rho_and_length(rho, kSteps)),
+        pb(hmm_model(b), with_rho_and_length(rho, kSteps));
     const double normalised = normalized_kernel(pa, pb);
     const double expected_log = log_space_kernel(a, b, rho, kSteps) -
                                 0.5 * (log_space_kernel(a, a, rho, kSteps) + log_space_kernel(b, b, rho, kSteps));
@@ -324,8 +324,8 @@ TEST(Hmm, LengthOptionOverridesTheStoredLength) {
     check_compatible(pa.model(), pb.model());
     ADD_FAILURE() << "models of lengths 3 and 5 are compatible";
   } catch (const KernelDomainError& error) {
-    EXPECT_TRUE(mentions(error.what(), {"sequences of 4 categories", "sequences of 6 categories",
-                                        "different sample spaces"}));
+    EXPECT_TRUE(
+        mentions(error.what(), {"sequences of 4 categories", "sequences of 6 categories", "different sample spaces"}));
   }
   // -d 5: both over x_0..x_5.
   const PreparedModel pa5(hmm_model(a), with_rho_and_length(1.0, 5)), pb5(hmm_model(b), with_rho_and_length(1.0, 5));
@@ -406,9 +406,8 @@ TEST(Hmm, MalformedJsonNamesTheField) {
 // A row written out from the layout of hmm.hpp: 3: M = 2, 4: T = 2, 5..6: start, 7..10: trans row by
 // row, then each emission as its length (7) and its own row from the family code on (multinomial.hpp:
 // code 3, D = 2, trials 0, decay 0, base 0, p): emission 0 at indices 11..18, emission 1 at 19..26.
-const Row kHandRow{{1, 1},  {2, 9},  {3, 2},  {4, 2},     {5, 0.5},  {6, 0.5},  {7, 0.5},  {8, 0.5},   {9, 0.25},
-                   {10, 0.75}, {11, 7}, {12, 3}, {13, 2}, {17, 0.5}, {18, 0.5}, {19, 7},   {20, 3},    {21, 2},
-                   {25, 0.25}, {26, 0.75}};
+const Row kHandRow{{1, 1},  {2, 9},  {3, 2},  {4, 2},    {5, 0.5},  {6, 0.5}, {7, 0.5}, {8, 0.5}, {9, 0.25},  {10, 0.75},
+                   {11, 7}, {12, 3}, {13, 2}, {17, 0.5}, {18, 0.5}, {19, 7},  {20, 3},  {21, 2},  {25, 0.25}, {26, 0.75}};
 
 TEST(Hmm, RowLayoutIsTheDocumentedOne) {
   const auto model = decode_row(kHandRow);

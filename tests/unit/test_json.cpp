@@ -16,9 +16,9 @@
 namespace ppk {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using nlohmann::json;
 
 std::string model_error(const json& object) {
   try {
@@ -42,8 +42,7 @@ TEST(ModelJson, DispatchesOnFamily) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->probabilities().at(1), 0.25);
 
-  const auto multinomial =
-      model_from_json(json::parse(R"({"family":"multinomial","p":[0.5,0.25,0.25],"trials":3})"));
+  const auto multinomial = model_from_json(json::parse(R"({"family":"multinomial","p":[0.5,0.25,0.25],"trials":3})"));
   const auto* m = dynamic_cast<const MultinomialModel*>(multinomial.get());
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->trials().kind, Trials::fixed);
@@ -59,10 +58,10 @@ TEST(ModelJson, FamilyErrors) {
 }
 
 TEST(ModelJson, ToJsonRoundTrips) {
-  for (const char* text : {R"({"family":"gaussian","mean":[1,-2],"cov":[[2,0.5],[0.5,1]]})",
-                           R"({"family":"gaussian","mean":[0.1],"diag":[0.3]})",
-                           R"({"family":"bernoulli","p":[0.1,0.9,0.1]})",
-                           R"({"family":"multinomial","p":[0.2,0.8],"trials":"all","decay":0.5})"}) {
+  for (const char* text :
+       {R"({"family":"gaussian","mean":[1,-2],"cov":[[2,0.5],[0.5,1]]})",
+        R"({"family":"gaussian","mean":[0.1],"diag":[0.3]})", R"({"family":"bernoulli","p":[0.1,0.9,0.1]})",
+        R"({"family":"multinomial","p":[0.2,0.8],"trials":"all","decay":0.5})"}) {
     const auto model = model_from_json(json::parse(text));
     const json object = model_to_json(*model);
     EXPECT_EQ(object, json::parse(text)) << text;
@@ -76,11 +75,9 @@ TEST(LabeledJson, LabelDefaultsToZero) {
   const LabeledModel unlabeled = labeled_model_from_json(json::parse(R"({"family":"bernoulli","p":[0.5]})"));
   EXPECT_EQ(unlabeled.label, 0);
   ASSERT_NE(unlabeled.model, nullptr);
-  const LabeledModel labeled =
-      labeled_model_from_json(json::parse(R"({"label":-2.5,"family":"bernoulli","p":[0.5]})"));
+  const LabeledModel labeled = labeled_model_from_json(json::parse(R"({"label":-2.5,"family":"bernoulli","p":[0.5]})"));
   EXPECT_EQ(labeled.label, -2.5);
-  EXPECT_THROW(labeled_model_from_json(json::parse(R"({"label":"a","family":"bernoulli","p":[0.5]})")),
-               ModelError);
+  EXPECT_THROW(labeled_model_from_json(json::parse(R"({"label":"a","family":"bernoulli","p":[0.5]})")), ModelError);
 }
 
 TEST(LabeledJson, LineHasLabelThenFamily) {

@@ -58,25 +58,30 @@ TEST(KernelDispatch, DifferentFamiliesAreRejectedNotMisread) {
   const PreparedModel gaussian(GaussianModel::isotropic(Eigen::Vector2d(0, 1), 1.0), with_rho(1.0));
   const PreparedModel bernoulli(std::make_unique<BernoulliModel>(SparseProbabilities::from_dense({0.1, 0.2})),
                                 with_rho(1.0));
-  EXPECT_TRUE(contains(domain_error([&] { log_kernel(gaussian, bernoulli); }), "no kernel between different sample spaces"));
+  EXPECT_TRUE(
+      contains(domain_error([&] { log_kernel(gaussian, bernoulli); }), "no kernel between different sample spaces"));
   EXPECT_THROW(kernel(gaussian, bernoulli), KernelDomainError);
   EXPECT_THROW(evaluate(KernelKind::ppk_norm, bernoulli, gaussian), KernelDomainError);
 }
 
 TEST(KernelDispatch, RhoOutsideTheDomain) {
   for (double rho : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
-    const std::string message = domain_error([&] { PreparedModel(GaussianModel::isotropic(Eigen::Vector2d(0, 1), 1.0), with_rho(rho)); });
+    const std::string message =
+        domain_error([&] { PreparedModel(GaussianModel::isotropic(Eigen::Vector2d(0, 1), 1.0), with_rho(rho)); });
     EXPECT_TRUE(contains(message, "rho (-g) must be a positive finite number")) << message;
   }
-  const std::string counts = domain_error([&] { PreparedModel(multinomial({0.5, 0.5}, Trials::fixed, 5), with_rho(1.0)); });
+  const std::string counts = domain_error([&] {
+    PreparedModel(multinomial({0.5, 0.5}, Trials::fixed, 5), with_rho(1.0));
+  });
   EXPECT_TRUE(contains(counts, "rho = 1/2")) << counts;
   EXPECT_TRUE(contains(counts, "got rho = 1")) << counts;
   EXPECT_NO_THROW(PreparedModel(multinomial({0.5, 0.5}), with_rho(3.0)));
 }
 
 TEST(KernelDispatch, AllTrialsWithoutDecayHaveAnInfiniteSelfKernel) {
-  const std::string message =
-      domain_error([&] { PreparedModel(multinomial({0.2, 0.3, 0.5}, Trials::all), with_rho(0.5)); });
+  const std::string message = domain_error([&] {
+    PreparedModel(multinomial({0.2, 0.3, 0.5}, Trials::all), with_rho(0.5));
+  });
   EXPECT_TRUE(contains(message, "infinite")) << message;
   EXPECT_TRUE(contains(message, "set a decay < 1")) << message;
   EXPECT_NO_THROW(PreparedModel(multinomial({0.2, 0.3, 0.5}, Trials::all, 0, 0.99), with_rho(0.5)));
@@ -125,9 +130,12 @@ TEST(KernelDispatch, ConcurrentEvaluationMatchesSerial) {
       const Eigen::MatrixXd a = Eigen::MatrixXd::Random(dim, dim);
       const Eigen::VectorXd mean = Eigen::VectorXd::Random(dim);
       std::unique_ptr<Model> model;
-      if (i % 3 == 0) model = GaussianModel::full(mean, a * a.transpose() + 0.5 * Eigen::MatrixXd::Identity(dim, dim));
-      else if (i % 3 == 1) model = GaussianModel::diagonal(mean, a.col(0).array().abs() + 0.1);
-      else model = GaussianModel::isotropic(mean, 0.4 + i);
+      if (i % 3 == 0)
+        model = GaussianModel::full(mean, a * a.transpose() + 0.5 * Eigen::MatrixXd::Identity(dim, dim));
+      else if (i % 3 == 1)
+        model = GaussianModel::diagonal(mean, a.col(0).array().abs() + 0.1);
+      else
+        model = GaussianModel::isotropic(mean, 0.4 + i);
       group.emplace_back(std::move(model), with_rho(0.7));
     }
     groups.push_back(std::move(group));

@@ -84,7 +84,8 @@ long allocations_in_batches(const std::vector<std::unique_ptr<PreparedModel>>& m
   const long before = g_allocations.load();
   t_counting = true;
   for (const PreparedModel* a : b)
-    for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) evaluate_many(kind, *a, b.data(), b.size(), out.data());
+    for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm})
+      evaluate_many(kind, *a, b.data(), b.size(), out.data());
   t_counting = false;
   return g_allocations.load() - before;
 }
@@ -127,8 +128,10 @@ TEST(KernelAllocations, IsotropicDiagonalBernoulliAndMultinomialKernelsDoNotAllo
     trials.count = kind == Trials::fixed ? 30 : 0;
     trials.decay = kind == Trials::all ? 0.9 : 1.0;
     const double rho = kind == Trials::one_event ? 0.8 : 0.5;
-    const PreparedModel multi_a(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(a), trials), with_rho(rho));
-    const PreparedModel multi_b(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(b), trials), with_rho(rho));
+    const PreparedModel multi_a(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(a), trials),
+                                with_rho(rho));
+    const PreparedModel multi_b(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(b), trials),
+                                with_rho(rho));
     EXPECT_EQ(allocations_while_evaluating(multi_a, multi_b), 0) << "trials kind " << kind;
   }
 }

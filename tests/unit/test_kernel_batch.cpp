@@ -44,8 +44,8 @@ void expect_batch_equals_pairs(const std::vector<std::unique_ptr<PreparedModel>>
       const char* kind_name = kind == KernelKind::ppk ? "ppk" : "ppk_norm";
       evaluate_many(kind, a, b.data(), n, out.data());
       for (std::size_t k = 0; k < n; ++k)
-        ASSERT_TRUE(same_bits(out[k], evaluate(kind, a, *b[k])))
-            << what << " " << kind_name << " a=" << i << " b=" << k << ": " << out[k] << " vs " << evaluate(kind, a, *b[k]);
+        ASSERT_TRUE(same_bits(out[k], evaluate(kind, a, *b[k]))) << what << " " << kind_name << " a=" << i << " b=" << k
+                                                                 << ": " << out[k] << " vs " << evaluate(kind, a, *b[k]);
       // a part of the array, as one of LIBSVM's chunks
       if (n > 2) {
         std::vector<double> part(n - 2);
@@ -65,8 +65,8 @@ void expect_batch_equals_pairs(const std::vector<std::unique_ptr<PreparedModel>>
 }
 
 std::unique_ptr<PreparedModel> multinomial(const std::vector<double>& p, Trials trials, double rho) {
-  return std::make_unique<PreparedModel>(
-      std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), trials), with_rho(rho));
+  return std::make_unique<PreparedModel>(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), trials),
+                                         with_rho(rho));
 }
 
 // Probability vectors over `dim` categories with mixed sparse patterns: uniform (nothing listed),
@@ -78,8 +78,13 @@ std::vector<std::vector<double>> probability_vectors(long dim, std::mt19937& rng
   for (int pattern = 0; pattern < 8; ++pattern) {
     std::vector<double> p(dim, 0.0);
     for (long d = 0; d < dim; ++d) {
-      const bool listed = pattern == 0 ? d == 1 : pattern == 1 ? d < dim / 2 : pattern == 2 ? d >= dim / 3
-                          : pattern == 3 ? d % 2 == 0 : pattern == 4 ? d % 3 == 1 : pattern == 5 ? true : (rng() % 3 == 0);
+      const bool listed = pattern == 0   ? d == 1
+                          : pattern == 1 ? d < dim / 2
+                          : pattern == 2 ? d >= dim / 3
+                          : pattern == 3 ? d % 2 == 0
+                          : pattern == 4 ? d % 3 == 1
+                          : pattern == 5 ? true
+                                         : (rng() % 3 == 0);
       p[d] = listed ? u(rng) : 0.2;  // 0.2: the unlisted base (before normalisation)
     }
     double sum = 0;
@@ -149,7 +154,9 @@ TEST(KernelBatch, GaussianEqualsPairs) {
   const Eigen::Matrix3d r = (Eigen::Matrix3d() << 1, 0.2, 0, -0.3, 1, 0.1, 0.2, 0.4, 1).finished();
   for (double rho : kRhos) {
     std::vector<std::unique_ptr<PreparedModel>> models;
-    const auto add = [&](std::unique_ptr<GaussianModel> m) { models.push_back(std::make_unique<PreparedModel>(std::move(m), with_rho(rho))); };
+    const auto add = [&](std::unique_ptr<GaussianModel> m) {
+      models.push_back(std::make_unique<PreparedModel>(std::move(m), with_rho(rho)));
+    };
     add(GaussianModel::isotropic(Eigen::Vector3d(0.1, -0.2, 0.3), 0.5));
     add(GaussianModel::isotropic(Eigen::Vector3d(1.0, 0.5, -0.7), 0.5));   // equal variances
     add(GaussianModel::isotropic(Eigen::Vector3d(-0.4, 0.0, 2.0), 1.75));  // different variances
@@ -176,7 +183,8 @@ TEST(KernelBatch, BernoulliEqualsPairs) {
 TEST(KernelBatch, IncompatiblePairsThrowAndLeaveNothingBehind) {
   std::vector<double> p(8, 0.125), q(8, 0.0), r(9, 1.0 / 9);
   q[2] = 0.5, q[5] = 0.5;
-  const auto a = multinomial(p, Trials(), 0.5), b = multinomial(q, Trials(), 0.5), other_dim = multinomial(r, Trials(), 0.5);
+  const auto a = multinomial(p, Trials(), 0.5), b = multinomial(q, Trials(), 0.5),
+             other_dim = multinomial(r, Trials(), 0.5);
   const PreparedModel gaussian(GaussianModel::isotropic(Eigen::Vector2d(0, 1), 1.0), with_rho(0.5));
   EXPECT_THROW(check_compatible(b->model(), other_dim->model()), KernelDomainError);
   double out[3];

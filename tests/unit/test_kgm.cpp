@@ -102,8 +102,8 @@ TEST(KgmDelta, ChainReproducesCountingEstimate) {
     EXPECT_LT((two - chain2).cwiseAbs().maxCoeff(), 1e-6) << "lambda " << lambda << "\n" << two << "\n" << chain2;
     EXPECT_LT((three - chain3).cwiseAbs().maxCoeff(), 1e-6) << "lambda " << lambda;
     // The reversed chain (query from the leaf up) is the transpose.
-    const Eigen::MatrixXd reversed = model.path_estimates(
-        tree_path({{"V0", "V1"}, {"V1", "V2"}}, "V2", "V0"), all_values(2), all_values(3));
+    const Eigen::MatrixXd reversed =
+        model.path_estimates(tree_path({{"V0", "V1"}, {"V1", "V2"}}, "V2", "V0"), all_values(2), all_values(3));
     EXPECT_LT((reversed - chain2.transpose()).cwiseAbs().maxCoeff(), 1e-6);
   }
 }
@@ -123,14 +123,12 @@ TEST(KgmDelta, TreeReproducesCountingEstimate) {
   const Eigen::MatrixXd siblings = a_given_r.transpose() * joint_frequencies(tree, rows, 0, 2);
   // A <- R -> X -> C: sum_{r, x} P^(r) P^(a | r) P^(x | r) P^(c | x).
   const Eigen::MatrixXd cousins = siblings * conditional_frequencies(tree, rows, 2, 3);
-  EXPECT_LT((model.path_estimates(tree_path(edges, "V1", "V2"), all_values(3), all_values(2)) - siblings)
-                .cwiseAbs()
-                .maxCoeff(),
-            1e-6);
-  EXPECT_LT((model.path_estimates(tree_path(edges, "V1", "V3"), all_values(3), all_values(4)) - cousins)
-                .cwiseAbs()
-                .maxCoeff(),
-            1e-6);
+  EXPECT_LT(
+      (model.path_estimates(tree_path(edges, "V1", "V2"), all_values(3), all_values(2)) - siblings).cwiseAbs().maxCoeff(),
+      1e-6);
+  EXPECT_LT(
+      (model.path_estimates(tree_path(edges, "V1", "V3"), all_values(3), all_values(4)) - cousins).cwiseAbs().maxCoeff(),
+      1e-6);
 }
 
 TEST(KgmDelta, ApproachesTrueProbabilities) {
@@ -234,20 +232,19 @@ TEST(KgmOperators, AgainstExplicitSumsAndDenseInverse) {
       EXPECT_NEAR(cross(p, q), sum / n, 1e-15);
     }
   // Conditional embedding: k_Y(y)' (K_X + lambda N I)^-1 k_X(x) with a dense inverse.
-  const Eigen::MatrixXd inverse_x =
-      (rbf_matrix(xs, xs, s) + lambda * n * Eigen::MatrixXd::Identity(n, n)).inverse();
+  const Eigen::MatrixXd inverse_x = (rbf_matrix(xs, xs, s) + lambda * n * Eigen::MatrixXd::Identity(n, n)).inverse();
   const Eigen::MatrixXd expected = rbf_matrix(ys, y_queries, s).transpose() * inverse_x * rbf_matrix(xs, x_queries, s);
   EXPECT_LT((model.conditional_embedding("Y", "X", y_queries, x_queries) - expected).cwiseAbs().maxCoeff(), 1e-12);
   // The chain X -> Y -> Z, section 4.3 written out with dense inverses.
   const Eigen::MatrixXd k_x = rbf_matrix(xs, xs, s), k_y = rbf_matrix(ys, ys, s);
   const Eigen::MatrixXd inverse_y = (k_y + lambda * n * Eigen::MatrixXd::Identity(n, n)).inverse();
-  const Eigen::MatrixXd chain = rbf_matrix(xs, x_queries, s).transpose() * k_x * inverse_x * k_y * inverse_y *
-                                rbf_matrix(zs, z_queries, s) / n;
+  const Eigen::MatrixXd chain =
+      rbf_matrix(xs, x_queries, s).transpose() * k_x * inverse_x * k_y * inverse_y * rbf_matrix(zs, z_queries, s) / n;
   EXPECT_LT((model.path_estimates(chain_path({"X", "Y", "Z"}), x_queries, z_queries) - chain).cwiseAbs().maxCoeff(),
             1e-12);
   // The tree X <- Y -> Z: C_{X|Y} C_YY C_{Z|Y}' = (1/N) Phi_X S_Y K_Y K_Y S_Y Phi_Z'.
-  const Eigen::MatrixXd tree = rbf_matrix(xs, x_queries, s).transpose() * inverse_y * k_y * k_y * inverse_y *
-                               rbf_matrix(zs, z_queries, s) / n;
+  const Eigen::MatrixXd tree =
+      rbf_matrix(xs, x_queries, s).transpose() * inverse_y * k_y * k_y * inverse_y * rbf_matrix(zs, z_queries, s) / n;
   EXPECT_LT((model.path_estimates(tree_path({{"Y", "X"}, {"Y", "Z"}}, "X", "Z"), x_queries, z_queries) - tree)
                 .cwiseAbs()
                 .maxCoeff(),
@@ -271,10 +268,10 @@ TEST(KgmPaths, TreePathFactorPowersAndErrors) {
   EXPECT_THROW(tree_path({{"A", "B"}, {"C", "D"}}, "A", "D"), std::invalid_argument);  // not connected
   EXPECT_THROW(tree_path(edges, "A", "Q"), std::invalid_argument);
   EXPECT_THROW(KernelGraphicalModel({{"A", Eigen::MatrixXd::Zero(3, 1), DeltaKernel{}}}, 0), std::invalid_argument);
-  EXPECT_THROW(KernelGraphicalModel({{"A", Eigen::MatrixXd::Zero(3, 1), DeltaKernel{}},
-                                     {"B", Eigen::MatrixXd::Zero(4, 1), DeltaKernel{}}},
-                                    1e-3),
-               std::invalid_argument);
+  EXPECT_THROW(
+      KernelGraphicalModel(
+          {{"A", Eigen::MatrixXd::Zero(3, 1), DeltaKernel{}}, {"B", Eigen::MatrixXd::Zero(4, 1), DeltaKernel{}}}, 1e-3),
+      std::invalid_argument);
 }
 
 // ------------------------------------------------------------------------------------------------

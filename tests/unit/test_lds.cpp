@@ -47,7 +47,8 @@ Gaussian2 two_step_joint(const Lds& s) {
   const Eigen::RowVectorXd c = s.C.row(0);
   const double r = s.R(0, 0);
   return {c.dot(s.mean0), c.dot(s.A * s.mean0), (c * s.cov0 * c.transpose())(0, 0) + r,
-          (c * s.A * s.cov0 * c.transpose())(0, 0), (c * (s.A * s.cov0 * s.A.transpose() + s.Q) * c.transpose())(0, 0) + r};
+          (c * s.A * s.cov0 * c.transpose())(0, 0),
+          (c * (s.A * s.cov0 * s.A.transpose() + s.Q) * c.transpose())(0, 0) + r};
 }
 
 double prepared_log_kernel(const Lds& a, const Lds& b, double rho, long steps, bool dense) {
@@ -225,7 +226,8 @@ TEST(Lds, ExplosiveTransitionsAreRefusedWhereTheStateOverflows) {
     PreparedModel explosive(scalar(1.5), with_rho_and_length(0.5, 1000));
     ADD_FAILURE() << "an explosive LDS was prepared at T = 1000";
   } catch (const KernelDomainError& e) {
-    EXPECT_TRUE(mentions(e.what(), {"lds kernel at T = 1000", "overflows a double at step ", "spectral radius of the transitions A is 1.5"}))
+    EXPECT_TRUE(mentions(e.what(), {"lds kernel at T = 1000", "overflows a double at step ",
+                                    "spectral radius of the transitions A is 1.5"}))
         << e.what();
   }
 }
@@ -262,9 +264,8 @@ TEST(Lds, RowAndJsonRoundTrips) {
   s.cov0.setZero();
   s.Q << 1.0, 1.0, 1.0, 1.0;
   checks::expect_round_trips(*lds_model(s));
-  const std::string json =
-      R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
-      R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
+  const std::string json = R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
+                           R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
   const auto parsed = model_from_json(nlohmann::json::parse(json));
   EXPECT_EQ(format_entries(encode_row(*parsed)),
             "1:1 2:11 3:2 4:1 5:7 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.10000000000000001 14:0.80000000000000004 "
@@ -292,7 +293,8 @@ TEST(Lds, RejectsMalformedRows) {
   EXPECT_TRUE(mentions(row_error(with_value(row, 20, -0.5)), {"lds field \"R\" (index 20)", "positive definite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 12, nan)), {"lds field \"A\" (index 12)", "finite", "nan"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 9, nan)), {"lds field \"cov0\" (index 9)", "finite"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 16, 5.0)), {"lds field \"Q\" (indices 15..17)", "positive semidefinite"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 16, 5.0)), {"lds field \"Q\" (indices 15..17)", "positive semidefinite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 6, nan)), {"lds field \"mean0\" (index 6)", "finite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 3, 0.0)), {"lds field \"n\"", "[1, 1000]"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 5, -1.0)), {"lds field \"length\"", "whole number"}));
@@ -302,16 +304,15 @@ TEST(Lds, RejectsMalformedRows) {
 }
 
 TEST(Lds, RejectsMalformedJson) {
-  const std::string json =
-      R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
-      R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
+  const std::string json = R"({"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.0,0.8]],)"
+                           R"("Q":[[0.1,0.0],[0.0,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":7})";
   EXPECT_EQ(json_error(json), "");
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("A":[[0.5,0.1],[0.0,0.8]])", R"("A":[[0.5,0.1,1.0],[0.0,0.8,1.0]])")),
                        {"lds field \"A\"", "2 x 2", "2 x 3"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("Q":[[0.1,0.0],[0.0,0.2]])", R"("Q":[[0.1,0.05],[0.0,0.2]])")),
                        {"lds field \"Q\"[0][1]", "symmetric"}));
-  EXPECT_TRUE(mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[0.0]])")),
-                       {"lds field \"R\"", "positive definite"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[0.0]])")), {"lds field \"R\"", "positive definite"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("C":[[1.0,2.0]])", R"("C":[[1.0]])")),
                        {"lds field \"C\"", "1 x 2", "1 x 1"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[0.5],[1.0,2.0]])")),

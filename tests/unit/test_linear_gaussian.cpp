@@ -96,8 +96,8 @@ std::vector<LinearGaussianNode> random_dag(Draws& draws, long hidden, const std:
     Eigen::MatrixXd cov = observed[v]    ? draws.covariance(dim, dim, 0.2)
                           : draws.coin() ? draws.covariance(dim, draws.uniform(0, dim - 1), 0.0)
                                          : draws.covariance(dim, dim, 0.1);
-    nodes.push_back(make_node(dim, observed[v], parents, 0.6 * draws.matrix(dim, parent_dims), draws.matrix(dim, 1),
-                              std::move(cov)));
+    nodes.push_back(
+        make_node(dim, observed[v], parents, 0.6 * draws.matrix(dim, parent_dims), draws.matrix(dim, 1), std::move(cov)));
   }
   return nodes;
 }
@@ -121,8 +121,7 @@ Joint observed_joint_by_inversion(const std::vector<LinearGaussianNode>& nodes) 
     long column = 0;
     for (long u : node.parents) {
       const long dim_u = nodes[static_cast<std::size_t>(u)].dim;
-      big_b.block(first[v], first[static_cast<std::size_t>(u)], node.dim, dim_u) =
-          node.weights.middleCols(column, dim_u);
+      big_b.block(first[v], first[static_cast<std::size_t>(u)], node.dim, dim_u) = node.weights.middleCols(column, dim_u);
       column += dim_u;
     }
     noise.block(first[v], first[v], node.dim, node.dim) = node.cov;
@@ -184,10 +183,8 @@ TEST(LinearGaussian, MarginalAndKernelEqualTheJointBuiltByInversion) {
           << what;
       for (double rho : {0.5, 1.0, 2.0}) {
         const double expected = eq5_log_kernel(joint_a, joint_b, rho);
-        EXPECT_NEAR(prepared_log_kernel(*a, *b, rho), expected, tolerance(expected, 1e-10))
-            << what << ", rho = " << rho;
-        EXPECT_NEAR(prepared_log_kernel(*b, *a, rho), expected, tolerance(expected, 1e-10))
-            << what << ", rho = " << rho;
+        EXPECT_NEAR(prepared_log_kernel(*a, *b, rho), expected, tolerance(expected, 1e-10)) << what << ", rho = " << rho;
+        EXPECT_NEAR(prepared_log_kernel(*b, *a, rho), expected, tolerance(expected, 1e-10)) << what << ", rho = " << rho;
       }
     }
 }
@@ -236,8 +233,7 @@ TEST(LinearGaussian, MarginalMatchesAncestralSimulation) {
   for (Eigen::Index i = 0; i < 5; ++i) {
     EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / samples)) << i;
     for (Eigen::Index j = 0; j < 5; ++j)
-      EXPECT_NEAR(sample_cov(i, j), cov(i, j),
-                  5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
+      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
           << i << ", " << j;
   }
 }
@@ -267,8 +263,8 @@ struct Fork {
 };
 
 Fork random_fork(Draws& draws) {
-  return {draws.matrix(2, 1), draws.matrix(1, 1), draws.matrix(2, 1), draws.covariance(2, 2, 0.1), draws.matrix(1, 2),
-          draws.matrix(2, 2), draws.covariance(1, 1, 0.2), draws.covariance(2, 2, 0.2)};
+  return {draws.matrix(2, 1), draws.matrix(1, 1), draws.matrix(2, 1),          draws.covariance(2, 2, 0.1),
+          draws.matrix(1, 2), draws.matrix(2, 2), draws.covariance(1, 1, 0.2), draws.covariance(2, 2, 0.2)};
 }
 
 TEST(LinearGaussian, HiddenRootCorrelatesItsObservedChildren) {
@@ -300,8 +296,7 @@ std::vector<LinearGaussianNode> unrolled(const LdsModel& lds, long steps) {
     if (t == 0)
       nodes.push_back(make_node(n, false, {}, Eigen::MatrixXd(), lds.mean0(), lds.cov0()));
     else
-      nodes.push_back(
-          make_node(n, false, {2 * (t - 1)}, lds.transition(), Eigen::VectorXd::Zero(n), lds.state_noise()));
+      nodes.push_back(make_node(n, false, {2 * (t - 1)}, lds.transition(), Eigen::VectorXd::Zero(n), lds.state_noise()));
     nodes.push_back(make_node(d, true, {2 * t}, lds.observation(), Eigen::VectorXd::Zero(d), lds.observation_noise()));
   }
   return nodes;
@@ -366,8 +361,7 @@ TEST(LinearGaussian, SampleSpaceIsTheObservedRealVectors) {
 
 TEST(LinearGaussian, RowAndJsonRoundTrips) {
   Draws draws(7);
-  for (long hidden = 0; hidden <= 4; ++hidden)
-    checks::expect_round_trips(*dag_model(random_dag(draws, hidden, {2, 1})));
+  for (long hidden = 0; hidden <= 4; ++hidden) checks::expect_round_trips(*dag_model(random_dag(draws, hidden, {2, 1})));
 }
 
 // Node 0 hidden (dim 2), node 1 observed with parent 0, node 2 observed with parents 1 and 0; every value
@@ -405,8 +399,7 @@ TEST(LinearGaussian, RejectsMalformedRows) {
       mentions(row_error(with_value(row, 23, 0.0)), {"nodes[2] field \"parents\" (index 24)", "distinct parents"}));
   EXPECT_TRUE(
       mentions(row_error(with_value(row, 17, -0.75)), {"nodes[1] field \"cov\" (index 17)", "positive semidefinite"}));
-  EXPECT_TRUE(
-      mentions(row_error(with_value(row, 18, std::numeric_limits<double>::quiet_NaN())), {"index 18", "finite"}));
+  EXPECT_TRUE(mentions(row_error(with_value(row, 18, std::numeric_limits<double>::quiet_NaN())), {"index 18", "finite"}));
   EXPECT_TRUE(mentions(row_error(with_value(with_value(row, 13, 0.0), 21, 0.0)),
                        {"linear_gaussian field \"nodes\" (index 3)", "at least one observed node"}));
   // x_2 = 2 x_1 - 3 exactly (no noise, no weight on node 0): the observed marginal is singular.
@@ -444,9 +437,9 @@ TEST(LinearGaussian, RejectsMalformedJson) {
                        {"linear_gaussian nodes[1] field \"cov\"", "1 x 1", "1 x 2"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("weights":[[0.5,3]],)", "")),
                        {"linear_gaussian nodes[1] field \"weights\"", "missing"}));
-  EXPECT_TRUE(mentions(
-      json_error(replaced(json, R"("cov":[[1,0.5],[0.5,2]])", R"("cov":[[1,0.5],[0.5,2]],"weights":[[1],[1]])")),
-      {"linear_gaussian nodes[0] field \"weights\"", "no parents: no weights", "2 x 1"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(json, R"("cov":[[1,0.5],[0.5,2]])", R"("cov":[[1,0.5],[0.5,2]],"weights":[[1],[1]])")),
+               {"linear_gaussian nodes[0] field \"weights\"", "no parents: no weights", "2 x 1"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("observed":true})", R"("observed":1})")),
                        {"linear_gaussian nodes[1] field \"observed\"", "true or false"}));
   EXPECT_TRUE(mentions(json_error(replaced(replaced(json, R"("observed":true)", R"("observed":false)"),

@@ -72,16 +72,17 @@ TEST(MiFamily, DirichletBlocksAndMixedBlockFamilies) {
   };
   const double beta_integral =
       oracle::integrate([&](double t) { return beta_pdf(t, 2.5, 1.5) * beta_pdf(t, 3.0, 2.0); }, 0.0, 1.0);
-  const double expected = std::exp(0.5 + 1.0) * beta_integral +
-                          std::exp(-1.0 + 0.25) * oracle::gaussian_ppk_1d(0.2, 0.7, -0.3, 0.7, 1.0);
+  const double expected =
+      std::exp(0.5 + 1.0) * beta_integral + std::exp(-1.0 + 0.25) * oracle::gaussian_ppk_1d(0.2, 0.7, -0.3, 0.7, 1.0);
   EXPECT_LT(relative_error(mi_kernel(row(0.5, {2.5, 1.5}, -1.0, 0.2), row(1.0, {3.0, 2.0}, 0.25, -0.3)), expected),
             1e-10);
 }
 
 TEST(MiFamily, DefinedOnlyAtRhoOne) {
   for (double rho : {0.5, 2.0})
-    EXPECT_TRUE(mentions(checks::domain_error(mi_row({{0.0}, {0.0}, {1.0}}), rho),
-                         {"mi kernel", "only at rho = 1", "rho = 1 inner product", rho == 0.5 ? "got rho = 0.5" : "got rho = 2"}));
+    EXPECT_TRUE(mentions(
+        checks::domain_error(mi_row({{0.0}, {0.0}, {1.0}}), rho),
+        {"mi kernel", "only at rho = 1", "rho = 1 inner product", rho == 0.5 ? "got rho = 0.5" : "got rho = 2"}));
   EXPECT_EQ(checks::domain_error(mi_row({{0.0}, {0.0}, {1.0}}), 1.0), "");
 }
 
@@ -129,7 +130,8 @@ TEST(MiFamily, RowAndJsonRoundTrips) {
   for (int i = 0; i < 5; ++i) checks::expect_round_trips(*random_mi_row(rng));
   checks::expect_round_trips(*mi_row({{0.0, 1.5}, {0.0, -2.0}, {1.0, 0.5}}));  // a log weight of 0 is omitted
   const nlohmann::json json = model_to_json(*mi_row({{0.5}, {1.0}, {2.0}}));
-  EXPECT_EQ(json.dump(), R"({"blocks":[{"family":"gaussian","mean":[1.0],"var":2.0}],"family":"mi","log_weights":[0.5]})");
+  EXPECT_EQ(json.dump(),
+            R"({"blocks":[{"family":"gaussian","mean":[1.0],"var":2.0}],"family":"mi","log_weights":[0.5]})");
 }
 
 // The row of {lw 0.5: N(1, 2), lw -1: N(-1, 1)}: 3: K, 4..5: log weights, 6: length of block 0,
@@ -152,22 +154,26 @@ TEST(MiFamily, RejectsMalformedRows) {
   Row nested(row.begin(), std::find_if(row.begin(), row.end(), [](const RowEntry& e) { return e.index >= 12; }));
   ASSERT_EQ(nested.back().index, 11);
   nested.insert(nested.end(), {{12, 9}, {13, 8}, {14, 1}, {15, 1}, {16, 5}, {17, 1}, {18, 1}, {19, 1}, {21, 1}});
-  EXPECT_TRUE(mentions(checks::row_error(nested),
-                       {"mi field \"blocks\" (indices 12..21)", "other than mixture, montecarlo and mi", "a mixture model"}));
+  EXPECT_TRUE(mentions(checks::row_error(nested), {"mi field \"blocks\" (indices 12..21)",
+                                                   "other than mixture, montecarlo and mi", "a mixture model"}));
 }
 
 TEST(MiFamily, RejectsMalformedJson) {
   const std::string gaussian = R"({"family":"gaussian","mean":[0],"var":1})";
-  EXPECT_EQ(checks::json_error(R"({"family":"mi","log_weights":[0,1],"blocks":[)" + gaussian + "," + gaussian + "]}"), "");
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[)" + gaussian + "," + gaussian + "]}"),
-                       {"mi field \"log_weights\"", "one log weight per block (2)", "1 log weights"}));
+  EXPECT_EQ(checks::json_error(R"({"family":"mi","log_weights":[0,1],"blocks":[)" + gaussian + "," + gaussian + "]}"),
+            "");
+  EXPECT_TRUE(
+      mentions(checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[)" + gaussian + "," + gaussian + "]}"),
+               {"mi field \"log_weights\"", "one log weight per block (2)", "1 log weights"}));
   EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[]})"),
                        {"mi field \"blocks\"", "non-empty array"}));
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[{"family":"gaussian","mean":[0],"var":-1}]})"),
-                       {"mi field \"blocks\"[0]", "gaussian field \"var\""}));
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[{"family":"mi","log_weights":[0],"blocks":[)" +
-                                          gaussian + "]}]}"),
-                       {"mi field \"blocks\"[0]", "a mi model"}));
+  EXPECT_TRUE(mentions(
+      checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[{"family":"gaussian","mean":[0],"var":-1}]})"),
+      {"mi field \"blocks\"[0]", "gaussian field \"var\""}));
+  EXPECT_TRUE(mentions(
+      checks::json_error(R"({"family":"mi","log_weights":[0],"blocks":[{"family":"mi","log_weights":[0],"blocks":[)" +
+                         gaussian + "]}]}"),
+      {"mi field \"blocks\"[0]", "a mi model"}));
 }
 
 // ---- The Gaussian likelihood's blocks ----------------------------------------------------------
@@ -216,14 +222,15 @@ TEST(MiGaussian, IsotropicRowsInTwoDimensionsGiveTheRbf) {
                                      KernelKind::ppk_norm),
                            rbf),
             1e-12);
-  EXPECT_EQ(dynamic_cast<const GaussianModel&>(dynamic_cast<const MiModel&>(*gaussian_mi_row(x1, s * I, m, a * I)).block(0))
-                .form(),
-            CovarianceForm::isotropic);
+  EXPECT_EQ(
+      dynamic_cast<const GaussianModel&>(dynamic_cast<const MiModel&>(*gaussian_mi_row(x1, s * I, m, a * I)).block(0))
+          .form(),
+      CovarianceForm::isotropic);
 }
 
 TEST(MiGaussian, FullCovariancesMatchTwoDimensionalQuadrature) {
   const oracle::Gaussian2 mediator{0.3, -0.2, 1.2, 0.4, 0.9};  // N(theta | m, V)
-  const double s11 = 0.6, s12 = -0.2, s22 = 0.5;              // Sigma
+  const double s11 = 0.6, s12 = -0.2, s22 = 0.5;               // Sigma
   const Eigen::Vector2d x1(0.4, 0.1), x2(-0.5, 0.8);
   // Q = integral N(x1 | theta, Sigma) N(x2 | theta, Sigma) N(theta | m, V) dtheta over R^2, by nested
   // quadrature; N(x | theta, Sigma) written as the density of N(theta, Sigma) at x.
@@ -234,8 +241,8 @@ TEST(MiGaussian, FullCovariancesMatchTwoDimensionalQuadrature) {
   const double q = oracle::integrate(
       [&](double t1) {
         return oracle::integrate(
-            [&](double t2) { return likelihood(x1, t1, t2) * likelihood(x2, t1, t2) * mediator.density(t1, t2); },
-            -half, half, 1e-12, 12);
+            [&](double t2) { return likelihood(x1, t1, t2) * likelihood(x2, t1, t2) * mediator.density(t1, t2); }, -half,
+            half, 1e-12, 12);
       },
       -half, half, 1e-11, 12);
   Eigen::Matrix2d Sigma, V;
@@ -248,9 +255,12 @@ TEST(MiGaussian, FullCovariancesMatchTwoDimensionalQuadrature) {
 TEST(MiGaussian, RejectsMismatchedOrIndefiniteMatrices) {
   const Eigen::MatrixXd I = Eigen::Matrix2d::Identity();
   const Eigen::VectorXd x = Eigen::Vector2d(0.0, 1.0);
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { gaussian_mi_block(x, I, vec1(0.0), I); }), {"mediator mean (dimension 1)"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { gaussian_mi_block(x, mat1(1.0), x, I); }), {"Sigma must be 2 x 2"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { gaussian_mi_block(x, I, x, -I); }), {"V must be", "positive definite"}));
+  EXPECT_TRUE(mentions(checks::constructor_error([&] { gaussian_mi_block(x, I, vec1(0.0), I); }),
+                       {"mediator mean (dimension 1)"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { gaussian_mi_block(x, mat1(1.0), x, I); }), {"Sigma must be 2 x 2"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { gaussian_mi_block(x, I, x, -I); }), {"V must be", "positive definite"}));
 }
 
 }  // namespace

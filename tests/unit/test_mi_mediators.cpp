@@ -43,7 +43,8 @@ TEST(MiGaussianMediator, PriorMediatorGivesSeegersRbf) {
     prior.variance = a;
     const GaussianMiMediator mediator = GaussianMiMediator::fit(3, p / 2.0, prior, {}, 1.0);
     const double beta = 4.0 / (p * (4.0 + p / a));
-    EXPECT_LT(relative_error(kernel_of(mediator, x1, x2, KernelKind::ppk_norm), std::exp(-0.5 * beta * (x1 - x2).squaredNorm())),
+    EXPECT_LT(relative_error(kernel_of(mediator, x1, x2, KernelKind::ppk_norm),
+                             std::exp(-0.5 * beta * (x1 - x2).squaredNorm())),
               1e-12)
         << p << " " << a;
   }
@@ -86,14 +87,18 @@ TEST(MiGaussianMediator, RejectsImproperMediatorsAndBadArguments) {
   const auto unlabeled = random_points(3, 2, 5);
   EXPECT_TRUE(mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, {}, 1.0); }),
                        {"flat prior is not a distribution", "lambda > 0"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, unlabeled, 0.0); }),
-                       {"flat prior"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, unlabeled, -1.0); }),
-                       {"lambda must be a finite number >= 0", "-1"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 0.0, GaussianMiPrior{}, unlabeled, 1.0); }),
-                       {"likelihood variance s", "got 0"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { GaussianMiMediator::fit(3, 1.0, GaussianMiPrior{}, unlabeled, 1.0); }),
-                       {"unlabeled point 0 has dimension 2", "dimension is 3"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, unlabeled, 0.0); }),
+               {"flat prior"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, unlabeled, -1.0); }),
+               {"lambda must be a finite number >= 0", "-1"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { GaussianMiMediator::fit(2, 0.0, GaussianMiPrior{}, unlabeled, 1.0); }),
+               {"likelihood variance s", "got 0"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { GaussianMiMediator::fit(3, 1.0, GaussianMiPrior{}, unlabeled, 1.0); }),
+               {"unlabeled point 0 has dimension 2", "dimension is 3"}));
   const GaussianMiMediator mediator = GaussianMiMediator::fit(2, 1.0, GaussianMiPrior{}, unlabeled, 1.0);
   EXPECT_TRUE(mentions(checks::constructor_error([&] { mediator.row(Eigen::VectorXd::Zero(3)); }),
                        {"the datum has dimension 3", "dimension is 2"}));
@@ -102,14 +107,16 @@ TEST(MiGaussianMediator, RejectsImproperMediatorsAndBadArguments) {
 TEST(MiMediatorJson, RoundTripsGiveTheSameRows) {
   const auto unlabeled = random_points(7, 2, 6);
   const GaussianMiMediator gaussian = GaussianMiMediator::fit(2, 0.37, GaussianMiPrior{}, unlabeled, 1.3);
-  const GaussianMiMediator gaussian_back = GaussianMiMediator::from_json(nlohmann::json::parse(gaussian.to_json().dump()));
+  const GaussianMiMediator gaussian_back =
+      GaussianMiMediator::from_json(nlohmann::json::parse(gaussian.to_json().dump()));
   const Eigen::Vector2d x(0.123456789, -2.5);
   EXPECT_EQ(format_entries(encode_row(*gaussian.row(x))), format_entries(encode_row(*gaussian_back.row(x))));
   const MultinomialMiMediator multinomial(Eigen::Vector3d(0.3, 1.0 / 3.0, 2.0));
   const MultinomialMiMediator multinomial_back =
       MultinomialMiMediator::from_json(nlohmann::json::parse(multinomial.to_json().dump()));
   const Eigen::Vector3d counts(2, 0, 5);
-  EXPECT_EQ(format_entries(encode_row(*multinomial.row(counts))), format_entries(encode_row(*multinomial_back.row(counts))));
+  EXPECT_EQ(format_entries(encode_row(*multinomial.row(counts))),
+            format_entries(encode_row(*multinomial_back.row(counts))));
 }
 
 TEST(MiMediatorJson, RejectsMalformedMediators) {
@@ -127,8 +134,9 @@ TEST(MiMediatorJson, RejectsMalformedMediators) {
                        {"gaussian mediator field \"mean\"", "2 numbers"}));
   EXPECT_TRUE(mentions(error(R"({"mediator":"multinomial","dim":2,"alpha":[1,1]})", true),
                        {"gaussian mediator field \"alpha\": not a field"}));
-  EXPECT_TRUE(mentions(error(R"({"mediator":"multinomial","dim":1,"likelihood_variance":1,"mean":[0],"variance":2})", true),
-                       {"gaussian mediator field \"mediator\"", "\"gaussian\""}));
+  EXPECT_TRUE(
+      mentions(error(R"({"mediator":"multinomial","dim":1,"likelihood_variance":1,"mean":[0],"variance":2})", true),
+               {"gaussian mediator field \"mediator\"", "\"gaussian\""}));
   EXPECT_TRUE(mentions(error(R"({"mediator":"gaussian","dim":1,"mean":[0],"variance":2})", true),
                        {"gaussian mediator field \"likelihood_variance\": missing"}));
   EXPECT_TRUE(mentions(error(R"({"mediator":"multinomial","dim":2,"alpha":[1,-1]})", false), {"alpha[1]", "-1"}));
@@ -233,9 +241,12 @@ TEST(MiMultinomialMediator, NormalizedKernelIsTheBetaFunctionRatio) {
 }
 
 TEST(MiMultinomialMediator, ModelTrustScalingAddsLambdaTimesTheMeanCounts) {
-  const std::vector<Eigen::VectorXd> unlabeled{Eigen::Vector3d(1, 0, 4), Eigen::Vector3d(2, 2, 0), Eigen::Vector3d(0, 1, 1)};
-  EXPECT_LT((MultinomialMiMediator::fit(3, 0.5, unlabeled, 1.5).alpha() - Eigen::Vector3d(0.5 + 1.5, 0.5 + 1.5, 0.5 + 2.5)).norm(),
-            1e-14);
+  const std::vector<Eigen::VectorXd> unlabeled{Eigen::Vector3d(1, 0, 4), Eigen::Vector3d(2, 2, 0),
+                                               Eigen::Vector3d(0, 1, 1)};
+  EXPECT_LT(
+      (MultinomialMiMediator::fit(3, 0.5, unlabeled, 1.5).alpha() - Eigen::Vector3d(0.5 + 1.5, 0.5 + 1.5, 0.5 + 2.5))
+          .norm(),
+      1e-14);
   EXPECT_EQ(MultinomialMiMediator::fit(3, 0.5, {}, 1.5).alpha(), Eigen::Vector3d::Constant(0.5));
   EXPECT_EQ(MultinomialMiMediator::fit(3, 0.5, unlabeled, 0.0).alpha(), Eigen::Vector3d::Constant(0.5));
 }
@@ -250,7 +261,8 @@ TEST(MiMultinomialMediator, RejectsNonCounts) {
                          MultinomialMiMediator::fit(3, 1.0, {Eigen::Vector3d(1, 2, 3), Eigen::Vector3d(0, 1.5, 0)}, 1.0);
                        }),
                        {"unlabeled point 1", "coordinate 1", "1.5"}));
-  EXPECT_TRUE(mentions(checks::constructor_error([&] { MultinomialMiMediator::fit(3, 0.0, {}, 1.0); }), {"alpha[0]", "got 0"}));
+  EXPECT_TRUE(
+      mentions(checks::constructor_error([&] { MultinomialMiMediator::fit(3, 0.0, {}, 1.0); }), {"alpha[0]", "got 0"}));
 }
 
 }  // namespace

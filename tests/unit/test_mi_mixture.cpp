@@ -95,7 +95,8 @@ TEST(MiMixtureMediator, ExpectedWeightIsTheDirichletMeanByQuadrature) {
       for (std::size_t s = 0; s < 3; ++s) {
         const double a = alpha0 + lambda * given.r.col(s).sum() / 12.0;
         const boost::math::beta_distribution<double> marginal(a, sum_a - a);
-        const double mean = oracle::integrate([&](double p) { return p * boost::math::pdf(marginal, p); }, 0.0, 1.0, 1e-12);
+        const double mean =
+            oracle::integrate([&](double p) { return p * boost::math::pdf(marginal, p); }, 0.0, 1.0, 1e-12);
         EXPECT_NEAR(mediator.expected_weight(s), mean, 1e-9) << "lambda " << lambda << " alpha0 " << alpha0;
         total += mediator.expected_weight(s);
       }
@@ -154,12 +155,14 @@ TEST(MiMixtureMediator, RejectsBadMediators) {
   EXPECT_TRUE(mentions(constructor_error(mediator(1.0, 0.0)), {"\"prior_alpha\""}));
   Eigen::MatrixXd empty = given.r;
   empty.col(0).setZero();
-  EXPECT_TRUE(mentions(constructor_error([&] { MixtureMediator::from_responsibilities(given.x, empty, given.covariances, 1, 1); }),
-                       {"components[0]", "size"}));
+  EXPECT_TRUE(mentions(
+      constructor_error([&] { MixtureMediator::from_responsibilities(given.x, empty, given.covariances, 1, 1); }),
+      {"components[0]", "size"}));
   std::vector<Eigen::MatrixXd> singular = given.covariances;
   singular[1] = Eigen::Matrix2d::Ones();
-  EXPECT_TRUE(mentions(constructor_error([&] { MixtureMediator::from_responsibilities(given.x, given.r, singular, 1, 1); }),
-                       {"components[1]", "positive definite"}));
+  EXPECT_TRUE(
+      mentions(constructor_error([&] { MixtureMediator::from_responsibilities(given.x, given.r, singular, 1, 1); }),
+               {"components[1]", "positive definite"}));
 
   const nlohmann::json json =
       MixtureMediator::from_responsibilities(given.x, given.r, given.covariances, 1.0, 1.0).to_json();
@@ -207,12 +210,14 @@ TEST(MiMixtureRows, OneDimensionalQMatchesQuadrature) {
     for (double lambda : {0.2, 1.0, 10.0, 40.0}) {
       const double alpha0 = 1.5;
       const MixtureMediator mediator(components, lambda, alpha0);
-      for (const auto& [x1, x2] : std::vector<std::pair<double, double>>{{-2.0, -1.0}, {0.5, 3.0}, {4.0, 4.2}, {-3.0, 2.5}}) {
+      for (const auto& [x1, x2] :
+           std::vector<std::pair<double, double>>{{-2.0, -1.0}, {0.5, 3.0}, {4.0, 4.2}, {-3.0, 2.5}}) {
         double expected = 0.0;
         for (const Component1d& c : given) {
           const double w = (alpha0 + lambda * c.size / n) / (k * alpha0 + lambda);
           const double v = c.var * n / (lambda * c.size);
-          const double reach = std::max({std::fabs(x1 - c.mean), std::fabs(x2 - c.mean)}) + 40.0 * std::sqrt(std::max(v, c.var));
+          const double reach =
+              std::max({std::fabs(x1 - c.mean), std::fabs(x2 - c.mean)}) + 40.0 * std::sqrt(std::max(v, c.var));
           expected += w * oracle::integrate(
                               [&](double mu) {
                                 return oracle::normal_density(x1, mu, c.var) * oracle::normal_density(x2, mu, c.var) *
@@ -240,8 +245,8 @@ TEST(MiMixtureRows, TwoDimensionalFullCovarianceQMatchesNestedQuadrature) {
   const double n = 20.0, alpha0 = 1.0;
   for (double lambda : {0.5, 5.0, 20.0}) {
     const MixtureMediator mediator(components, lambda, alpha0);
-    for (const auto& [x1, x2] : std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>>{
-             {{-1.0, 0.0}, {0.5, 1.0}}, {{2.0, -1.5}, {1.0, -0.5}}}) {
+    for (const auto& [x1, x2] : std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>>{{{-1.0, 0.0}, {0.5, 1.0}},
+                                                                                         {{2.0, -1.5}, {1.0, -0.5}}}) {
       double expected = 0.0;
       for (std::size_t s = 0; s < 2; ++s) {
         const double w = (alpha0 + lambda * sizes[s] / n) / (2.0 * alpha0 + lambda);
@@ -249,14 +254,17 @@ TEST(MiMixtureRows, TwoDimensionalFullCovarianceQMatchesNestedQuadrature) {
         const oracle::Gaussian2& l = likelihoods[s];
         const oracle::Gaussian2 mean_prior{m1[s], m2[s], l.s11 * scale, l.s12 * scale, l.s22 * scale};
         const double sd = std::sqrt(std::max({l.s11, l.s22, mean_prior.s11, mean_prior.s22}));
-        const double half = std::max({(x1 - Eigen::Vector2d(m1[s], m2[s])).norm(), (x2 - Eigen::Vector2d(m1[s], m2[s])).norm()}) + 20.0 * sd;
+        const double half =
+            std::max({(x1 - Eigen::Vector2d(m1[s], m2[s])).norm(), (x2 - Eigen::Vector2d(m1[s], m2[s])).norm()}) +
+            20.0 * sd;
         const auto at = [&](double mu1, double mu2) {
           const oracle::Gaussian2 likelihood{mu1, mu2, l.s11, l.s12, l.s22};
           return likelihood.density(x1(0), x1(1)) * likelihood.density(x2(0), x2(1)) * mean_prior.density(mu1, mu2);
         };
         expected += w * oracle::integrate(
                             [&](double mu1) {
-                              return oracle::integrate([&](double mu2) { return at(mu1, mu2); }, m2[s] - half, m2[s] + half, 1e-11);
+                              return oracle::integrate([&](double mu2) { return at(mu1, mu2); }, m2[s] - half,
+                                                       m2[s] + half, 1e-11);
                             },
                             m1[s] - half, m1[s] + half, 1e-11);
       }
@@ -271,8 +279,7 @@ TEST(MiMixtureRows, GramOnRandomPointsIsPositiveSemidefinite) {
   std::mt19937_64 rng(23);
   std::normal_distribution<double> normal(0.0, 2.0);
   std::vector<PreparedModel> rows;
-  for (int i = 0; i < 12; ++i)
-    rows.emplace_back(mediator.row(Eigen::Vector2d(normal(rng), normal(rng))), with_rho(1.0));
+  for (int i = 0; i < 12; ++i) rows.emplace_back(mediator.row(Eigen::Vector2d(normal(rng), normal(rng))), with_rho(1.0));
   expect_positive_semidefinite(rows, "mixture MI rows");
 }
 

@@ -50,7 +50,9 @@ std::unique_ptr<MixtureModel> mixture_model(const Mixture1d& spec) {
   return std::make_unique<MixtureModel>(spec.w, std::move(components));
 }
 
-PreparedModel prepared(std::unique_ptr<Model> model, double rho) { return PreparedModel(std::move(model), with_rho(rho)); }
+PreparedModel prepared(std::unique_ptr<Model> model, double rho) {
+  return PreparedModel(std::move(model), with_rho(rho));
+}
 
 const Mixture1d kMixtureA{{0.3, 0.7}, {-1.0, 2.0}, {0.5, 1.5}};
 const Mixture1d kMixtureB{{0.2, 0.5, 0.3}, {0.0, 1.0, 4.0}, {2.0, 0.3, 1.0}};
@@ -61,16 +63,17 @@ TEST(Mixture, GaussianMixturesAreDoubleSumsOfComponentKernels) {
     double expected = 0.0;
     for (std::size_t m = 0; m < kMixtureA.w.size(); ++m)
       for (std::size_t n = 0; n < kMixtureB.w.size(); ++n)
-        expected += std::pow(kMixtureA.w[m] * kMixtureB.w[n], rho) *
-                    oracle::gaussian_ppk_1d(kMixtureA.mean[m], kMixtureA.var[m], kMixtureB.mean[n], kMixtureB.var[n], rho);
+        expected +=
+            std::pow(kMixtureA.w[m] * kMixtureB.w[n], rho) *
+            oracle::gaussian_ppk_1d(kMixtureA.mean[m], kMixtureA.var[m], kMixtureB.mean[n], kMixtureB.var[n], rho);
     const double k = kernel(prepared(mixture_model(kMixtureA), rho), prepared(mixture_model(kMixtureB), rho));
     EXPECT_LT(relative_error(k, expected), 1e-10) << "rho " << rho;
   }
 }
 
 TEST(Mixture, AtRhoOneIsTheIntegralOfTheProductOfTheMixtureDensities) {
-  const double expected = oracle::integrate([](double x) { return kMixtureA.density(x) * kMixtureB.density(x); },
-                                            -60.0, 60.0);
+  const double expected =
+      oracle::integrate([](double x) { return kMixtureA.density(x) * kMixtureB.density(x); }, -60.0, 60.0);
   const double k = kernel(prepared(mixture_model(kMixtureA), 1.0), prepared(mixture_model(kMixtureB), 1.0));
   EXPECT_LT(relative_error(k, expected), 1e-10);
 }
@@ -118,8 +121,10 @@ void expect_double_sum(const std::vector<double>& w, const std::vector<Param>& p
 TEST(Mixture, BernoulliMultinomialAndPoissonComponents) {
   using Vec = std::vector<double>;
   expect_double_sum<Vec>(
-      {0.4, 0.6}, {{0.1, 0.8, 0.5}, {0.9, 0.2, 0.3}}, {0.25, 0.25, 0.5}, {{0.5, 0.5, 0.5}, {0.3, 0.7, 0.05}, {1.0, 0.0, 0.6}},
-      [](const Vec& g) { return std::make_unique<BernoulliModel>(SparseProbabilities::from_dense(g)); }, bernoulli_kernel);
+      {0.4, 0.6}, {{0.1, 0.8, 0.5}, {0.9, 0.2, 0.3}}, {0.25, 0.25, 0.5},
+      {{0.5, 0.5, 0.5}, {0.3, 0.7, 0.05}, {1.0, 0.0, 0.6}},
+      [](const Vec& g) { return std::make_unique<BernoulliModel>(SparseProbabilities::from_dense(g)); },
+      bernoulli_kernel);
   expect_double_sum<Vec>(
       {0.5, 0.5}, {{0.2, 0.3, 0.5}, {0.6, 0.4, 0.0}}, {1.0}, {{0.1, 0.1, 0.8}},
       [](const Vec& a) { return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(a), Trials{}); },
@@ -132,11 +137,16 @@ TEST(Mixture, BernoulliMultinomialAndPoissonComponents) {
 TEST(Mixture, OneComponentMixtureEqualsItsComponent) {
   const std::function<std::unique_ptr<Model>(int)> plain_models[] = {
       [](int i) { return gaussian_1d(0.5 * i, 1.0 + i); },
-      [](int i) { return std::make_unique<BernoulliModel>(SparseProbabilities::from_dense({0.2 + 0.3 * i, 0.7})); },
       [](int i) {
-        return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense({0.1 + 0.2 * i, 0.9 - 0.2 * i}), Trials{});
+        return std::make_unique<BernoulliModel>(SparseProbabilities::from_dense({0.2 + 0.3 * i, 0.7}));
       },
-      [](int i) { return std::make_unique<PoissonModel>(std::vector<double>{1.5 + 2.0 * i, 0.25}); },
+      [](int i) {
+        return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense({0.1 + 0.2 * i, 0.9 - 0.2 * i}),
+                                                  Trials{});
+      },
+      [](int i) {
+        return std::make_unique<PoissonModel>(std::vector<double>{1.5 + 2.0 * i, 0.25});
+      },
   };
   for (const auto& plain : plain_models)
     for (double rho : kRhos) {
@@ -159,13 +169,14 @@ TEST(Mixture, MixtureAgainstPlainModelInBothOrders) {
     check_compatible(plain.model(), mixture.model());
     double expected = 0.0;
     for (std::size_t m = 0; m < kMixtureA.w.size(); ++m)
-      expected += std::pow(kMixtureA.w[m], rho) * oracle::gaussian_ppk_1d(kMixtureA.mean[m], kMixtureA.var[m], 0.5, 0.8, rho);
+      expected +=
+          std::pow(kMixtureA.w[m], rho) * oracle::gaussian_ppk_1d(kMixtureA.mean[m], kMixtureA.var[m], 0.5, 0.8, rho);
     for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
       const double forward = evaluate(kind, mixture, plain), backward = evaluate(kind, plain, mixture);
       EXPECT_EQ(forward, backward) << "rho " << rho;
-      const double want = kind == KernelKind::ppk ? expected
-                                                  : expected / std::sqrt(std::exp(mixture.log_self_kernel() +
-                                                                                  plain.log_self_kernel()));
+      const double want = kind == KernelKind::ppk
+                              ? expected
+                              : expected / std::sqrt(std::exp(mixture.log_self_kernel() + plain.log_self_kernel()));
       EXPECT_LT(relative_error(forward, want), 1e-10) << "rho " << rho;
     }
     const PreparedModel* columns[] = {&plain, &mixture};
@@ -245,7 +256,8 @@ TEST(Mixture, RejectsMalformedRows) {
   Row bad_sum = row;
   value_at(bad_sum, 4) = 0.25;
   value_at(bad_sum, 5) = 0.5;
-  EXPECT_TRUE(mentions(checks::row_error(bad_sum), {"mixture field \"weights\" (indices 4..5)", "summing to 1", "a sum of 0.75"}));
+  EXPECT_TRUE(mentions(checks::row_error(bad_sum),
+                       {"mixture field \"weights\" (indices 4..5)", "summing to 1", "a sum of 0.75"}));
 
   Row bad_variance = row;
   value_at(bad_variance, 11) = -2.0;
@@ -267,15 +279,21 @@ TEST(Mixture, RejectsMalformedRows) {
 
 TEST(Mixture, RejectsMalformedJson) {
   const std::string gaussian = R"({"family":"gaussian","mean":[0],"var":1})";
-  EXPECT_EQ(checks::json_error(R"({"family":"mixture","weights":[0.5,0.5],"components":[)" + gaussian + "," + gaussian + "]}"), "");
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mixture","weights":[0.5,0.6],"components":[)" + gaussian + "," +
-                                          gaussian + "]}"),
-                       {"mixture field \"weights\"", "summing to 1", "a sum of 1.1"}));
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mixture","weights":[1],"components":[{"family":"gaussian","mean":[0],"var":-1}]})"),
-                       {"mixture field \"components\"[0]", "gaussian field \"var\"", "-1"}));
-  EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mixture","weights":[1],"components":[{"family":"mixture","weights":[1],"components":[)" +
-                                          gaussian + "]}]}"),
-                       {"mixture field \"components\"[0]", "do not nest"}));
+  EXPECT_EQ(
+      checks::json_error(R"({"family":"mixture","weights":[0.5,0.5],"components":[)" + gaussian + "," + gaussian + "]}"),
+      "");
+  EXPECT_TRUE(mentions(
+      checks::json_error(R"({"family":"mixture","weights":[0.5,0.6],"components":[)" + gaussian + "," + gaussian + "]}"),
+      {"mixture field \"weights\"", "summing to 1", "a sum of 1.1"}));
+  EXPECT_TRUE(
+      mentions(checks::json_error(
+                   R"({"family":"mixture","weights":[1],"components":[{"family":"gaussian","mean":[0],"var":-1}]})"),
+               {"mixture field \"components\"[0]", "gaussian field \"var\"", "-1"}));
+  EXPECT_TRUE(
+      mentions(checks::json_error(
+                   R"({"family":"mixture","weights":[1],"components":[{"family":"mixture","weights":[1],"components":[)" +
+                   gaussian + "]}]}"),
+               {"mixture field \"components\"[0]", "do not nest"}));
   EXPECT_TRUE(mentions(checks::json_error(R"({"family":"mixture","weights":[0.5,0.5],"components":[)" + gaussian +
                                           R"(,{"family":"poisson","rate":[1]}]})"),
                        {"mixture field \"components\"[1]", "count vectors"}));

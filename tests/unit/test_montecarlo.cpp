@@ -97,8 +97,8 @@ TEST(MonteCarloSampling, GaussianDrawsHaveMeanMuAndCovarianceSigmaOverRho) {
   Eigen::Matrix2d sigma;
   sigma << 2.0, 0.6, 0.6, 0.5;
   const std::unique_ptr<Model> models[] = {GaussianModel::full(mean, sigma),
-                                          GaussianModel::diagonal(mean, sigma.diagonal()),
-                                          GaussianModel::isotropic(mean, 0.7)};
+                                           GaussianModel::diagonal(mean, sigma.diagonal()),
+                                           GaussianModel::isotropic(mean, 0.7)};
   const Eigen::Matrix2d expected_sigma[] = {sigma, Eigen::Matrix2d(sigma.diagonal().asDiagonal()),
                                             0.7 * Eigen::Matrix2d::Identity()};
   constexpr long kDraws = 100000;
@@ -122,8 +122,8 @@ TEST(MonteCarloSampling, GaussianDrawsHaveMeanMuAndCovarianceSigmaOverRho) {
 TEST(MonteCarloSampling, GaussianNormalizerIsTheIntegralOfPToTheRho) {
   const std::unique_ptr<GaussianModel> model = GaussianModel::isotropic(Eigen::VectorXd::Constant(1, 0.3), 1.7);
   for (double rho : kRhos) {
-    const double z = oracle::integrate(
-        [&](double x) { return std::pow(oracle::normal_density(x, 0.3, 1.7), rho); }, -60.0, 60.0);
+    const double z =
+        oracle::integrate([&](double x) { return std::pow(oracle::normal_density(x, 0.3, 1.7), rho); }, -60.0, 60.0);
     EXPECT_NEAR(model->log_tilted_normalizer(rho), std::log(z), 1e-10) << rho;
   }
   // 2-D full covariance: Z(rho) against nested quadrature of N^rho.
@@ -343,12 +343,13 @@ TEST(MonteCarloKernel, MixtureAndHmmEstimatesConvergeToTheClosedFormAtRho1) {
   expect_converges("hmm -d 5", pairs_of([](std::mt19937& rng) { return random_hmm(rng, false); }),
                    with_rho_and_length(1.0, 5));
   // Across families: a Gaussian against a mixture of Gaussians (the closed form: mixture vs plain).
-  expect_converges("gaussian vs mixture",
-                   [](std::mt19937& rng) {
-                     std::unique_ptr<Model> plain = random_diagonal_gaussian(rng, 2);
-                     return std::make_pair(std::move(plain), random_mixture(rng));
-                   },
-                   with_rho(1.0));
+  expect_converges(
+      "gaussian vs mixture",
+      [](std::mt19937& rng) {
+        std::unique_ptr<Model> plain = random_diagonal_gaussian(rng, 2);
+        return std::make_pair(std::move(plain), random_mixture(rng));
+      },
+      with_rho(1.0));
 }
 
 TEST(MonteCarloKernel, EqualWeightsAlsoConverge) {
@@ -444,10 +445,12 @@ TEST(MonteCarloRows, RejectsUnsamplableModelsAndSampleCountsBelow1) {
   Row beta_2 = gaussian_row;  // index 4 (beta 0, pooled) is absent: insert a 2
   beta_2.insert(beta_2.begin() + 3, RowEntry{4, 2.0});
   EXPECT_TRUE(mentions(row_error(beta_2), {"field \"beta\" (index 4)", "got 2"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"montecarlo","samples":0,"model":{"family":"gaussian","mean":[1],"var":1}})"),
-                       {"montecarlo field \"samples\"", "[1, 10000000]"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"montecarlo","samples":5,"beta":"half","model":{"family":"gaussian","mean":[1],"var":1}})"),
-                       {"montecarlo field \"beta\"", "\"pooled\"", "\"equal\""}));
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"montecarlo","samples":0,"model":{"family":"gaussian","mean":[1],"var":1}})"),
+               {"montecarlo field \"samples\"", "[1, 10000000]"}));
+  EXPECT_TRUE(mentions(
+      json_error(R"({"family":"montecarlo","samples":5,"beta":"half","model":{"family":"gaussian","mean":[1],"var":1}})"),
+      {"montecarlo field \"beta\"", "\"pooled\"", "\"equal\""}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"montecarlo","samples":5,"model":{"family":"gaussian","mean":[1]}})"),
                        {"montecarlo field \"model\": gaussian"}));
   // Unsamplable inner models: a multinomial over all trial counts, a mixture of those, a montecarlo

@@ -102,8 +102,8 @@ TEST(MonteCarloExponentialSampling, GammaDrawsHaveShapeRhoTimesAMinus1Plus1AndRa
     for (int d = 0; d < 3; ++d) {
       const double shape = rho * (model.shapes()[d] - 1.0) + 1.0, rate = rho / model.scales()[d];
       const std::string what = "rho " + std::to_string(rho) + " d " + std::to_string(d);
-      expect_moments(x.row(d).transpose().array(), shape / rate, shape / (rate * rate),
-                     gamma_fourth_moment(shape, rate), what);
+      expect_moments(x.row(d).transpose().array(), shape / rate, shape / (rate * rate), gamma_fourth_moment(shape, rate),
+                     what);
       const Eigen::ArrayXd logs = x.row(d).transpose().array().log();
       EXPECT_NEAR(logs.mean(), boost::math::digamma(shape) - std::log(rate),
                   5.0 * std::sqrt(boost::math::trigamma(shape) / kDraws))
@@ -184,9 +184,8 @@ TEST(MonteCarloExponentialSampling, MultinomialCountDrawsHaveTheTiltedPmfAndZIsT
   // Z against enumeration for a larger s and D (35 * 4 = C(10, 3) * ... count vectors).
   const std::vector<double> b = {0.1, 0.4, 0.15, 0.35};
   double z = 0.0;
-  oracle::for_each_count_vector(b.size(), 12, [&](const std::vector<long>& c) {
-    z += std::pow(oracle::multinomial_pmf(c, b), 0.5);
-  });
+  oracle::for_each_count_vector(b.size(), 12,
+                                [&](const std::vector<long>& c) { z += std::pow(oracle::multinomial_pmf(c, b), 0.5); });
   EXPECT_NEAR(counts_multinomial(b, 12)->log_tilted_normalizer(0.5), std::log(z), 1e-12);
 }
 
@@ -210,9 +209,8 @@ TEST(MonteCarloExponentialSampling, LogNormalizersAreTheIntegralsOfPToTheRho) {
     // Dirichlet over 2 proportions: tanh_sinh quadrature over the unit interval.
     const DirichletModel beta({0.9, 2.5});
     const double log_beta = std::lgamma(0.9) + std::lgamma(2.5) - std::lgamma(3.4);
-    const double z = integrate_unit_interval([&](double x, double y) {
-      return std::exp(rho * (-0.1 * std::log(x) + 1.5 * std::log(y) - log_beta));
-    });
+    const double z = integrate_unit_interval(
+        [&](double x, double y) { return std::exp(rho * (-0.1 * std::log(x) + 1.5 * std::log(y) - log_beta)); });
     EXPECT_NEAR(beta.log_tilted_normalizer(rho), std::log(z), 1e-9) << rho;
     // Poisson: the series summed directly, x = 0..400, plus a rate of 0 (Z = 1).
     const PoissonModel poisson({3.5, 0.0, 40.0});
@@ -263,7 +261,8 @@ std::vector<double> uniform_vector(std::mt19937& rng, int size, double lo, doubl
 // expect_converges at rho = 1/2, 1 and 2 for pairs of models from `make`.
 template <class Make>
 void expect_converges_at_three_rhos(const std::string& what, Make make) {
-  for (double rho : {0.5, 1.0, 2.0}) expect_converges(what + " rho " + std::to_string(rho), pairs_of(make), with_rho(rho));
+  for (double rho : {0.5, 1.0, 2.0})
+    expect_converges(what + " rho " + std::to_string(rho), pairs_of(make), with_rho(rho));
 }
 
 std::unique_ptr<Model> random_exponential(std::mt19937& rng) {
@@ -279,12 +278,13 @@ TEST(MonteCarloExponentialKernel, ExponentialAndGammaEstimatesConvergeToTheClose
   expect_converges_at_three_rhos("exponential", random_exponential);
   expect_converges_at_three_rhos("gamma", random_gamma);
   // Across families: an exponential model against a gamma model (the exponential-gamma closed form).
-  expect_converges("exponential vs gamma",
-                   [](std::mt19937& rng) {
-                     std::unique_ptr<Model> exponential = random_exponential(rng);
-                     return std::make_pair(std::move(exponential), random_gamma(rng));
-                   },
-                   with_rho(1.0));
+  expect_converges(
+      "exponential vs gamma",
+      [](std::mt19937& rng) {
+        std::unique_ptr<Model> exponential = random_exponential(rng);
+        return std::make_pair(std::move(exponential), random_gamma(rng));
+      },
+      with_rho(1.0));
 }
 
 TEST(MonteCarloExponentialKernel, DirichletEstimatesConvergeToTheClosedForm) {

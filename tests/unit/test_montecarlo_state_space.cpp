@@ -76,7 +76,8 @@ TEST(MonteCarloStateSpace, LdsDrawsHaveTheJointMeanAndCovarianceOverRho) {
     for (Eigen::Index i = 0; i < 8; ++i) {
       EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / kDraws)) << "rho " << rho << " entry " << i;
       for (Eigen::Index j = 0; j < 8; ++j)
-        EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / kDraws))
+        EXPECT_NEAR(sample_cov(i, j), cov(i, j),
+                    5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / kDraws))
             << "rho " << rho << " entry " << i << ", " << j;
     }
   }
@@ -93,7 +94,8 @@ TEST(MonteCarloStateSpace, LdsLogProbabilityAndNormalizerEqualTheDenseJoint) {
         if (singular_noise) s.Q = Eigen::Vector2d(1.0, -0.5) * Eigen::RowVector2d(1.0, -0.5);
         const auto model = lds_model(s);
         const auto joint = model->joint_observations();
-        const std::string what = "d " + std::to_string(d) + " T " + std::to_string(steps) + (singular_noise ? " singular Q" : "");
+        const std::string what =
+            "d " + std::to_string(d) + " T " + std::to_string(steps) + (singular_noise ? " singular Q" : "");
         for (int i = 0; i < 5; ++i) {
           const Eigen::VectorXd x = joint->mean() + random_matrix(rng, (steps + 1) * d, 1);
           const double dense = joint->log_density(x);
@@ -214,8 +216,8 @@ std::pair<std::unique_ptr<Model>, std::unique_ptr<Model>> random_fhmm_pair(std::
 // (Means N(0, 0.5^2): with N(0, 1) p'(x) over the draws is so skewed that 40 pairs do not show the
 // N^-1/2 rate below N = 6400; the gap test below uses those.)
 TEST(MonteCarloStateSpace, FhmmEstimatesConvergeToTheExactKernelOfTheProductHmm) {
-  expect_converges("fhmm", [](std::mt19937& rng) { return random_fhmm_pair(rng, 0.5); }, with_rho(1.0),
-                   product_hmm_log_kernel);
+  expect_converges(
+      "fhmm", [](std::mt19937& rng) { return random_fhmm_pair(rng, 0.5); }, with_rho(1.0), product_hmm_log_kernel);
 }
 
 // The Monte Carlo estimate (N = 20000) against the mean-field bound B: log k_MC - log B recovers the
@@ -239,7 +241,8 @@ TEST(MonteCarloStateSpace, FhmmEstimateLiesAboveTheMeanFieldBoundByItsGap) {
     const auto* other = as_samplable(*models.second);
     Eigen::ArrayXd values(kSamples);
     for (long i = 0; i < kSamples; ++i) values[i] = std::exp(other->log_probability(row.draws().col(i)) - exact);
-    const double relative_error = std::sqrt((values - values.mean()).square().mean()) / values.mean() / std::sqrt(kSamples);
+    const double relative_error =
+        std::sqrt((values - values.mean()).square().mean()) / values.mean() / std::sqrt(kSamples);
     const double tolerance = std::max(0.02, 4.0 * relative_error);
     const double gap = exact - bound, estimated_gap = estimate - bound;
     EXPECT_NEAR(estimated_gap, gap, tolerance) << "pair " << pair;
@@ -312,7 +315,7 @@ TEST(MonteCarloStateSpace, FhmmDrawsHaveTheChainsMeans) {
 // A hidden node h (2 states) with two observed children: variable 0 discrete (3 states, P(v | h)) and
 // variable 1 an emission leaf N(mu_h, s_h^2) over R.
 struct SmallNetwork {
-  Eigen::Vector2d prior;        // P(h)
+  Eigen::Vector2d prior;                 // P(h)
   Eigen::Matrix<double, 2, 3> children;  // P(v | h), row h
   Eigen::Vector2d means, variances;
 };
@@ -348,7 +351,8 @@ std::unique_ptr<Model> network_model(const SmallNetwork& n) {
 }
 
 TEST(MonteCarloStateSpace, BayesnetWithAHiddenNodeConvergesToTheClosedFormAtRho1) {
-  expect_converges("bayesnet", checks::pairs_of([](std::mt19937& rng) { return network_model(random_small_network(rng)); }),
+  expect_converges("bayesnet",
+                   checks::pairs_of([](std::mt19937& rng) { return network_model(random_small_network(rng)); }),
                    with_rho(1.0));
 }
 

@@ -67,8 +67,16 @@ const double kSeriesRhos[] = {0.25, 0.5, 0.7, 1.0, 2.0, 3.0};
 
 TEST(PoissonKernel, MatchesBruteForceSummation) {
   const std::pair<std::vector<double>, std::vector<double>> pairs[] = {
-      {{0.0}, {0.0}},     {{0.0}, {3.0}},       {{0.01}, {0.01}},  {{0.01}, {7.5}},  {{3.0}, {7.5}},
-      {{7.5}, {7.5}},     {{0.5}, {1.5}},       {{1e-3}, {200.0}}, {{200.0}, {250.0}}, {{250.0}, {250.0}},
+      {{0.0}, {0.0}},
+      {{0.0}, {3.0}},
+      {{0.01}, {0.01}},
+      {{0.01}, {7.5}},
+      {{3.0}, {7.5}},
+      {{7.5}, {7.5}},
+      {{0.5}, {1.5}},
+      {{1e-3}, {200.0}},
+      {{200.0}, {250.0}},
+      {{250.0}, {250.0}},
       {{0.0, 0.01, 3.0, 200.0, 1.0}, {7.5, 0.01, 0.0, 250.0, 0.3}},
   };
   for (double rho : kSeriesRhos)
@@ -295,7 +303,9 @@ TEST(PoissonErrors, Json) {
 TEST(PoissonErrors, Constructor) {
   EXPECT_TRUE(mentions(model_error([] { PoissonModel(std::vector<double>{}); }),
                        {"poisson field \"rate\"", "between 1 and 100000000 rates", "got 0"}));
-  EXPECT_TRUE(mentions(model_error([] { PoissonModel({2.0, std::numeric_limits<double>::quiet_NaN()}); }),
+  EXPECT_TRUE(mentions(model_error([] {
+                         PoissonModel({2.0, std::numeric_limits<double>::quiet_NaN()});
+                       }),
                        {"poisson field \"rate\"[1]", "got nan"}));
 }
 

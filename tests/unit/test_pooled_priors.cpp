@@ -92,8 +92,8 @@ TEST(CovariancePrior, OneDimensionalEvidenceAgreesWithQuadrature) {
 // 1-D evidence of each coordinate's values with its own variance; isotropic: one variance shared by
 // the D coordinates, whose flat means integrate out coordinate by coordinate.
 TEST(CovariancePrior, DiagonalAndIsotropicEvidenceAgreeWithQuadrature) {
-  const std::vector<std::vector<std::vector<double>>> examples = {
-      {{0.3, 1.0}, {-1.2, 2.2}, {2.5, 0.4}}, {{1.0, -0.5}, {1.4, 0.7}, {0.2, 0.1}, {0.9, 1.9}}};
+  const std::vector<std::vector<std::vector<double>>> examples = {{{0.3, 1.0}, {-1.2, 2.2}, {2.5, 0.4}},
+                                                                  {{1.0, -0.5}, {1.4, 0.7}, {0.2, 0.1}, {0.9, 1.9}}};
   std::vector<Statistics> diagonal, isotropic;
   for (const auto& e : examples) {
     diagonal.push_back(statistics_of(e, CovarianceForm::diagonal));
@@ -138,8 +138,8 @@ TEST(CovariancePrior, DiagonalAndIsotropicEvidenceAgreeWithQuadrature) {
     isotropic_oracle += std::log(integrate(given_variance, -25, 25, 1e-12));
   }
   const double isotropic_code =
-      gaussian_prior_evidence(isotropic, CovarianceForm::isotropic, Eigen::MatrixXd::Constant(1, 1, c))
-          .log_evidence(nu) + constant;
+      gaussian_prior_evidence(isotropic, CovarianceForm::isotropic, Eigen::MatrixXd::Constant(1, 1, c)).log_evidence(nu) +
+      constant;
   EXPECT_NEAR(isotropic_code, isotropic_oracle, 1e-9 * std::fabs(isotropic_oracle));
 }
 
@@ -187,8 +187,8 @@ TEST(CovariancePrior, TwoDimensionalEvidenceAgreesWithMonteCarlo) {
 
 // Examples of n_i vectors in R^D: Sigma_i ~ IW(nu, (nu - D - 1) C0) (nu whole), mu_i ~ N(0, 4 I),
 // x ~ N(mu_i, Sigma_i), drawn from a fixed seed.
-std::vector<Statistics> synthetic_examples(int nu, const Eigen::MatrixXd& centre, int count, int n,
-                                           CovarianceForm form, std::uint64_t seed) {
+std::vector<Statistics> synthetic_examples(int nu, const Eigen::MatrixXd& centre, int count, int n, CovarianceForm form,
+                                           std::uint64_t seed) {
   const Eigen::Index dim = centre.rows();
   const Eigen::MatrixXd psi = static_cast<double>(nu - dim - 1) * centre;
   const Eigen::MatrixXd factor = Eigen::LLT<Eigen::MatrixXd>(psi.inverse()).matrixL();
@@ -367,7 +367,7 @@ TEST(CovariancePrior, PooledMapIsTheFullPosteriorMode) {
   };
   const double at_mode = log_joint(fitted);
   for (const Eigen::Matrix2d& direction : {Eigen::Matrix2d{{1, 0}, {0, 0}}, Eigen::Matrix2d{{0, 0}, {0, 1}},
-                                          Eigen::Matrix2d{{0, 1}, {1, 0}}, Eigen::Matrix2d{{1, 1}, {1, -1}}})
+                                           Eigen::Matrix2d{{0, 1}, {1, 0}}, Eigen::Matrix2d{{1, 1}, {1, -1}}})
     for (double epsilon : {1e-3, -1e-3})
       EXPECT_LT(log_joint(fitted + epsilon * direction), at_mode) << direction << " * " << epsilon;
   // And the gradient vanishes: the mode equation (Psi + S)/(nu + n + D + 1) holds to rounding.
@@ -396,7 +396,6 @@ TEST(CovariancePrior, ClearErrors) {
   EXPECT_THROW(maximise_evidence(InverseWishartEvidence{}), EstimationError);
 }
 
-
 // ---- Poisson-Gamma -------------------------------------------------------------------------
 
 // log integral prod_j Poisson(x_j | lambda) Gamma(lambda | A, rate A / r) d lambda, by quadrature
@@ -419,8 +418,7 @@ double quadrature_poisson_evidence(const std::vector<int>& x, double shape, doub
 // by `add`, against the sum of `quadrature` over the examples, to 1e-9 relative.
 template <class Value, class Quadrature>
 void expect_evidence_matches_quadrature(
-    const std::vector<std::vector<Value>>& features, const std::vector<double>& means,
-    const std::vector<double>& shapes,
+    const std::vector<std::vector<Value>>& features, const std::vector<double>& means, const std::vector<double>& shapes,
     void (GammaRateEvidence::*add)(double, const Eigen::VectorXd&, const Eigen::VectorXd&), Quadrature quadrature) {
   for (double shape : shapes) {
     double oracle_log = 0, code_log = 0;
@@ -447,8 +445,8 @@ TEST(PoissonGammaPrior, EvidenceAgreesWithQuadrature) {
 // gamma_scales[d]) per example, x_jd = draw(lambda_d, rng).
 template <class Draw>
 std::vector<Statistics> gamma_rate_examples(const Estimator& estimator, double shape,
-                                            const std::vector<double>& gamma_scales, int count, int n,
-                                            std::uint64_t seed, Draw draw) {
+                                            const std::vector<double>& gamma_scales, int count, int n, std::uint64_t seed,
+                                            Draw draw) {
   std::mt19937_64 rng(seed);
   std::vector<Statistics> examples;
   for (int i = 0; i < count; ++i) {
@@ -470,10 +468,9 @@ std::vector<Statistics> poisson_examples(double shape, const std::vector<double>
                                          std::uint64_t seed) {
   std::vector<double> gamma_scales;
   for (double r : means) gamma_scales.push_back(r / shape);
-  return gamma_rate_examples(*poisson_estimator(PoissonFitOptions{}), shape, gamma_scales, count, n, seed,
-                             [](double rate, std::mt19937_64& rng) {
-                               return static_cast<double>(std::poisson_distribution<int>(rate)(rng));
-                             });
+  return gamma_rate_examples(
+      *poisson_estimator(PoissonFitOptions{}), shape, gamma_scales, count, n, seed,
+      [](double rate, std::mt19937_64& rng) { return static_cast<double>(std::poisson_distribution<int>(rate)(rng)); });
 }
 
 // The evidence of the examples under the pooled means of "x" (returned in *means), added by `add`.
@@ -524,8 +521,7 @@ void expect_recovered(double shape, const GammaRateEvidence& evidence) {
 TEST(PoissonGammaPrior, ChosenShapeRecoversTheGeneratingOne) {
   for (double shape : {0.7, 3.0, 15.0}) {
     Eigen::VectorXd rates;
-    expect_recovered(shape,
-                     pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates));
+    expect_recovered(shape, pooled_poisson_evidence(poisson_examples(shape, {0.5, 2.0, 5.0, 12.0}, 300, 4, 77), &rates));
   }
 }
 
@@ -562,7 +558,6 @@ TEST(PoissonGammaPrior, PooledEstimatesAreThePosteriorMeanAndMode) {
   }
 }
 
-
 // ---- exponential-Gamma (Lomax) ---------------------------------------------------------------
 
 // log integral prod_j lambda exp(-lambda x_j) Gamma(lambda | A, rate (A - 1) bbar) d lambda, by quadrature
@@ -581,9 +576,8 @@ double quadrature_exponential_evidence(const std::vector<double>& x, double shap
 // The zeros ({0.0} alone too) are absent coordinates: 0-valued observations.
 TEST(ExponentialGammaPrior, EvidenceAgreesWithQuadrature) {
   expect_evidence_matches_quadrature(
-      std::vector<std::vector<double>>{{0.2, 3.1, 1.4}, {2.5, 0.0}, {0.0}, {7.0, 4.2, 9.9, 5.1}},
-      {1.3, 0.4, 2.0, 5.5}, {1.05, 1.7, 4.0, 50.0}, &GammaRateEvidence::add_waiting_times,
-      quadrature_exponential_evidence);
+      std::vector<std::vector<double>>{{0.2, 3.1, 1.4}, {2.5, 0.0}, {0.0}, {7.0, 4.2, 9.9, 5.1}}, {1.3, 0.4, 2.0, 5.5},
+      {1.05, 1.7, 4.0, 50.0}, &GammaRateEvidence::add_waiting_times, quadrature_exponential_evidence);
 }
 
 // Examples of n vectors of D values: lambda_d ~ Gamma(A, rate (A - 1) bbar_d), x ~
@@ -617,8 +611,8 @@ TEST(ExponentialGammaPrior, PooledEstimatesAreThePosteriorMeanAndModeOfTheScale)
   const Eigen::Vector3d pooled(1.5, 0.2, 0.0);
   const double shape = 2.5;
   for (bool mean : {true, false}) {
-    const auto model = fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled,
-                                             shape, mean, vectors);
+    const auto model =
+        fit_with_pooled_prior(exponential_estimator, &ExponentialFitOptions::prior_scales, pooled, shape, mean, vectors);
     const std::vector<double>& scales = dynamic_cast<const ExponentialModel&>(*model).scales();
     const double sums[] = {7, 1, 0.5};
     for (int d = 0; d < 3; ++d) {
@@ -645,8 +639,8 @@ double quadrature_log_z(double nu, double sum, double log_sum) {
   // beta given a: Gamma(nu a + 1, rate S), inside [0, 2 nu a / S + 60 standard deviations].
   const auto over_beta = [&](double u) {
     const double a = std::exp(u), centre = nu * a / sum, width = 60 * std::sqrt(nu * a + 1) / sum + centre;
-    return integrate([&](double beta) { return beta > 0 ? std::exp(log_integrand(a, beta) + u - offset) : 0.0; },
-                     0.0, centre + width, 1e-13);
+    return integrate([&](double beta) { return beta > 0 ? std::exp(log_integrand(a, beta) + u - offset) : 0.0; }, 0.0,
+                     centre + width, 1e-13);
   };
   // u in pieces, so that the adaptive rule cannot step over a narrow peak at best_u.
   double value = 0;
@@ -700,8 +694,8 @@ TEST(GammaConjugatePrior, EvidenceIsTheMarginalLikelihood) {
 // (m_d, l_d): a from its marginal p(a) proportional to exp(n0 (a - 1) l - n0 log Gamma(a)) Gamma(n0 a + 1)
 // / (n0 m)^(n0 a + 1) by inverting its CDF on a fine grid in log a, then beta | a ~ Gamma(n0 a + 1,
 // rate n0 m), then x ~ Gamma(a, rate beta).
-std::vector<Statistics> gamma_prior_examples(double n0, const std::vector<std::pair<double, double>>& centres,
-                                             int count, int n, std::uint64_t seed) {
+std::vector<Statistics> gamma_prior_examples(double n0, const std::vector<std::pair<double, double>>& centres, int count,
+                                             int n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<double>> grids, cdfs;
   const double lo = -8, hi = 8, step = 1e-4;
@@ -709,7 +703,8 @@ std::vector<Statistics> gamma_prior_examples(double n0, const std::vector<std::p
     std::vector<double> log_p, cdf;
     for (double u = lo; u <= hi; u += step) {
       const double a = std::exp(u);
-      log_p.push_back(u + n0 * (a - 1) * l - n0 * std::lgamma(a) + std::lgamma(n0 * a + 1) - (n0 * a + 1) * std::log(n0 * m));
+      log_p.push_back(u + n0 * (a - 1) * l - n0 * std::lgamma(a) + std::lgamma(n0 * a + 1) -
+                      (n0 * a + 1) * std::log(n0 * m));
     }
     const double top = *std::max_element(log_p.begin(), log_p.end());
     double total = 0;
@@ -724,7 +719,8 @@ std::vector<Statistics> gamma_prior_examples(double n0, const std::vector<std::p
     std::vector<double> shapes, rates;
     for (std::size_t d = 0; d < centres.size(); ++d) {
       const std::vector<double>& cdf = cdfs[d];
-      const std::size_t k = static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), uniform(rng)) - cdf.begin());
+      const std::size_t k =
+          static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), uniform(rng)) - cdf.begin());
       const double a = std::exp(lo + step * (static_cast<double>(k) - uniform(rng)));
       shapes.push_back(a);
       rates.push_back(std::gamma_distribution<double>(n0 * a + 1, 1 / (n0 * centres[d].first))(rng));
@@ -766,8 +762,7 @@ TEST(GammaConjugatePrior, DerivativesAndMaximiserAgreeWithGrid) {
     EXPECT_NEAR(at(n0).second_derivative, (at(n0 + h).derivative - at(n0 - h).derivative) / (2 * h),
                 1e-5 * (1 + std::fabs(at(n0).second_derivative)));
   }
-  const double best =
-      zoomed_grid_argmax([&](double c) { return evidence.summed(c, false).log_value; }, 0.0, 200, 1e-3);
+  const double best = zoomed_grid_argmax([&](double c) { return evidence.summed(c, false).log_value; }, 0.0, 200, 1e-3);
   const StrengthChoice choice = maximise_evidence(evidence);
   EXPECT_NEAR(choice.nu, best, 1e-6 * best);
 }
@@ -809,14 +804,14 @@ TEST(GammaConjugatePrior, PooledMapIsThePosteriorMode) {
       return (a - 1) * total_log - beta * total + nu * a * std::log(beta) - nu * std::lgamma(a);
     };
     const auto best_beta = [&](double a) {
-      return std::exp(boost::math::tools::brent_find_minima([&](double v) { return -log_posterior(a, std::exp(v)); },
-                                                            -20.0, 20.0, 50)
-                          .first);
+      return std::exp(
+          boost::math::tools::brent_find_minima([&](double v) { return -log_posterior(a, std::exp(v)); }, -20.0, 20.0, 50)
+              .first);
     };
-    const double a = std::exp(boost::math::tools::brent_find_minima(
-                                  [&](double u) { return -log_posterior(std::exp(u), best_beta(std::exp(u))); },
-                                  -10.0, 10.0, 50)
-                                  .first);
+    const double a =
+        std::exp(boost::math::tools::brent_find_minima(
+                     [&](double u) { return -log_posterior(std::exp(u), best_beta(std::exp(u))); }, -10.0, 10.0, 50)
+                     .first);
     EXPECT_NEAR(gamma.shapes()[d], a, 1e-6 * a) << d;
     EXPECT_NEAR(gamma.scales()[d], 1 / best_beta(a), 1e-6 / best_beta(a)) << d;
   }
@@ -827,7 +822,8 @@ TEST(GammaConjugatePrior, PooledMapIsThePosteriorMode) {
 // log Dirichlet(x | alpha), written out.
 double dirichlet_log_density(const std::vector<double>& x, const std::vector<double>& alpha) {
   double total = 0, value = 0;
-  for (std::size_t d = 0; d < x.size(); ++d) total += alpha[d], value += (alpha[d] - 1) * std::log(x[d]) - std::lgamma(alpha[d]);
+  for (std::size_t d = 0; d < x.size(); ++d)
+    total += alpha[d], value += (alpha[d] - 1) * std::log(x[d]) - std::lgamma(alpha[d]);
   return value + std::lgamma(total);
 }
 
@@ -892,8 +888,10 @@ TEST(DirichletPooledPrior, PooledMapIsThePosteriorMode) {
   const double total = alpha[0] + alpha[1] + alpha[2];
   for (int d = 0; d < 3; ++d) {
     const double t = std::log(vectors[0][d].value) + std::log(vectors[1][d].value);
-    EXPECT_NEAR(boost::math::digamma(total) - boost::math::digamma(alpha[d]) + (t + 3.0 * (*options.prior_log_means)(d)) / 5.0,
-                0.0, 1e-10) << d;
+    EXPECT_NEAR(
+        boost::math::digamma(total) - boost::math::digamma(alpha[d]) + (t + 3.0 * (*options.prior_log_means)(d)) / 5.0,
+        0.0, 1e-10)
+        << d;
   }
 }
 
@@ -933,7 +931,8 @@ TEST(DirichletPooledPrior, ChosenStrengthRecoversTheGeneratingOne) {
       for (int j = 0; j < 10; ++j) {
         std::vector<double> x(3);
         double sum = 0;
-        for (int d = 0; d < 3; ++d) sum += x[d] = std::max(std::gamma_distribution<double>(std::exp(u[d]), 1.0)(rng), 1e-300);
+        for (int d = 0; d < 3; ++d)
+          sum += x[d] = std::max(std::gamma_distribution<double>(std::exp(u[d]), 1.0)(rng), 1e-300);
         for (double& v : x) v /= sum;
         vectors.push_back(x);
       }

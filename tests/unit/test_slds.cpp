@@ -139,7 +139,8 @@ TEST(Slds, TimeVaryingRecursionEqualsTheDenseJoints) {
               << "n = " << n_a << ", " << n_b << ", T = " << steps << ", rho = " << rho;
           // The library's recursive dense joint (the generalised LDS oracle) against the linear map.
           const auto joint = a->joint_observations(0), mapped = path_joint(pa_t, path_a);
-          EXPECT_LT((joint->mean() - mapped->mean()).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + mapped->mean().cwiseAbs().maxCoeff()));
+          EXPECT_LT((joint->mean() - mapped->mean()).cwiseAbs().maxCoeff(),
+                    1e-9 * (1.0 + mapped->mean().cwiseAbs().maxCoeff()));
           EXPECT_LT((joint->covariance() - mapped->covariance()).cwiseAbs().maxCoeff(),
                     1e-9 * mapped->covariance().cwiseAbs().maxCoeff());
         }
@@ -250,7 +251,8 @@ TEST(Slds, PathsAreDistributedLikeTheChain) {
   const Eigen::MatrixXd pair_expected = draws * (p.start.asDiagonal() * p.transitions);
   const double pair_chi_square = ((pair_counts - pair_expected).array().square() / pair_expected.array()).sum();
   EXPECT_LT(pair_chi_square, 26.12) << pair_counts;
-  const Eigen::VectorXd last_expected = draws * (p.start.transpose() * p.transitions * p.transitions * p.transitions).transpose();
+  const Eigen::VectorXd last_expected =
+      draws * (p.start.transpose() * p.transitions * p.transitions * p.transitions).transpose();
   const double last_chi_square = ((last_counts - last_expected).array().square() / last_expected.array()).sum();
   EXPECT_LT(last_chi_square, 13.82) << last_counts.transpose();
 }
@@ -261,7 +263,8 @@ TEST(Slds, GramMatricesArePositiveSemidefinite) {
     for (double rho : {0.25, 0.5, 1.0, 2.0}) {
       std::vector<PreparedModel> models;
       for (long i = 0; i < 8; ++i)
-        models.emplace_back(std::make_unique<SldsModel>(random_slds(rng, 1 + i % 3, 1 + i % 2, 2, 10, paths)), with_rho(rho));
+        models.emplace_back(std::make_unique<SldsModel>(random_slds(rng, 1 + i % 3, 1 + i % 2, 2, 10, paths)),
+                            with_rho(rho));
       expect_positive_semidefinite(models, "slds S = " + std::to_string(paths) + ", rho = " + std::to_string(rho));
     }
 }
@@ -304,7 +307,8 @@ const char* const kJson =
 
 TEST(Slds, RowAndJsonRoundTrips) {
   std::mt19937 rng(41);
-  for (long states = 1; states <= 3; ++states) checks::expect_round_trips(SldsModel(random_slds(rng, states, 2, 2, 6, 4)));
+  for (long states = 1; states <= 3; ++states)
+    checks::expect_round_trips(SldsModel(random_slds(rng, states, 2, 2, 6, 4)));
   const auto parsed = model_from_json(nlohmann::json::parse(kJson));
   // 3 K, 4 n, 5 d, 6 T, 7 S, 8..9 start, 10..13 trans, 14..21 A, 22..27 Q, 28..29 mean0, 30..32 cov0,
   // 33..34 C, 35 R.
@@ -321,13 +325,16 @@ TEST(Slds, RejectsMalformedRows) {
   EXPECT_EQ(row_error(row), "");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(mentions(row_error(with_value(row, 8, 0.5)), {"slds field \"start\" (index 8)", "summing to 1", "0.9"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 12, 0.3)), {"slds field \"trans\" (index 12)", "transition row 1", "1.1"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 11, -0.1)), {"slds field \"trans\" (index 11)", "probability in [0, 1]"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 12, 0.3)), {"slds field \"trans\" (index 12)", "transition row 1", "1.1"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 11, -0.1)), {"slds field \"trans\" (index 11)", "probability in [0, 1]"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 18, nan)), {"slds field \"A\" (index 18)", "finite", "nan"}));
   // Q_1 = [[0.3, 0.1], [0.1, 0.4]] at 25..27: an off-diagonal 5 makes it indefinite.
   EXPECT_TRUE(mentions(row_error(with_value(row, 26, 5.0)),
                        {"slds field \"Q\" (index 25)", "positive semidefinite", "matrix [1]"}));
-  EXPECT_TRUE(mentions(row_error(with_value(row, 31, 3.0)), {"slds field \"cov0\" (indices 30..32)", "positive semidefinite"}));
+  EXPECT_TRUE(
+      mentions(row_error(with_value(row, 31, 3.0)), {"slds field \"cov0\" (indices 30..32)", "positive semidefinite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 35, 0.0)), {"slds field \"R\" (index 35)", "positive definite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 28, nan)), {"slds field \"mean0\" (index 28)", "finite"}));
   EXPECT_TRUE(mentions(row_error(with_value(row, 7, 0.0)), {"slds field \"paths\"", "[1, 1000]"}));
@@ -355,7 +362,8 @@ TEST(Slds, RejectsMalformedJson) {
                        {"slds field \"Q\"[1]", "positive semidefinite"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("R":[[0.5]])", R"("R":[[-1.0]])")),
                        {"slds field \"R\"", "positive definite"}));
-  EXPECT_TRUE(mentions(json_error(replaced(json, R"("paths":3)", R"("paths":0)")), {"slds field \"paths\"", "[1, 1000]"}));
+  EXPECT_TRUE(
+      mentions(json_error(replaced(json, R"("paths":3)", R"("paths":0)")), {"slds field \"paths\"", "[1, 1000]"}));
   EXPECT_TRUE(mentions(json_error(replaced(json, R"("A":[[[0.5,0.1])", R"("A":[[["x",0.1])")),
                        {"slds field \"A\"", "array of matrices"}));
 }

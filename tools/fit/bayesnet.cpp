@@ -45,8 +45,7 @@ void add_bayesnet_options(po::options_description& options) {
 }
 
 // The fields of BayesNetFitOptions that these flags set.
-const OptionFlags kBayesNetFlags{
-    {"alpha", "--alpha"}};
+const OptionFlags kBayesNetFlags{{"alpha", "--alpha"}};
 
 std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -73,8 +72,16 @@ std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
 }  // namespace
 
 FitFamily bayesnet_family() {
-  return {"bayesnet", "discrete Bayesian network of a given structure; EM for hidden nodes", kBayesNetHelp,
-          Method::posterior, nullptr, true, add_bayesnet_options, make_bayesnet, read_libsvm_input, {kBayesNetFlags, kEmOptionFlags}};
+  return {"bayesnet",
+          "discrete Bayesian network of a given structure; EM for hidden nodes",
+          kBayesNetHelp,
+          Method::posterior,
+          nullptr,
+          true,
+          add_bayesnet_options,
+          make_bayesnet,
+          read_libsvm_input,
+          {kBayesNetFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -82,10 +82,10 @@ bool defaults_to_posterior(const FitFamily& family) {
 
 // --estimator, for `family` (null: for every family that offers it).
 void add_estimator_option(po::options_description& options, const FitFamily* family) {
-  const std::string defaults =
-      family != nullptr ? std::string("default ") + method_name(family->default_method)
-                        : "offered by " + families_where(offers_estimator) + "; default posterior for " +
-                              families_where(defaults_to_posterior) + ", ml otherwise";
+  const std::string defaults = family != nullptr
+                                   ? std::string("default ") + method_name(family->default_method)
+                                   : "offered by " + families_where(offers_estimator) + "; default posterior for " +
+                                         families_where(defaults_to_posterior) + ", ml otherwise";
   options.add_options()("estimator", po::value<std::string>()->value_name("ml|map|posterior"),
                         ("the estimate (" + defaults + ")").c_str());
 }
@@ -144,7 +144,8 @@ void reject_options_of_other_families(const FitFamily& family, const std::vector
     if (!offers_estimator(family) && estimator.find_nothrow(name, false) != nullptr)
       throw UsageError(option + family.no_estimator);
     if (!offers_pooling(family) && pooling.find_nothrow(name, false) != nullptr)
-      throw UsageError(option + "the " + family.name + " fit is not an exponential family: it has no sufficient "
+      throw UsageError(option + "the " + family.name +
+                       " fit is not an exponential family: it has no sufficient "
                        "statistics to pool, so --shrink is not supported");
   }
 }
@@ -205,8 +206,7 @@ int run_fit(const std::vector<std::string>& args) {
   const FitFamily* family = nullptr;
   for (const FitFamily& candidate : fit_families())
     if (args[0] == candidate.name) family = &candidate;
-  if (family == nullptr)
-    throw UsageError("unknown family '" + args[0] + "'; ppk fit supports " + family_names("and"));
+  if (family == nullptr) throw UsageError("unknown family '" + args[0] + "'; ppk fit supports " + family_names("and"));
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
     print_fit_help(family);
@@ -256,8 +256,8 @@ int run_fit(const std::vector<std::string>& args) {
   TrainingChoices choices(command, source.name, pool_from ? &*pool_from : nullptr);
   std::unique_ptr<Estimator> estimator;
   try {
-    const Method method = values.count("estimator") ? parse_method(values["estimator"].as<std::string>())
-                                                    : family->default_method;
+    const Method method =
+        values.count("estimator") ? parse_method(values["estimator"].as<std::string>()) : family->default_method;
     estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices, command});
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));

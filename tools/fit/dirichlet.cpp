@@ -44,9 +44,7 @@ void add_dirichlet_options(po::options_description& options) {
 
 // The fields of DirichletFitOptions that these flags set.
 const OptionFlags kDirichletFlags{
-    {"prior_alpha", "--prior-alpha"},
-    {"prior_count", "--prior-count"},
-    {"prior_log_means", "--prior pooled"}};
+    {"prior_alpha", "--prior-alpha"}, {"prior_count", "--prior-count"}, {"prior_log_means", "--prior pooled"}};
 
 // --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
 // N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
@@ -76,7 +74,8 @@ void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& opti
     std::ostringstream how;
     how << "maximum held-out likelihood (each vector left out in turn; grid 0.125..1024"
         << (choice.count == choice.scores.front().first || choice.count == choice.scores.back().first
-                ? ", best at its end" : "")
+                ? ", best at its end"
+                : "")
         << ")";
     return Choice{choice.count, how.str()};
   });
@@ -97,8 +96,16 @@ std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
 }  // namespace
 
 FitFamily dirichlet_family() {
-  return {"dirichlet", "Dirichlet over probability vectors", kDirichletHelp, Method::ml, nullptr, true,
-          add_dirichlet_options, make_dirichlet, read_libsvm_input, {kDirichletFlags}};
+  return {"dirichlet",
+          "Dirichlet over probability vectors",
+          kDirichletHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_dirichlet_options,
+          make_dirichlet,
+          read_libsvm_input,
+          {kDirichletFlags}};
 }
 
 }  // namespace ppk::cli

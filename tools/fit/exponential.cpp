@@ -26,15 +26,15 @@ void add_exponential_options(po::options_description& options) {
 }
 
 std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
-  return make_gamma_rate_estimator(context, exponential_estimator, &ExponentialFitOptions::prior_scales,
-                                   "prior-scales", &GammaRateEvidence::add_waiting_times);
+  return make_gamma_rate_estimator(context, exponential_estimator, &ExponentialFitOptions::prior_scales, "prior-scales",
+                                   &GammaRateEvidence::add_waiting_times);
 }
 
 }  // namespace
 
 FitFamily exponential_family() {
-  return {"exponential", "independent exponential values", kExponentialHelp, Method::ml, nullptr, true,
-          add_exponential_options, make_exponential, read_libsvm_input, {kGammaRatePriorFlags}};
+  return {"exponential", "independent exponential values", kExponentialHelp, Method::ml,        nullptr,
+          true,          add_exponential_options,          make_exponential, read_libsvm_input, {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

@@ -24,20 +24,9 @@ FitFamily slds_family();
 
 const std::vector<FitFamily>& fit_families() {
   static const std::vector<FitFamily> families{
-      gaussian_family(),
-      bernoulli_family(),
-      multinomial_family(),
-      poisson_family(),
-      exponential_family(),
-      gamma_family(),
-      dirichlet_family(),
-      mixture_family(),
-      kde_family(),
-      hmm_family(),
-      fhmm_family(),
-      bayesnet_family(),
-      lds_family(),
-      slds_family(),
+      gaussian_family(), bernoulli_family(), multinomial_family(), poisson_family(), exponential_family(),
+      gamma_family(),    dirichlet_family(), mixture_family(),     kde_family(),     hmm_family(),
+      fhmm_family(),     bayesnet_family(),  lds_family(),         slds_family(),
   };
   return families;
 }

@@ -56,13 +56,8 @@ void add_fhmm_options(po::options_description& options) {
 }
 
 // The fields of FhmmFitOptions that these flags set.
-const OptionFlags kFhmmFlags{
-    {"chains", "--chains"},
-    {"states", "--states"},
-    {"e_step", "--e-step"},
-    {"smoothing", "--smoothing"},
-    {"ridge", "--ridge"},
-    {"length", "--length"}};
+const OptionFlags kFhmmFlags{{"chains", "--chains"},       {"states", "--states"}, {"e_step", "--e-step"},
+                             {"smoothing", "--smoothing"}, {"ridge", "--ridge"},   {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -79,21 +74,28 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
-  options.prior = covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
-                                   [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
-                                       const std::vector<double>& counts) {
-                                     return choose_fhmm_prior(sequences, options, centre, counts, 100,
-                                                              threads_option(values));
-                                   });
+  options.prior =
+      covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
+                       [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
+                           const std::vector<double>& counts) {
+                         return choose_fhmm_prior(sequences, options, centre, counts, 100, threads_option(values));
+                       });
   return fhmm_estimator(options);
 }
 
 }  // namespace
 
 FitFamily fhmm_family() {
-  return {"fhmm", "factorial HMM by EM", kFhmmHelp, Method::ml,
-          "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)", false, add_fhmm_options, make_fhmm,
-          read_sequence_input, {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
+  return {"fhmm",
+          "factorial HMM by EM",
+          kFhmmHelp,
+          Method::ml,
+          "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)",
+          false,
+          add_fhmm_options,
+          make_fhmm,
+          read_sequence_input,
+          {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -44,11 +44,10 @@ void add_gamma_options(po::options_description& options) {
 }
 
 // The fields of GammaFitOptions that these flags set.
-const OptionFlags kGammaFlags{
-    {"prior_shape", "--prior-shape"},
-    {"prior_scale", "--prior-scale"},
-    {"prior_count", "--prior-count"},
-    {"prior_centre", "--prior pooled"}};
+const OptionFlags kGammaFlags{{"prior_shape", "--prior-shape"},
+                              {"prior_scale", "--prior-scale"},
+                              {"prior_count", "--prior-count"},
+                              {"prior_centre", "--prior pooled"}};
 
 // --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
@@ -91,8 +90,8 @@ std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
 }  // namespace
 
 FitFamily gamma_family() {
-  return {"gamma", "independent gamma values", kGammaHelp, Method::ml, nullptr, true, add_gamma_options, make_gamma,
-          read_libsvm_input, {kGammaFlags}};
+  return {"gamma", "independent gamma values", kGammaHelp, Method::ml,        nullptr,
+          true,    add_gamma_options,          make_gamma, read_libsvm_input, {kGammaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -65,15 +65,14 @@ void add_gaussian_options(po::options_description& options) {
 }
 
 // The fields of GaussianFitOptions that these flags set.
-const OptionFlags kGaussianFlags{
-    {"covariance", "--cov"},
-    {"variance", "--var"},
-    {"ridge", "--ridge"},
-    {"prior_mean", "--prior-mean"},
-    {"prior_strength", "--prior-strength"},
-    {"prior_variance", "--prior-var"},
-    {"prior_centre", "--prior pooled"},
-    {"prior_count", "--prior-count"}};
+const OptionFlags kGaussianFlags{{"covariance", "--cov"},
+                                 {"variance", "--var"},
+                                 {"ridge", "--ridge"},
+                                 {"prior_mean", "--prior-mean"},
+                                 {"prior_strength", "--prior-strength"},
+                                 {"prior_variance", "--prior-var"},
+                                 {"prior_centre", "--prior pooled"},
+                                 {"prior_count", "--prior-count"}};
 
 // --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
 // file (by maximum evidence for --prior-count auto) or read from --pooled-from.
@@ -119,7 +118,8 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
   if (pooled_prior_option(values, method, options.pooled_posterior_mean)) {
     for (const char* fixed_only : {"prior-mean", "prior-var"})
       if (!values[fixed_only].defaulted())
-        throw UsageError(std::string("--") + fixed_only + " belongs to --prior fixed; --prior pooled centres the "
+        throw UsageError(std::string("--") + fixed_only +
+                         " belongs to --prior fixed; --prior pooled centres the "
                          "covariance on INPUT's pooled covariance and leaves the mean flat");
     choose_pooled_prior(context, options);
   } else {
@@ -133,8 +133,16 @@ std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
 }  // namespace
 
 FitFamily gaussian_family() {
-  return {"gaussian", "Gaussian N(mu, Sigma), iso, diag or full", kGaussianHelp, Method::ml, nullptr, true,
-          add_gaussian_options, make_gaussian, read_libsvm_input, {kGaussianFlags}};
+  return {"gaussian",
+          "Gaussian N(mu, Sigma), iso, diag or full",
+          kGaussianHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_gaussian_options,
+          make_gaussian,
+          read_libsvm_input,
+          {kGaussianFlags}};
 }
 
 }  // namespace ppk::cli

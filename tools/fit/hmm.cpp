@@ -86,26 +86,22 @@ void add_hmm_options(po::options_description& options) {
 }
 
 // The fields these flags set: of HmmFitOptions, and read_sequences's format and alphabet.
-const OptionFlags kHmmFlags{
-    {"states", "--states"},
-    {"param_ratio", "--param-ratio"},
-    {"emissions", "--emission"},
-    {"smoothing", "--smoothing"},
-    {"covariance", "--cov"},
-    {"ridge", "--ridge"},
-    {"length", "--length"},
-    {"format", "--format"},
-    {"alphabet", "--alphabet or --alphabet-from (the training file's --save-alphabet)"}};
+const OptionFlags kHmmFlags{{"states", "--states"},
+                            {"param_ratio", "--param-ratio"},
+                            {"emissions", "--emission"},
+                            {"smoothing", "--smoothing"},
+                            {"covariance", "--cov"},
+                            {"ridge", "--ridge"},
+                            {"length", "--length"},
+                            {"format", "--format"},
+                            {"alphabet", "--alphabet or --alphabet-from (the training file's --save-alphabet)"}};
 
 const char* format_name(DataFormat format) {
   switch (format) {
-    case DataFormat::fasta:
-      return "fasta";
-    case DataFormat::lines:
-      return "lines";
+    case DataFormat::fasta: return "fasta";
+    case DataFormat::lines: return "lines";
     case DataFormat::libsvm:
-    case DataFormat::unknown:
-      break;
+    case DataFormat::unknown: break;
   }
   return "libsvm";
 }
@@ -166,12 +162,12 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
   if (options.emissions == HmmEmissions::gaussian)
-    options.prior = covariance_prior(context, options.covariance, *hmm_estimator(options),
-                                     [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
-                                         const std::vector<double>& counts) {
-                                       return choose_hmm_prior(sequences, options, centre, counts, 100,
-                                                               threads_option(values));
-                                     });
+    options.prior =
+        covariance_prior(context, options.covariance, *hmm_estimator(options),
+                         [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
+                             const std::vector<double>& counts) {
+                           return choose_hmm_prior(sequences, options, centre, counts, 100, threads_option(values));
+                         });
   return hmm_estimator(options);
 }
 
@@ -212,9 +208,8 @@ FitInput read_hmm_input(const FitSource& source, const po::variables_map& values
     alphabet = read_alphabet(file.stream(), file.name());
   }
   std::istringstream text(source.text);
-  const SequenceSet set = read_sequences(text, source.name,
-                                         format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
-                                         alphabet);
+  const SequenceSet set = read_sequences(
+      text, source.name, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
   FitInput out;
   out.data.source = set.source;
   out.data.max_index = set.alphabet->size();
@@ -228,7 +223,8 @@ FitInput read_hmm_input(const FitSource& source, const po::variables_map& values
     out.data.examples.push_back(std::move(example));
   }
   if (values.count("save-alphabet"))
-    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(), std::vector<std::string>{set.alphabet->symbols()});
+    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
+                                  std::vector<std::string>{set.alphabet->symbols()});
   return out;
 }
 
@@ -237,8 +233,11 @@ constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing 
 }  // namespace
 
 FitFamily hmm_family() {
-  return {"hmm", "hidden Markov model by Baum-Welch", kHmmHelp, Method::ml, kBaumWelch, false, add_hmm_options,
-          make_hmm, read_hmm_input, {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
+  return {"hmm",           "hidden Markov model by Baum-Welch",
+          kHmmHelp,        Method::ml,
+          kBaumWelch,      false,
+          add_hmm_options, make_hmm,
+          read_hmm_input,  {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

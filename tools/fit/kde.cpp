@@ -27,9 +27,7 @@ void add_kde_options(po::options_description& options) {
 }
 
 // The fields these flags set: KdeFitOptions::bandwidth, and the sigma of mean_map_bandwidth.
-const OptionFlags kKdeFlags{
-    {"bandwidth", "--bandwidth"},
-    {"sigma", "--mean-map-sigma"}};
+const OptionFlags kKdeFlags{{"bandwidth", "--bandwidth"}, {"sigma", "--mean-map-sigma"}};
 
 std::unique_ptr<Estimator> make_kde(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -42,8 +40,9 @@ std::unique_ptr<Estimator> make_kde(const FitContext& context) {
 }  // namespace
 
 FitFamily kde_family() {
-  return {"kde", "kernel density estimate", kKdeHelp, Method::ml, "a kernel density estimate is set by its bandwidth",
-          false, add_kde_options, make_kde, read_libsvm_input, {kKdeFlags}};
+  return {
+      "kde", "kernel density estimate", kKdeHelp, Method::ml,        "a kernel density estimate is set by its bandwidth",
+      false, add_kde_options,           make_kde, read_libsvm_input, {kKdeFlags}};
 }
 
 }  // namespace ppk::cli

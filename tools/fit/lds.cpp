@@ -55,10 +55,7 @@ void add_lds_options(po::options_description& options) {
 }
 
 // The fields of LdsFitOptions that these flags set.
-const OptionFlags kLdsFlags{
-    {"state_dim", "--state-dim"},
-    {"ridge", "--ridge"},
-    {"length", "--length"}};
+const OptionFlags kLdsFlags{{"state_dim", "--state-dim"}, {"ridge", "--ridge"}, {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
@@ -75,8 +72,16 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
 }  // namespace
 
 FitFamily lds_family() {
-  return {"lds", "linear dynamical system by EM with a Kalman smoother", kLdsHelp, Method::ml,
-          "an LDS is fitted by EM (maximum likelihood)", false, add_lds_options, make_lds, read_sequence_input, {kLdsFlags, kLdsPriorFlags, kEmOptionFlags}};
+  return {"lds",
+          "linear dynamical system by EM with a Kalman smoother",
+          kLdsHelp,
+          Method::ml,
+          "an LDS is fitted by EM (maximum likelihood)",
+          false,
+          add_lds_options,
+          make_lds,
+          read_sequence_input,
+          {kLdsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

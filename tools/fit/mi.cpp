@@ -95,8 +95,9 @@ std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long d
   }
   if (!std::isfinite(prior.mean)) throw UsageError("--prior-mean must be finite");
   if (unlabeled.empty() && std::isinf(prior.variance))
-    throw UsageError("without --unlabeled the mediator is the prior, and the default flat prior is not a "
-                     "distribution: give --unlabeled FILE (with --lambda > 0) or --prior-var A0");
+    throw UsageError(
+        "without --unlabeled the mediator is the prior, and the default flat prior is not a "
+        "distribution: give --unlabeled FILE (with --lambda > 0) or --prior-var A0");
   return std::make_unique<GaussianMiMediator>(
       GaussianMiMediator::fit(dim, option(values, "var"), prior, unlabeled, lambda));
 }
@@ -151,7 +152,8 @@ std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long di
   use_option_flags(kEmOptionFlags);
   const MixtureFitOptions options = mixture_fit_options(values);
   if (unlabeled.empty())
-    throw UsageError("ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
+    throw UsageError(
+        "ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
   try {
     return std::make_unique<MixtureMediator>(
         MixtureMediator::fit(dim, options, unlabeled, lambda, option(values, "prior-alpha")));
@@ -165,10 +167,18 @@ std::unique_ptr<MiMediator> mixture_from_json(const nlohmann::json& object) {
 }
 
 const MiLikelihood kLikelihoods[] = {
-    {"gaussian", kGaussianHelp, add_gaussian_options, {"var", "prior-mean", "prior-var"}, fit_gaussian, gaussian_from_json},
+    {"gaussian",
+     kGaussianHelp,
+     add_gaussian_options,
+     {"var", "prior-mean", "prior-var"},
+     fit_gaussian,
+     gaussian_from_json},
     {"multinomial", kMultinomialHelp, add_multinomial_options, {"prior-alpha"}, fit_multinomial, multinomial_from_json},
-    {"mixture", kMixtureHelp, add_mixture_likelihood_options,
-     {"components", "cov", "ridge", "iterations", "tolerance", "restarts", "seed", "prior-alpha"}, fit_mixture,
+    {"mixture",
+     kMixtureHelp,
+     add_mixture_likelihood_options,
+     {"components", "cov", "ridge", "iterations", "tolerance", "restarts", "seed", "prior-alpha"},
+     fit_mixture,
      mixture_from_json},
 };
 
@@ -314,7 +324,8 @@ int run_fit_mi(const std::vector<std::string>& args) {
   std::vector<std::string> lines;
   for (const Example& example : data.examples) {
     try {
-      lines.push_back(format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))));
+      lines.push_back(
+          format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))));
     } catch (const ModelError& e) {
       throw data.error_at(example, message_of(e));
     }

@@ -73,21 +73,27 @@ void add_mixture_fit_options(po::options_description& options) {
 
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
   MixtureFitOptions options = mixture_fit_options(context.values);
-  options.prior = covariance_prior(context, options.covariance, *mixture_estimator(options),
-                                   [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre,
-                                       const std::vector<double>& counts) {
-                                     return choose_mixture_prior(sets, options, centre, counts, 100,
-                                                                 threads_option(context.values));
-                                   });
+  options.prior = covariance_prior(
+      context, options.covariance, *mixture_estimator(options),
+      [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre, const std::vector<double>& counts) {
+        return choose_mixture_prior(sets, options, centre, counts, 100, threads_option(context.values));
+      });
   return mixture_estimator(options);
 }
 
 }  // namespace
 
 FitFamily mixture_family() {
-  return {"mixture", "Gaussian mixture by EM", kMixtureHelp, Method::ml,
-          "a mixture is fitted by maximum likelihood (EM)", false, add_mixture_fit_options, make_mixture,
-          read_libsvm_input, {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags}};
+  return {"mixture",
+          "Gaussian mixture by EM",
+          kMixtureHelp,
+          Method::ml,
+          "a mixture is fitted by maximum likelihood (EM)",
+          false,
+          add_mixture_fit_options,
+          make_mixture,
+          read_libsvm_input,
+          {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -10,7 +10,8 @@ namespace ppk::cli {
 // --components K, --cov iso|diag|full, --ridge R, --iterations N, --tolerance T, --restarts N, --seed S.
 void add_mixture_options(po::options_description& options);
 // The fields of MixtureFitOptions named by the flags of add_mixture_options.
-inline const OptionFlags kMixtureOptionFlags{{"components", "--components"}, {"covariance", "--cov"}, {"ridge", "--ridge"}};
+inline const OptionFlags kMixtureOptionFlags{
+    {"components", "--components"}, {"covariance", "--cov"}, {"ridge", "--ridge"}};
 // Those options read back; UsageError naming the option when one is out of range.
 MixtureFitOptions mixture_fit_options(const po::variables_map& values);
 

@@ -75,8 +75,7 @@ void add_multinomial_options(po::options_description& options) {
 }
 
 // The fields of MultinomialFitOptions that these flags set.
-const OptionFlags kMultinomialFlags{
-    {"base", "--base pooled"}};
+const OptionFlags kMultinomialFlags{{"base", "--base pooled"}};
 
 // --base pooled: the training file's base, computed on INPUT (with --save-pooled) or read from the
 // --pooled-from file, and recorded for the pool file; null for --base uniform. UsageError when the
@@ -109,8 +108,8 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     }
     if (static_cast<long>(leveled->word_level.size()) != context.input.dim)
       throw UsageError(from->path + " holds the pooled base of " + from->source + " over " +
-                       std::to_string(leveled->word_level.size()) + " words, but " + input + " has D = " +
-                       std::to_string(context.input.dim) + " (give both files the same --dim)");
+                       std::to_string(leveled->word_level.size()) + " words, but " + input +
+                       " has D = " + std::to_string(context.input.dim) + " (give both files the same --dim)");
     // The table is checked as a row's would be (a model with no listed word), and every word's level
     // against it: the level counts are the number of words at each level.
     std::vector<long> words_at(leveled->levels.count.size(), 0);
@@ -128,7 +127,8 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     }
   } else {
     if (!context.values.count("save-pooled"))
-      throw UsageError("--base pooled on " + input + " needs --save-pooled POOL (the training file, whose base the "
+      throw UsageError("--base pooled on " + input +
+                       " needs --save-pooled POOL (the training file, whose base the "
                        "test file must share) or --pooled-from POOL (a test file)");
     const Dataset& data = context.input.data;
     std::vector<double> pooled(static_cast<std::size_t>(context.input.dim), 0.0);
@@ -137,13 +137,14 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
         for (const Feature& feature : vector) {
           if (feature.value < 0)
             throw data.error_at(example, "count " + format_double(feature.value) + " at index " +
-                                             std::to_string(feature.coord + 1) + " is negative; multinomial counts "
+                                             std::to_string(feature.coord + 1) +
+                                             " is negative; multinomial counts "
                                              "must be >= 0");
           pooled[static_cast<std::size_t>(feature.coord)] += feature.value;
         }
     *leveled = quantised_pooled_base(pooled);
-    std::cerr << "ppk fit multinomial: pooled base of " << input << " quantised to "
-              << leveled->levels.value.size() << " levels\n";
+    std::cerr << "ppk fit multinomial: pooled base of " << input << " quantised to " << leveled->levels.value.size()
+              << " levels\n";
   }
   context.choices.set_base({{"kind", "pooled"},
                             {"smoothing", "(C_d + 1/2) / (C + D/2)"},
@@ -172,9 +173,10 @@ Trials trials_option(const po::variables_map& values) {
     if (!(trials.decay > 0 && trials.decay <= 1))
       throw UsageError("--decay must be in (0, 1], got " + format_double(trials.decay));
   } else if (trials.kind == Trials::all) {
-    throw UsageError("--trials all needs --decay L: the kernel sums (L B)^s over all s, which "
-                     "is 1/(1 - L B); with L = 1 every self-kernel is infinite, so an SVM "
-                     "needs 0 < L < 1");
+    throw UsageError(
+        "--trials all needs --decay L: the kernel sums (L B)^s over all s, which "
+        "is 1/(1 - L B); with L = 1 every self-kernel is infinite, so an SVM "
+        "needs 0 < L < 1");
   }
   return trials;
 }
@@ -184,26 +186,33 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
   std::shared_ptr<const LeveledBase> base = base_option(context);
   const Trials trials = trials_option(context.values);
   return smoothed_estimator(
-      context,
-      SmoothedFamily{"multinomial",
-                     [&] {
-                       // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
-                       Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
-                       if (base)
-                         for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
-                       return multinomial_polya_counts(context.input.data.examples, m);
-                     },
-                     static_cast<double>(dim), "alpha D", true,
-                     [&](Method method, double alpha) {
-                       return multinomial_estimator(MultinomialFitOptions{method, alpha, trials, base});
-                     }});
+      context, SmoothedFamily{"multinomial",
+                              [&] {
+                                // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
+                                Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
+                                if (base)
+                                  for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
+                                return multinomial_polya_counts(context.input.data.examples, m);
+                              },
+                              static_cast<double>(dim), "alpha D", true,
+                              [&](Method method, double alpha) {
+                                return multinomial_estimator(MultinomialFitOptions{method, alpha, trials, base});
+                              }});
 }
 
 }  // namespace
 
 FitFamily multinomial_family() {
-  return {"multinomial", "word counts: one draw, S draws or all", kMultinomialHelp, Method::posterior, nullptr, true,
-          add_multinomial_options, make_multinomial, read_libsvm_input, {kAlphaFlags, kMultinomialFlags}};
+  return {"multinomial",
+          "word counts: one draw, S draws or all",
+          kMultinomialHelp,
+          Method::posterior,
+          nullptr,
+          true,
+          add_multinomial_options,
+          make_multinomial,
+          read_libsvm_input,
+          {kAlphaFlags, kMultinomialFlags}};
 }
 
 }  // namespace ppk::cli

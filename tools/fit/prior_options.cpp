@@ -95,7 +95,8 @@ bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<
     throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
   for (const char* option_name : fixed_only)
     if (!context.values[option_name].defaulted())
-      throw UsageError(std::string("--") + option_name + " belongs to --prior fixed; --prior pooled centres the "
+      throw UsageError(std::string("--") + option_name +
+                       " belongs to --prior fixed; --prior pooled centres the "
                        "prior on INPUT's pooled statistics");
   return true;
 }
@@ -134,21 +135,25 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
         } catch (const EstimationError&) {  // reported with its line when the example is fitted
         }
       }
-      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(), 30,
-                                threads_option(values));
+      chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(),
+                                30, threads_option(values));
     }
     return *chosen;
   };
   const std::string pooled = "the geometric mean over maximum-likelihood fits";
-  options.prior.strength = strength ? context.choices.given("prior-strength", *strength) : context.choices.value("prior-strength", [&] {
-    return Choice{choose().prior.strength, "maximum held-out likelihood of the last third of each sequence"};
-  });
+  options.prior.strength =
+      strength ? context.choices.given("prior-strength", *strength) : context.choices.value("prior-strength", [&] {
+        return Choice{choose().prior.strength, "maximum held-out likelihood of the last third of each sequence"};
+      });
   if (options.prior.strength == 0.0) return;  // no prior: its centres do not matter
-  options.prior.state_noise = state ? context.choices.given("prior-state-noise", *state)
-                                    : context.choices.value("prior-state-noise", [&] { return Choice{choose().prior.state_noise, pooled}; });
-  options.prior.observation_noise =
-      observation ? context.choices.given("prior-observation-noise", *observation)
-                  : context.choices.value("prior-observation-noise", [&] { return Choice{choose().prior.observation_noise, pooled}; });
+  options.prior.state_noise =
+      state ? context.choices.given("prior-state-noise", *state) : context.choices.value("prior-state-noise", [&] {
+        return Choice{choose().prior.state_noise, pooled};
+      });
+  options.prior.observation_noise = observation ? context.choices.given("prior-observation-noise", *observation)
+                                                : context.choices.value("prior-observation-noise", [&] {
+                                                    return Choice{choose().prior.observation_noise, pooled};
+                                                  });
 }
 
 }  // namespace ppk::cli

@@ -34,7 +34,8 @@ bool pooled_prior_option(const po::variables_map& values, Method method, bool& p
 // InputError naming it.
 class LazyExampleStatistics {
  public:
-  LazyExampleStatistics(const Estimator& reader, const Dataset& data, long dim) : reader_(reader), data_(data), dim_(dim) {}
+  LazyExampleStatistics(const Estimator& reader, const Dataset& data, long dim)
+      : reader_(reader), data_(data), dim_(dim) {}
   const std::vector<Statistics>& operator()() {
     if (!statistics_) {
       statistics_.emplace();

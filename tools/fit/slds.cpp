@@ -58,17 +58,13 @@ void add_slds_options(po::options_description& options) {
 }
 
 // The fields of SldsFitOptions that these flags set.
-const OptionFlags kSldsFlags{
-    {"states", "--states"},
-    {"state_dim", "--state-dim"},
-    {"paths", "--paths"},
-    {"smoothing", "--smoothing"},
-    {"ridge", "--ridge"},
-    {"length", "--length"}};
+const OptionFlags kSldsFlags{{"states", "--states"},       {"state_dim", "--state-dim"}, {"paths", "--paths"},
+                             {"smoothing", "--smoothing"}, {"ridge", "--ridge"},         {"length", "--length"}};
 
 std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   const po::variables_map& values = context.values;
-  if (!values.count("state-dim")) throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
+  if (!values.count("state-dim"))
+    throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
   SldsFitOptions options;
   options.states = values["states"].as<long>();
   options.state_dim = values["state-dim"].as<long>();
@@ -84,8 +80,16 @@ std::unique_ptr<Estimator> make_slds(const FitContext& context) {
 }  // namespace
 
 FitFamily slds_family() {
-  return {"slds", "switching LDS by approximate, hard-assignment EM", kSldsHelp, Method::ml,
-          "an SLDS is fitted by approximate EM", false, add_slds_options, make_slds, read_sequence_input, {kSldsFlags, kLdsPriorFlags, kEmOptionFlags}};
+  return {"slds",
+          "switching LDS by approximate, hard-assignment EM",
+          kSldsHelp,
+          Method::ml,
+          "an SLDS is fitted by approximate EM",
+          false,
+          add_slds_options,
+          make_slds,
+          read_sequence_input,
+          {kSldsFlags, kLdsPriorFlags, kEmOptionFlags}};
 }
 
 }  // namespace ppk::cli

@@ -70,7 +70,8 @@ struct RowSmoothing {
   std::string options() const {
     const bool chosen = option == "auto" || option == "evidence" || option == "1/D";
     if (method == Method::ml && option != "auto") return "--estimator ml";
-    std::string text = method == Method::posterior || option == "auto" ? "" : "--estimator " + std::string(method_name(method)) + " ";
+    std::string text =
+        method == Method::posterior || option == "auto" ? "" : "--estimator " + std::string(method_name(method)) + " ";
     text += "--alpha " + option;
     if (chosen) text += " (" + (method == Method::ml ? std::string("ml") : "alpha = " + format_shortest(alpha)) + ")";
     return text;
@@ -92,9 +93,11 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
   }
   if (text != "auto") {
     if (text == "1/D" && context.method == Method::map)
-      throw UsageError("--estimator map needs --alpha A >= 1 (the Dirichlet's mode is on the boundary otherwise); "
-                       "--alpha 1/D" + std::string(values["alpha"].defaulted() ? ", the default," : "") +
-                       " serves the posterior mean (--estimator posterior)");
+      throw UsageError(
+          "--estimator map needs --alpha A >= 1 (the Dirichlet's mode is on the boundary otherwise); "
+          "--alpha 1/D" +
+          std::string(values["alpha"].defaulted() ? ", the default," : "") +
+          " serves the posterior mean (--estimator posterior)");
     const double alpha = alpha_number(text, rows);
     return {context.method, alpha, text == "1/D" ? text : format_shortest(alpha), "the command line", {}};
   }
@@ -176,11 +179,13 @@ std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const S
   const po::variables_map& values = context.values;
   const std::string text = values["alpha"].as<std::string>();
   if (text == "cv")
-    throw UsageError("--alpha cv is now --alpha auto (the smoothing and the SVM's C chosen together by "
-                     "cross-validated accuracy); --alpha evidence is maximum evidence");
+    throw UsageError(
+        "--alpha cv is now --alpha auto (the smoothing and the SVM's C chosen together by "
+        "cross-validated accuracy); --alpha evidence is maximum evidence");
   if (text == "1/D" && !rows.one_over_d)
-    throw UsageError("--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows; the "
-                     "bernoulli prior is Beta(A, A) on every feature: give --alpha A");
+    throw UsageError(
+        "--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows; the "
+        "bernoulli prior is Beta(A, A) on every feature: give --alpha A");
   const PoolFile* from = context.choices.pool_from();
   CvOptions options = read_cv_options(values, from == nullptr && text == "auto", rows.one_over_d);
   // Maximum-likelihood rows have no base measure: --base pooled leaves ml out of the default candidates
@@ -188,8 +193,8 @@ std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const S
   if (values.count("base") && values["base"].as<std::string>() == "pooled" && values["cv-alphas"].defaulted())
     options.candidates.erase(std::remove(options.candidates.begin(), options.candidates.end(), "ml"),
                              options.candidates.end());
-  const RowSmoothing smoothing = from != nullptr ? reused_smoothing(context, *from, rows)
-                                                 : training_smoothing(context, options, rows);
+  const RowSmoothing smoothing =
+      from != nullptr ? reused_smoothing(context, *from, rows) : training_smoothing(context, options, rows);
   if (from != nullptr || smoothing.how != "the command line") {
     const std::string where = from != nullptr ? from->source + " (read from " + from->path + ")" : context.source.name;
     std::cerr << context.command << ": "

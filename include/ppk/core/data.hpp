@@ -177,8 +177,7 @@ InputError row_error(const std::string& source, long row_number, const std::stri
 
 // Decodes and validates row `row_number` (1-based) of `source`.
 // Throws InputError "SOURCE: row N: <the ModelError's message>".
-std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source,
-                                          long row_number);
+std::unique_ptr<Model> decode_labeled_row(const LabeledRow& row, const std::string& source, long row_number);
 
 // "label index:value ..." in full precision, without a newline.
 std::string format_row_line(double label, const Row& row);

@@ -55,7 +55,6 @@ double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
 // out[k] = evaluate(kind, a, *b[k]) for k < n, the same values bit for bit, with the families'
 // batch kernels (one setup for a per call). Requires check_compatible(a, b[k]) for every k.
-void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n,
-                   double* out);
+void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n, double* out);
 
 }  // namespace ppk

@@ -10,9 +10,9 @@ namespace ppk {
 
 struct SparseProbabilities {
   long dim = 0;
-  double base = 0.0;           // the value of every coordinate not listed
-  std::vector<long> index;     // listed coordinates, 0-based, strictly increasing
-  std::vector<double> value;   // their probabilities (never equal to base)
+  double base = 0.0;          // the value of every coordinate not listed
+  std::vector<long> index;    // listed coordinates, 0-based, strictly increasing
+  std::vector<double> value;  // their probabilities (never equal to base)
 
   // Chooses as base the most frequent value of p (0 if some p_d is 0, so that a
   // row never needs to store a zero), and lists the rest.

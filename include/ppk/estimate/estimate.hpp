@@ -79,8 +79,8 @@ Method parse_method(const std::string& name);
 struct Statistics {
   std::string family;
   long dim = 0;
-  double count = 0;                              // n, the number of vectors (weighted when pooled)
-  std::map<std::string, Eigen::MatrixXd> sums;   // named statistics, vectors as D x 1
+  double count = 0;                             // n, the number of vectors (weighted when pooled)
+  std::map<std::string, Eigen::MatrixXd> sums;  // named statistics, vectors as D x 1
 };
 
 // The statistics as JSON ({"family", "dim", "count", "statistics": {name: array}}) and back;
@@ -144,10 +144,10 @@ struct GaussianFitOptions {
   std::optional<double> variance;  // > 0; then `covariance` must be isotropic and ridge 0
   double ridge = 0.0;              // >= 0, added to the covariance diagonal
   Method method = Method::ml;
-  double prior_mean = 0.0;      // m0 (every coordinate)
-  double prior_strength = 0.0;  // k0 >= 0: pseudo-observations of the mean (0: a flat prior)
-  double prior_variance = 1.0;  // s0 > 0
-  double prior_count = 1.0;     // nu0 > 0: pseudo-observations of the variance (with prior_centre: nu)
+  double prior_mean = 0.0;                      // m0 (every coordinate)
+  double prior_strength = 0.0;                  // k0 >= 0: pseudo-observations of the mean (0: a flat prior)
+  double prior_variance = 1.0;                  // s0 > 0
+  double prior_count = 1.0;                     // nu0 > 0: pseudo-observations of the variance (with prior_centre: nu)
   std::optional<Eigen::MatrixXd> prior_centre;  // C, the centre of the pooled prior (map only)
   bool pooled_posterior_mean = false;           // with prior_centre: the posterior mean, not the mode
 };
@@ -210,8 +210,8 @@ std::unique_ptr<Estimator> multinomial_estimator(const MultinomialFitOptions& op
 // a feature with r_d = 0 gets rate 0.
 struct PoissonFitOptions {
   Method method = Method::ml;
-  double prior_shape = 2.0;  // A > 0
-  double prior_rate = 1.0;   // B >= 0
+  double prior_shape = 2.0;                    // A > 0
+  double prior_rate = 1.0;                     // B >= 0
   std::optional<Eigen::VectorXd> prior_rates;  // r_d >= 0 (map only)
   bool pooled_posterior_mean = false;
 };
@@ -231,8 +231,8 @@ std::unique_ptr<Estimator> poisson_estimator(const PoissonFitOptions& options);
 // with weight n.
 struct ExponentialFitOptions {
   Method method = Method::ml;
-  double prior_shape = 2.0;  // A > 0
-  double prior_rate = 1.0;   // B >= 0
+  double prior_shape = 2.0;                     // A > 0
+  double prior_rate = 1.0;                      // B >= 0
   std::optional<Eigen::VectorXd> prior_scales;  // bbar_d >= 0 (map only)
   bool pooled_posterior_mean = false;
 };
@@ -251,9 +251,9 @@ std::unique_ptr<Estimator> exponential_estimator(const ExponentialFitOptions& op
 // conjugate prior centred on them (pooled_priors.hpp, GammaShapeEvidence).
 struct GammaFitOptions {
   Method method = Method::ml;
-  double prior_shape = 1.0;  // A0 > 0
-  double prior_scale = 1.0;  // B0 > 0
-  double prior_count = 1.0;  // nu0 > 0
+  double prior_shape = 1.0;                     // A0 > 0
+  double prior_scale = 1.0;                     // B0 > 0
+  double prior_count = 1.0;                     // nu0 > 0
   std::optional<Eigen::MatrixXd> prior_centre;  // D x 2: pooled mean of x, pooled mean of log x (map only)
 };
 std::unique_ptr<Estimator> gamma_estimator(const GammaFitOptions& options);
@@ -267,8 +267,8 @@ std::unique_ptr<Estimator> gamma_estimator(const GammaFitOptions& options);
 // the pseudo-observations have the training file's pooled statistics, sum log x_d = nu0 l_d.
 struct DirichletFitOptions {
   Method method = Method::ml;
-  double prior_alpha = 1.0;  // A0 > 0
-  double prior_count = 1.0;  // nu0 > 0
+  double prior_alpha = 1.0;                        // A0 > 0
+  double prior_count = 1.0;                        // nu0 > 0
   std::optional<Eigen::VectorXd> prior_log_means;  // l_d, the pooled mean of log x_d (map only)
 };
 std::unique_ptr<Estimator> dirichlet_estimator(const DirichletFitOptions& options);
@@ -351,7 +351,6 @@ struct GaussianMixtureFit {
 };
 GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureFitOptions& options);
 
-
 // ---------------------------------------------------------------------------------------------
 // A hidden Markov model (hmm.hpp) from one sequence x_0..x_{n-1} by Baum-Welch (EM; Rabiner 1989),
 // M states with start probabilities pi, transitions A and one emission model per state:
@@ -397,16 +396,16 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
 enum class HmmEmissions { discrete, gaussian };
 struct HmmFitOptions {
   HmmEmissions emissions = HmmEmissions::discrete;
-  std::optional<long> states;   // M >= 1; unset: the section 8.2 rule with param_ratio
-  double param_ratio = 0.1;     // z > 0, the paper's 1/10
-  double smoothing = 0.1;       // a >= 0
+  std::optional<long> states;                        // M >= 1; unset: the section 8.2 rule with param_ratio
+  double param_ratio = 0.1;                          // z > 0, the paper's 1/10
+  double smoothing = 0.1;                            // a >= 0
   CovarianceForm covariance = CovarianceForm::full;  // gaussian emissions
   std::optional<double> ridge;  // R > 0 (gaussian); default as for the mixture: 1e-6 times the data's variance
   long iterations = 400;        // >= 1; the paper iterated EM 400 times
   double tolerance = 1e-8;      // >= 0
   long restarts = 3;            // >= 1
   std::uint64_t seed = 1;
-  std::optional<long> length;   // the stored T >= 0; default n - 1
+  std::optional<long> length;            // the stored T >= 0; default n - 1
   std::optional<CovariancePrior> prior;  // gaussian: the states' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> hmm_estimator(const HmmFitOptions& options);
@@ -437,9 +436,9 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options);
 // Cheaper fits than the final ones: one restart, at most 100 iterations, tolerance >= 1e-6. A fit
 // that fails scores -infinity. EstimationError when no example can be used.
 struct CovariancePriorChoice {
-  double count = 0.0;                             // the chosen nu
-  std::vector<double> counts;                     // the grid
-  std::vector<double> held_out_log_likelihoods;   // the summed score per grid point
+  double count = 0.0;                            // the chosen nu
+  std::vector<double> counts;                    // the grid
+  std::vector<double> held_out_log_likelihoods;  // the summed score per grid point
   long examples_used = 0;
 };
 // The default grid: nu = p + 1 + 2^j, j = -3..10 (p = D full, 1 diagonal or isotropic).
@@ -491,7 +490,7 @@ struct FhmmFitOptions {
   double tolerance = 1e-8;          // >= 0
   long restarts = 3;                // >= 1
   std::uint64_t seed = 1;
-  std::optional<long> length;       // the stored T >= 0; default n - 1
+  std::optional<long> length;  // the stored T >= 0; default n - 1
   // Sigma ~ IW(nu, (nu - D - 1) C) (CovariancePrior; none by default): the M-step becomes
   // Sigma = ((nu - D - 1) C + expected residual scatter + R I) / (nu + n + D + 1), and L gains log IW(Sigma).
   std::optional<CovariancePrior> prior;

@@ -50,11 +50,11 @@ namespace ppk {
 
 struct BayesNetFitOptions {
   Method method = Method::posterior;
-  double alpha = 1.0;        // >= 0
-  long iterations = 200;     // >= 1 (hidden nodes)
-  double tolerance = 1e-8;   // >= 0 (hidden nodes)
-  long restarts = 3;         // >= 1 (hidden nodes)
-  std::uint64_t seed = 1;    // (hidden nodes)
+  double alpha = 1.0;       // >= 0
+  long iterations = 200;    // >= 1 (hidden nodes)
+  double tolerance = 1e-8;  // >= 0 (hidden nodes)
+  long restarts = 3;        // >= 1 (hidden nodes)
+  std::uint64_t seed = 1;   // (hidden nodes)
 };
 
 // The most joint hidden configurations (the product of the hidden nodes' states) EM enumerates.

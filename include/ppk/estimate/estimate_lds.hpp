@@ -106,9 +106,9 @@ namespace ppk {
 // the centre psi > 0 of Q relative to the unit state scale, the centre phi > 0 of R relative to the
 // coordinates' variances. `ppk fit lds` chooses them on the training file (choose_lds_prior).
 struct LdsPrior {
-  double strength = 0;            // nu
-  double state_noise = 0.5;       // psi
-  double observation_noise = 0.1; // phi
+  double strength = 0;             // nu
+  double state_noise = 0.5;        // psi
+  double observation_noise = 0.1;  // phi
 };
 
 // These options are also the ones `ppk fit slds` shares with it (SldsFitOptions derives from them).
@@ -116,11 +116,11 @@ struct LdsFitOptions {
   long state_dim = 1;           // n >= 1
   std::optional<double> ridge;  // r >= 0; default as above
   LdsPrior prior;
-  long iterations = 400;        // >= 1
-  double tolerance = 1e-8;      // >= 0
-  long restarts = 3;            // >= 1
+  long iterations = 400;    // >= 1
+  double tolerance = 1e-8;  // >= 0
+  long restarts = 3;        // >= 1
   std::uint64_t seed = 1;
-  std::optional<long> length;   // the stored T >= 0; default N - 1
+  std::optional<long> length;  // the stored T >= 0; default N - 1
 };
 
 // The estimator for `ppk fit lds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2; the
@@ -163,8 +163,7 @@ struct LdsPriorChoice {
   long sequences_used = 0;
 };
 LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options,
-                                const std::vector<double>& strengths, long max_sequences = 30,
-                                unsigned threads = 1);
+                                const std::vector<double>& strengths, long max_sequences = 30, unsigned threads = 1);
 // The default grid of strengths nu: 0, 1, 4, 16, 64, 256.
 std::vector<double> default_prior_strengths();
 

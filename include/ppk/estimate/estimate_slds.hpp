@@ -9,8 +9,8 @@
 // (a = --smoothing, the Dirichlet(1 + a) priors of the chain, its term dropped for a = 0; r = --ridge,
 // the LDS fit's penalty plus a matrix-normal prior on each A_k that keeps a regime with few steps
 // well posed; nu, Psi_S: the inverse-Wishart priors of the LDS fit, estimate_lds.hpp "Regularisation",
-// which make Q_k = (P+ - A_k P1' + (r + nu psi) I) / (n_k + nu) below), by coordinate ascent on F(q, r, theta) = E_q log p(S, X, r | theta) + H(q) + priors,
-// whose maximum over the state posterior q is J:
+// which make Q_k = (P+ - A_k P1' + (r + nu psi) I) / (n_k + nu) below), by coordinate ascent on F(q, r, theta) = E_q log
+// p(S, X, r | theta) + H(q) + priors, whose maximum over the state posterior q is J:
 //   (1) smooth: q = p(S | X, r, theta), the Kalman filter and RTS smoother along r (lds_em.hpp), which
 //       also gives log p(X | r, theta) and so J;
 //   (2) path: with q fixed, the path maximising

@@ -56,7 +56,7 @@ class MixtureMediator : public MiMediator {
   static MixtureMediator fit(long dim, const MixtureFitOptions& options, const std::vector<Eigen::VectorXd>& unlabeled,
                              double lambda, double prior_alpha);
 
-  std::size_t size() const;  // K
+  std::size_t size() const;   // K
   long dim() const override;  // D
   double lambda() const;
   double prior_alpha() const;  // alpha0

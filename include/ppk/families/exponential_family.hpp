@@ -95,7 +95,6 @@ class SamplableExponentialFamilyModel : public ExponentialFamilyModel, public Sa
 // log k_rho(a, b) from the log-partition function (the formulas above), for two models of one
 // family with natural parameters of equal length. Throws KernelDomainError when the measure does
 // not scale at rho or (rho/eta)(theta + theta') is outside Theta; the message names the family.
-double log_kernel_from_log_partition(const ExponentialFamilyModel& a, const ExponentialFamilyModel& b,
-                                     double rho);
+double log_kernel_from_log_partition(const ExponentialFamilyModel& a, const ExponentialFamilyModel& b, double rho);
 
 }  // namespace ppk
