@@ -22,8 +22,7 @@ std::string known_families() {
 // so that encode -> decode -> encode reproduces the row's "-0".
 nlohmann::json label_json(double label) {
   constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
-  if (std::floor(label) == label && std::fabs(label) < kExactIntegers &&
-      !(label == 0 && std::signbit(label)))
+  if (std::floor(label) == label && std::fabs(label) < kExactIntegers && !(label == 0 && std::signbit(label)))
     return static_cast<std::int64_t>(label);
   return label;
 }
@@ -32,18 +31,14 @@ nlohmann::json label_json(double label) {
 
 std::unique_ptr<Model> model_from_json(const nlohmann::json& object) {
   if (!object.is_object())
-    throw ModelError(std::string("expected a JSON object with a \"family\" field, got a ") +
-                     object.type_name());
+    throw ModelError(std::string("expected a JSON object with a \"family\" field, got a ") + object.type_name());
   auto family_field = object.find(kFamily);
-  if (family_field == object.end())
-    throw ModelError("missing field \"family\"; expected one of: " + known_families());
+  if (family_field == object.end()) throw ModelError("missing field \"family\"; expected one of: " + known_families());
   if (!family_field->is_string())
-    throw ModelError(std::string("field \"family\" must be a string, got a ") +
-                     family_field->type_name());
+    throw ModelError(std::string("field \"family\" must be a string, got a ") + family_field->type_name());
   const std::string name = family_field->get<std::string>();
   const FamilyInfo* family = find_family(name);
-  if (family == nullptr)
-    throw ModelError("unknown family \"" + name + "\"; expected one of: " + known_families());
+  if (family == nullptr) throw ModelError("unknown family \"" + name + "\"; expected one of: " + known_families());
   try {
     return family->from_json(object);
   } catch (const nlohmann::json::exception& e) {
@@ -65,8 +60,7 @@ LabeledModel labeled_model_from_json(const nlohmann::json& object) {
     result.model = model_from_json(object);
     return result;
   }
-  if (!label->is_number())
-    throw ModelError(std::string("field \"label\" must be a number, got a ") + label->type_name());
+  if (!label->is_number()) throw ModelError(std::string("field \"label\" must be a number, got a ") + label->type_name());
   result.label = label->get<double>();
   if (!std::isfinite(result.label)) throw ModelError("field \"label\" must be finite");
   nlohmann::json model = object;
@@ -91,9 +85,7 @@ std::vector<LabeledModel> read_json_lines(std::istream& in, const std::string& s
   std::vector<LabeledModel> models;
   std::string text;
   long line = 0;
-  auto fail = [&](const std::string& what) {
-    return InputError(source + ":" + std::to_string(line) + ": " + what);
-  };
+  auto fail = [&](const std::string& what) { return InputError(source + ":" + std::to_string(line) + ": " + what); };
   while (std::getline(in, text)) {
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;

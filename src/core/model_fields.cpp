@@ -16,12 +16,10 @@ std::string whole_numbers(long min, long max) {
   return "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
 }
 
-std::string row_field_location(const std::string& family, const std::string& field, long first_index,
-                               long count) {
+std::string row_field_location(const std::string& family, const std::string& field, long first_index, long count) {
   std::string where = family + " field \"" + field + "\" ";
   if (count <= 1) return where + "(index " + std::to_string(first_index) + ")";
-  return where + "(indices " + std::to_string(first_index) + ".." + std::to_string(first_index + count - 1) +
-         ")";
+  return where + "(indices " + std::to_string(first_index) + ".." + std::to_string(first_index + count - 1) + ")";
 }
 
 long row_whole_number(RowReader& fields, const std::string& family, const char* field, long min, long max) {
@@ -39,8 +37,8 @@ std::string complaint(const std::string& expected, const std::string& got) {
 }
 }  // namespace
 
-FieldError::FieldError(std::string family, std::string field, long element, std::string json_path,
-                       std::string expected, std::string got)
+FieldError::FieldError(std::string family, std::string field, long element, std::string json_path, std::string expected,
+                       std::string got)
     : ModelError(family + " field \"" + field + "\"" + json_path + complaint(expected, got)),
       family_(std::move(family)),
       field_(std::move(field)),
@@ -49,8 +47,8 @@ FieldError::FieldError(std::string family, std::string field, long element, std:
       expected_(std::move(expected)),
       got_(std::move(got)) {}
 
-FieldError element_error(const std::string& family, const std::string& field, long index,
-                         const std::string& expected, double got) {
+FieldError element_error(const std::string& family, const std::string& field, long index, const std::string& expected,
+                         double got) {
   return FieldError(family, field, index, "[" + std::to_string(index) + "]", expected, format_number(got));
 }
 
@@ -60,8 +58,8 @@ FieldError field_error(const std::string& family, const std::string& field, cons
 }
 
 ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans) {
-  const auto span = std::find_if(spans.begin(), spans.end(),
-                                 [&](const RowFieldSpan& s) { return error.field() == s.field; });
+  const auto span =
+      std::find_if(spans.begin(), spans.end(), [&](const RowFieldSpan& s) { return error.field() == s.field; });
   if (span == spans.end()) return error;  // not a row field: the constructor's message stands
   const std::string where =
       error.element() >= 0 ? row_field_location(error.family(), error.field(), span->first_index + error.element(), 1)
@@ -117,9 +115,10 @@ void check_symmetric(const std::string& family, const char* field, const Eigen::
     for (Eigen::Index j = 0; j < matrix.cols(); ++j) {
       const std::string path = "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
       if (!std::isfinite(matrix(i, j)))
-        throw FieldError(family, field, lower_triangle_offset(i, j), path, "a finite number", format_number(matrix(i, j)));
-      const double scale = std::max({std::fabs(matrix(i, j)), std::fabs(matrix(j, i)),
-                                     std::sqrt(std::fabs(matrix(i, i) * matrix(j, j)))});
+        throw FieldError(family, field, lower_triangle_offset(i, j), path, "a finite number",
+                         format_number(matrix(i, j)));
+      const double scale =
+          std::max({std::fabs(matrix(i, j)), std::fabs(matrix(j, i)), std::sqrt(std::fabs(matrix(i, i) * matrix(j, j)))});
       if (std::fabs(matrix(i, j) - matrix(j, i)) > 1e-7 * scale)
         throw FieldError(family, field, -1, path,
                          "a symmetric matrix (entry [" + std::to_string(j) + "][" + std::to_string(i) + "] is " +
@@ -202,8 +201,7 @@ std::vector<double> JsonFields::reals(const char* field) const {
   if (!array.is_array() || array.empty()) throw invalid(field, "a non-empty array of numbers");
   std::vector<double> values;
   values.reserve(array.size());
-  for (std::size_t i = 0; i < array.size(); ++i)
-    values.push_back(number(field, array[i], "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < array.size(); ++i) values.push_back(number(field, array[i], "[" + std::to_string(i) + "]"));
   return values;
 }
 
@@ -221,7 +219,8 @@ std::vector<std::vector<double>> JsonFields::matrix(const char* field) const {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string row_path = "[" + std::to_string(i) + "]";
     if (!rows[i].is_array())
-      throw ModelError(family_ + " field \"" + field + "\"" + row_path + complaint("an array of numbers", rows[i].dump()));
+      throw ModelError(family_ + " field \"" + field + "\"" + row_path +
+                       complaint("an array of numbers", rows[i].dump()));
     std::vector<double> row;
     if (i > 0 && rows[i].size() != matrix[0].size())
       throw ModelError(family_ + " field \"" + field + "\"" + row_path +

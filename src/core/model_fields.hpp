@@ -35,15 +35,14 @@ std::string format_number(double value);
 std::string whole_numbers(long min, long max);
 
 // `family field "name"` plus the row location: ` (index 7)` or ` (indices 5..9)`.
-std::string row_field_location(const std::string& family, const std::string& field, long first_index,
-                               long count);
+std::string row_field_location(const std::string& family, const std::string& field, long first_index, long count);
 
 class FieldError : public ModelError {
  public:
   // element: the offset within the field (-1: the field as a whole); json_path: how JSON
   // addresses that element ("[2]", "[1][0]" or ""); got: what was found ("" if nothing to show).
-  FieldError(std::string family, std::string field, long element, std::string json_path,
-             std::string expected, std::string got);
+  FieldError(std::string family, std::string field, long element, std::string json_path, std::string expected,
+             std::string got);
   const std::string& family() const { return family_; }
   const std::string& field() const { return field_; }
   long element() const { return element_; }
@@ -58,8 +57,8 @@ class FieldError : public ModelError {
 };
 
 // A FieldError about element `index` of a vector field, addressed as JSON does ("[index]").
-FieldError element_error(const std::string& family, const std::string& field, long index,
-                         const std::string& expected, double got);
+FieldError element_error(const std::string& family, const std::string& field, long index, const std::string& expected,
+                         double got);
 // A FieldError about a whole field.
 FieldError field_error(const std::string& family, const std::string& field, const std::string& expected,
                        const std::string& got = "");

@@ -26,8 +26,7 @@ ModelError field_complaint(const std::string& family, const char* field, long fi
 void check_indices(const RowEntry* begin, const RowEntry* end, const std::string& what) {
   int previous = 0;
   for (const RowEntry* entry = begin; entry != end; ++entry) {
-    if (entry->index < 1)
-      throw ModelError(what + ": indices start at 1, got index " + std::to_string(entry->index));
+    if (entry->index < 1) throw ModelError(what + ": indices start at 1, got index " + std::to_string(entry->index));
     if (entry->index <= previous)
       throw ModelError(what + ": indices must be strictly increasing, got index " + std::to_string(entry->index) +
                        " after index " + std::to_string(previous));
@@ -45,8 +44,7 @@ double take_value(const RowEntry*& cur, const RowEntry* end, int index, const st
 
 }  // namespace
 
-RowReader::RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name,
-                     int first_field_index)
+RowReader::RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name, int first_field_index)
     : cur_(begin), end_(end), next_index_(first_field_index), family_(family_name) {
   check_indices(begin, end, family_ + " row");
 }
@@ -108,8 +106,7 @@ std::unique_ptr<Model> RowReader::model(const char* field) {
   try {
     nested = decode_model_at(cur_, block_end, first);
   } catch (const ModelError& error) {
-    throw ModelError(row_field_location(family_, field, first - 1, static_cast<long>(length) + 1) + ": " +
-                     error.what());
+    throw ModelError(row_field_location(family_, field, first - 1, static_cast<long>(length) + 1) + ": " + error.what());
   }
   cur_ = block_end;
   last_field_ = field;
@@ -171,16 +168,17 @@ std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end) {
   const RowEntry* cur = begin;
   const double version = take_value(cur, end, kVersionIndex, "row");
   if (version != kRowFormatVersion)
-    throw field_complaint("row", "version", kVersionIndex, 1,
-                          std::to_string(kRowFormatVersion) + " (the ppk row format version; ppk encode writes model rows)",
-                          version);
+    throw field_complaint(
+        "row", "version", kVersionIndex, 1,
+        std::to_string(kRowFormatVersion) + " (the ppk row format version; ppk encode writes model rows)", version);
   return decode_model_at(cur, end, kFamilyIndex);
 }
 
 std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index) {
   const RowEntry* cur = begin;
   const double code = take_value(cur, end, family_index, "row");
-  const FamilyInfo* family = code == std::floor(code) && std::fabs(code) < INT_MAX ? find_family(static_cast<int>(code)) : nullptr;
+  const FamilyInfo* family =
+      code == std::floor(code) && std::fabs(code) < INT_MAX ? find_family(static_cast<int>(code)) : nullptr;
   if (family == nullptr) {
     std::string codes;
     for (const FamilyInfo* known : all_families())

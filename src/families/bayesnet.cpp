@@ -50,7 +50,7 @@ namespace {
 const char* const kFamily = "bayesnet";
 constexpr long kMaxNodes = 100000;
 constexpr long kMaxStates = 10000;
-constexpr long kMaxTable = 10000000;  // entries of one CPT, one list of emission models, one elimination table
+constexpr long kMaxTable = 10000000;    // entries of one CPT, one list of emission models, one elimination table
 constexpr double kSumTolerance = 1e-6;  // how far a CPT row may sum from 1 (then renormalised)
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
@@ -152,9 +152,8 @@ void check_structure(const std::vector<BayesNode>& nodes) {
       const long u = node.parents[p];
       const std::string path = "[" + std::to_string(p) + "]";
       if (u < 0 || u >= count)
-        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "a node index in [0, " +
-                                                                              std::to_string(count - 1) + "]",
-                             std::to_string(u));
+        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path,
+                             "a node index in [0, " + std::to_string(count - 1) + "]", std::to_string(u));
       if (u == i) throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "another node", "the node itself");
       if (std::find(node.parents.begin(), node.parents.begin() + static_cast<long>(p), u) !=
           node.parents.begin() + static_cast<long>(p))
@@ -220,8 +219,7 @@ void check_cpt(const std::vector<BayesNode>& nodes, long i, std::vector<double>&
     }
     if (!(std::fabs(sum - 1.0) <= kSumTolerance))
       throw NodeFieldError(i, "cpt", c * states, states, "[" + std::to_string(c) + "]",
-                           "row " + std::to_string(c) + ", " + describe_row(nodes, i, c) +
-                               ", summing to 1 within 1e-6",
+                           "row " + std::to_string(c) + ", " + describe_row(nodes, i, c) + ", summing to 1 within 1e-6",
                            "a sum of " + detail::format_number(sum));
     // Only a sum off by more than rounding is divided out, so round trips keep the last bits.
     if (std::fabs(sum - 1.0) > static_cast<double>(states) * std::numeric_limits<double>::epsilon())
@@ -301,8 +299,8 @@ double log_kernel_of_networks(const Network& a, const Network& b, double rho) {
   for (std::size_t j = 0; j < a.node_of_variable.size(); ++j) {
     const long ia = a.node_of_variable[j], ib = b.node_of_variable[j];
     const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
-    const bool shared = (na.states > 0 && nb.states > 0) || (na.states > 0 && na.has_children) ||
-                        (nb.states > 0 && nb.has_children);
+    const bool shared =
+        (na.states > 0 && nb.states > 0) || (na.states > 0 && na.has_children) || (nb.states > 0 && nb.has_children);
     if (shared)
       fused_a[static_cast<std::size_t>(ia)] = fused_b[static_cast<std::size_t>(ib)] =
           add_variable(na.states > 0 ? na.states : nb.states);
@@ -329,10 +327,10 @@ double log_kernel_of_networks(const Network& a, const Network& b, double rho) {
       const NetworkNode& node = network->nodes[i];
       std::vector<int> variables = fused_parents(node, *fused);
       variables.push_back(own);
-      factors.push_back(factor_on(variables,
-                                  node.states > 0 ? *node.log_cpt_power
-                                                  : leaf_log_powers(node, states[static_cast<std::size_t>(own)], rho),
-                                  states));
+      factors.push_back(factor_on(
+          variables,
+          node.states > 0 ? *node.log_cpt_power : leaf_log_powers(node, states[static_cast<std::size_t>(own)], rho),
+          states));
     }
   // psi_j(c, c') = k_rho(p_j(. | c), p'_j(. | c')) over both parent sets, c' fastest.
   for (const auto& [ia, ib] : emission_pairs) {
@@ -447,14 +445,16 @@ BayesNetModel::BayesNetModel(std::vector<BayesNode> nodes) : impl_(std::make_uni
         m.leaf_models[i].push_back(m.leaf_multinomials[i].back().get());
       }
     }
-    m.network.nodes[i] = {node.states, node.variable, &node.parents, has_children[i] != 0, &m.log_cpt_power[i],
-                          &m.leaf_models[i]};
+    m.network.nodes[i] = {node.states,          node.variable,       &node.parents,
+                          has_children[i] != 0, &m.log_cpt_power[i], &m.leaf_models[i]};
   }
-  m.network.node_of_variable.assign(static_cast<std::size_t>(std::count_if(
-                                        m.nodes.begin(), m.nodes.end(), [](const BayesNode& n) { return n.variable >= 0; })),
-                                    -1);
+  m.network.node_of_variable.assign(
+      static_cast<std::size_t>(
+          std::count_if(m.nodes.begin(), m.nodes.end(), [](const BayesNode& n) { return n.variable >= 0; })),
+      -1);
   for (std::size_t i = 0; i < count; ++i)
-    if (m.nodes[i].variable >= 0) m.network.node_of_variable[static_cast<std::size_t>(m.nodes[i].variable)] = static_cast<long>(i);
+    if (m.nodes[i].variable >= 0)
+      m.network.node_of_variable[static_cast<std::size_t>(m.nodes[i].variable)] = static_cast<long>(i);
   // Observed variable j: a discrete node with K states ranges over K categories (the space of a
   // one-event multinomial over K), an emission leaf over its models' space.
   for (long i : m.network.node_of_variable) {
@@ -553,9 +553,9 @@ namespace {
 // Where one node's fields lie in a row, to restate a NodeFieldError at its indices.
 struct NodeInRow {
   long states = 0, variable = 0, parent_count = 0, parents = 0;  // indices of the header fields
-  long parent_total = 0;                                          // P, the number of parents
-  long body = 0, body_count = 0;                                  // the CPT or the emission models
-  std::vector<detail::RowFieldSpan> emissions;                    // each nested model
+  long parent_total = 0;                                         // P, the number of parents
+  long body = 0, body_count = 0;                                 // the CPT or the emission models
+  std::vector<detail::RowFieldSpan> emissions;                   // each nested model
 };
 
 ModelError at_node_row(const NodeFieldError& error, const std::vector<NodeInRow>& where) {
@@ -649,7 +649,8 @@ std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
     BayesNode& node = nodes[static_cast<std::size_t>(i)];
     const long rows = configurations(nodes, node.parents);
     if (node.states > 0) {
-      if (f.has("emissions")) throw f.invalid("emissions", "nothing (a node with \"states\" is discrete: it has a \"cpt\")");
+      if (f.has("emissions"))
+        throw f.invalid("emissions", "nothing (a node with \"states\" is discrete: it has a \"cpt\")");
       const std::string shape = std::to_string(rows) + " rows (one per configuration of the parents) of " +
                                 std::to_string(node.states) + " probabilities (one per state)";
       const std::vector<std::vector<double>> cpt = f.matrix("cpt");
@@ -661,7 +662,8 @@ std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
     } else {
       if (f.has("cpt")) throw f.invalid("cpt", "nothing (a node without \"states\" is an emission leaf)");
       const nlohmann::json& emissions = f.required("emissions");
-      if (!emissions.is_array()) throw f.invalid("emissions", "an array of models (one per configuration of the parents)");
+      if (!emissions.is_array())
+        throw f.invalid("emissions", "an array of models (one per configuration of the parents)");
       for (std::size_t c = 0; c < emissions.size(); ++c) {
         try {
           node.emissions.push_back(model_from_json(emissions[c]));
@@ -730,12 +732,12 @@ long BayesNetModel::sample_size() const {
 }
 
 double BayesNetModel::log_tilted_normalizer(double rho) const {
-  require_rho_one(*this, "a network",
-                  "p^rho / Z is not a network and Z has no closed form", rho);
+  require_rho_one(*this, "a network", "p^rho / Z is not a network and Z has no closed form", rho);
   if (capped_hidden_configurations(impl_->nodes) > kMaxSampledHiddenConfigurations)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the Monte Carlo kernel evaluates p(x) by summing over the configurations of the hidden "
-                            "nodes, at most " + std::to_string(kMaxSampledHiddenConfigurations) +
+                            "nodes, at most " +
+                            std::to_string(kMaxSampledHiddenConfigurations) +
                             "; this network has more (rho = " + detail::format_number(rho) + ")");
   return 0.0;
 }
@@ -787,7 +789,8 @@ double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x
     const long size = variable_sample_size(node);
     if (node.states > 0) {
       const double value = x[next];
-      if (!(value >= 0.0 && value < static_cast<double>(node.states) && value == std::floor(value))) return kMinusInfinity;
+      if (!(value >= 0.0 && value < static_cast<double>(node.states) && value == std::floor(value)))
+        return kMinusInfinity;
       state[i] = static_cast<long>(value);
     } else {
       for (const auto& model : node.emissions)
@@ -815,8 +818,7 @@ double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x
 }
 
 const FamilyInfo& bayesnet_family() {
-  static const FamilyInfo info =
-      hand_written_family<BayesNetModel>(kFamily, 10, &decode_bayesnet, &bayesnet_from_json);
+  static const FamilyInfo info = hand_written_family<BayesNetModel>(kFamily, 10, &decode_bayesnet, &bayesnet_from_json);
   return info;
 }
 

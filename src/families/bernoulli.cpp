@@ -8,7 +8,6 @@
 #include <climits>
 #include <cmath>
 
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 
-
 #include "families/gamma_integrals.hpp"
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"

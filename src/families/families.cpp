@@ -26,17 +26,17 @@ namespace {
 
 std::vector<const FamilyInfo*>& registry() {
   static std::vector<const FamilyInfo*> families = {
-      &gaussian_family(),     // code 1
-      &bernoulli_family(),    // code 2
-      &multinomial_family(),  // code 3
-      &poisson_family(),      // code 4
-      &exponential_family(),  // code 5
-      &gamma_family(),        // code 6
-      &dirichlet_family(),    // code 7
-      &mixture_family(),      // code 8
-      &hmm_family(),          // code 9
-      &bayesnet_family(),     // code 10
-      &lds_family(),          // code 11
+      &gaussian_family(),         // code 1
+      &bernoulli_family(),        // code 2
+      &multinomial_family(),      // code 3
+      &poisson_family(),          // code 4
+      &exponential_family(),      // code 5
+      &gamma_family(),            // code 6
+      &dirichlet_family(),        // code 7
+      &mixture_family(),          // code 8
+      &hmm_family(),              // code 9
+      &bayesnet_family(),         // code 10
+      &lds_family(),              // code 11
       &linear_gaussian_family(),  // code 12
       &slds_family(),             // code 13
       &montecarlo_family(),       // code 14

@@ -75,8 +75,8 @@ namespace {
 
 const char* const kFamily = "fhmm";
 constexpr long kMaxChains = 1000;
-constexpr long kMaxStates = 10000;       // M_c^2 transitions must fit in a row
-constexpr long kMaxDim = 1000;           // d(d+1)/2 covariance entries must fit in a row
+constexpr long kMaxStates = 10000;    // M_c^2 transitions must fit in a row
+constexpr long kMaxDim = 1000;        // d(d+1)/2 covariance entries must fit in a row
 constexpr long kMaxLength = 1000000;  // 10^6: the mean field keeps every step's marginals, O(T (sum_c M_c + d)) memory
 constexpr double kRelativeTolerance = 1e-10;  // a sweep gaining less than this (relative) ends the ascent
 constexpr int kMaxSweeps = 1000;
@@ -101,15 +101,15 @@ double log_sum_exp(const Array& v) {
 // What a chain contributes to the mean field.
 struct ChainTerms {
   // Independent of rho, from the constructor:
-  Eigen::VectorXd log_start;        // log pi_c
-  Eigen::MatrixXd log_trans;        // log A_c
-  Eigen::MatrixXd mean_products;    // W_c' P W_c (M_c x M_c); its diagonal holds w_k' P w_k
+  Eigen::VectorXd log_start;      // log pi_c
+  Eigen::MatrixXd log_trans;      // log A_c
+  Eigen::MatrixXd mean_products;  // W_c' P W_c (M_c x M_c); its diagonal holds w_k' P w_k
   // Set by prepare():
-  Eigen::VectorXd start_power;      // pi_c^rho (exactly 0 where pi_c is)
-  Eigen::MatrixXd trans_power;      // A_c^rho elementwise (exactly 0 where A_c is)
+  Eigen::VectorXd start_power;             // pi_c^rho (exactly 0 where pi_c is)
+  Eigen::MatrixXd trans_power;             // A_c^rho elementwise (exactly 0 where A_c is)
   Eigen::MatrixXd trans_power_transposed;  // (A_c^rho)': its column i is row i of A_c^rho
-  Eigen::MatrixXd node_weights;     // rho (P W_c)' (M_c x d): node(k, t) = rho w_k' P r_t + node_offsets(k)
-  Eigen::VectorXd node_offsets;     // -rho/2 w_k' P w_k
+  Eigen::MatrixXd node_weights;            // rho (P W_c)' (M_c x d): node(k, t) = rho w_k' P r_t + node_offsets(k)
+  Eigen::VectorXd node_offsets;            // -rho/2 w_k' P w_k
 };
 
 // The model's parameters and what the mean field needs of them.
@@ -121,10 +121,10 @@ struct Fhmm {
   Eigen::MatrixXd precision;  // P = Sigma^-1
   double log_det_cov = 0.0;   // log|Sigma|
   std::vector<ChainTerms> terms;
-  long largest_chain = 0;     // max_c M_c
+  long largest_chain = 0;  // max_c M_c
   // Set by prepare():
   double rho = 0.0;
-  long steps = -1;  // the T of the kernel
+  long steps = -1;                  // the T of the kernel
   double log_bound_constant = 0.0;  // rho (T + 1) (-d/2 log 2pi - 1/2 log|Sigma|)
 };
 
@@ -140,9 +140,9 @@ FhmmModel::FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long le
     throw detail::field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
   const Eigen::Index d = cov.rows();
   if (d < 1 || d > kMaxDim || cov.cols() != d)
-    throw detail::field_error(kFamily, "cov",
-                              "a square d x d matrix, d in [1, " + std::to_string(kMaxDim) + "] (the observation dimension)",
-                              std::to_string(cov.rows()) + " x " + std::to_string(cov.cols()));
+    throw detail::field_error(
+        kFamily, "cov", "a square d x d matrix, d in [1, " + std::to_string(kMaxDim) + "] (the observation dimension)",
+        std::to_string(cov.rows()) + " x " + std::to_string(cov.cols()));
   detail::check_symmetric(kFamily, "cov", cov);
   Impl& m = *impl_;
   m.cov = 0.5 * (cov + cov.transpose());
@@ -159,9 +159,10 @@ FhmmModel::FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long le
       throw FieldError(chain_family(c), "start", -1, "", "1 to " + std::to_string(kMaxStates) + " probabilities",
                        std::to_string(states) + " values");
     if (chain.trans.rows() != states || chain.trans.cols() != states)
-      throw FieldError(chain_family(c), "trans", -1, "",
-                       "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix (one row per state of \"start\")",
-                       std::to_string(chain.trans.rows()) + " x " + std::to_string(chain.trans.cols()));
+      throw FieldError(
+          chain_family(c), "trans", -1, "",
+          "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix (one row per state of \"start\")",
+          std::to_string(chain.trans.rows()) + " x " + std::to_string(chain.trans.cols()));
     if (chain.means.rows() != d || chain.means.cols() != states)
       throw FieldError(chain_family(c), "means", -1, "",
                        std::to_string(states) + " mean vectors (one per state) of dimension " + std::to_string(d) +
@@ -314,8 +315,8 @@ double log_forward_backward(const Fhmm& model, const ChainTerms& terms, const Ma
 // (alpha_t beta_t carries every c once, whatever t). Falls back to log_forward_backward when a step's
 // forward sum drops below 1e-200 of the previous one (every state the chain can reach has a node
 // potential hundreds of nats below an unreachable one) or a beta overflows.
-double scaled_forward_backward(const Fhmm& model, const ChainTerms& terms, const MatrixMap& node,
-                               ChainScratch& scratch, MatrixMap& marginals) {
+double scaled_forward_backward(const Fhmm& model, const ChainTerms& terms, const MatrixMap& node, ChainScratch& scratch,
+                               MatrixMap& marginals) {
   const Eigen::Index states = node.rows(), count = node.cols();
   MatrixMap emission(scratch.emission, states, count), forward(scratch.forward, states, count),
       backward(scratch.backward, states, count);
@@ -467,8 +468,8 @@ MeanFieldResult run_mean_field(const Fhmm& a, const Fhmm& b, std::vector<double>
   gain_b = b.precision;
   factor.solveInPlace(gain_b);
   // The entropies of the Q(x_t) with the trace terms of both models (the file comment).
-  const double shared = static_cast<double>(count) * (0.5 * static_cast<double>(d) * (kLog2Pi - std::log(a.rho)) -
-                                                      0.5 * log_det_precision_sum);
+  const double shared = static_cast<double>(count) *
+                        (0.5 * static_cast<double>(d) * (kLog2Pi - std::log(a.rho)) - 0.5 * log_det_precision_sum);
 
   MatrixMap x_means = workspace.matrix(d, count), residual = workspace.matrix(d, count),
             weighted = workspace.matrix(d, count);
@@ -577,9 +578,10 @@ std::unique_ptr<Model> decode_fhmm(RowReader& fields) {
     const std::vector<double> trans = fields.reals("trans", static_cast<std::size_t>(m * m));
     at.means = fields.next_index();
     const std::vector<double> means = fields.reals("means", static_cast<std::size_t>(m * d));
-    chains.push_back({Eigen::Map<const Eigen::VectorXd>(start.data(), m),
-                      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), m, m),
-                      Eigen::Map<const Eigen::MatrixXd>(means.data(), d, m)});
+    chains.push_back(
+        {Eigen::Map<const Eigen::VectorXd>(start.data(), m),
+         Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), m, m),
+         Eigen::Map<const Eigen::MatrixXd>(means.data(), d, m)});
     where.push_back(at);
   }
   const long cov_first = fields.next_index(), cov_count = d * (d + 1) / 2;
@@ -627,7 +629,8 @@ namespace {
 // prod_c M_c, counted only up to kMaxSampledProductStates + 1 (no overflow for many chains).
 long capped_product_states(const std::vector<FhmmChain>& chains) {
   long count = 1;
-  for (const FhmmChain& chain : chains) count = std::min(count * static_cast<long>(chain.start.size()), kMaxSampledProductStates + 1);
+  for (const FhmmChain& chain : chains)
+    count = std::min(count * static_cast<long>(chain.start.size()), kMaxSampledProductStates + 1);
   return count;
 }
 
@@ -644,12 +647,12 @@ std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::I
 long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
 double FhmmModel::log_tilted_normalizer(double rho) const {
-  require_rho_one(*this, "a factorial HMM",
-                  "p^rho / Z is not a factorial HMM and Z has no closed form", rho);
+  require_rho_one(*this, "a factorial HMM", "p^rho / Z is not a factorial HMM and Z has no closed form", rho);
   if (capped_product_states(impl_->chains) > kMaxSampledProductStates)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the Monte Carlo kernel evaluates p(x) by the forward algorithm over the product states "
-                            "prod_c M_c, at most " + std::to_string(kMaxSampledProductStates) +
+                            "prod_c M_c, at most " +
+                            std::to_string(kMaxSampledProductStates) +
                             "; this model has more (rho = " + format_number(rho) + ")");
   return 0.0;
 }
@@ -665,7 +668,8 @@ void FhmmModel::sample_tilted(double, SampleGenerator& generator, Eigen::Ref<Eig
     const Eigen::Index states = chain.start.size();
     start_sums.push_back(partial_sums(chain.start.data(), states, 1));
     trans_sums.emplace_back();
-    for (Eigen::Index p = 0; p < states; ++p) trans_sums.back().push_back(partial_sums(&chain.trans(p, 0), states, states));
+    for (Eigen::Index p = 0; p < states; ++p)
+      trans_sums.back().push_back(partial_sums(&chain.trans(p, 0), states, states));
   }
   const Eigen::Index d = dim();
   std::vector<std::size_t> state(m.chains.size());
@@ -742,9 +746,8 @@ double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& fhmm_family() {
-  static const FamilyInfo info =
-      hand_written_family<FhmmModel>(kFamily, 15, &decode_fhmm, &fhmm_from_json,
-                               "a structured mean-field lower bound on k~ (JMLR 2004 section 6)");
+  static const FamilyInfo info = hand_written_family<FhmmModel>(
+      kFamily, 15, &decode_fhmm, &fhmm_from_json, "a structured mean-field lower bound on k~ (JMLR 2004 section 6)");
   return info;
 }
 

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <limits>
 
-
 #include "families/gamma_integrals.hpp"
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
@@ -77,9 +76,7 @@ const GammaParameters& GammaModel::parameters() const { return *impl_; }
 
 const FamilyInfo& GammaModel::family() const { return gamma_family(); }
 
-SampleSpace GammaModel::sample_space() const {
-  return {"positive real vectors", static_cast<long>(impl_->shape.size())};
-}
+SampleSpace GammaModel::sample_space() const { return {"positive real vectors", static_cast<long>(impl_->shape.size())}; }
 
 void GammaModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);

@@ -62,8 +62,8 @@ void GaussianParameters::fields(Archive& archive) {
 }
 
 struct GaussianModel::Impl : GaussianParameters {
-  Eigen::MatrixXd cholesky;     // full: lower-triangular L with L L' = S
-  double log_det = 0.0;         // log |S|
+  Eigen::MatrixXd cholesky;  // full: lower-triangular L with L L' = S
+  double log_det = 0.0;      // log |S|
   // Set by prepare():
   double rho = 0.0;
   // This model's share of log k: (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|.
@@ -139,8 +139,9 @@ GaussianModel::GaussianModel(Parameters parameters) : impl_(std::make_unique<Imp
     case CovarianceForm::full: {
       Eigen::MatrixXd& covariance = parameters.covariance;
       if (dim > kMaxFullDimension)
-        throw field_error(kFamily, "cov", "a dimension of at most " + std::to_string(kMaxFullDimension) +
-                          " for a full covariance", std::to_string(dim));
+        throw field_error(kFamily, "cov",
+                          "a dimension of at most " + std::to_string(kMaxFullDimension) + " for a full covariance",
+                          std::to_string(dim));
       if (covariance.rows() != dim || covariance.cols() != dim)
         throw field_error(kFamily, "cov",
                           "a " + std::to_string(dim) + " x " + std::to_string(dim) + " matrix (D = the mean's length)",

@@ -33,8 +33,8 @@ namespace ppk {
 namespace {
 
 const char* const kFamily = "hmm";
-constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
-constexpr long kMaxLength = 100000000;      // 10^8
+constexpr long kMaxStates = 10000;      // M^2 transitions must fit in a row
+constexpr long kMaxLength = 100000000;  // 10^8
 
 }  // namespace
 
@@ -66,7 +66,8 @@ HmmModel::HmmModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
   if (length < 0 || length > kMaxLength)
     throw detail::field_error(kFamily, "length", detail::whole_numbers(0, kMaxLength), std::to_string(length));
   if (transitions.rows() != states || transitions.cols() != states)
-    throw detail::field_error(kFamily, "trans", "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
+    throw detail::field_error(kFamily, "trans",
+                              "a " + std::to_string(states) + " x " + std::to_string(states) + " matrix",
                               std::to_string(transitions.rows()) + " x " + std::to_string(transitions.cols()));
   detail::normalise_probabilities(kFamily, "start", start, -1, 0);
   for (long p = 0; p < states; ++p) detail::normalise_probabilities(kFamily, "trans", transitions.row(p), p, p * states);
@@ -151,9 +152,9 @@ double log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& st
       exponents += exponent;
     }
     if (t == steps) break;
-    weighted = psi.cwiseProduct(phi);                   // psi .* Phi_t
+    weighted = psi.cwiseProduct(phi);  // psi .* Phi_t
     half_step.noalias() = a.transpose() * weighted;
-    phi.noalias() = half_step * b;                       // Phi_{t+1}
+    phi.noalias() = half_step * b;  // Phi_{t+1}
   }
   const double sum = psi.cwiseProduct(phi).sum();
   return sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
@@ -184,7 +185,6 @@ LogForward log_forward_for(Eigen::Index m, Eigen::Index n) {
     default: return &log_forward<Eigen::Dynamic, Eigen::Dynamic>;
   }
 }
-
 
 // The same recursion in log space (log_sum_exp over pairs of states), for emission kernels whose logs
 // span more than kLinearRange: there psi / max psi underflows to 0 (below exp(-708) it is subnormal,
@@ -242,8 +242,7 @@ double HmmModel::log_kernel(const Model& other) const {
     if (std::isfinite(psi(i))) log_psi_min = std::min(log_psi_min, psi(i));
   if (log_psi_max - log_psi_min > kLinearRange)
     return log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
-                               a.rho * a.trans.array().log().matrix(),
-                               b.rho * b.trans.array().log().matrix(), a.steps);
+                               a.rho * a.trans.array().log().matrix(), b.rho * b.trans.array().log().matrix(), a.steps);
   psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
   // psi enters T + 1 times: once per step and once in the final sum.
   const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
@@ -260,8 +259,7 @@ bool HmmModel::can_sample() const {
 long HmmModel::sample_size() const { return (steps() + 1) * as_samplable(*impl_->emissions.front())->sample_size(); }
 
 double HmmModel::log_tilted_normalizer(double rho) const {
-  require_rho_one(*this, "an HMM",
-                  "p^rho / Z is not an HMM and Z has no closed form", rho);
+  require_rho_one(*this, "an HMM", "p^rho / Z is not an HMM and Z has no closed form", rho);
   return 0.0;
 }
 
@@ -294,8 +292,8 @@ void HmmModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<
   const Eigen::Index emission_size = emissions.front()->sample_size();
   Eigen::MatrixXd draws(emission_size, static_cast<Eigen::Index>(labels.size()));
   sample_parts(emissions, labels, rho, generator, draws);
-  samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), emission_size * static_cast<Eigen::Index>(length),
-                                              samples.cols());
+  samples =
+      Eigen::Map<const Eigen::MatrixXd>(draws.data(), emission_size * static_cast<Eigen::Index>(length), samples.cols());
 }
 
 // The scaled forward algorithm: alpha_0 = pi .* e_0, alpha_t = (A' alpha_(t-1)) .* e_t with

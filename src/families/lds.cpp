@@ -35,7 +35,6 @@
 #include <string>
 #include <vector>
 
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 #include "families/state_space.hpp"
@@ -125,7 +124,8 @@ double LdsModel::log_kernel(const Model& other) const {
   // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
   thread_local detail::SwitchingStateSpace pair;
   detail::stack_difference(a.space, b.space, pair);
-  return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho, detail::innovation_sums(pair, a.steps, kStationary));
+  return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho,
+                                      detail::innovation_sums(pair, a.steps, kStationary));
 }
 
 std::unique_ptr<GaussianModel> LdsModel::joint_observations() const {
@@ -133,7 +133,8 @@ std::unique_ptr<GaussianModel> LdsModel::joint_observations() const {
 }
 
 double dense_log_kernel(const LdsModel& a, const LdsModel& b) {
-  if (a.impl_->rho <= 0.0 || a.impl_->rho != b.impl_->rho || a.steps() != b.steps()) detail::throw_unprepared_pair(kFamily);
+  if (a.impl_->rho <= 0.0 || a.impl_->rho != b.impl_->rho || a.steps() != b.steps())
+    detail::throw_unprepared_pair(kFamily);
   KernelParams params;
   params.rho = a.impl_->rho;
   const auto joint_a = a.joint_observations(), joint_b = b.joint_observations();

@@ -148,8 +148,7 @@ std::pair<Eigen::VectorXd, Eigen::MatrixXd> joint_of_all_nodes(const std::vector
     for (long u : node.parents) {
       const Eigen::Index parent_at = first[static_cast<std::size_t>(u)],
                          parent_dim = nodes[static_cast<std::size_t>(u)].dim;
-      own.noalias() +=
-          cross.middleCols(parent_at, parent_dim) * node.weights.middleCols(column, parent_dim).transpose();
+      own.noalias() += cross.middleCols(parent_at, parent_dim) * node.weights.middleCols(column, parent_dim).transpose();
       column += parent_dim;
     }
     cov.block(at, 0, d, at) = cross;
@@ -195,11 +194,11 @@ std::unique_ptr<GaussianModel> observed_marginal_of(const std::vector<LinearGaus
       size += nodes[static_cast<std::size_t>(v)].dim;
       if (!definite(size))
         throw NodeFieldError(
-            v, detail::field_error(
-                   node_family(v), "cov",
-                   "an observed node whose coordinates have a positive definite covariance given the "
-                   "observed nodes before it (the observed marginal must have a density)",
-                   "a singular marginal covariance of the observed nodes up to node " + std::to_string(v)));
+            v,
+            detail::field_error(node_family(v), "cov",
+                                "an observed node whose coordinates have a positive definite covariance given the "
+                                "observed nodes before it (the observed marginal must have a density)",
+                                "a singular marginal covariance of the observed nodes up to node " + std::to_string(v)));
     }
   }
   return GaussianModel::full(std::move(observed_mean), std::move(observed_cov));
@@ -251,9 +250,12 @@ double LinearGaussianModel::log_kernel(const Model& other) const {
 
 long LinearGaussianModel::sample_size() const { return impl_->marginal->sample_size(); }
 
-double LinearGaussianModel::log_tilted_normalizer(double rho) const { return impl_->marginal->log_tilted_normalizer(rho); }
+double LinearGaussianModel::log_tilted_normalizer(double rho) const {
+  return impl_->marginal->log_tilted_normalizer(rho);
+}
 
-void LinearGaussianModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const {
+void LinearGaussianModel::sample_tilted(double rho, SampleGenerator& generator,
+                                        Eigen::Ref<Eigen::MatrixXd> samples) const {
   impl_->marginal->sample_tilted(rho, generator, samples);
 }
 
@@ -378,8 +380,7 @@ std::unique_ptr<Model> linear_gaussian_from_json(const nlohmann::json& object) {
 
 const FamilyInfo& linear_gaussian_family() {
   static const FamilyInfo info =
-      hand_written_family<LinearGaussianModel>(kFamily, 12, &decode_linear_gaussian,
-                                               &linear_gaussian_from_json);
+      hand_written_family<LinearGaussianModel>(kFamily, 12, &decode_linear_gaussian, &linear_gaussian_from_json);
   return info;
 }
 

@@ -14,7 +14,6 @@
 #include <numeric>
 #include <string>
 
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
@@ -65,10 +64,10 @@ MixtureModel::MixtureModel(Parameters parameters) : impl_(std::make_unique<Impl>
                                "a model of a family other than mixture (mixtures do not nest)", "a mixture");
     const SampleSpace space = components[m]->sample_space();
     if (space != components[0]->sample_space())
-      throw detail::FieldError(kFamily, "components", static_cast<long>(m), path,
-                               "a model over the sample space of component 0 (" +
-                                   components[0]->sample_space().describe() + ")",
-                               "a " + components[m]->family().name + " model over " + space.describe());
+      throw detail::FieldError(
+          kFamily, "components", static_cast<long>(m), path,
+          "a model over the sample space of component 0 (" + components[0]->sample_space().describe() + ")",
+          "a " + components[m]->family().name + " model over " + space.describe());
   }
   static_cast<MixtureParameters&>(*impl_) = std::move(parameters);
 }

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 #include "ppk/core/row.hpp"
@@ -92,7 +91,8 @@ MonteCarloModel::MonteCarloModel(Parameters parameters) : impl_(std::make_unique
   const long samples = parameters.samples;
   if (!model) throw detail::field_error(kFamily, "model", "a model", "nothing");
   if (samples < 1 || samples > kMaxMonteCarloSamples)
-    throw detail::field_error(kFamily, "samples", detail::whole_numbers(1, kMaxMonteCarloSamples), std::to_string(samples));
+    throw detail::field_error(kFamily, "samples", detail::whole_numbers(1, kMaxMonteCarloSamples),
+                              std::to_string(samples));
   const SamplableModel* samplable = as_samplable(*model);
   if (samplable == nullptr)
     throw detail::field_error(kFamily, "model",

@@ -80,8 +80,7 @@ LeveledBase quantised_pooled_base(const std::vector<double>& pooled_counts) {
   // m_d = (C_d + 1/2) / (C + D/2): half a count per word keeps every word of the vocabulary
   // (including those the training file never uses) at a positive base probability.
   std::vector<double> smoothed(dim);
-  for (std::size_t d = 0; d < dim; ++d)
-    smoothed[d] = (pooled_counts[d] + 0.5) / (total + 0.5 * static_cast<double>(dim));
+  for (std::size_t d = 0; d < dim; ++d) smoothed[d] = (pooled_counts[d] + 0.5) / (total + 0.5 * static_cast<double>(dim));
   const auto [low, high] = std::minmax_element(smoothed.begin(), smoothed.end());
   const double log_low = std::log(*low), width = (std::log(*high) - log_low) / BaseLevels::kMaxLevels;
   // Geometric bins: word d in bin floor((log m_d - log min) / width), the top edge in the last bin.
@@ -252,10 +251,10 @@ void check_levels(const LeveledProbabilities& p) {
                                   "a level in [1, K = " + std::to_string(count) + "] (row) or [0, K) (JSON)",
                                   static_cast<double>(k));
     if (++listed_at[k] > levels.count[k])
-      throw detail::element_error(kFamily, "word levels", p.index[i],
-                                  "at most n_k = " + std::to_string(levels.count[k]) + " listed words at level " +
-                                      std::to_string(k),
-                                  static_cast<double>(k));
+      throw detail::element_error(
+          kFamily, "word levels", p.index[i],
+          "at most n_k = " + std::to_string(levels.count[k]) + " listed words at level " + std::to_string(k),
+          static_cast<double>(k));
   }
   if (!(p.share >= 0.0 && p.share <= 1.0))
     throw field_error(kFamily, "base", "the prior's share s in [0, 1]", format_number(p.share));
@@ -263,7 +262,10 @@ void check_levels(const LeveledProbabilities& p) {
 
 Trials checked_trials(Trials trials) {
   switch (trials.kind) {
-    case Trials::one_event: trials.count = 0; trials.decay = 1.0; break;
+    case Trials::one_event:
+      trials.count = 0;
+      trials.decay = 1.0;
+      break;
     case Trials::fixed:
       if (trials.count < 1 || trials.count > kMaxTrials)
         throw field_error(kFamily, "trials", "a whole number of trials in [1, 10^9]", std::to_string(trials.count));
@@ -341,7 +343,8 @@ void MultinomialModel::prepare(const KernelParams& params) {
   if (m.trials.kind != Trials::one_event && params.rho != 0.5)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the kernel over counts has a closed form only for rho = 1/2, the Bhattacharyya "
-                            "kernel (JMLR 2004 eq. 6); use -g 0.5 (got rho = " + format_number(params.rho) + ")");
+                            "kernel (JMLR 2004 eq. 6); use -g 0.5 (got rho = " +
+                            format_number(params.rho) + ")");
   if (m.trials.kind == Trials::all && m.trials.decay == 1.0)
     throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
                             ": the sum over all trial counts, 1/(1 - B), diverges for identical models (B = 1), "
@@ -529,7 +532,8 @@ void MultinomialModel::sample_tilted(double rho, SampleGenerator& generator, Eig
       d = a.index[k - 1];
     } else {
       const long j = std::min(static_cast<long>(generator.uniform() * static_cast<double>(unlisted)), unlisted - 1);
-      d = j + static_cast<long>(std::upper_bound(unlisted_below.begin(), unlisted_below.end(), j) - unlisted_below.begin());
+      d = j +
+          static_cast<long>(std::upper_bound(unlisted_below.begin(), unlisted_below.end(), j) - unlisted_below.begin());
     }
     samples(0, s) = static_cast<double>(d);
   }
@@ -608,9 +612,8 @@ std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
   const long levels_index = fields.next_index();
   const long level_count = fields.integer("levels", 0, static_cast<long>(BaseLevels::kMaxLevels));
   if (level_count == 0)  // a uniform base: the row ended at 6 + D
-    return detail::build_from_row({{"trials", trials_index, 1}, {"decay", decay_index, 1}, a.base, a.p}, [&] {
-      return std::make_unique<MultinomialModel>(std::move(a.probabilities), trials);
-    });
+    return detail::build_from_row({{"trials", trials_index, 1}, {"decay", decay_index, 1}, a.base, a.p},
+                                  [&] { return std::make_unique<MultinomialModel>(std::move(a.probabilities), trials); });
   const long values_index = fields.next_index();
   const std::vector<double> values = fields.reals("level values", static_cast<std::size_t>(level_count));
   const long counts_index = fields.next_index();
@@ -618,8 +621,13 @@ std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
   const long word_levels_index = fields.next_index();
   const auto word_levels = fields.sparse("word levels", static_cast<std::size_t>(dim));
   return detail::build_from_row(
-      {{"trials", trials_index, 1}, {"decay", decay_index, 1}, a.base, a.p, {"levels", levels_index, 1},
-       {"level values", values_index, level_count}, {"level counts", counts_index, level_count},
+      {{"trials", trials_index, 1},
+       {"decay", decay_index, 1},
+       a.base,
+       a.p,
+       {"levels", levels_index, 1},
+       {"level values", values_index, level_count},
+       {"level counts", counts_index, level_count},
        {"word levels", word_levels_index, dim}},
       [&] {
         LeveledProbabilities leveled;

@@ -112,7 +112,7 @@ double log_power_sum_series(double z, double rho, OnTerm&& on_term) {
     on_term(x, term);
   }
   term = 1.0;
-  for (double x = mode; x > 0.0; x -= 1.0) {  // adds t_{x-1} / t_m; term is t_x / t_m
+  for (double x = mode; x > 0.0; x -= 1.0) {        // adds t_{x-1} / t_m; term is t_x / t_m
     const double ratio = std::pow(x / z, two_rho);  // 1 (no bound yet) only at x = z
     if (term * ratio < kSeriesTolerance * (1.0 - ratio) * sum) break;
     term *= ratio;
@@ -227,9 +227,9 @@ double PoissonModel::log_tilted_normalizer(double rho) const {
   for (const Impl::ListedRate& entry : impl_->listed) {
     if (entry.rate > kMaxSeriesRate)
       throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
-                              ": Monte Carlo draws from p^rho / Z at rho = " + detail::format_number(rho) +
-                              ": rate " + detail::format_number(entry.rate) + " (coordinate " +
-                              std::to_string(entry.index) + ") is above 10^9, the largest rate whose tilted "
+                              ": Monte Carlo draws from p^rho / Z at rho = " + detail::format_number(rho) + ": rate " +
+                              detail::format_number(entry.rate) + " (coordinate " + std::to_string(entry.index) +
+                              ") is above 10^9, the largest rate whose tilted "
                               "pmf the sampler tabulates");
     log_z += log_power_sum(entry.rate, 0.5 * rho);
   }

@@ -35,8 +35,8 @@ using detail::MatrixField;
 namespace {
 
 const char* const kFamily = "slds";
-constexpr long kMaxStates = 1000;       // K: K^2 transitions must fit in a row
-constexpr long kMaxPaths = 1000;        // S: a kernel evaluation runs up to S S' filters
+constexpr long kMaxStates = 1000;  // K: K^2 transitions must fit in a row
+constexpr long kMaxPaths = 1000;   // S: a kernel evaluation runs up to S S' filters
 
 // FNV-1a, 64 bits, over `bytes` bytes of `value`, least significant first (independent of endianness).
 void hash_bytes(std::uint64_t& hash, std::uint64_t value, int bytes) {
@@ -76,10 +76,10 @@ struct SldsModel::Impl {
   std::uint64_t seed = 0;
   // Set by prepare():
   double rho = 0.0;
-  long steps = -1;                             // the T of the kernel
-  std::vector<std::vector<int>> paths;         // the S drawn paths, q_0..q_T each
-  std::vector<std::size_t> distinct;           // one index into paths per distinct path
-  std::vector<double> log_share;               // per distinct path: log c_i + log_kernel_share(log|S_q|)
+  long steps = -1;                      // the T of the kernel
+  std::vector<std::vector<int>> paths;  // the S drawn paths, q_0..q_T each
+  std::vector<std::size_t> distinct;    // one index into paths per distinct path
+  std::vector<double> log_share;        // per distinct path: log c_i + log_kernel_share(log|S_q|)
 };
 
 SldsModel::SldsModel(SldsParameters p) : impl_(std::make_unique<Impl>()) {
@@ -95,8 +95,8 @@ SldsModel::SldsModel(SldsParameters p) : impl_(std::make_unique<Impl>()) {
     detail::normalise_probabilities(kFamily, "trans", p.transitions.row(j), j, j * states);
   detail::SwitchingStateSpace& space = impl_->space;
   space = detail::checked_state_space(kFamily, p.mean0, p.cov0, p.observation, p.observation_noise, p.length);
-  for (const auto& [name, list] : {std::pair<const char*, std::vector<Eigen::MatrixXd>*>{"A", &p.state_transitions},
-                                   {"Q", &p.state_noises}})
+  for (const auto& [name, list] :
+       {std::pair<const char*, std::vector<Eigen::MatrixXd>*>{"A", &p.state_transitions}, {"Q", &p.state_noises}})
     if (static_cast<Eigen::Index>(list->size()) != states)
       throw field_error(kFamily, name, std::to_string(states) + " matrices (one per discrete state)",
                         std::to_string(list->size()));
@@ -176,8 +176,7 @@ void SldsModel::prepare(const KernelParams& params) {
 double SldsModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const SldsModel&>(other).impl_;
-  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps ||
-      a.space.observation.rows() != b.space.observation.rows())
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
     detail::throw_unprepared_pair(kFamily);
   thread_local detail::SwitchingStateSpace pair;
   thread_local std::vector<double> terms;
@@ -260,19 +259,25 @@ std::unique_ptr<Model> decode_slds(RowReader& fields) {
   detail::RowMatrix cov0 = detail::read_symmetric(fields, "cov0", n);
   detail::RowMatrix observation = detail::read_general(fields, "C", d, n);
   detail::RowMatrix observation_noise = detail::read_symmetric(fields, "R", d);
-  return detail::build_from_row(
-      {{"length", length_first, 1}, {"paths", paths_first, 1}, {"start", start_first, states}, transitions.span,
-       state_transitions.span, state_noises.span, {"mean0", mean_first, n}, cov0.span, observation.span,
-       observation_noise.span},
-      [&] {
-        p.transitions = std::move(transitions.matrix);
-        p.state_transitions = std::move(state_transitions.matrices);
-        p.state_noises = std::move(state_noises.matrices);
-        p.cov0 = std::move(cov0.matrix);
-        p.observation = std::move(observation.matrix);
-        p.observation_noise = std::move(observation_noise.matrix);
-        return std::make_unique<SldsModel>(std::move(p));
-      });
+  return detail::build_from_row({{"length", length_first, 1},
+                                 {"paths", paths_first, 1},
+                                 {"start", start_first, states},
+                                 transitions.span,
+                                 state_transitions.span,
+                                 state_noises.span,
+                                 {"mean0", mean_first, n},
+                                 cov0.span,
+                                 observation.span,
+                                 observation_noise.span},
+                                [&] {
+                                  p.transitions = std::move(transitions.matrix);
+                                  p.state_transitions = std::move(state_transitions.matrices);
+                                  p.state_noises = std::move(state_noises.matrices);
+                                  p.cov0 = std::move(cov0.matrix);
+                                  p.observation = std::move(observation.matrix);
+                                  p.observation_noise = std::move(observation_noise.matrix);
+                                  return std::make_unique<SldsModel>(std::move(p));
+                                });
 }
 
 std::unique_ptr<Model> slds_from_json(const nlohmann::json& object) {
@@ -299,8 +304,7 @@ std::unique_ptr<Model> slds_from_json(const nlohmann::json& object) {
 long SldsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
 
 double SldsModel::log_tilted_normalizer(double rho) const {
-  require_rho_one(*this, "an SLDS",
-                  "p^rho / Z is not a mixture of LDSs and Z has no closed form", rho);
+  require_rho_one(*this, "an SLDS", "p^rho / Z is not a mixture of LDSs and Z has no closed form", rho);
   return 0.0;
 }
 
@@ -327,8 +331,7 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& slds_family() {
-  static const FamilyInfo info =
-      hand_written_family<SldsModel>(kFamily, 13, &decode_slds, &slds_from_json);
+  static const FamilyInfo info = hand_written_family<SldsModel>(kFamily, 13, &decode_slds, &slds_from_json);
   return info;
 }
 

@@ -14,7 +14,6 @@
 #include <optional>
 #include <vector>
 
-
 #include "kernel_params.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/families/exponential_family.hpp"
@@ -65,9 +64,7 @@ class BernoulliNatural : public NaturalFormOnly {
  public:
   explicit BernoulliNatural(const std::vector<double>& g)
       : NaturalFormOnly(logits(g), bernoulli_family(), {"binary vectors", static_cast<long>(g.size())}) {}
-  double log_partition(const Eigen::VectorXd& theta) const override {
-    return theta.array().exp().log1p().sum();
-  }
+  double log_partition(const Eigen::VectorXd& theta) const override { return theta.array().exp().log1p().sum(); }
   bool in_natural_domain(const Eigen::VectorXd& theta) const override { return theta.allFinite(); }
   std::optional<MeasureScaling> measure_scaling(double) const override { return MeasureScaling{}; }
 };
@@ -137,8 +134,8 @@ TEST(ExponentialFamilyKernel, WithoutAScalingMeasureOnlyRhoOneHalfIsDefined) {
   OnlyAtOneHalf a({0.2, 0.6}), b({0.5, 0.5});
   EXPECT_NO_THROW(a.prepare(with_rho(0.5)));
   EXPECT_NO_THROW(b.prepare(with_rho(0.5)));
-  EXPECT_NEAR(a.log_kernel(b), std::log((std::sqrt(0.2 * 0.5) + std::sqrt(0.8 * 0.5)) *
-                                        (std::sqrt(0.6 * 0.5) + std::sqrt(0.4 * 0.5))),
+  EXPECT_NEAR(a.log_kernel(b),
+              std::log((std::sqrt(0.2 * 0.5) + std::sqrt(0.8 * 0.5)) * (std::sqrt(0.6 * 0.5) + std::sqrt(0.4 * 0.5))),
               1e-14);
   try {
     a.prepare(with_rho(1.0));

@@ -42,9 +42,9 @@ std::unique_ptr<Model> gaussian_2d(const oracle::Gaussian2& g) {
 
 TEST(GaussianOracle, QuadratureReproducesTheGaussianProductIdentity) {
   // At rho = 1, integral N(x; a, A) N(x; b, B) dx = N(a; b, A + B): a check of the oracle itself.
-  EXPECT_LT(oracle::relative_error(oracle::gaussian_ppk_1d(0.3, 0.5, -1.2, 2.0, 1.0),
-                                   oracle::normal_density(0.3, -1.2, 2.5)),
-            1e-12);
+  EXPECT_LT(
+      oracle::relative_error(oracle::gaussian_ppk_1d(0.3, 0.5, -1.2, 2.0, 1.0), oracle::normal_density(0.3, -1.2, 2.5)),
+      1e-12);
 }
 
 TEST(GaussianKernel, OneDimensionEveryFormPairMatchesQuadrature) {
@@ -71,16 +71,16 @@ TEST(GaussianKernel, TwoDimensionsEveryFormPairMatchesQuadrature) {
   const oracle::Gaussian2 iso_p{0.4, -0.3, 0.9, 0.0, 0.9}, iso_q{-0.5, 0.8, 1.6, 0.0, 1.6};
   const oracle::Gaussian2 diag_p{1.0, 0.2, 0.7, 0.0, 1.9}, diag_q{-0.6, -0.1, 2.2, 0.0, 0.4};
   const oracle::Gaussian2 full_p{0.4, -0.3, 1.2, 0.5, 0.8}, full_q{-0.5, 0.9, 0.6, -0.2, 1.5};
-  const std::pair<oracle::Gaussian2, oracle::Gaussian2> pairs[] = {
-      {iso_p, iso_q},   {iso_p, diag_p},  {diag_p, diag_q}, {iso_q, full_p},
-      {diag_q, full_q}, {full_p, full_q}, {full_p, full_p}, {full_q, iso_p}};
+  const std::pair<oracle::Gaussian2, oracle::Gaussian2> pairs[] = {{iso_p, iso_q},   {iso_p, diag_p},  {diag_p, diag_q},
+                                                                   {iso_q, full_p},  {diag_q, full_q}, {full_p, full_q},
+                                                                   {full_p, full_p}, {full_q, iso_p}};
   for (double rho : kRhos)
     for (const auto& [p, q] : pairs) {
       const double expected = oracle::gaussian_ppk_2d(p, q, rho);
       const double got = kernel_between(gaussian_2d(p), gaussian_2d(q), rho);
       EXPECT_LT(oracle::relative_error(got, expected), 1e-8)
-          << "rho " << rho << " means (" << p.m1 << "," << p.m2 << ") (" << q.m1 << "," << q.m2 << "): " << got
-          << " vs " << expected;
+          << "rho " << rho << " means (" << p.m1 << "," << p.m2 << ") (" << q.m1 << "," << q.m2 << "): " << got << " vs "
+          << expected;
     }
 }
 
@@ -92,10 +92,11 @@ TEST(GaussianKernel, IsotropicEqualVarianceMatchesThePapersSimplification) {
   mu << 0.1, -0.4, 1.3, 0.0, 2.0;
   nu << -0.3, 0.2, 0.9, 0.5, 1.1;
   for (double rho : kRhos) {
-    const double expected = std::pow(2.0 * rho, -dim / 2.0) * std::pow(2.0 * oracle::kPi * s, (1.0 - 2.0 * rho) * dim / 2.0) *
+    const double expected = std::pow(2.0 * rho, -dim / 2.0) *
+                            std::pow(2.0 * oracle::kPi * s, (1.0 - 2.0 * rho) * dim / 2.0) *
                             std::exp(-rho * (mu - nu).squaredNorm() / (4.0 * s));
-    EXPECT_LT(oracle::relative_error(kernel_between(GaussianModel::isotropic(mu, s), GaussianModel::isotropic(nu, s), rho),
-                                     expected),
+    EXPECT_LT(oracle::relative_error(
+                  kernel_between(GaussianModel::isotropic(mu, s), GaussianModel::isotropic(nu, s), rho), expected),
               1e-12)
         << "rho " << rho;
   }
@@ -113,9 +114,8 @@ TEST(GaussianKernel, FullCovarianceIsInvariantUnderRotation) {
   const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(dim, dim)).householderQ();
   for (double rho : kRhos) {
     const double diagonal = kernel_between(GaussianModel::diagonal(mu, var_mu), GaussianModel::diagonal(nu, var_nu), rho);
-    const double rotated =
-        kernel_between(GaussianModel::full(q * mu, q * var_mu.asDiagonal() * q.transpose()),
-                       GaussianModel::full(q * nu, q * var_nu.asDiagonal() * q.transpose()), rho);
+    const double rotated = kernel_between(GaussianModel::full(q * mu, q * var_mu.asDiagonal() * q.transpose()),
+                                          GaussianModel::full(q * nu, q * var_nu.asDiagonal() * q.transpose()), rho);
     EXPECT_LT(oracle::relative_error(rotated, diagonal), 1e-10) << "rho " << rho;
   }
 }

@@ -169,8 +169,7 @@ TEST(RowCodec, SmoothedJsonBecomesASparseRow) {
   json object = {{"family", "multinomial"}, {"p", p}};
   const Row row = encode_row(*multinomial_family().from_json(object));
   // Header (2 entries), D, base, and the two listed words.
-  EXPECT_TRUE(same_rows(row, {{1, 1}, {2, 3}, {3, 1000}, {6, 0.0005}, {17, 0.2}, {507, 0.301}}))
-      << format_entries(row);
+  EXPECT_TRUE(same_rows(row, {{1, 1}, {2, 3}, {3, 1000}, {6, 0.0005}, {17, 0.2}, {507, 0.301}})) << format_entries(row);
 }
 
 TEST(RowCodec, FamiliesAreRegistered) {
@@ -193,7 +192,8 @@ Row gaussian_row_with(int index, double value) {
 TEST(RowErrors, HeaderAndIndices) {
   EXPECT_TRUE(mentions(decode_error({}), {"\"version\" (index 1)", "expected 1", "got 0"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(1, 2)), {"\"version\" (index 1)", "got 2"}));
-  EXPECT_TRUE(mentions(decode_error(gaussian_row_with(2, 99)), {"\"family\" (index 2)", "1 gaussian", "9 hmm", "got 99"}));
+  EXPECT_TRUE(
+      mentions(decode_error(gaussian_row_with(2, 99)), {"\"family\" (index 2)", "1 gaussian", "9 hmm", "got 99"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(2, 1.5)), {"\"family\" (index 2)", "got 1.5"}));
   EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 1}, {4, 1}, {3, 2}}), {"strictly increasing", "index 3 after index 4"}));
   EXPECT_TRUE(mentions(decode_error({{0, 1}, {1, 1}, {2, 1}}), {"indices start at 1", "index 0"}));
@@ -205,9 +205,11 @@ TEST(RowErrors, HeaderAndIndices) {
 }
 
 TEST(RowErrors, GaussianFields) {
-  EXPECT_TRUE(mentions(decode_error(gaussian_row_with(6, kNaN)), {"gaussian field \"mean\" (index 6)", "finite", "got nan"}));
+  EXPECT_TRUE(
+      mentions(decode_error(gaussian_row_with(6, kNaN)), {"gaussian field \"mean\" (index 6)", "finite", "got nan"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(7, kInf)), {"gaussian field \"var\" (index 7)", "got inf"}));
-  EXPECT_TRUE(mentions(decode_error(gaussian_row_with(3, 2.5)), {"gaussian field \"dim\" (index 3)", "whole number", "got 2.5"}));
+  EXPECT_TRUE(
+      mentions(decode_error(gaussian_row_with(3, 2.5)), {"gaussian field \"dim\" (index 3)", "whole number", "got 2.5"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(3, 0)), {"\"dim\" (index 3)", "got 0"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(3, 1e9)), {"\"dim\" (index 3)", "[1, 100000000]", "got 1e+09"}));
   EXPECT_TRUE(mentions(decode_error(gaussian_row_with(4, 4)), {"gaussian field \"form\" (index 4)", "[1, 3]", "got 4"}));
@@ -227,9 +229,12 @@ TEST(RowErrors, BernoulliFields) {
   // D = 3: base at 4, p at 5..7.
   EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {4, 0.1}, {6, 1.5}}),
                        {"bernoulli field \"p\" (index 6)", "[0, 1]", "got 1.5"}));
-  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {4, -0.1}}), {"bernoulli field \"base\" (index 4)", "got -0.1"}));
-  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {5, kNaN}}), {"bernoulli field \"p\" (index 5)", "got nan"}));
-  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {8, 0.5}}), {"index 8 lies beyond", "\"p\" (indices 5..7)"}));
+  EXPECT_TRUE(
+      mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {4, -0.1}}), {"bernoulli field \"base\" (index 4)", "got -0.1"}));
+  EXPECT_TRUE(
+      mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {5, kNaN}}), {"bernoulli field \"p\" (index 5)", "got nan"}));
+  EXPECT_TRUE(
+      mentions(decode_error({{1, 1}, {2, 2}, {3, 3}, {8, 0.5}}), {"index 8 lies beyond", "\"p\" (indices 5..7)"}));
   EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, -1}}), {"bernoulli field \"dim\" (index 3)", "got -1"}));
 }
 
@@ -249,7 +254,8 @@ TEST(RowErrors, MultinomialFields) {
   EXPECT_EQ(decode_error(multinomial_row(0, 0, 0.2, 0.3, 0.5 + 5e-7)), "");  // renormalised
   EXPECT_TRUE(mentions(decode_error(multinomial_row(0, 0, 0.2, 0.3, 0.4)),
                        {"multinomial field \"p\" (indices 7..9)", "summing to 1", "got a sum of 0.9"}));
-  EXPECT_TRUE(mentions(decode_error(multinomial_row(0, 0, 0.2, -0.3, 1.1)), {"multinomial field \"p\" (index 8)", "got -0.3"}));
+  EXPECT_TRUE(
+      mentions(decode_error(multinomial_row(0, 0, 0.2, -0.3, 1.1)), {"multinomial field \"p\" (index 8)", "got -0.3"}));
   EXPECT_TRUE(mentions(decode_error(multinomial_row(2.5, 0, 0.2, 0.3, 0.5)),
                        {"multinomial field \"trials\" (index 4)", "whole number", "got 2.5"}));
   EXPECT_TRUE(mentions(decode_error(multinomial_row(-2, 0, 0.2, 0.3, 0.5)), {"\"trials\" (index 4)", "got -2"}));
@@ -268,14 +274,19 @@ TEST(JsonErrors, Gaussian) {
                        {"gaussian field \"mean\"[1]", "finite number", "got \"x\""}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"var":-1})"),
                        {"gaussian field \"var\": expected a positive finite number, got -1"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"var":1,"diag":[1,1]})"), {"exactly one", "\"var\""}));
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"gaussian","mean":[1,2],"var":1,"diag":[1,1]})"), {"exactly one", "\"var\""}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2]})"), {"exactly one"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"diag":[1]})"), {"\"diag\"", "2 variances", "got 1"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"diag":[1,0]})"), {"gaussian field \"diag\"[1]", "got 0"}));
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"gaussian","mean":[1,2],"diag":[1]})"), {"\"diag\"", "2 variances", "got 1"}));
+  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"diag":[1,0]})"),
+                       {"gaussian field \"diag\"[1]", "got 0"}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,0.5],[0.4,1]]})"),
                        {"gaussian field \"cov\"[0][1]", "symmetric", "got 0.5"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,0],[0]]})"), {"\"cov\"[1]", "2 numbers", "got 1"}));
-  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,0]]})"), {"\"cov\"", "2 x 2", "got 1 x 2"}));
+  EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,0],[0]]})"),
+                       {"\"cov\"[1]", "2 numbers", "got 1"}));
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,0]]})"), {"\"cov\"", "2 x 2", "got 1 x 2"}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"cov":[[1,2],[2,1]]})"),
                        {"gaussian field \"cov\"", "positive definite"}));
   EXPECT_TRUE(mentions(json_error(R"({"family":"gaussian","mean":[1,2],"covariance":[[1,0],[0,1]]})"),

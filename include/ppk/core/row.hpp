@@ -101,9 +101,7 @@ std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end);
 // The model whose family code is at `family_index` and whose fields follow it, from the entries
 // [begin, end) (indices >= family_index, strictly increasing). decode_row is this at index 2.
 std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index);
-inline std::unique_ptr<Model> decode_row(const Row& row) {
-  return decode_row(row.data(), row.data() + row.size());
-}
+inline std::unique_ptr<Model> decode_row(const Row& row) { return decode_row(row.data(), row.data() + row.size()); }
 
 // x as a value LIBSVM reads: x itself, except that a subnormal x (0 < |x| < DBL_MIN =
 // 2.2250738585072014e-308) becomes +-DBL_MIN. LIBSVM's readers (svm-train, svm-predict) refuse a

@@ -47,10 +47,10 @@ namespace ppk {
 constexpr long kMaxSampledHiddenConfigurations = 100000;
 
 struct BayesNode {
-  long states = 0;            // K >= 1: a discrete node; 0: an emission leaf
-  long variable = -1;         // the observed variable this node is (0-based); -1: hidden
-  std::vector<long> parents;  // node indices, discrete nodes
-  std::vector<double> cpt;    // discrete: C x K row-major, row c = P(node | parent configuration c)
+  long states = 0;                                // K >= 1: a discrete node; 0: an emission leaf
+  long variable = -1;                             // the observed variable this node is (0-based); -1: hidden
+  std::vector<long> parents;                      // node indices, discrete nodes
+  std::vector<double> cpt;                        // discrete: C x K row-major, row c = P(node | parent configuration c)
   std::vector<std::unique_ptr<Model>> emissions;  // emission leaf: one model per parent configuration
 };
 

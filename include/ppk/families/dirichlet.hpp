@@ -45,7 +45,7 @@ class DirichletModel : public SamplableExponentialFamilyModel {
 
   ~DirichletModel() override;
   const FamilyInfo& family() const override;
-  SampleSpace sample_space() const override;  // "probability vectors" of dimension D
+  SampleSpace sample_space() const override;          // "probability vectors" of dimension D
   void prepare(const KernelParams& params) override;  // KernelDomainError with the bound on rho
   double log_kernel(const Model& other) const override;
 

@@ -62,7 +62,7 @@ class FhmmModel : public Model, public SamplableModel {
   const Eigen::MatrixXd& cov() const;  // Sigma
   long dim() const;                    // d
   long length() const;                 // the stored default T
-  long steps() const;  // the T of the kernel once prepared (-d if > 0, else length()); length() before
+  long steps() const;                  // the T of the kernel once prepared (-d if > 0, else length()); length() before
 
   ~FhmmModel() override;
   const FamilyInfo& family() const override;

@@ -48,7 +48,7 @@ class GammaModel : public SamplableExponentialFamilyModel {
 
   ~GammaModel() override;
   const FamilyInfo& family() const override;
-  SampleSpace sample_space() const override;  // "positive real vectors" of dimension D
+  SampleSpace sample_space() const override;          // "positive real vectors" of dimension D
   void prepare(const KernelParams& params) override;  // KernelDomainError with the bound on rho
   // `other` is a GammaModel, or an ExponentialModel: the gamma model of shapes 1 and the same scales
   // (the exponential-gamma kernel of kernel.cpp), taken at this model's rho.

@@ -50,8 +50,7 @@ class HmmModel : public Model, public SamplableModel {
   // none of them an HMM, and length >= 0.
   using Parameters = HmmParameters;
   explicit HmmModel(Parameters parameters);
-  HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions,
-           long length)
+  HmmModel(Eigen::VectorXd start, Eigen::MatrixXd transitions, std::vector<std::unique_ptr<Model>> emissions, long length)
       : HmmModel(Parameters{std::move(start), std::move(transitions), std::move(emissions), length}) {}
   const Parameters& parameters() const;
   const Eigen::VectorXd& start() const;
@@ -63,13 +62,13 @@ class HmmModel : public Model, public SamplableModel {
 
   ~HmmModel() override;
   const FamilyInfo& family() const override;
-  SampleSpace sample_space() const override;  // uses the prepared T once prepared
+  SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // T = params.length if > 0; prepares emissions
   double log_kernel(const Model& other) const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.
-  bool can_sample() const override;  // every emission can
-  long sample_size() const override;  // (steps() + 1) times an emission's
+  bool can_sample() const override;                         // every emission can
+  long sample_size() const override;                        // (steps() + 1) times an emission's
   double log_tilted_normalizer(double rho) const override;  // KernelDomainError unless rho = 1
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;

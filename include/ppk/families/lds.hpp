@@ -31,13 +31,13 @@ namespace ppk {
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // the row's n and d, then "length", "mean0", "cov0", "A", "Q", "C", "R".
 struct LdsParameters {
-  Eigen::VectorXd mean0;    // n
-  Eigen::MatrixXd cov0;     // n x n, symmetric
-  Eigen::MatrixXd A;        // transition, n x n
-  Eigen::MatrixXd Q;        // state noise, n x n, symmetric
-  Eigen::MatrixXd C;        // observation, d x n
-  Eigen::MatrixXd R;        // observation noise, d x d, symmetric
-  long length = 0;          // T
+  Eigen::VectorXd mean0;  // n
+  Eigen::MatrixXd cov0;   // n x n, symmetric
+  Eigen::MatrixXd A;      // transition, n x n
+  Eigen::MatrixXd Q;      // state noise, n x n, symmetric
+  Eigen::MatrixXd C;      // observation, d x n
+  Eigen::MatrixXd R;      // observation noise, d x d, symmetric
+  long length = 0;        // T
   template <class Archive>
   void fields(Archive& archive);
 };
@@ -62,8 +62,8 @@ class LdsModel : public Model, public SamplableModel {
   const Eigen::MatrixXd& observation_noise() const;  // R
   long state_dim() const;                            // n
   long observation_dim() const;                      // d
-  long length() const;  // the stored default T
-  long steps() const;   // the T of the kernel once prepared (-d if > 0, else length()); length() before
+  long length() const;                               // the stored default T
+  long steps() const;  // the T of the kernel once prepared (-d if > 0, else length()); length() before
 
   // The joint Gaussian of X = (x_0..x_steps()), built densely: mean blocks C A^t mean0, covariance
   // blocks cov(x_t, x_u) = C A^(t-u) Sigma_u C' (t >= u) plus R when t = u, Sigma_u the state covariance.
@@ -71,8 +71,8 @@ class LdsModel : public Model, public SamplableModel {
 
   ~LdsModel() override;
   const FamilyInfo& family() const override;
-  SampleSpace sample_space() const override;  // uses the prepared T once prepared
-  void prepare(const KernelParams& params) override;  // T = params.length if > 0; log|S| by a Kalman filter
+  SampleSpace sample_space() const override;             // uses the prepared T once prepared
+  void prepare(const KernelParams& params) override;     // T = params.length if > 0; log|S| by a Kalman filter
   double log_kernel(const Model& other) const override;  // linear in T
 
   // SamplableModel interface (sampling.hpp), any rho > 0. A sample is x_0..x_T stacked ((T + 1) d

@@ -29,7 +29,7 @@ namespace ppk {
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // the row's M, then "weights" and the M nested "components".
 struct MixtureParameters {
-  std::vector<double> weights;                       // w_m, summing to 1
+  std::vector<double> weights;  // w_m, summing to 1
   std::vector<std::unique_ptr<Model>> components;
   template <class Archive>
   void fields(Archive& archive);
@@ -50,7 +50,7 @@ class MixtureModel : public Model, public SamplableModel {
 
   ~MixtureModel() override;
   const FamilyInfo& family() const override;
-  SampleSpace sample_space() const override;  // the components' sample space
+  SampleSpace sample_space() const override;          // the components' sample space
   void prepare(const KernelParams& params) override;  // prepares every component
   // `other` is a mixture, or a plain model of the components' sample space.
   double log_kernel(const Model& other) const override;

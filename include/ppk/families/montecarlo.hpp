@@ -25,8 +25,8 @@
 // Gaussian against a mixture of Gaussians). rho: where the inner family can draw from p^rho / Z with
 // Z in closed form: gaussian, bernoulli, one-event multinomial, exponential and poisson (rates up to
 // 10^9) at any rho > 0; gamma and dirichlet where every rho (a_d - 1) + 1 > 0 (any rho when every shape
-// or alpha is at least 1); mixture and hmm (of those) at rho = 1 only (KernelDomainError otherwise). A montecarlo row has no kernel with a
-// plain row: the estimate needs samples from both models.
+// or alpha is at least 1); mixture and hmm (of those) at rho = 1 only (KernelDomainError otherwise). A montecarlo row has
+// no kernel with a plain row: the estimate needs samples from both models.
 //
 // Row fields (family code 14): 3: N, the number of samples (1..10^7)   4: beta rule (0 pooled, 1 equal)
 //   5...: the inner model (RowWriter::model: its length, then its row from the family code on).

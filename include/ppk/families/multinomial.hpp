@@ -57,8 +57,8 @@ struct Trials {
 // probability value[k]; sum_k count[k] value[k] = 1.
 struct BaseLevels {
   static constexpr std::size_t kMaxLevels = 32;
-  std::vector<double> value;  // v_k > 0
-  std::vector<long> count;    // n_k >= 1, summing to D
+  std::vector<double> value;                // v_k > 0
+  std::vector<long> count;                  // n_k >= 1, summing to D
   double power_sum(double exponent) const;  // E(exponent) = sum_k n_k v_k^exponent
   bool operator==(const BaseLevels& other) const { return value == other.value && count == other.count; }
 };
@@ -80,9 +80,9 @@ struct LeveledProbabilities {
   long dim = 0;
   double share = 0.0;  // s = A / (N + A)
   BaseLevels levels;
-  std::vector<long> index;   // listed words, 0-based, strictly increasing
-  std::vector<double> value; // their a_d
-  std::vector<int> level;    // their 0-based levels
+  std::vector<long> index;    // listed words, 0-based, strictly increasing
+  std::vector<double> value;  // their a_d
+  std::vector<int> level;     // their 0-based levels
 };
 
 class MultinomialModel : public Model, public SamplableModel {

@@ -70,7 +70,7 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   long discrete_states() const;              // K
   long state_dim() const;                    // n
   long observation_dim() const;              // d
-  long steps() const;  // the T of the kernel once prepared (-d if > 0, else length); length before
+  long steps() const;                        // the T of the kernel once prepared (-d if > 0, else length); length before
 
   // The seed of the path draw: FNV-1a over the row's entries (index, then the value's IEEE bits, each
   // byte from least significant), then splitmix64's finaliser.
