@@ -8,6 +8,10 @@
 
 namespace ppk::detail {
 
+std::string record_family(const std::string& family, const char* field, long i) {
+  return family + " " + field + "[" + std::to_string(i) + "]";
+}
+
 namespace {
 
 std::vector<double> to_vector(const Eigen::VectorXd& values) { return {values.data(), values.data() + values.size()}; }
@@ -84,16 +88,21 @@ void RowReaderArchive::record(const char* field, long first_index) {
   spans_.push_back({field, first_index, in_.next_index() - first_index});
 }
 
+// A whole number in [min, max], its error naming family_ (the row's family or one of its records).
+long RowReaderArchive::whole(const char* field, long min, long max) {
+  return row_whole_number(in_, family_, field, min, max);
+}
+
 Dimension RowReaderArchive::dimension(const char* field, long, long min, long max) {
   const long first = in_.next_index();
-  const long value = in_.integer(field, min, max);
+  const long value = whole(field, min, max);
   record(field, first);
   return {value, min, max, field, first};
 }
 
 void RowReaderArchive::whole_number(const char* field, long& value, long min, long max) {
   const long first = in_.next_index();
-  value = in_.integer(field, min, max);
+  value = whole(field, min, max);
   record(field, first);
 }
 
@@ -167,11 +176,13 @@ void RowReaderArchive::one_of(const char* field, long& index, const std::vector<
 
 void RowReaderArchive::at_most(const Dimension& dim, long max, const char* condition) {
   if (dim.value > max)
-    throw ModelError(row_field_location(in_.family_name(), dim.field, dim.first_index, 1) + ": expected at most " +
+    throw ModelError(row_field_location(family_, dim.field, dim.first_index, 1) + ": expected at most " +
                      std::to_string(max) + " " + condition + ", got " + std::to_string(dim.value));
 }
 
 ModelError RowReaderArchive::at_row(const FieldError& error) const {
+  for (const auto& [family, spans] : records_)
+    if (error.family() == family) return detail::at_row(error, spans);
   for (const auto& [field, spans] : nested_)
     if (error.field() == field && error.element() >= 0 && static_cast<std::size_t>(error.element()) < spans.size()) {
       const RowFieldSpan& span = spans[static_cast<std::size_t>(error.element())];
@@ -309,5 +320,106 @@ void JsonReaderArchive::one_of(const char*, long& index, const std::vector<const
 }
 
 void JsonReaderArchive::at_most(const Dimension&, long, const char*) {}
+
+// ---- Lists of matrices, in the four archives.
+
+void RowWriterArchive::matrices(const char*, std::vector<Eigen::MatrixXd>& list, const Dimension&, const Dimension&,
+                                const Dimension&) {
+  for (const Eigen::MatrixXd& matrix : list) write_row_major(out_, matrix);
+}
+
+void RowWriterArchive::symmetric_matrices(const char*, std::vector<Eigen::MatrixXd>& list, const Dimension&,
+                                          const Dimension&) {
+  for (const Eigen::MatrixXd& matrix : list) write_lower_triangle(out_, matrix);
+}
+
+void RowReaderArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                const Dimension& rows, const Dimension& cols) {
+  RowMatrices read = read_general_list(in_, field, count.value, rows.value, cols.value);
+  list = std::move(read.matrices);
+  spans_.push_back(read.span);
+}
+
+void RowReaderArchive::symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                          const Dimension& dim) {
+  RowMatrices read = read_symmetric_list(in_, field, count.value, dim.value);
+  list = std::move(read.matrices);
+  spans_.push_back(read.span);
+}
+
+void JsonWriterArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension&,
+                                 const Dimension&, const Dimension&) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const Eigen::MatrixXd& matrix : list) array.push_back(json_rows(matrix));
+  out_[field] = std::move(array);
+}
+
+void JsonWriterArchive::symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                           const Dimension& dim) {
+  matrices(field, list, count, dim, dim);
+}
+
+void JsonReaderArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension&,
+                                 const Dimension&, const Dimension&) {
+  list = json_matrices(fields_, field);
+}
+
+void JsonReaderArchive::symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                           const Dimension& dim) {
+  matrices(field, list, count, dim, dim);
+}
+
+// ---- Records (in family_fields.hpp), flags, lists of whole numbers, in the four archives.
+
+void RowWriterArchive::boolean(const char*, bool& value) { out_.real(value ? 1.0 : 0.0); }
+
+void RowWriterArchive::whole_numbers(const char*, std::vector<long>& values, long, long, long) {
+  out_.real(static_cast<double>(values.size()));
+  for (long value : values) out_.real(static_cast<double>(value));
+}
+
+void RowReaderArchive::boolean(const char* field, bool& value) {
+  long read = 0;
+  whole_number(field, read, 0, 1);
+  value = read == 1;
+}
+
+// The length's index and the numbers' are both the field's: an error about element p is at the p-th number.
+void RowReaderArchive::whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max) {
+  const long count = whole(field, 0, max_count);
+  const long first = in_.next_index();
+  values.clear();
+  for (long p = 0; p < count; ++p) values.push_back(whole(field, min, max));
+  record(field, first);
+}
+
+void JsonWriterArchive::boolean(const char* field, bool& value) { out_[field] = value; }
+
+void JsonWriterArchive::whole_numbers(const char* field, std::vector<long>& values, long, long, long) {
+  out_[field] = values;
+}
+
+const nlohmann::json& JsonReaderArchive::record_array(const char* field, long max, const char* item) const {
+  const nlohmann::json& array = fields_.required(field);
+  if (!array.is_array() || array.empty() || static_cast<long>(array.size()) > max)
+    throw fields_.invalid(field, "an array of 1 to " + std::to_string(max) + " " + item + " objects");
+  return array;
+}
+
+void JsonReaderArchive::boolean(const char* field, bool& value) {
+  value = false;
+  if (!fields_.has(field)) return;
+  const nlohmann::json& member = fields_.required(field);
+  if (!member.is_boolean()) throw fields_.invalid(field, "true or false");
+  value = member.get<bool>();
+}
+
+void JsonReaderArchive::whole_numbers(const char* field, std::vector<long>& values, long, long min, long max) {
+  values.clear();
+  if (!fields_.has(field)) return;
+  const nlohmann::json& array = fields_.required(field);
+  if (!array.is_array()) throw fields_.invalid(field, "an array of whole numbers");
+  for (const nlohmann::json& value : array) values.push_back(fields_.whole_number(field, value, min, max));
+}
 
 }  // namespace ppk::detail

@@ -46,6 +46,9 @@ struct Dimension {
   long first_index = 0;
 };
 
+// How messages name record i of the records field `field`: "linear_gaussian nodes[2]".
+std::string record_family(const std::string& family, const char* field, long i);
+
 // Parameters -> the row's fields.
 class RowWriterArchive {
  public:
@@ -69,6 +72,38 @@ class RowWriterArchive {
   // the fields whose size it sets; elsewhere the model's constructor does).
   void at_most(const Dimension& dim, long max, const char* condition);
 
+  // ---- Lists of matrices (each kind below in all five archives):
+  // K general matrices rows x cols: in a row K blocks row by row one after another, in JSON an array
+  // of matrices (arrays of rows); errors about matrix k name the element's offset in the whole field.
+  void matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count, const Dimension& rows,
+                const Dimension& cols);
+  // K symmetric matrices dim x dim: in a row K lower triangles one after another, in JSON as matrices.
+  void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                          const Dimension& dim);
+  // ---- Records, flags, lists of whole numbers, optional members and checks (each in all five archives):
+  // `count` records, each a struct with its own
+  //     template <class Archive> void fields(Archive& a, const std::vector<Record>& records, long i);
+  // (records[0..i-1] hold what was read before record i, records.size() is the count): in a row the
+  // records' fields one after another, in JSON an array of 1 to count.max objects (`item` names one in
+  // messages: "an array of 1 to 5000 node objects"). Record i's errors name `family field[i]`
+  // ("linear_gaussian nodes[2]"): a FieldError of that family is restated at record i's row indices.
+  template <class Record>
+  void records(const char*, std::vector<Record>& records, const Dimension&, const char*) {
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].fields(*this, records, static_cast<long>(i));
+  }
+  // true or false: 1 or 0 in a row; in JSON a boolean (absent: false).
+  void boolean(const char* field, bool& value);
+  // A list of whole numbers in [min, max]: in a row its length (in [0, max_count]) as a field of the
+  // same name, then the numbers; in JSON an array (absent: empty).
+  void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
+  // Whether the next field (`field`) is there: always in a row (its size says whether it is empty);
+  // in JSON when `needed`, or when the reader finds the member.
+  bool optional(const char*, bool) { return true; }
+  // A check of what was read so far that later fields' sizes depend on (`check` throws FieldErrors):
+  // readers run it (a row reader restating its error at the row), writers and FieldNames do not.
+  template <class Check>
+  void validate(Check&&) {}
+
  private:
   RowWriter& out_;
 };
@@ -77,7 +112,9 @@ class RowWriterArchive {
 // that build() restates a FieldError of the model's constructor at them.
 class RowReaderArchive {
  public:
-  explicit RowReaderArchive(RowReader& in) : in_(in) {}
+  // `family` names the fields in messages: the row's family, or a record of it ("bayesnet nodes[2]").
+  explicit RowReaderArchive(RowReader& in) : RowReaderArchive(in, in.family_name()) {}
+  RowReaderArchive(RowReader& in, std::string family) : in_(in), family_(std::move(family)) {}
   Dimension dimension(const char* field, long value, long min, long max);
   void whole_number(const char* field, long& value, long min, long max);
   void real(const char* field, double& value);
@@ -92,6 +129,31 @@ class RowReaderArchive {
   void choice(const char* field, long& index, const std::vector<const char*>& names);
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
+
+  // ---- Lists of matrices (see RowWriterArchive).
+  void matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count, const Dimension& rows,
+                const Dimension& cols);
+  void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                          const Dimension& dim);
+  // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
+  template <class Record>
+  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char*) {
+    records.clear();
+    records.resize(static_cast<std::size_t>(count.value));
+    for (long i = 0; i < count.value; ++i) {
+      RowReaderArchive record(in_, record_family(family_, field, i));
+      records[static_cast<std::size_t>(i)].fields(record, records, i);
+      records_.emplace_back(record.family_, std::move(record.spans_));
+      records_.insert(records_.end(), record.records_.begin(), record.records_.end());
+    }
+  }
+  void boolean(const char* field, bool& value);
+  void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
+  bool optional(const char*, bool) { return true; }
+  template <class Check>
+  void validate(Check&& check) {
+    build(check);
+  }
 
   // build(), its FieldError restated at the row: an error about element m of a nested-models field at
   // model m's indices, any other at its field's indices (at_row).
@@ -108,10 +170,15 @@ class RowReaderArchive {
   ModelError at_row(const FieldError& error) const;
   void record(const char* field, long first_index);
 
+  long whole(const char* field, long min, long max);
+
   RowReader& in_;
+  std::string family_;
   std::vector<RowFieldSpan> spans_;
   // For each nested-models field, the indices of each model (its length field and its row).
   std::vector<std::pair<const char*, std::vector<RowFieldSpan>>> nested_;
+  // For each record read (records()), its family ("linear_gaussian nodes[2]") and its fields' indices.
+  std::vector<std::pair<std::string, std::vector<RowFieldSpan>>> records_;
 };
 
 // Parameters -> the JSON object (without "family", which make_family's writer adds).
@@ -131,6 +198,29 @@ class JsonWriterArchive {
   void choice(const char* field, long& index, const std::vector<const char*>& names);
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
+
+  // ---- Lists of matrices (see RowWriterArchive).
+  void matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count, const Dimension& rows,
+                const Dimension& cols);
+  void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                          const Dimension& dim);
+  // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
+  template <class Record>
+  void records(const char* field, std::vector<Record>& records, const Dimension&, const char*) {
+    nlohmann::json array = nlohmann::json::array();
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      nlohmann::json object = nlohmann::json::object();
+      JsonWriterArchive record(object);
+      records[i].fields(record, records, static_cast<long>(i));
+      array.push_back(std::move(object));
+    }
+    out_[field] = std::move(array);
+  }
+  void boolean(const char* field, bool& value);
+  void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
+  bool optional(const char*, bool needed) { return needed; }
+  template <class Check>
+  void validate(Check&&) {}
 
  private:
   nlohmann::json& out_;
@@ -159,7 +249,27 @@ class JsonReaderArchive {
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
 
+  // ---- Lists of matrices (see RowWriterArchive).
+  void matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count, const Dimension& rows,
+                const Dimension& cols);
+  void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                          const Dimension& dim);
+  // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
+  // (Each record object refuses members other than its declared ones.)
+  template <class Record>
+  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char* item);
+  void boolean(const char* field, bool& value);
+  void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
+  bool optional(const char* field, bool needed) { return needed || fields_.has(field); }
+  template <class Check>
+  void validate(Check&& check) {
+    check();
+  }
+
  private:
+  // The JSON array `field` of 1 to max record objects.
+  const nlohmann::json& record_array(const char* field, long max, const char* item) const;
+
   JsonFields fields_;
   std::string family_;
 };
@@ -206,8 +316,48 @@ class FieldNames {
   }
   void at_most(const Dimension&, long, const char*) {}
 
+  // ---- Lists of matrices.
+  template <class... Rest>
+  void matrices(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void symmetric_matrices(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  // ---- Records, flags, lists of whole numbers, optional members and checks.
+  template <class... Rest>
+  void records(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void boolean(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void whole_numbers(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  bool optional(const char*, bool) { return true; }
+  template <class Check>
+  void validate(Check&&) {}
+
   std::vector<const char*> names;
 };
+
+template <class Record>
+void JsonReaderArchive::records(const char* field, std::vector<Record>& records, const Dimension& count,
+                                const char* item) {
+  const nlohmann::json& array = record_array(field, count.max, item);
+  records.clear();
+  records.resize(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    FieldNames names;
+    Record().fields(names, records, static_cast<long>(i));
+    JsonReaderArchive record(array[i], record_family(family_, field, static_cast<long>(i)), names.names);
+    records[i].fields(record, records, static_cast<long>(i));
+  }
+}
 
 // The writers only read the parameters; fields() is one non-const member for all four archives (as
 // mlpack's serialize is), hence the const_cast.

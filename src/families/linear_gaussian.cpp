@@ -17,12 +17,9 @@
 #include <utility>
 
 #include <Eigen/Cholesky>
-#include <nlohmann/json.hpp>
-
 #include "core/matrix_fields.hpp"
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
-#include "ppk/core/row.hpp"
 
 namespace ppk {
 
@@ -33,87 +30,61 @@ constexpr long kMaxNodeDim = 1000;      // d_v: d_v^2 values must fit in a row
 constexpr long kMaxCoordinates = 5000;  // sum of d_v: the joint covariance is dense (as a full Gaussian's)
 
 // How errors address node i: `linear_gaussian nodes[i] field "cov"[0][1]` (JSON) or `... (index 12)` (rows).
-std::string node_family(long i) { return std::string(kFamily) + " nodes[" + std::to_string(i) + "]"; }
-
-// A FieldError about a field of one node; the row decoder restates it at that node's indices.
-class NodeFieldError : public detail::FieldError {
- public:
-  NodeFieldError(long node, detail::FieldError error) : FieldError(std::move(error)), node_(node) {}
-  long node() const { return node_; }
-
- private:
-  long node_;
-};
-
-// Runs `check`, which throws FieldErrors naming node i's fields, and tags them with the node.
-template <class Check>
-void checking_node(long i, Check check) {
-  try {
-    check();
-  } catch (const NodeFieldError&) {
-    throw;
-  } catch (const detail::FieldError& error) {
-    throw NodeFieldError(i, error);
-  }
-}
+std::string node_family(long i) { return detail::record_family(kFamily, "nodes", i); }
 
 // Node i's dimension (counting `before` coordinates in the nodes before it) and parents: each a node
 // before it, listed once.
 void check_header(const std::vector<LinearGaussianNode>& nodes, long i, long before) {
   const LinearGaussianNode& node = nodes[static_cast<std::size_t>(i)];
   const std::string family = node_family(i);
-  checking_node(i, [&] {
-    if (node.dim < 1 || node.dim > kMaxNodeDim)
-      throw detail::field_error(family, "dim", detail::whole_numbers(1, kMaxNodeDim), std::to_string(node.dim));
-    if (before + node.dim > kMaxCoordinates)
-      throw detail::field_error(family, "dim",
-                                "at most " + std::to_string(kMaxCoordinates) + " coordinates in all nodes (nodes 0.." +
-                                    std::to_string(i - 1) + " have " + std::to_string(before) + ")",
-                                std::to_string(node.dim));
-    for (std::size_t p = 0; p < node.parents.size(); ++p) {
-      const long u = node.parents[p];
-      const std::string path = "[" + std::to_string(p) + "]";
-      if (u < 0 || u >= i)
-        throw detail::FieldError(family, "parents", static_cast<long>(p), path,
-                                 (i == 0 ? std::string("no parents (node 0 is listed first")
-                                         : "a node listed before this one (in [0, " + std::to_string(i - 1) + "]") +
-                                     ": parents precede their children, so no cycle can form)",
-                                 std::to_string(u));
-      for (std::size_t q = 0; q < p; ++q)
-        if (node.parents[q] == u)
-          throw detail::FieldError(family, "parents", static_cast<long>(p), path, "distinct parents",
-                                   "node " + std::to_string(u) + " again (also parents[" + std::to_string(q) + "])");
-    }
-  });
+  if (node.dim < 1 || node.dim > kMaxNodeDim)
+    throw detail::field_error(family, "dim", detail::whole_numbers(1, kMaxNodeDim), std::to_string(node.dim));
+  if (before + node.dim > kMaxCoordinates)
+    throw detail::field_error(family, "dim",
+                              "at most " + std::to_string(kMaxCoordinates) + " coordinates in all nodes (nodes 0.." +
+                                  std::to_string(i - 1) + " have " + std::to_string(before) + ")",
+                              std::to_string(node.dim));
+  for (std::size_t p = 0; p < node.parents.size(); ++p) {
+    const long u = node.parents[p];
+    const std::string path = "[" + std::to_string(p) + "]";
+    if (u < 0 || u >= i)
+      throw detail::FieldError(family, "parents", static_cast<long>(p), path,
+                               (i == 0 ? std::string("no parents (node 0 is listed first")
+                                       : "a node listed before this one (in [0, " + std::to_string(i - 1) + "]") +
+                                   ": parents precede their children, so no cycle can form)",
+                               std::to_string(u));
+    for (std::size_t q = 0; q < p; ++q)
+      if (node.parents[q] == u)
+        throw detail::FieldError(family, "parents", static_cast<long>(p), path, "distinct parents",
+                                 "node " + std::to_string(u) + " again (also parents[" + std::to_string(q) + "])");
+  }
 }
 
 // Node i's offset, cov and weights (its header checked); cov symmetrised, weights d x 0 without parents.
 void check_body(std::vector<LinearGaussianNode>& nodes, long i) {
   LinearGaussianNode& node = nodes[static_cast<std::size_t>(i)];
   const std::string family = node_family(i);
-  checking_node(i, [&] {
-    if (node.offset.size() != node.dim)
-      throw detail::field_error(family, "offset", std::to_string(node.dim) + " values (d = \"dim\")",
-                                std::to_string(node.offset.size()) + " values");
-    for (Eigen::Index k = 0; k < node.offset.size(); ++k)
-      if (!std::isfinite(node.offset[k]))
-        throw detail::element_error(family, "offset", k, "a finite number", node.offset[k]);
-    detail::check_shape({family.c_str(), "cov", 0, ""}, node.cov, node.dim, node.dim, "d x d, d = \"dim\"");
-    node.cov = detail::checked_semidefinite({family.c_str(), "cov", 0, ""}, node.cov);
-    long parent_dims = 0;
-    std::string columns;
-    for (long u : node.parents) {
-      const long d = nodes[static_cast<std::size_t>(u)].dim;
-      parent_dims += d;
-      columns += (columns.empty() ? "" : ", ") + std::to_string(d) + " for node " + std::to_string(u);
-    }
-    if (node.parents.empty() && node.weights.size() == 0) node.weights.resize(node.dim, 0);
-    detail::check_shape({family.c_str(), "weights", 0, ""}, node.weights, node.dim, parent_dims,
-                        node.parents.empty()
-                            ? "no parents: no weights"
-                            : "d = \"dim\" rows; columns: " + columns + ", the parents' blocks side by side");
-    detail::check_finite({family.c_str(), "weights", 0, ""}, node.weights);
-  });
+  if (node.offset.size() != node.dim)
+    throw detail::field_error(family, "offset", std::to_string(node.dim) + " values (d = \"dim\")",
+                              std::to_string(node.offset.size()) + " values");
+  for (Eigen::Index k = 0; k < node.offset.size(); ++k)
+    if (!std::isfinite(node.offset[k]))
+      throw detail::element_error(family, "offset", k, "a finite number", node.offset[k]);
+  detail::check_shape({family.c_str(), "cov", 0, ""}, node.cov, node.dim, node.dim, "d x d, d = \"dim\"");
+  node.cov = detail::checked_semidefinite({family.c_str(), "cov", 0, ""}, node.cov);
+  long parent_dims = 0;
+  std::string columns;
+  for (long u : node.parents) {
+    const long d = nodes[static_cast<std::size_t>(u)].dim;
+    parent_dims += d;
+    columns += (columns.empty() ? "" : ", ") + std::to_string(d) + " for node " + std::to_string(u);
+  }
+  if (node.parents.empty() && node.weights.size() == 0) node.weights.resize(node.dim, 0);
+  detail::check_shape({family.c_str(), "weights", 0, ""}, node.weights, node.dim, parent_dims,
+                      node.parents.empty()
+                          ? "no parents: no weights"
+                          : "d = \"dim\" rows; columns: " + columns + ", the parents' blocks side by side");
+  detail::check_finite({family.c_str(), "weights", 0, ""}, node.weights);
 }
 
 // Where each node's coordinates start in the joint.
@@ -158,7 +129,7 @@ std::pair<Eigen::VectorXd, Eigen::MatrixXd> joint_of_all_nodes(const std::vector
   return {std::move(mean), std::move(cov)};
 }
 
-// N(m, S) of the observed nodes. Throws a NodeFieldError on the "cov" of the first observed node whose
+// N(m, S) of the observed nodes. Throws a FieldError on node_family(v)'s "cov" of the first observed node whose
 // coordinates make S singular (depend linearly on those before them), a FieldError when none is observed.
 std::unique_ptr<GaussianModel> observed_marginal_of(const std::vector<LinearGaussianNode>& nodes) {
   const auto [mean, cov] = joint_of_all_nodes(nodes);
@@ -193,25 +164,53 @@ std::unique_ptr<GaussianModel> observed_marginal_of(const std::vector<LinearGaus
     for (long v : observed_nodes) {
       size += nodes[static_cast<std::size_t>(v)].dim;
       if (!definite(size))
-        throw NodeFieldError(
-            v,
-            detail::field_error(node_family(v), "cov",
-                                "an observed node whose coordinates have a positive definite covariance given the "
-                                "observed nodes before it (the observed marginal must have a density)",
-                                "a singular marginal covariance of the observed nodes up to node " + std::to_string(v)));
+        throw detail::field_error(node_family(v), "cov",
+                                  "an observed node whose coordinates have a positive definite covariance given the "
+                                  "observed nodes before it (the observed marginal must have a density)",
+                                  "a singular marginal covariance of the observed nodes up to node " + std::to_string(v));
     }
   }
   return GaussianModel::full(std::move(observed_mean), std::move(observed_cov));
 }
 
+// The coordinates of nodes 0..i-1 (each node's dim checked when it was read).
+long coordinates_before(const std::vector<LinearGaussianNode>& nodes, long i) {
+  long before = 0;
+  for (long v = 0; v < i; ++v) before += nodes[static_cast<std::size_t>(v)].dim;
+  return before;
+}
+
 }  // namespace
 
+// Node i's header (dim, observed, parents) is checked before its body is read: the weights' columns
+// are the parents' dims.
+template <class Archive>
+void LinearGaussianNode::fields(Archive& archive, const std::vector<LinearGaussianNode>& nodes, long i) {
+  archive.whole_number("dim", dim, 1, kMaxNodeDim);
+  archive.boolean("observed", observed);
+  archive.whole_numbers("parents", parents, i, 0, static_cast<long>(nodes.size()) - 1);
+  archive.validate([&] { check_header(nodes, i, coordinates_before(nodes, i)); });
+  long parent_dims = 0;
+  for (long u : parents) parent_dims += nodes[static_cast<std::size_t>(u)].dim;
+  const detail::Dimension rows{dim, 1, kMaxNodeDim, "dim"}, columns{parent_dims, 0, kMaxCoordinates, "parents"};
+  archive.reals("offset", offset, rows);
+  archive.symmetric_matrix("cov", cov, rows);
+  if (archive.optional("weights", !parents.empty())) archive.matrix("weights", weights, rows, columns);
+}
+
+template <class Archive>
+void LinearGaussianParameters::fields(Archive& archive) {
+  const auto count = archive.dimension("nodes", static_cast<long>(nodes.size()), 1, kMaxCoordinates);
+  archive.records("nodes", nodes, count, "node");
+}
+
 struct LinearGaussianModel::Impl {
-  std::vector<LinearGaussianNode> nodes;
+  LinearGaussianParameters parameters;
   std::unique_ptr<GaussianModel> marginal;  // of the observed nodes; prepared with the kernel's rho
 };
 
-LinearGaussianModel::LinearGaussianModel(std::vector<LinearGaussianNode> nodes) : impl_(std::make_unique<Impl>()) {
+LinearGaussianModel::LinearGaussianModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  std::vector<LinearGaussianNode>& nodes = parameters.nodes;
   const long count = static_cast<long>(nodes.size());
   if (count < 1 || count > kMaxCoordinates)
     throw detail::field_error(kFamily, "nodes", "between 1 and " + std::to_string(kMaxCoordinates) + " nodes",
@@ -223,13 +222,14 @@ LinearGaussianModel::LinearGaussianModel(std::vector<LinearGaussianNode> nodes) 
     before += nodes[static_cast<std::size_t>(i)].dim;
   }
   impl_->marginal = observed_marginal_of(nodes);
-  impl_->nodes = std::move(nodes);
+  impl_->parameters = std::move(parameters);
 }
 
 LinearGaussianModel::~LinearGaussianModel() = default;
 
-std::size_t LinearGaussianModel::size() const { return impl_->nodes.size(); }
-const LinearGaussianNode& LinearGaussianModel::node(std::size_t i) const { return impl_->nodes.at(i); }
+const LinearGaussianParameters& LinearGaussianModel::parameters() const { return impl_->parameters; }
+std::size_t LinearGaussianModel::size() const { return impl_->parameters.nodes.size(); }
+const LinearGaussianNode& LinearGaussianModel::node(std::size_t i) const { return impl_->parameters.nodes.at(i); }
 const GaussianModel& LinearGaussianModel::observed_marginal() const { return *impl_->marginal; }
 
 const FamilyInfo& LinearGaussianModel::family() const { return linear_gaussian_family(); }
@@ -263,124 +263,8 @@ double LinearGaussianModel::log_probability(const Eigen::Ref<const Eigen::Vector
   return impl_->marginal->log_probability(x);
 }
 
-// Row fields: N, then per node dim, observed, P, parents, offset, cov, weights (see linear_gaussian.hpp).
-void LinearGaussianModel::encode_fields(RowWriter& out) const {
-  out.real(static_cast<double>(impl_->nodes.size()));
-  for (const LinearGaussianNode& node : impl_->nodes) {
-    out.real(static_cast<double>(node.dim));
-    out.real(node.observed ? 1.0 : 0.0);
-    out.real(static_cast<double>(node.parents.size()));
-    for (long u : node.parents) out.real(static_cast<double>(u));
-    out.reals(node.offset.data(), node.offset.data() + node.offset.size());
-    detail::write_lower_triangle(out, node.cov);
-    detail::write_row_major(out, node.weights);
-  }
-}
-
-void LinearGaussianModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const LinearGaussianNode& node : impl_->nodes) {
-    nlohmann::json object = nlohmann::json::object();
-    object["dim"] = node.dim;
-    object["parents"] = node.parents;
-    if (!node.parents.empty()) object["weights"] = detail::json_rows(node.weights);
-    object["offset"] = std::vector<double>(node.offset.data(), node.offset.data() + node.offset.size());
-    object["cov"] = detail::json_rows(node.cov);
-    object["observed"] = node.observed;
-    nodes.push_back(std::move(object));
-  }
-  out["nodes"] = std::move(nodes);
-}
-
-namespace {
-
-// Where one node's fields lie in a row.
-struct NodeInRow {
-  detail::RowFieldSpan dim{"dim", 0, 1}, parents{"parents", 0, 0}, offset{"offset", 0, 0}, cov{"cov", 0, 0},
-      weights{"weights", 0, 0};
-};
-
-// A node's error restated at the node's row indices.
-ModelError at_node_row(const NodeFieldError& error, const std::vector<NodeInRow>& where) {
-  const NodeInRow& at = where.at(static_cast<std::size_t>(error.node()));
-  return detail::at_row(error, {at.dim, at.parents, at.offset, at.cov, at.weights});
-}
-
-std::unique_ptr<Model> decode_linear_gaussian(RowReader& fields) {
-  const long count = fields.integer("nodes", 1, kMaxCoordinates);
-  std::vector<LinearGaussianNode> nodes(static_cast<std::size_t>(count));
-  std::vector<NodeInRow> where(static_cast<std::size_t>(count));
-  try {
-    long before = 0;
-    for (long i = 0; i < count; ++i) {
-      LinearGaussianNode& node = nodes[static_cast<std::size_t>(i)];
-      NodeInRow& at = where[static_cast<std::size_t>(i)];
-      const std::string family = node_family(i);
-      at.dim.first_index = fields.next_index();
-      node.dim = detail::row_whole_number(fields, family, "dim", 1, kMaxNodeDim);
-      node.observed = detail::row_whole_number(fields, family, "observed", 0, 1) == 1;
-      const long parents = detail::row_whole_number(fields, family, "parents", 0, i);
-      at.parents = {"parents", fields.next_index(), parents};
-      for (long p = 0; p < parents; ++p)
-        node.parents.push_back(detail::row_whole_number(fields, family, "parents", 0, i - 1));
-      check_header(nodes, i, before);  // the body's length follows from the parents' dimensions
-      before += node.dim;
-      long parent_dims = 0;
-      for (long u : node.parents) parent_dims += nodes[static_cast<std::size_t>(u)].dim;
-      at.offset = {"offset", fields.next_index(), node.dim};
-      const std::vector<double> offset = fields.reals("offset", static_cast<std::size_t>(node.dim));
-      node.offset = Eigen::Map<const Eigen::VectorXd>(offset.data(), node.dim);
-      detail::RowMatrix cov = detail::read_symmetric(fields, "cov", node.dim);
-      detail::RowMatrix weights = detail::read_general(fields, "weights", node.dim, parent_dims);
-      at.cov = cov.span;
-      at.weights = weights.span;
-      node.cov = std::move(cov.matrix);
-      node.weights = std::move(weights.matrix);
-    }
-    return std::make_unique<LinearGaussianModel>(std::move(nodes));
-  } catch (const NodeFieldError& error) {
-    throw at_node_row(error, where);
-  } catch (const detail::FieldError& error) {  // about the nodes as a whole
-    throw detail::at_row(error, {{"nodes", kFirstFieldIndex, 1}});
-  }
-}
-
-std::unique_ptr<Model> linear_gaussian_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"nodes"});
-  const nlohmann::json& array = fields.required("nodes");
-  if (!array.is_array() || array.empty() || static_cast<long>(array.size()) > kMaxCoordinates)
-    throw fields.invalid("nodes", "an array of 1 to " + std::to_string(kMaxCoordinates) + " node objects");
-  const long count = static_cast<long>(array.size());
-  std::vector<LinearGaussianNode> nodes(static_cast<std::size_t>(count));
-  for (long i = 0; i < count; ++i) {
-    const nlohmann::json& item = array[static_cast<std::size_t>(i)];
-    const detail::JsonFields f(item, node_family(i), {"dim", "parents", "weights", "offset", "cov", "observed"});
-    LinearGaussianNode& node = nodes[static_cast<std::size_t>(i)];
-    node.dim = f.whole_number("dim", 1, kMaxNodeDim);
-    if (f.has("observed")) {
-      if (!item["observed"].is_boolean()) throw f.invalid("observed", "true or false");
-      node.observed = item["observed"].get<bool>();
-    }
-    if (f.has("parents")) {
-      const nlohmann::json& parents = item["parents"];
-      if (!parents.is_array()) throw f.invalid("parents", "an array of node indices");
-      for (const nlohmann::json& u : parents) node.parents.push_back(f.whole_number("parents", u, 0, count - 1));
-    }
-    const std::vector<double> offset = f.reals("offset");
-    node.offset = Eigen::Map<const Eigen::VectorXd>(offset.data(), static_cast<Eigen::Index>(offset.size()));
-    node.cov = detail::json_matrix(f, "cov");
-    if (f.has("weights") || !node.parents.empty()) node.weights = detail::json_matrix(f, "weights");
-  }
-  return std::make_unique<LinearGaussianModel>(std::move(nodes));
-}
-
-}  // namespace
-
 const FamilyInfo& linear_gaussian_family() {
-  static const FamilyInfo info =
-      hand_written_family<LinearGaussianModel>(kFamily, 12, &decode_linear_gaussian, &linear_gaussian_from_json);
+  static const FamilyInfo info = make_family<LinearGaussianModel>(kFamily, 12);
   return info;
 }
 

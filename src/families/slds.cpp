@@ -20,8 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 #include "ppk/core/row.hpp"
@@ -69,6 +67,23 @@ int draw_state(const Eigen::Ref<const Eigen::RowVectorXd>& p, double u) {
 }
 
 }  // namespace
+
+template <class Archive>
+void SldsParameters::fields(Archive& archive) {
+  const auto states = archive.dimension("K", static_cast<long>(start.size()), 1, kMaxStates);
+  const auto n = archive.dimension("n", static_cast<long>(mean0.size()), 1, detail::kMaxStateSpaceDim);
+  const auto d = archive.dimension("d", static_cast<long>(observation.rows()), 1, detail::kMaxStateSpaceDim);
+  archive.whole_number("length", length, 0, detail::kMaxSequenceLength);
+  archive.whole_number("paths", paths, 1, kMaxPaths);
+  archive.reals("start", start, states);
+  archive.matrix("trans", transitions, states, states);
+  archive.matrices("A", state_transitions, states, n, n);
+  archive.symmetric_matrices("Q", state_noises, states, n);
+  archive.reals("mean0", mean0, n);
+  archive.symmetric_matrix("cov0", cov0, n);
+  archive.matrix("C", observation, d, n);
+  archive.symmetric_matrix("R", observation_noise, d);
+}
 
 struct SldsModel::Impl {
   SldsParameters parameters;
@@ -195,110 +210,6 @@ double SldsModel::log_kernel(const Model& other) const {
          std::log(static_cast<double>(b.paths.size()));
 }
 
-// Row fields: K, n, d, T, S, start, trans, A, Q, mean0, cov0, C, R (see slds.hpp).
-void SldsModel::encode_fields(RowWriter& out) const {
-  const SldsParameters& p = impl_->parameters;
-  out.real(static_cast<double>(discrete_states()));
-  out.real(static_cast<double>(state_dim()));
-  out.real(static_cast<double>(observation_dim()));
-  out.real(static_cast<double>(p.length));
-  out.real(static_cast<double>(p.paths));
-  out.reals(p.start.data(), p.start.data() + p.start.size());
-  detail::write_row_major(out, p.transitions);
-  for (const Eigen::MatrixXd& a : p.state_transitions) detail::write_row_major(out, a);
-  for (const Eigen::MatrixXd& q : p.state_noises) detail::write_lower_triangle(out, q);
-  out.reals(p.mean0.data(), p.mean0.data() + p.mean0.size());
-  detail::write_lower_triangle(out, p.cov0);
-  detail::write_row_major(out, p.observation);
-  detail::write_lower_triangle(out, p.observation_noise);
-}
-
-void SldsModel::to_json(nlohmann::json& out) const {
-  const SldsParameters& p = impl_->parameters;
-  const auto json_list = [](const std::vector<Eigen::MatrixXd>& matrices) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const Eigen::MatrixXd& matrix : matrices) list.push_back(detail::json_rows(matrix));
-    return list;
-  };
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  out["start"] = std::vector<double>(p.start.data(), p.start.data() + p.start.size());
-  out["trans"] = detail::json_rows(p.transitions);
-  out["A"] = json_list(p.state_transitions);
-  out["Q"] = json_list(p.state_noises);
-  out["mean0"] = std::vector<double>(p.mean0.data(), p.mean0.data() + p.mean0.size());
-  out["cov0"] = detail::json_rows(p.cov0);
-  out["C"] = detail::json_rows(p.observation);
-  out["R"] = detail::json_rows(p.observation_noise);
-  out["length"] = p.length;
-  out["paths"] = p.paths;
-}
-
-namespace {
-
-Eigen::VectorXd vector_of(const std::vector<double>& values) {
-  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
-}
-
-std::unique_ptr<Model> decode_slds(RowReader& fields) {
-  const long states = fields.integer("K", 1, kMaxStates);
-  const long n = fields.integer("n", 1, detail::kMaxStateSpaceDim);
-  const long d = fields.integer("d", 1, detail::kMaxStateSpaceDim);
-  const long length_first = fields.next_index();
-  SldsParameters p;
-  p.length = fields.integer("length", 0, detail::kMaxSequenceLength);
-  const long paths_first = fields.next_index();
-  p.paths = fields.integer("paths", 1, kMaxPaths);
-  const long start_first = fields.next_index();
-  p.start = vector_of(fields.reals("start", static_cast<std::size_t>(states)));
-  detail::RowMatrix transitions = detail::read_general(fields, "trans", states, states);
-  detail::RowMatrices state_transitions = detail::read_general_list(fields, "A", states, n, n);
-  detail::RowMatrices state_noises = detail::read_symmetric_list(fields, "Q", states, n);
-  const long mean_first = fields.next_index();
-  p.mean0 = vector_of(fields.reals("mean0", static_cast<std::size_t>(n)));
-  detail::RowMatrix cov0 = detail::read_symmetric(fields, "cov0", n);
-  detail::RowMatrix observation = detail::read_general(fields, "C", d, n);
-  detail::RowMatrix observation_noise = detail::read_symmetric(fields, "R", d);
-  return detail::build_from_row({{"length", length_first, 1},
-                                 {"paths", paths_first, 1},
-                                 {"start", start_first, states},
-                                 transitions.span,
-                                 state_transitions.span,
-                                 state_noises.span,
-                                 {"mean0", mean_first, n},
-                                 cov0.span,
-                                 observation.span,
-                                 observation_noise.span},
-                                [&] {
-                                  p.transitions = std::move(transitions.matrix);
-                                  p.state_transitions = std::move(state_transitions.matrices);
-                                  p.state_noises = std::move(state_noises.matrices);
-                                  p.cov0 = std::move(cov0.matrix);
-                                  p.observation = std::move(observation.matrix);
-                                  p.observation_noise = std::move(observation_noise.matrix);
-                                  return std::make_unique<SldsModel>(std::move(p));
-                                });
-}
-
-std::unique_ptr<Model> slds_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily,
-                                  {"start", "trans", "A", "Q", "mean0", "cov0", "C", "R", "length", "paths"});
-  SldsParameters p;
-  p.start = vector_of(fields.reals("start"));
-  p.transitions = detail::json_matrix(fields, "trans");
-  p.state_transitions = detail::json_matrices(fields, "A");
-  p.state_noises = detail::json_matrices(fields, "Q");
-  p.mean0 = vector_of(fields.reals("mean0"));
-  p.cov0 = detail::json_matrix(fields, "cov0");
-  p.observation = detail::json_matrix(fields, "C");
-  p.observation_noise = detail::json_matrix(fields, "R");
-  p.length = fields.whole_number("length", 0, detail::kMaxSequenceLength);
-  p.paths = fields.whole_number("paths", 1, kMaxPaths);
-  return std::make_unique<SldsModel>(std::move(p));
-}
-
-}  // namespace
-
 // ---- Sampling (slds.hpp): the row as the equal-weight mixture of its path-conditioned LDSs, rho = 1 ----
 
 long SldsModel::sample_size() const { return (steps() + 1) * observation_dim(); }
@@ -331,7 +242,7 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& slds_family() {
-  static const FamilyInfo info = hand_written_family<SldsModel>(kFamily, 13, &decode_slds, &slds_from_json);
+  static const FamilyInfo info = make_family<SldsModel>(kFamily, 13);
   return info;
 }
 

@@ -34,6 +34,8 @@
 
 namespace ppk {
 
+// One node, declared field by field in row order (src/core/family_fields.hpp, a record of "nodes"):
+// "dim", "observed", "parents", "offset", "cov", "weights" (the weights' columns: the parents' dims).
 struct LinearGaussianNode {
   long dim = 0;
   bool observed = false;
@@ -41,6 +43,15 @@ struct LinearGaussianNode {
   Eigen::MatrixXd weights;    // d x (sum of the parents' dims): [B_{v,u_1} .. B_{v,u_P}]
   Eigen::VectorXd offset;     // b
   Eigen::MatrixXd cov;        // S, symmetric positive semidefinite
+  template <class Archive>
+  void fields(Archive& archive, const std::vector<LinearGaussianNode>& nodes, long i);
+};
+
+// The parameters: the row's N, then the N nodes.
+struct LinearGaussianParameters {
+  std::vector<LinearGaussianNode> nodes;
+  template <class Archive>
+  void fields(Archive& archive);
 };
 
 class LinearGaussianModel : public Model, public SamplableModel {
@@ -50,7 +61,11 @@ class LinearGaussianModel : public Model, public SamplableModel {
   // listed once, every shape agrees, every value is finite, every cov is symmetric positive
   // semidefinite, some node is observed and the observed marginal covariance is positive definite
   // (the error names the first observed node whose coordinates depend linearly on those before it).
-  explicit LinearGaussianModel(std::vector<LinearGaussianNode> nodes);
+  using Parameters = LinearGaussianParameters;
+  explicit LinearGaussianModel(Parameters parameters);
+  explicit LinearGaussianModel(std::vector<LinearGaussianNode> nodes)
+      : LinearGaussianModel(Parameters{std::move(nodes)}) {}
+  const Parameters& parameters() const;  // as validated (covariances symmetrised)
   std::size_t size() const;
   const LinearGaussianNode& node(std::size_t i) const;
   // N(m, S) of the observed nodes, concatenated in node order.
@@ -62,8 +77,6 @@ class LinearGaussianModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;
   // `other`: a linear Gaussian DAG or a Gaussian over the same real vectors.
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const;
-  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), any rho > 0: the observed marginal's (gaussian.cpp),
   // p^rho / Z = N(m, S / rho). A sample is the observed nodes' values, concatenated in node order.

@@ -46,6 +46,8 @@
 
 namespace ppk {
 
+// The parameters, declared field by field in row order (src/core/family_fields.hpp): the row's K, n
+// and d, then "length", "paths", "start", "trans", "A", "Q", "mean0", "cov0", "C", "R".
 struct SldsParameters {
   Eigen::VectorXd start;                           // pi, K values
   Eigen::MatrixXd transitions;                     // K x K: P(q_t = k | q_{t-1} = j) in row j
@@ -57,6 +59,8 @@ struct SldsParameters {
   Eigen::MatrixXd observation_noise;               // R, d x d
   long length = 0;                                 // the stored default T
   long paths = 1;                                  // S
+  template <class Archive>
+  void fields(Archive& archive);
 };
 
 class SldsModel final : public Model, public SamplableModel {  // final: the constructor hashes its own row
@@ -65,7 +69,8 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   // transition row are probability vectors (summing to 1 within 1e-6; then renormalised), there are K
   // matrices A_k and Q_k of shape n x n, every value is finite, cov0 and each Q_k are symmetric
   // positive semidefinite, R is symmetric positive definite, C is d x n, length >= 0 and paths >= 1.
-  explicit SldsModel(SldsParameters parameters);
+  using Parameters = SldsParameters;
+  explicit SldsModel(Parameters parameters);
   const SldsParameters& parameters() const;  // as validated (renormalised, symmetrised)
   long discrete_states() const;              // K
   long state_dim() const;                    // n
@@ -85,8 +90,6 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // draws the paths; log|S| of each distinct path
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const;
-  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only, once prepared (the drawn paths). At rho = 1
   // the hybrid kernel above is the expected likelihood kernel between the equal-weight mixtures
