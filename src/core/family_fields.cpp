@@ -181,15 +181,20 @@ void RowReaderArchive::at_most(const Dimension& dim, long max, const char* condi
 }
 
 ModelError RowReaderArchive::at_row(const FieldError& error) const {
-  for (const auto& [family, spans] : records_)
-    if (error.family() == family) return detail::at_row(error, spans);
-  for (const auto& [field, spans] : nested_)
-    if (error.field() == field && error.element() >= 0 && static_cast<std::size_t>(error.element()) < spans.size()) {
-      const RowFieldSpan& span = spans[static_cast<std::size_t>(error.element())];
+  for (const RecordSpans& record : records_)
+    if (error.family() == record.family) return at_row(error, record.spans, record.nested);
+  return at_row(error, spans_, nested_);
+}
+
+ModelError RowReaderArchive::at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans,
+                                    const NestedSpans& nested) {
+  for (const auto& [field, models] : nested)
+    if (error.field() == field && error.element() >= 0 && static_cast<std::size_t>(error.element()) < models.size()) {
+      const RowFieldSpan& span = models[static_cast<std::size_t>(error.element())];
       return ModelError(row_field_location(error.family(), field, span.first_index, span.count) + ": expected " +
                         error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
     }
-  return detail::at_row(error, spans_);
+  return detail::at_row(error, spans);
 }
 
 // ---- JsonWriterArchive: each field as its member; a dimension is the arrays' length.
@@ -384,13 +389,14 @@ void RowReaderArchive::boolean(const char* field, bool& value) {
   value = read == 1;
 }
 
-// The length's index and the numbers' are both the field's: an error about element p is at the p-th number.
+// The length's index and the numbers' are all the field's: an error about element p is at the p-th
+// number, one about the whole list at the length and the numbers.
 void RowReaderArchive::whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max) {
-  const long count = whole(field, 0, max_count);
   const long first = in_.next_index();
+  const long count = whole(field, 0, max_count);
   values.clear();
   for (long p = 0; p < count; ++p) values.push_back(whole(field, min, max));
-  record(field, first);
+  spans_.push_back({field, first, 1 + count, 1});
 }
 
 void JsonWriterArchive::boolean(const char* field, bool& value) { out_[field] = value; }
@@ -420,6 +426,98 @@ void JsonReaderArchive::whole_numbers(const char* field, std::vector<long>& valu
   const nlohmann::json& array = fields_.required(field);
   if (!array.is_array()) throw fields_.invalid(field, "an array of whole numbers");
   for (const nlohmann::json& value : array) values.push_back(fields_.whole_number(field, value, min, max));
+}
+
+// Record i's spans join those kept from its other phase (headers, then bodies).
+void RowReaderArchive::keep_record(RowReaderArchive&& record) {
+  const auto kept = std::find_if(records_.begin(), records_.end(),
+                                 [&](const RecordSpans& spans) { return spans.family == record.family_; });
+  RecordSpans& spans = kept != records_.end() ? *kept : records_.emplace_back(RecordSpans{record.family_, {}, {}});
+  spans.spans.insert(spans.spans.end(), record.spans_.begin(), record.spans_.end());
+  spans.nested.insert(spans.nested.end(), record.nested_.begin(), record.nested_.end());
+  records_.insert(records_.end(), std::make_move_iterator(record.records_.begin()),
+                  std::make_move_iterator(record.records_.end()));
+}
+
+JsonReaderArchive JsonReaderArchive::record_archive(const nlohmann::json& array, const char* field, long i,
+                                                    const std::vector<const char*>& names) const {
+  return JsonReaderArchive(array[static_cast<std::size_t>(i)], record_family(family_, field, i), names);
+}
+
+bool JsonReaderArchive::optional(const char* field, bool needed, const char* unwanted) {
+  if (needed) return true;
+  if (!fields_.has(field)) return false;
+  if (unwanted != nullptr) throw fields_.invalid(field, unwanted);
+  return true;
+}
+
+void RowWriterArchive::optional_whole_number(const char*, long& value, long min, long) {
+  out_.real(static_cast<double>(value - min + 1));
+}
+
+void RowReaderArchive::optional_whole_number(const char* field, long& value, long min, long max) {
+  whole_number(field, value, 0, max - min + 1);
+  value += min - 1;
+}
+
+void JsonWriterArchive::optional_whole_number(const char* field, long& value, long min, long) {
+  if (value >= min) out_[field] = value;
+}
+
+void JsonReaderArchive::optional_whole_number(const char* field, long& value, long min, long max) {
+  value = fields_.has(field) ? fields_.whole_number(field, min, max) : min - 1;
+}
+
+void RowWriterArchive::table(const char*, std::vector<double>& values, const Dimension&, const Dimension&,
+                             const std::string&) {
+  out_.reals(values);
+}
+
+void RowReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+                             const std::string&) {
+  const long first = in_.next_index();
+  values = in_.reals(field, static_cast<std::size_t>(rows.value * cols.value));
+  record(field, first);
+}
+
+void JsonWriterArchive::table(const char* field, std::vector<double>& values, const Dimension&, const Dimension& cols,
+                              const std::string&) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto width = static_cast<std::size_t>(cols.value);
+  for (std::size_t first = 0; first < values.size(); first += width)
+    rows.push_back(std::vector<double>(values.begin() + static_cast<long>(first),
+                                       values.begin() + static_cast<long>(first + width)));
+  out_[field] = std::move(rows);
+}
+
+void JsonReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows,
+                              const Dimension& cols, const std::string& expected) {
+  const std::vector<std::vector<double>> read = fields_.matrix(field);
+  if (rows.value >= 0 && static_cast<long>(read.size()) != rows.value) throw fields_.invalid(field, expected);
+  values.clear();
+  for (const std::vector<double>& row : read) {
+    if (cols.value >= 0 && static_cast<long>(row.size()) != cols.value) throw fields_.invalid(field, expected);
+    values.insert(values.end(), row.begin(), row.end());
+  }
+}
+
+void RowWriterArchive::columns(const char*, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  out_.reals(matrix.data(), matrix.data() + matrix.size());  // Eigen's column-major storage
+}
+
+void RowReaderArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
+  const long first = in_.next_index();
+  const std::vector<double> values = in_.reals(field, static_cast<std::size_t>(rows.value * cols.value));
+  matrix = Eigen::Map<const Eigen::MatrixXd>(values.data(), rows.value, cols.value);
+  record(field, first);
+}
+
+void JsonWriterArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  out_[field] = json_rows(matrix.transpose());
+}
+
+void JsonReaderArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+  matrix = json_matrix(fields_, field).transpose();
 }
 
 }  // namespace ppk::detail

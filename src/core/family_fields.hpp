@@ -80,25 +80,52 @@ class RowWriterArchive {
   // K symmetric matrices dim x dim: in a row K lower triangles one after another, in JSON as matrices.
   void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                           const Dimension& dim);
-  // ---- Records, flags, lists of whole numbers, optional members and checks (each in all five archives):
+  // ---- Records, flags, lists of whole numbers, tables, optional members and checks (each in all
+  // five archives):
   // `count` records, each a struct with its own
-  //     template <class Archive> void fields(Archive& a, const std::vector<Record>& records, long i);
-  // (records[0..i-1] hold what was read before record i, records.size() is the count): in a row the
-  // records' fields one after another, in JSON an array of 1 to count.max objects (`item` names one in
-  // messages: "an array of 1 to 5000 node objects"). Record i's errors name `family field[i]`
-  // ("linear_gaussian nodes[2]"): a FieldError of that family is restated at record i's row indices.
-  template <class Record>
-  void records(const char*, std::vector<Record>& records, const Dimension&, const char*) {
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].fields(*this, records, static_cast<long>(i));
+  //     template <class Archive> void fields(Archive& a, const Context& context, long i);
+  // `context` is what the family passes (the records vector itself, whose records 0..i-1 a reader has
+  // read before record i and whose size is the count; or sizes declared before): in a row the records'
+  // fields one after another, in JSON an array of 1 to count.max objects (`item` names one in messages:
+  // "an array of 1 to 5000 node objects"), each refusing members other than its declared ones. Record
+  // i's errors name `family field[i]` ("linear_gaussian nodes[2]"): a FieldError of that family is
+  // restated at record i's row indices.
+  template <class Record, class Context>
+  void records(const char*, std::vector<Record>& records, const Dimension&, const char*, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].fields(*this, context, static_cast<long>(i));
+  }
+  // Two-phase records: a row holds every record's header (Record::header(a, context, i)) first, then
+  // every body (Record::body), while JSON has one object per record with both. record_headers reads
+  // the headers, record_bodies (later in fields(), with the same records) the bodies; a validate()
+  // between them may check all the headers (the bodies' sizes may depend on later records' headers).
+  template <class Record, class Context>
+  void record_headers(const char*, std::vector<Record>& records, const Dimension&, const char*, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].header(*this, context, static_cast<long>(i));
+  }
+  template <class Record, class Context>
+  void record_bodies(const char*, std::vector<Record>& records, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].body(*this, context, static_cast<long>(i));
   }
   // true or false: 1 or 0 in a row; in JSON a boolean (absent: false).
   void boolean(const char* field, bool& value);
   // A list of whole numbers in [min, max]: in a row its length (in [0, max_count]) as a field of the
-  // same name, then the numbers; in JSON an array (absent: empty).
+  // same name, then the numbers (an error about the whole list names the length and the numbers); in
+  // JSON an array (absent: empty).
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
-  // Whether the next field (`field`) is there: always in a row (its size says whether it is empty);
-  // in JSON when `needed`, or when the reader finds the member.
-  bool optional(const char*, bool) { return true; }
+  // A whole number in [min, max] or none (value min - 1): in a row value - min + 1 (0: none), in JSON
+  // the member or its absence.
+  void optional_whole_number(const char* field, long& value, long min, long max);
+  // A rows x cols table stored row by row in `values`: in a row the values row by row, in JSON an array
+  // of rows; a JSON reader refuses another shape (when rows and cols are known) with `expected`.
+  void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+             const std::string& expected);
+  // A matrix given column by column: in a row its columns one after another, in JSON an array of its
+  // columns (element k * rows + i and JSON path [k][i] are entry (i, k)).
+  void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
+  // Whether the next field (`field`) is there: always in a row (its size says whether it is empty); in
+  // JSON when `needed`, or when a reader finds the member: then, when not needed, it refuses it with
+  // `unwanted` (nullptr: it reads it, for the model's constructor to judge).
+  bool optional(const char*, bool, const char* = nullptr) { return true; }
   // A check of what was read so far that later fields' sizes depend on (`check` throws FieldErrors):
   // readers run it (a row reader restating its error at the row), writers and FieldNames do not.
   template <class Check>
@@ -136,20 +163,32 @@ class RowReaderArchive {
   void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                           const Dimension& dim);
   // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
-  template <class Record>
-  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char*) {
-    records.clear();
-    records.resize(static_cast<std::size_t>(count.value));
-    for (long i = 0; i < count.value; ++i) {
-      RowReaderArchive record(in_, record_family(family_, field, i));
-      records[static_cast<std::size_t>(i)].fields(record, records, i);
-      records_.emplace_back(record.family_, std::move(record.spans_));
-      records_.insert(records_.end(), record.records_.begin(), record.records_.end());
-    }
+  template <class Record, class Context>
+  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
+               const Context& context) {
+    resize(records, count);
+    read_records(field, records,
+                 [&](Record& record, RowReaderArchive& archive, long i) { record.fields(archive, context, i); });
+  }
+  template <class Record, class Context>
+  void record_headers(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
+                      const Context& context) {
+    resize(records, count);
+    read_records(field, records,
+                 [&](Record& record, RowReaderArchive& archive, long i) { record.header(archive, context, i); });
+  }
+  template <class Record, class Context>
+  void record_bodies(const char* field, std::vector<Record>& records, const Context& context) {
+    read_records(field, records,
+                 [&](Record& record, RowReaderArchive& archive, long i) { record.body(archive, context, i); });
   }
   void boolean(const char* field, bool& value);
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
-  bool optional(const char*, bool) { return true; }
+  void optional_whole_number(const char* field, long& value, long min, long max);
+  void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+             const std::string& expected);
+  void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
+  bool optional(const char*, bool, const char* = nullptr) { return true; }
   template <class Check>
   void validate(Check&& check) {
     build(check);
@@ -170,15 +209,38 @@ class RowReaderArchive {
   ModelError at_row(const FieldError& error) const;
   void record(const char* field, long first_index);
 
+  using NestedSpans = std::vector<std::pair<const char*, std::vector<RowFieldSpan>>>;
+  // The indices of a record's fields (in one or two phases): what at_row needs of its archive.
+  struct RecordSpans {
+    std::string family;  // "linear_gaussian nodes[2]"
+    std::vector<RowFieldSpan> spans;
+    NestedSpans nested;
+  };
+  static ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans, const NestedSpans& nested);
   long whole(const char* field, long min, long max);
+  template <class Record>
+  void resize(std::vector<Record>& records, const Dimension& count) {
+    records.clear();
+    records.resize(static_cast<std::size_t>(count.value));
+  }
+  // Reads each record with `read` in an archive of its own, then keeps where its fields lie.
+  template <class Record, class Read>
+  void read_records(const char* field, std::vector<Record>& records, Read read) {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      RowReaderArchive archive(in_, record_family(family_, field, static_cast<long>(i)));
+      read(records[i], archive, static_cast<long>(i));
+      keep_record(std::move(archive));
+    }
+  }
+  void keep_record(RowReaderArchive&& record);
 
   RowReader& in_;
   std::string family_;
   std::vector<RowFieldSpan> spans_;
   // For each nested-models field, the indices of each model (its length field and its row).
-  std::vector<std::pair<const char*, std::vector<RowFieldSpan>>> nested_;
-  // For each record read (records()), its family ("linear_gaussian nodes[2]") and its fields' indices.
-  std::vector<std::pair<std::string, std::vector<RowFieldSpan>>> records_;
+  NestedSpans nested_;
+  // For each record read (records(), record_headers(), record_bodies()), where its fields lie.
+  std::vector<RecordSpans> records_;
 };
 
 // Parameters -> the JSON object (without "family", which make_family's writer adds).
@@ -205,20 +267,37 @@ class JsonWriterArchive {
   void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                           const Dimension& dim);
   // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
-  template <class Record>
-  void records(const char* field, std::vector<Record>& records, const Dimension&, const char*) {
-    nlohmann::json array = nlohmann::json::array();
+  template <class Record, class Context>
+  void records(const char* field, std::vector<Record>& records, const Dimension&, const char*, const Context& context) {
+    out_[field] = nlohmann::json::array();
     for (std::size_t i = 0; i < records.size(); ++i) {
-      nlohmann::json object = nlohmann::json::object();
-      JsonWriterArchive record(object);
-      records[i].fields(record, records, static_cast<long>(i));
-      array.push_back(std::move(object));
+      JsonWriterArchive record(out_[field][i] = nlohmann::json::object());
+      records[i].fields(record, context, static_cast<long>(i));
     }
-    out_[field] = std::move(array);
+  }
+  template <class Record, class Context>
+  void record_headers(const char* field, std::vector<Record>& records, const Dimension&, const char*,
+                      const Context& context) {
+    out_[field] = nlohmann::json::array();
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      JsonWriterArchive record(out_[field][i] = nlohmann::json::object());
+      records[i].header(record, context, static_cast<long>(i));
+    }
+  }
+  template <class Record, class Context>
+  void record_bodies(const char* field, std::vector<Record>& records, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      JsonWriterArchive record(out_[field][i]);
+      records[i].body(record, context, static_cast<long>(i));
+    }
   }
   void boolean(const char* field, bool& value);
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
-  bool optional(const char*, bool needed) { return needed; }
+  void optional_whole_number(const char* field, long& value, long min, long max);
+  void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+             const std::string& expected);
+  void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
+  bool optional(const char*, bool needed, const char* = nullptr) { return needed; }
   template <class Check>
   void validate(Check&&) {}
 
@@ -255,12 +334,26 @@ class JsonReaderArchive {
   void symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                           const Dimension& dim);
   // ---- Records, flags, lists of whole numbers, optional members and checks (see RowWriterArchive).
-  // (Each record object refuses members other than its declared ones.)
-  template <class Record>
-  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char* item);
+  template <class Record, class Context>
+  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char* item,
+               const Context& context);
+  // (The archives of the records' objects are kept from record_headers to record_bodies.)
+  template <class Record, class Context>
+  void record_headers(const char* field, std::vector<Record>& records, const Dimension& count, const char* item,
+                      const Context& context);
+  template <class Record, class Context>
+  void record_bodies(const char*, std::vector<Record>& records, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i)
+      records[i].body(record_archives_.at(i), context, static_cast<long>(i));
+    record_archives_.clear();
+  }
   void boolean(const char* field, bool& value);
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
-  bool optional(const char* field, bool needed) { return needed || fields_.has(field); }
+  void optional_whole_number(const char* field, long& value, long min, long max);
+  void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+             const std::string& expected);
+  void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
+  bool optional(const char* field, bool needed, const char* unwanted = nullptr);
   template <class Check>
   void validate(Check&& check) {
     check();
@@ -269,9 +362,13 @@ class JsonReaderArchive {
  private:
   // The JSON array `field` of 1 to max record objects.
   const nlohmann::json& record_array(const char* field, long max, const char* item) const;
+  // The archive of record i's object (`names`: its declared members).
+  JsonReaderArchive record_archive(const nlohmann::json& array, const char* field, long i,
+                                   const std::vector<const char*>& names) const;
 
   JsonFields fields_;
   std::string family_;
+  std::vector<JsonReaderArchive> record_archives_;  // of two-phase records, between headers and bodies
 };
 
 // The names of the JSON members a family declares (what JsonReaderArchive accepts).
@@ -325,11 +422,17 @@ class FieldNames {
   void symmetric_matrices(const char* field, Rest&&...) {
     names.push_back(field);
   }
-  // ---- Records, flags, lists of whole numbers, optional members and checks.
+  // ---- Records, flags, lists of whole numbers, tables, optional members and checks.
   template <class... Rest>
   void records(const char* field, Rest&&...) {
     names.push_back(field);
   }
+  template <class... Rest>
+  void record_headers(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void record_bodies(Rest&&...) {}
   template <class... Rest>
   void boolean(const char* field, Rest&&...) {
     names.push_back(field);
@@ -338,24 +441,54 @@ class FieldNames {
   void whole_numbers(const char* field, Rest&&...) {
     names.push_back(field);
   }
-  bool optional(const char*, bool) { return true; }
+  template <class... Rest>
+  void optional_whole_number(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void table(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  template <class... Rest>
+  void columns(const char* field, Rest&&...) {
+    names.push_back(field);
+  }
+  bool optional(const char*, bool, const char* = nullptr) { return true; }
   template <class Check>
   void validate(Check&&) {}
 
   std::vector<const char*> names;
 };
 
-template <class Record>
-void JsonReaderArchive::records(const char* field, std::vector<Record>& records, const Dimension& count,
-                                const char* item) {
+template <class Record, class Context>
+void JsonReaderArchive::records(const char* field, std::vector<Record>& records, const Dimension& count, const char* item,
+                                const Context& context) {
   const nlohmann::json& array = record_array(field, count.max, item);
   records.clear();
   records.resize(array.size());
   for (std::size_t i = 0; i < array.size(); ++i) {
     FieldNames names;
-    Record().fields(names, records, static_cast<long>(i));
-    JsonReaderArchive record(array[i], record_family(family_, field, static_cast<long>(i)), names.names);
-    records[i].fields(record, records, static_cast<long>(i));
+    Record().fields(names, context, static_cast<long>(i));
+    JsonReaderArchive record = record_archive(array, field, static_cast<long>(i), names.names);
+    records[i].fields(record, context, static_cast<long>(i));
+  }
+}
+
+template <class Record, class Context>
+void JsonReaderArchive::record_headers(const char* field, std::vector<Record>& records, const Dimension& count,
+                                       const char* item, const Context& context) {
+  const nlohmann::json& array = record_array(field, count.max, item);
+  records.clear();
+  records.resize(array.size());
+  record_archives_.clear();
+  record_archives_.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    FieldNames names;
+    Record declared;
+    declared.header(names, context, static_cast<long>(i));
+    declared.body(names, context, static_cast<long>(i));
+    record_archives_.push_back(record_archive(array, field, static_cast<long>(i), names.names));
+    records[i].header(record_archives_.back(), context, static_cast<long>(i));
   }
 }
 

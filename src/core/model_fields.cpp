@@ -38,14 +38,15 @@ std::string complaint(const std::string& expected, const std::string& got) {
 }  // namespace
 
 FieldError::FieldError(std::string family, std::string field, long element, std::string json_path, std::string expected,
-                       std::string got)
+                       std::string got, long elements)
     : ModelError(family + " field \"" + field + "\"" + json_path + complaint(expected, got)),
       family_(std::move(family)),
       field_(std::move(field)),
       element_(element),
       json_path_(std::move(json_path)),
       expected_(std::move(expected)),
-      got_(std::move(got)) {}
+      got_(std::move(got)),
+      elements_(elements) {}
 
 FieldError element_error(const std::string& family, const std::string& field, long index, const std::string& expected,
                          double got) {
@@ -62,8 +63,10 @@ ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& span
       std::find_if(spans.begin(), spans.end(), [&](const RowFieldSpan& s) { return error.field() == s.field; });
   if (span == spans.end()) return error;  // not a row field: the constructor's message stands
   const std::string where =
-      error.element() >= 0 ? row_field_location(error.family(), error.field(), span->first_index + error.element(), 1)
-                           : row_field_location(error.family(), error.field(), span->first_index, span->count);
+      error.element() >= 0
+          ? row_field_location(error.family(), error.field(), span->first_index + span->element_offset + error.element(),
+                               error.elements())
+          : row_field_location(error.family(), error.field(), span->first_index, span->count);
   return ModelError(where + complaint(error.expected(), error.got()));
 }
 

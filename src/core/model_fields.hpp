@@ -40,20 +40,23 @@ std::string row_field_location(const std::string& family, const std::string& fie
 class FieldError : public ModelError {
  public:
   // element: the offset within the field (-1: the field as a whole); json_path: how JSON
-  // addresses that element ("[2]", "[1][0]" or ""); got: what was found ("" if nothing to show).
+  // addresses that element ("[2]", "[1][0]" or ""); got: what was found ("" if nothing to show);
+  // elements: how many consecutive elements from `element` the error is about (a table's row).
   FieldError(std::string family, std::string field, long element, std::string json_path, std::string expected,
-             std::string got);
+             std::string got, long elements = 1);
   const std::string& family() const { return family_; }
   const std::string& field() const { return field_; }
   long element() const { return element_; }
   const std::string& json_path() const { return json_path_; }
   const std::string& expected() const { return expected_; }
   const std::string& got() const { return got_; }
+  long elements() const { return elements_; }
 
  private:
   std::string family_, field_;
   long element_;
   std::string json_path_, expected_, got_;
+  long elements_;
 };
 
 // A FieldError about element `index` of a vector field, addressed as JSON does ("[index]").
@@ -67,15 +70,17 @@ FieldError field_error(const std::string& family, const std::string& field, cons
 // part of the model, as "bayesnet nodes[2]") and the field's index.
 long row_whole_number(RowReader& fields, const std::string& family, const char* field, long min, long max);
 
-// Where one field of a decoded row lies: its first index and how many indices it spans.
+// Where one field of a decoded row lies: its first index and how many indices it spans. A list that
+// stores its length first has its elements from first_index + element_offset.
 struct RowFieldSpan {
   const char* field;
   long first_index;
   long count;
+  long element_offset = 0;
 };
 
 // The error `error` (raised by a model constructor) restated at the row indices of its
-// field: element e of a field at first index f is index f + e.
+// field: element e of a field at first index f is index f + element_offset + e.
 ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans);
 
 // A probability vector stored in a row as a "base" scalar followed by the D-long sparse

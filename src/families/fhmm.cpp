@@ -85,7 +85,7 @@ const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
 const double kLog2 = std::log(2.0);
 
 // How errors address chain c: `fhmm chains[1] field "trans"[0][1]` (JSON) or `... (index 17)` (rows).
-std::string chain_family(std::size_t c) { return std::string(kFamily) + " chains[" + std::to_string(c) + "]"; }
+std::string chain_family(std::size_t c) { return detail::record_family(kFamily, "chains", static_cast<long>(c)); }
 
 // log of each entry; log 0 = -inf marks an impossible start or transition.
 Eigen::MatrixXd log_entries(const Eigen::MatrixXd& probabilities) { return probabilities.array().log().matrix(); }
@@ -130,9 +130,49 @@ struct Fhmm {
 
 }  // namespace
 
+namespace {
+
+// The sizes of the chains' fields: M_c (a row's M_1..M_C; unknown, -1, in JSON) and d.
+struct ChainSizes {
+  std::vector<detail::Dimension> states;
+  detail::Dimension dim;
+  detail::Dimension states_of(long c) const {
+    return static_cast<std::size_t>(c) < states.size() ? states[static_cast<std::size_t>(c)]
+                                                       : detail::Dimension{-1, 1, kMaxStates, "states"};
+  }
+};
+
+}  // namespace
+
+template <class Archive, class Sizes>
+void FhmmChain::fields(Archive& archive, const Sizes& sizes, long c) {
+  const detail::Dimension states = sizes.states_of(c);
+  archive.reals("start", start, states);
+  archive.matrix("trans", trans, states, states);
+  archive.columns("means", means, sizes.dim, states);
+}
+
+// The row's C, d and T, then M_1..M_C, then the chains, then Sigma.
+template <class Archive>
+void FhmmParameters::fields(Archive& archive) {
+  const auto count = archive.dimension("chains", static_cast<long>(chains.size()), 1, kMaxChains);
+  ChainSizes sizes{{}, archive.dimension("d", static_cast<long>(cov.rows()), 1, kMaxDim)};
+  archive.whole_number("length", length, 0, kMaxLength);
+  for (long c = 0; c < count.value; ++c) {
+    const long states =
+        static_cast<std::size_t>(c) < chains.size() ? chains[static_cast<std::size_t>(c)].start.size() : 0;
+    sizes.states.push_back(archive.dimension("states", states, 1, kMaxStates));
+  }
+  archive.records("chains", chains, count, "chain", sizes);
+  archive.symmetric_matrix("cov", cov, sizes.dim);
+}
+
 struct FhmmModel::Impl : Fhmm {};
 
-FhmmModel::FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long length) : impl_(std::make_unique<Impl>()) {
+FhmmModel::FhmmModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  std::vector<FhmmChain>& chains = parameters.chains;
+  const Eigen::MatrixXd& cov = parameters.cov;
+  const long length = parameters.length;
   if (chains.empty() || static_cast<long>(chains.size()) > kMaxChains)
     throw detail::field_error(kFamily, "chains", "1 to " + std::to_string(kMaxChains) + " chains",
                               std::to_string(chains.size()));
@@ -191,6 +231,7 @@ FhmmModel::FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long le
 
 FhmmModel::~FhmmModel() = default;
 
+FhmmParameters FhmmModel::parameters() const { return {impl_->chains, impl_->cov, impl_->length}; }
 const std::vector<FhmmChain>& FhmmModel::chains() const { return impl_->chains; }
 const Eigen::MatrixXd& FhmmModel::cov() const { return impl_->cov; }
 long FhmmModel::dim() const { return static_cast<long>(impl_->cov.rows()); }
@@ -524,103 +565,6 @@ double FhmmModel::log_kernel(const Model& other) const {
   return run_mean_field(*impl_, *static_cast<const FhmmModel&>(other).impl_, nullptr).log_bound;
 }
 
-// Row fields: C, d, T, M_1..M_C, each chain's start, trans and means, then Sigma (see fhmm.hpp).
-void FhmmModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  out.real(static_cast<double>(m.chains.size()));
-  out.real(static_cast<double>(dim()));
-  out.real(static_cast<double>(m.length));
-  for (const FhmmChain& chain : m.chains) out.real(static_cast<double>(chain.start.size()));
-  for (const FhmmChain& chain : m.chains) {
-    out.reals(chain.start.data(), chain.start.data() + chain.start.size());
-    for (Eigen::Index p = 0; p < chain.trans.rows(); ++p)
-      for (Eigen::Index q = 0; q < chain.trans.cols(); ++q) out.real(chain.trans(p, q));
-    out.reals(chain.means.data(), chain.means.data() + chain.means.size());  // column-major: state by state
-  }
-  write_lower_triangle(out, m.cov);
-}
-
-void FhmmModel::to_json(nlohmann::json& out) const {
-  const Impl& m = *impl_;
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  nlohmann::json chains = nlohmann::json::array();
-  for (const FhmmChain& chain : m.chains)
-    chains.push_back({{"start", std::vector<double>(chain.start.data(), chain.start.data() + chain.start.size())},
-                      {"trans", json_rows(chain.trans)},
-                      {"means", json_rows(chain.means.transpose())}});
-  out["chains"] = std::move(chains);
-  out["cov"] = json_rows(m.cov);
-  out["length"] = m.length;
-}
-
-namespace {
-
-// Where chain c's fields lie in a row.
-struct ChainInRow {
-  long start, trans, means, states;
-};
-
-std::unique_ptr<Model> decode_fhmm(RowReader& fields) {
-  const long chain_count = fields.integer("chains", 1, kMaxChains);
-  const long d = fields.integer("d", 1, kMaxDim);
-  const long length_first = fields.next_index();
-  const long length = fields.integer("length", 0, kMaxLength);
-  std::vector<long> states;
-  for (long c = 0; c < chain_count; ++c) states.push_back(fields.integer("states", 1, kMaxStates));
-  std::vector<FhmmChain> chains;
-  std::vector<ChainInRow> where;
-  for (long c = 0; c < chain_count; ++c) {
-    const long m = states[static_cast<std::size_t>(c)];
-    ChainInRow at{fields.next_index(), 0, 0, m};
-    const std::vector<double> start = fields.reals("start", static_cast<std::size_t>(m));
-    at.trans = fields.next_index();
-    const std::vector<double> trans = fields.reals("trans", static_cast<std::size_t>(m * m));
-    at.means = fields.next_index();
-    const std::vector<double> means = fields.reals("means", static_cast<std::size_t>(m * d));
-    chains.push_back(
-        {Eigen::Map<const Eigen::VectorXd>(start.data(), m),
-         Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(trans.data(), m, m),
-         Eigen::Map<const Eigen::MatrixXd>(means.data(), d, m)});
-    where.push_back(at);
-  }
-  const long cov_first = fields.next_index(), cov_count = d * (d + 1) / 2;
-  const std::vector<double> lower = fields.reals("cov", static_cast<std::size_t>(cov_count));
-  Eigen::MatrixXd cov(d, d);
-  for (long i = 0; i < d; ++i)
-    for (long j = 0; j <= i; ++j) cov(i, j) = cov(j, i) = lower[detail::lower_triangle_offset(i, j)];
-  try {
-    return std::make_unique<FhmmModel>(std::move(chains), std::move(cov), length);
-  } catch (const FieldError& error) {
-    for (std::size_t c = 0; c < where.size(); ++c)
-      if (error.family() == chain_family(c)) {
-        const ChainInRow& at = where[c];
-        throw detail::at_row(error, {{"start", at.start, at.states},
-                                     {"trans", at.trans, at.states * at.states},
-                                     {"means", at.means, at.states * d}});
-      }
-    throw detail::at_row(error, {{"length", length_first, 1}, {"cov", cov_first, cov_count}});
-  }
-}
-
-std::unique_ptr<Model> fhmm_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"chains", "cov", "length"});
-  const nlohmann::json& array = fields.required("chains");
-  if (!array.is_array() || array.empty() || static_cast<long>(array.size()) > kMaxChains)
-    throw fields.invalid("chains", "an array of 1 to " + std::to_string(kMaxChains) + " chain objects");
-  std::vector<FhmmChain> chains;
-  for (std::size_t c = 0; c < array.size(); ++c) {
-    const detail::JsonFields chain(array[c], chain_family(c), {"start", "trans", "means"});
-    const std::vector<double> start = chain.reals("start");
-    chains.push_back({Eigen::Map<const Eigen::VectorXd>(start.data(), static_cast<Eigen::Index>(start.size())),
-                      json_matrix(chain, "trans"), json_matrix(chain, "means").transpose()});
-  }
-  const long length = fields.whole_number("length", 0, kMaxLength);
-  return std::make_unique<FhmmModel>(std::move(chains), json_matrix(fields, "cov"), length);
-}
-
-}  // namespace
-
 // ---- Sampling (fhmm.hpp): ancestral draws, and log p(x) by the forward algorithm over the product
 // states, rho = 1 ----
 
@@ -746,8 +690,8 @@ double FhmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 const FamilyInfo& fhmm_family() {
-  static const FamilyInfo info = hand_written_family<FhmmModel>(
-      kFamily, 15, &decode_fhmm, &fhmm_from_json, "a structured mean-field lower bound on k~ (JMLR 2004 section 6)");
+  static const FamilyInfo info =
+      make_family<FhmmModel>(kFamily, 15, "a structured mean-field lower bound on k~ (JMLR 2004 section 6)");
   return info;
 }
 

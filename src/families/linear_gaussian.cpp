@@ -201,7 +201,7 @@ void LinearGaussianNode::fields(Archive& archive, const std::vector<LinearGaussi
 template <class Archive>
 void LinearGaussianParameters::fields(Archive& archive) {
   const auto count = archive.dimension("nodes", static_cast<long>(nodes.size()), 1, kMaxCoordinates);
-  archive.records("nodes", nodes, count, "node");
+  archive.records("nodes", nodes, count, "node", nodes);
 }
 
 struct LinearGaussianModel::Impl {

@@ -38,11 +38,23 @@ namespace ppk {
 // The most product states prod_c M_c whose forward algorithm the Monte Carlo kernel runs (log p(x)).
 constexpr long kMaxSampledProductStates = 10000;
 
-// One Markov chain of a factorial HMM.
+// One Markov chain of a factorial HMM, declared field by field in row order (src/core/family_fields.hpp,
+// a record of "chains"): "start", "trans", "means" (column by column), sized by `sizes` (M_c and d).
 struct FhmmChain {
   Eigen::VectorXd start;  // pi_c (M_c)
   Eigen::MatrixXd trans;  // A_c (M_c x M_c), A_c(p, q) = P(q_t^c = q | q_{t-1}^c = p)
   Eigen::MatrixXd means;  // W_c (d x M_c): column k is chain c's contribution to the mean in state k
+  template <class Archive, class Sizes>
+  void fields(Archive& archive, const Sizes& sizes, long c);
+};
+
+// The parameters: the row's C and d, "length", the row's M_1..M_C, "chains", "cov" (Sigma).
+struct FhmmParameters {
+  std::vector<FhmmChain> chains;
+  Eigen::MatrixXd cov;
+  long length = 0;
+  template <class Archive>
+  void fields(Archive& archive);
 };
 
 // The course of the coordinate ascent for one pair.
@@ -57,7 +69,11 @@ class FhmmModel : public Model, public SamplableModel {
   // chain, each start and transition row is a probability vector (summing to 1 within 1e-6; then
   // renormalised), each means matrix is d x M_c and finite (d = the size of Sigma), Sigma is
   // symmetric positive definite, and length >= 0.
-  FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long length);
+  using Parameters = FhmmParameters;
+  explicit FhmmModel(Parameters parameters);
+  FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long length)
+      : FhmmModel(Parameters{std::move(chains), std::move(cov), length}) {}
+  Parameters parameters() const;  // as validated (probabilities renormalised, Sigma symmetrised)
   const std::vector<FhmmChain>& chains() const;
   const Eigen::MatrixXd& cov() const;  // Sigma
   long dim() const;                    // d
@@ -69,8 +85,6 @@ class FhmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;  // log B of the converged mean field
-  void encode_fields(RowWriter& out) const;
-  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
   // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each
