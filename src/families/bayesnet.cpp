@@ -32,16 +32,12 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/inference/variable_elimination.hpp"
-#include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/multinomial.hpp"
-#include "ppk/core/row.hpp"
 
 namespace ppk {
 
@@ -55,24 +51,15 @@ constexpr double kSumTolerance = 1e-6;  // how far a CPT row may sum from 1 (the
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 // How errors address node i: `bayesnet nodes[i] field "cpt"[1][0]` (JSON) or `... (index 40)` (rows).
-std::string node_family(long i) { return std::string(kFamily) + " nodes[" + std::to_string(i) + "]"; }
+std::string node_family(long i) { return detail::record_family(kFamily, "nodes", i); }
 
 // A FieldError about field `field` of node `node`, covering `count` consecutive elements from
 // `element` (element -1: the whole field), so that the row decoder can name their indices.
-class NodeFieldError : public detail::FieldError {
- public:
-  NodeFieldError(long node, std::string field, long element, long count, std::string json_path, std::string expected,
-                 std::string got)
-      : FieldError(node_family(node), std::move(field), element, std::move(json_path), std::move(expected),
-                   std::move(got)),
-        node_(node),
-        count_(count) {}
-  long node() const { return node_; }
-  long count() const { return count_; }
-
- private:
-  long node_, count_;
-};
+detail::FieldError node_error(long node, std::string field, long element, long count, std::string json_path,
+                              std::string expected, std::string got) {
+  return detail::FieldError(node_family(node), std::move(field), element, std::move(json_path), std::move(expected),
+                            std::move(got), count);
+}
 
 // The number of configurations of `parents`, prod K_u (1 with none); check_structure bounds it.
 long configurations(const std::vector<BayesNode>& nodes, const std::vector<long>& parents) {
@@ -130,7 +117,7 @@ std::vector<long> find_cycle(const std::vector<BayesNode>& nodes) {
 }
 
 // Everything about the nodes but their CPTs and emission models: kinds, observed variables, parent
-// links, table sizes, acyclicity. Throws NodeFieldError (FieldError on "nodes" for their number).
+// links, table sizes, acyclicity. Throws node_error()s (FieldError on "nodes" for their number).
 void check_structure(const std::vector<BayesNode>& nodes) {
   const long count = static_cast<long>(nodes.size());
   if (count < 1 || count > kMaxNodes)
@@ -139,44 +126,43 @@ void check_structure(const std::vector<BayesNode>& nodes) {
   for (long i = 0; i < count; ++i) {
     const BayesNode& node = nodes[static_cast<std::size_t>(i)];
     if (node.states < 0 || node.states > kMaxStates)
-      throw NodeFieldError(i, "states", -1, 1, "", detail::whole_numbers(0, kMaxStates) + " (0: an emission leaf)",
-                           std::to_string(node.states));
+      throw node_error(i, "states", -1, 1, "", detail::whole_numbers(0, kMaxStates) + " (0: an emission leaf)",
+                       std::to_string(node.states));
     if (node.variable < -1 || node.variable >= count)
-      throw NodeFieldError(i, "variable", -1, 1, "", "an observed variable in [0, " + std::to_string(count - 1) + "]",
-                           std::to_string(node.variable));
+      throw node_error(i, "variable", -1, 1, "", "an observed variable in [0, " + std::to_string(count - 1) + "]",
+                       std::to_string(node.variable));
     if (node.states == 0 && node.variable < 0)
-      throw NodeFieldError(i, "variable", -1, 1, "", "an observed variable (an emission leaf is observed)",
-                           "none (hidden)");
+      throw node_error(i, "variable", -1, 1, "", "an observed variable (an emission leaf is observed)", "none (hidden)");
     double table = node.states == 0 ? 1.0 : static_cast<double>(node.states);
     for (std::size_t p = 0; p < node.parents.size(); ++p) {
       const long u = node.parents[p];
       const std::string path = "[" + std::to_string(p) + "]";
       if (u < 0 || u >= count)
-        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path,
-                             "a node index in [0, " + std::to_string(count - 1) + "]", std::to_string(u));
-      if (u == i) throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "another node", "the node itself");
+        throw node_error(i, "parents", static_cast<long>(p), 1, path,
+                         "a node index in [0, " + std::to_string(count - 1) + "]", std::to_string(u));
+      if (u == i) throw node_error(i, "parents", static_cast<long>(p), 1, path, "another node", "the node itself");
       if (std::find(node.parents.begin(), node.parents.begin() + static_cast<long>(p), u) !=
           node.parents.begin() + static_cast<long>(p))
-        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path, "distinct parents",
-                             "node " + std::to_string(u) + " twice");
+        throw node_error(i, "parents", static_cast<long>(p), 1, path, "distinct parents",
+                         "node " + std::to_string(u) + " twice");
       if (nodes[static_cast<std::size_t>(u)].states == 0)
-        throw NodeFieldError(i, "parents", static_cast<long>(p), 1, path,
-                             "a discrete node (an emission leaf has no children)",
-                             "node " + std::to_string(u) + ", an emission leaf");
+        throw node_error(i, "parents", static_cast<long>(p), 1, path,
+                         "a discrete node (an emission leaf has no children)",
+                         "node " + std::to_string(u) + ", an emission leaf");
       table *= static_cast<double>(nodes[static_cast<std::size_t>(u)].states);
     }
     if (table > static_cast<double>(kMaxTable))
-      throw NodeFieldError(i, "parents", -1, -1, "",
-                           std::string(node.states == 0 ? "at most " : "a CPT of at most ") + std::to_string(kMaxTable) +
-                               (node.states == 0 ? " parent configurations" : " entries"),
-                           detail::format_number(table));
+      throw node_error(i, "parents", -1, -1, "",
+                       std::string(node.states == 0 ? "at most " : "a CPT of at most ") + std::to_string(kMaxTable) +
+                           (node.states == 0 ? " parent configurations" : " entries"),
+                       detail::format_number(table));
   }
   const std::vector<long> cycle = find_cycle(nodes);
   if (!cycle.empty()) {
     std::string names;
     for (long u : cycle) names += (names.empty() ? "" : " -> ") + ("node " + std::to_string(u));
-    throw NodeFieldError(cycle.front(), "parents", -1, -1, "", "parents that make no cycle",
-                         "the cycle " + names + " (each a parent of the next)");
+    throw node_error(cycle.front(), "parents", -1, -1, "", "parents that make no cycle",
+                     "the cycle " + names + " (each a parent of the next)");
   }
   // The observed variables are 0..n-1, one node each.
   const long observed = static_cast<long>(
@@ -190,11 +176,11 @@ void check_structure(const std::vector<BayesNode>& nodes) {
     if (j < 0) continue;
     const std::string expected = "observed variables numbered 0.." + std::to_string(observed - 1) + " (" +
                                  std::to_string(observed) + " observed nodes), each used by one node";
-    if (j >= observed) throw NodeFieldError(i, "variable", -1, 1, "", expected, std::to_string(j));
+    if (j >= observed) throw node_error(i, "variable", -1, 1, "", expected, std::to_string(j));
     long& owner = node_of_variable[static_cast<std::size_t>(j)];
     if (owner >= 0)
-      throw NodeFieldError(i, "variable", -1, 1, "", expected,
-                           std::to_string(j) + ", already the variable of node " + std::to_string(owner));
+      throw node_error(i, "variable", -1, 1, "", expected,
+                       std::to_string(j) + ", already the variable of node " + std::to_string(owner));
     owner = i;
   }
 }
@@ -204,23 +190,23 @@ void check_cpt(const std::vector<BayesNode>& nodes, long i, std::vector<double>&
   const BayesNode& node = nodes[static_cast<std::size_t>(i)];
   const long rows = configurations(nodes, node.parents), states = node.states;
   if (static_cast<long>(cpt.size()) != rows * states)
-    throw NodeFieldError(i, "cpt", -1, -1, "",
-                         std::to_string(rows) + " x " + std::to_string(states) + " probabilities (one row of " +
-                             std::to_string(states) + " states per configuration of the parents)",
-                         std::to_string(cpt.size()) + " values");
+    throw node_error(i, "cpt", -1, -1, "",
+                     std::to_string(rows) + " x " + std::to_string(states) + " probabilities (one row of " +
+                         std::to_string(states) + " states per configuration of the parents)",
+                     std::to_string(cpt.size()) + " values");
   for (long c = 0; c < rows; ++c) {
     double* row = cpt.data() + c * states;
     double sum = 0.0;
     for (long k = 0; k < states; ++k) {
       if (!detail::is_probability(row[k]))
-        throw NodeFieldError(i, "cpt", c * states + k, 1, "[" + std::to_string(c) + "][" + std::to_string(k) + "]",
-                             "a probability in [0, 1]", detail::format_number(row[k]));
+        throw node_error(i, "cpt", c * states + k, 1, "[" + std::to_string(c) + "][" + std::to_string(k) + "]",
+                         "a probability in [0, 1]", detail::format_number(row[k]));
       sum += row[k];
     }
     if (!(std::fabs(sum - 1.0) <= kSumTolerance))
-      throw NodeFieldError(i, "cpt", c * states, states, "[" + std::to_string(c) + "]",
-                           "row " + std::to_string(c) + ", " + describe_row(nodes, i, c) + ", summing to 1 within 1e-6",
-                           "a sum of " + detail::format_number(sum));
+      throw node_error(i, "cpt", c * states, states, "[" + std::to_string(c) + "]",
+                       "row " + std::to_string(c) + ", " + describe_row(nodes, i, c) + ", summing to 1 within 1e-6",
+                       "a sum of " + detail::format_number(sum));
     // Only a sum off by more than rounding is divided out, so round trips keep the last bits.
     if (std::fabs(sum - 1.0) > static_cast<double>(states) * std::numeric_limits<double>::epsilon())
       for (long k = 0; k < states; ++k) row[k] /= sum;
@@ -231,20 +217,20 @@ void check_cpt(const std::vector<BayesNode>& nodes, long i, std::vector<double>&
 void check_emissions(const std::vector<BayesNode>& nodes, long i, const std::vector<std::unique_ptr<Model>>& emissions) {
   const long rows = configurations(nodes, nodes[static_cast<std::size_t>(i)].parents);
   if (static_cast<long>(emissions.size()) != rows)
-    throw NodeFieldError(i, "emissions", -1, -1, "",
-                         std::to_string(rows) + " emission models (one per configuration of the parents)",
-                         std::to_string(emissions.size()));
+    throw node_error(i, "emissions", -1, -1, "",
+                     std::to_string(rows) + " emission models (one per configuration of the parents)",
+                     std::to_string(emissions.size()));
   for (long c = 0; c < rows; ++c) {
     const Model* model = emissions[static_cast<std::size_t>(c)].get();
     const std::string path = "[" + std::to_string(c) + "]";
-    if (!model) throw NodeFieldError(i, "emissions", c, 1, path, "a model", "nothing");
+    if (!model) throw node_error(i, "emissions", c, 1, path, "a model", "nothing");
     if (&model->family() == &hmm_family() || &model->family() == &bayesnet_family())
-      throw NodeFieldError(i, "emissions", c, 1, path, "an emission model that is neither an hmm nor a bayesnet",
-                           "a " + model->family().name);
+      throw node_error(i, "emissions", c, 1, path, "an emission model that is neither an hmm nor a bayesnet",
+                       "a " + model->family().name);
     if (model->sample_space() != emissions[0]->sample_space())
-      throw NodeFieldError(i, "emissions", c, 1, path,
-                           "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
-                           model->sample_space().describe());
+      throw node_error(i, "emissions", c, 1, path,
+                       "the sample space of emission 0 (" + emissions[0]->sample_space().describe() + ")",
+                       model->sample_space().describe());
   }
 }
 
@@ -394,8 +380,42 @@ class UnrolledHmm {
 
 }  // namespace
 
+// A node's header: its kind (states, 0 for an emission leaf), its observed variable and its parents.
+template <class Archive>
+void BayesNode::header(Archive& archive, const std::vector<BayesNode>& nodes, long) {
+  const long count = static_cast<long>(nodes.size());
+  archive.optional_whole_number("states", states, 1, kMaxStates);
+  archive.optional_whole_number("variable", variable, 0, count - 1);
+  archive.whole_numbers("parents", parents, count - 1, 0, count - 1);
+}
+
+// A node's body (every header checked): its CPT, one row per configuration of its parents, or its
+// emission models, one per configuration.
+template <class Archive>
+void BayesNode::body(Archive& archive, const std::vector<BayesNode>& nodes, long) {
+  const long rows = configurations(nodes, parents);
+  const detail::Dimension cpt_rows{rows, 1, kMaxTable, "parents"}, cpt_columns{states, 0, kMaxStates, "states"},
+      models{states == 0 ? rows : 0, 0, kMaxTable, "parents"};
+  if (archive.optional("cpt", states > 0, "nothing (a node without \"states\" is an emission leaf)"))
+    archive.table("cpt", cpt, cpt_rows, cpt_columns,
+                  std::to_string(rows) + " rows (one per configuration of the parents) of " + std::to_string(states) +
+                      " probabilities (one per state)");
+  if (archive.optional("emissions", states == 0, "nothing (a node with \"states\" is discrete: it has a \"cpt\")"))
+    archive.models("emissions", emissions, models);
+}
+
+// The row's N, the N node headers, then (the structure checked) the N node bodies.
+template <class Archive>
+void BayesNetParameters::fields(Archive& archive) {
+  const auto count = archive.dimension("nodes", static_cast<long>(nodes.size()), 1, kMaxNodes);
+  archive.record_headers("nodes", nodes, count, "node", nodes);
+  archive.validate([&] { check_structure(nodes); });
+  archive.record_bodies("nodes", nodes, nodes);
+}
+
 struct BayesNetModel::Impl {
-  std::vector<BayesNode> nodes;
+  BayesNetParameters parameters;
+  std::vector<BayesNode>& nodes = parameters.nodes;
   SampleSpace space;
   // One-event multinomials of the CPT rows of observed discrete nodes without children.
   std::vector<std::vector<std::unique_ptr<Model>>> leaf_multinomials;
@@ -405,7 +425,8 @@ struct BayesNetModel::Impl {
   Network network;  // the nodes as the kernel sees them (pointing into the members above)
 };
 
-BayesNetModel::BayesNetModel(std::vector<BayesNode> nodes) : impl_(std::make_unique<Impl>()) {
+BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  std::vector<BayesNode>& nodes = parameters.nodes;
   check_structure(nodes);
   const std::size_t count = nodes.size();
   std::vector<char> has_children(count, 0);
@@ -416,13 +437,13 @@ BayesNetModel::BayesNetModel(std::vector<BayesNode> nodes) : impl_(std::make_uni
     const long index = static_cast<long>(i);
     if (node.states > 0) {
       if (!node.emissions.empty())
-        throw NodeFieldError(index, "emissions", -1, -1, "", "no emission models (a discrete node has a \"cpt\")",
-                             std::to_string(node.emissions.size()) + " models");
+        throw node_error(index, "emissions", -1, -1, "", "no emission models (a discrete node has a \"cpt\")",
+                         std::to_string(node.emissions.size()) + " models");
       check_cpt(nodes, index, node.cpt);
     } else {
       if (!node.cpt.empty())
-        throw NodeFieldError(index, "cpt", -1, -1, "", "no CPT (an emission leaf has \"emissions\")",
-                             std::to_string(node.cpt.size()) + " values");
+        throw node_error(index, "cpt", -1, -1, "", "no CPT (an emission leaf has \"emissions\")",
+                         std::to_string(node.cpt.size()) + " values");
       check_emissions(nodes, index, node.emissions);
     }
   }
@@ -473,6 +494,7 @@ BayesNetModel::BayesNetModel(std::vector<BayesNode> nodes) : impl_(std::make_uni
 
 BayesNetModel::~BayesNetModel() = default;
 
+const BayesNetParameters& BayesNetModel::parameters() const { return impl_->parameters; }
 std::size_t BayesNetModel::size() const { return impl_->nodes.size(); }
 const BayesNode& BayesNetModel::node(std::size_t i) const { return impl_->nodes.at(i); }
 std::size_t BayesNetModel::observed_variables() const { return impl_->network.node_of_variable.size(); }
@@ -506,177 +528,6 @@ double BayesNetModel::log_kernel(const Model& other) const {
   const UnrolledHmm unrolled(*hmm, a.rho);
   return log_kernel_of_networks(a.network, unrolled.network(), a.rho);
 }
-
-// Row fields: N, the N node headers (states, variable + 1, parent count, parents), then the N bodies.
-void BayesNetModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  out.real(static_cast<double>(m.nodes.size()));
-  for (const BayesNode& node : m.nodes) {
-    out.real(static_cast<double>(node.states));
-    out.real(static_cast<double>(node.variable + 1));
-    out.real(static_cast<double>(node.parents.size()));
-    for (long u : node.parents) out.real(static_cast<double>(u));
-  }
-  for (const BayesNode& node : m.nodes) {
-    out.reals(node.cpt);
-    for (const auto& model : node.emissions) out.model(*model);
-  }
-}
-
-void BayesNetModel::to_json(nlohmann::json& out) const {
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const BayesNode& node : impl_->nodes) {
-    nlohmann::json object = nlohmann::json::object();
-    if (node.states > 0) object["states"] = node.states;
-    object["parents"] = node.parents;
-    if (node.variable >= 0) object["variable"] = node.variable;
-    if (node.states > 0) {
-      nlohmann::json rows = nlohmann::json::array();
-      for (std::size_t c = 0; c < node.cpt.size(); c += static_cast<std::size_t>(node.states))
-        rows.push_back(std::vector<double>(node.cpt.begin() + static_cast<long>(c),
-                                           node.cpt.begin() + static_cast<long>(c) + node.states));
-      object["cpt"] = std::move(rows);
-    } else {
-      nlohmann::json emissions = nlohmann::json::array();
-      for (const auto& model : node.emissions) emissions.push_back(model_to_json(*model));
-      object["emissions"] = std::move(emissions);
-    }
-    nodes.push_back(std::move(object));
-  }
-  out["nodes"] = std::move(nodes);
-}
-
-namespace {
-
-// Where one node's fields lie in a row, to restate a NodeFieldError at its indices.
-struct NodeInRow {
-  long states = 0, variable = 0, parent_count = 0, parents = 0;  // indices of the header fields
-  long parent_total = 0;                                         // P, the number of parents
-  long body = 0, body_count = 0;                                 // the CPT or the emission models
-  std::vector<detail::RowFieldSpan> emissions;                   // each nested model
-};
-
-ModelError at_node_row(const NodeFieldError& error, const std::vector<NodeInRow>& where) {
-  const NodeInRow& node = where.at(static_cast<std::size_t>(error.node()));
-  long first = 0, count = 1;
-  if (error.field() == "states") {
-    first = node.states;
-  } else if (error.field() == "variable") {
-    first = node.variable;
-  } else if (error.field() == "parents") {
-    first = error.element() >= 0 ? node.parents + error.element() : node.parent_count;
-    count = error.element() >= 0 ? 1 : 1 + node.parent_total;  // the count and the list
-  } else if (error.field() == "emissions" && error.element() >= 0 && !node.emissions.empty()) {
-    first = node.emissions[static_cast<std::size_t>(error.element())].first_index;
-    count = node.emissions[static_cast<std::size_t>(error.element())].count;
-  } else {  // the CPT or the emission models as a whole, or CPT entries
-    first = error.element() >= 0 ? node.body + error.element() : node.body;
-    count = error.element() >= 0 ? error.count() : node.body_count;
-  }
-  return ModelError(detail::row_field_location(error.family(), error.field(), first, count) + ": expected " +
-                    error.expected() + (error.got().empty() ? "" : ", got " + error.got()));
-}
-
-std::unique_ptr<Model> decode_bayesnet(RowReader& fields) {
-  const long count = fields.integer("nodes", 1, kMaxNodes);
-  std::vector<BayesNode> nodes(static_cast<std::size_t>(count));
-  std::vector<NodeInRow> where(static_cast<std::size_t>(count));
-  for (long i = 0; i < count; ++i) {
-    BayesNode& node = nodes[static_cast<std::size_t>(i)];
-    NodeInRow& at = where[static_cast<std::size_t>(i)];
-    at.states = fields.next_index();
-    node.states = detail::row_whole_number(fields, node_family(i), "states", 0, kMaxStates);
-    at.variable = fields.next_index();
-    node.variable = detail::row_whole_number(fields, node_family(i), "variable", 0, count) - 1;
-    at.parent_count = fields.next_index();
-    const long parents = detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1);
-    at.parents = fields.next_index();
-    at.parent_total = parents;
-    for (long p = 0; p < parents; ++p)
-      node.parents.push_back(detail::row_whole_number(fields, node_family(i), "parents", 0, count - 1));
-  }
-  try {
-    check_structure(nodes);  // the bodies' lengths follow from the parents' state counts
-    for (long i = 0; i < count; ++i) {
-      BayesNode& node = nodes[static_cast<std::size_t>(i)];
-      NodeInRow& at = where[static_cast<std::size_t>(i)];
-      const long rows = configurations(nodes, node.parents);
-      at.body = fields.next_index();
-      if (node.states > 0) {
-        node.cpt = fields.reals("cpt", static_cast<std::size_t>(rows * node.states));
-      } else {
-        for (long c = 0; c < rows; ++c) {
-          const int first = fields.next_index();
-          node.emissions.push_back(fields.model("emissions"));
-          at.emissions.push_back({"emissions", first, fields.next_index() - first});
-        }
-      }
-      at.body_count = fields.next_index() - at.body;
-    }
-    return std::make_unique<BayesNetModel>(std::move(nodes));
-  } catch (const NodeFieldError& error) {
-    throw at_node_row(error, where);
-  }
-}
-
-std::unique_ptr<Model> bayesnet_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"nodes"});
-  const nlohmann::json& array = fields.required("nodes");
-  if (!array.is_array() || array.empty() || static_cast<long>(array.size()) > kMaxNodes)
-    throw fields.invalid("nodes", "an array of 1 to " + std::to_string(kMaxNodes) + " node objects");
-  const long count = static_cast<long>(array.size());
-  std::vector<BayesNode> nodes(static_cast<std::size_t>(count));
-  std::vector<detail::JsonFields> node_fields;
-  for (long i = 0; i < count; ++i) {
-    const nlohmann::json& item = array[static_cast<std::size_t>(i)];
-    node_fields.emplace_back(item, node_family(i),
-                             std::initializer_list<const char*>{"states", "parents", "variable", "cpt", "emissions"});
-    const detail::JsonFields& f = node_fields.back();
-    BayesNode& node = nodes[static_cast<std::size_t>(i)];
-    if (f.has("states")) node.states = f.whole_number("states", item["states"], 1, kMaxStates);
-    if (f.has("variable")) node.variable = f.whole_number("variable", item["variable"], 0, count - 1);
-    if (f.has("parents")) {
-      const nlohmann::json& parents = item["parents"];
-      if (!parents.is_array()) throw f.invalid("parents", "an array of node indices");
-      for (const nlohmann::json& u : parents) node.parents.push_back(f.whole_number("parents", u, 0, count - 1));
-    }
-  }
-  check_structure(nodes);
-  for (long i = 0; i < count; ++i) {
-    const detail::JsonFields& f = node_fields[static_cast<std::size_t>(i)];
-    BayesNode& node = nodes[static_cast<std::size_t>(i)];
-    const long rows = configurations(nodes, node.parents);
-    if (node.states > 0) {
-      if (f.has("emissions"))
-        throw f.invalid("emissions", "nothing (a node with \"states\" is discrete: it has a \"cpt\")");
-      const std::string shape = std::to_string(rows) + " rows (one per configuration of the parents) of " +
-                                std::to_string(node.states) + " probabilities (one per state)";
-      const std::vector<std::vector<double>> cpt = f.matrix("cpt");
-      if (static_cast<long>(cpt.size()) != rows) throw f.invalid("cpt", shape);
-      for (const std::vector<double>& row : cpt) {
-        if (static_cast<long>(row.size()) != node.states) throw f.invalid("cpt", shape);
-        node.cpt.insert(node.cpt.end(), row.begin(), row.end());
-      }
-    } else {
-      if (f.has("cpt")) throw f.invalid("cpt", "nothing (a node without \"states\" is an emission leaf)");
-      const nlohmann::json& emissions = f.required("emissions");
-      if (!emissions.is_array())
-        throw f.invalid("emissions", "an array of models (one per configuration of the parents)");
-      for (std::size_t c = 0; c < emissions.size(); ++c) {
-        try {
-          node.emissions.push_back(model_from_json(emissions[c]));
-        } catch (const ModelError& error) {
-          throw ModelError(node_family(i) + " field \"emissions\"[" + std::to_string(c) + "]: " + error.what());
-        }
-      }
-    }
-  }
-  return std::make_unique<BayesNetModel>(std::move(nodes));
-}
-
-}  // namespace
 
 // ---- Sampling (bayesnet.hpp): ancestral draws, and log p(x) over the hidden configurations, rho = 1 ----
 
@@ -818,7 +669,7 @@ double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x
 }
 
 const FamilyInfo& bayesnet_family() {
-  static const FamilyInfo info = hand_written_family<BayesNetModel>(kFamily, 10, &decode_bayesnet, &bayesnet_from_json);
+  static const FamilyInfo info = make_family<BayesNetModel>(kFamily, 10);
   return info;
 }
 

@@ -56,20 +56,14 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
-#include <nlohmann/json.hpp>
 
-#include "core/matrix_fields.hpp"
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
-#include "ppk/core/row.hpp"
 
 namespace ppk {
 
 using detail::FieldError;
 using detail::format_number;
-using detail::json_matrix;
-using detail::json_rows;
-using detail::write_lower_triangle;
 
 namespace {
 

@@ -52,6 +52,19 @@ struct BayesNode {
   std::vector<long> parents;                      // node indices, discrete nodes
   std::vector<double> cpt;                        // discrete: C x K row-major, row c = P(node | parent configuration c)
   std::vector<std::unique_ptr<Model>> emissions;  // emission leaf: one model per parent configuration
+  // Declared field by field (src/core/family_fields.hpp, a two-phase record of "nodes"): the header
+  // "states", "variable", "parents"; the body "cpt" or "emissions", sized by the nodes' headers.
+  template <class Archive>
+  void header(Archive& archive, const std::vector<BayesNode>& nodes, long i);
+  template <class Archive>
+  void body(Archive& archive, const std::vector<BayesNode>& nodes, long i);
+};
+
+// The parameters: the row's N, then "nodes" (every header, then every body).
+struct BayesNetParameters {
+  std::vector<BayesNode> nodes;
+  template <class Archive>
+  void fields(Archive& archive);
 };
 
 class BayesNetModel : public Model, public SamplableModel {
@@ -61,7 +74,10 @@ class BayesNetModel : public Model, public SamplableModel {
   // probability vector (summing to 1 within 1e-6; then renormalised) with one row per parent
   // configuration, every emission leaf has one model per parent configuration over one sample
   // space, and the observed variables are numbered 0..n-1, one node each.
-  explicit BayesNetModel(std::vector<BayesNode> nodes);
+  using Parameters = BayesNetParameters;
+  explicit BayesNetModel(Parameters parameters);
+  explicit BayesNetModel(std::vector<BayesNode> nodes) : BayesNetModel(Parameters{std::move(nodes)}) {}
+  const Parameters& parameters() const;  // as validated (CPT rows renormalised)
   std::size_t size() const;
   const BayesNode& node(std::size_t i) const;
   std::size_t observed_variables() const;
@@ -72,8 +88,6 @@ class BayesNetModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;  // CPT^rho in log space; prepares the emissions
   // `other` is a network, or an HMM whose x_0..x_T are this network's observed variables.
   double log_kernel(const Model& other) const override;
-  void encode_fields(RowWriter& out) const;
-  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (p^rho / Z is not a network otherwise),
   // when every emission model can be sampled. A sample is the observed variables 0..n-1 in order,
