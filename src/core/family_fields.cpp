@@ -2,6 +2,7 @@
 #include "core/family_fields.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/matrix_fields.hpp"
 #include "ppk/core/json.hpp"
@@ -181,9 +182,17 @@ void RowReaderArchive::at_most(const Dimension& dim, long max, const char* condi
 }
 
 ModelError RowReaderArchive::at_row(const FieldError& error) const {
-  for (const RecordSpans& record : records_)
-    if (error.family() == record.family) return at_row(error, record.spans, record.nested);
+  if (const RecordSpans* record = named_record(error, records_)) return at_row(error, record->spans, record->nested);
   return at_row(error, spans_, nested_);
+}
+
+const RowReaderArchive::RecordSpans* RowReaderArchive::named_record(const FieldError& error,
+                                                                    const std::vector<RecordSpans>& records) {
+  for (const RecordSpans& record : records) {
+    if (error.family() == record.family) return &record;
+    if (const RecordSpans* nested = named_record(error, record.records)) return nested;
+  }
+  return nullptr;
 }
 
 ModelError RowReaderArchive::at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans,
@@ -428,15 +437,23 @@ void JsonReaderArchive::whole_numbers(const char* field, std::vector<long>& valu
   for (const nlohmann::json& value : array) values.push_back(fields_.whole_number(field, value, min, max));
 }
 
-// Record i's spans join those kept from its other phase (headers, then bodies).
-void RowReaderArchive::keep_record(RowReaderArchive&& record) {
-  const auto kept = std::find_if(records_.begin(), records_.end(),
-                                 [&](const RecordSpans& spans) { return spans.family == record.family_; });
-  RecordSpans& spans = kept != records_.end() ? *kept : records_.emplace_back(RecordSpans{record.family_, {}, {}});
-  spans.spans.insert(spans.spans.end(), record.spans_.begin(), record.spans_.end());
-  spans.nested.insert(spans.nested.end(), record.nested_.begin(), record.nested_.end());
-  records_.insert(records_.end(), std::make_move_iterator(record.records_.begin()),
-                  std::make_move_iterator(record.records_.end()));
+long RowReaderArchive::first_header(const char* field) const {
+  for (const auto& [headers_field, first] : headers_)
+    if (std::strcmp(headers_field, field) == 0) return static_cast<long>(first);
+  return -1;
+}
+
+void RowReaderArchive::keep_record(RowReaderArchive&& record, long header) {
+  if (header < 0 || static_cast<std::size_t>(header) >= records_.size()) {
+    records_.push_back(
+        {std::move(record.family_), std::move(record.spans_), std::move(record.nested_), std::move(record.records_)});
+    return;
+  }
+  RecordSpans& kept = records_[static_cast<std::size_t>(header)];
+  kept.spans.insert(kept.spans.end(), record.spans_.begin(), record.spans_.end());
+  kept.nested.insert(kept.nested.end(), record.nested_.begin(), record.nested_.end());
+  kept.records.insert(kept.records.end(), std::make_move_iterator(record.records_.begin()),
+                      std::make_move_iterator(record.records_.end()));
 }
 
 JsonReaderArchive JsonReaderArchive::record_archive(const nlohmann::json& array, const char* field, long i,
@@ -468,20 +485,20 @@ void JsonReaderArchive::optional_whole_number(const char* field, long& value, lo
   value = fields_.has(field) ? fields_.whole_number(field, min, max) : min - 1;
 }
 
-void RowWriterArchive::table(const char*, std::vector<double>& values, const Dimension&, const Dimension&,
-                             const std::string&) {
+void RowWriterArchive::table(const char*, std::vector<double>& values, const Dimension&, const Dimension&, const char*,
+                             const char*) {
   out_.reals(values);
 }
 
 void RowReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
-                             const std::string&) {
+                             const char*, const char*) {
   const long first = in_.next_index();
   values = in_.reals(field, static_cast<std::size_t>(rows.value * cols.value));
   record(field, first);
 }
 
 void JsonWriterArchive::table(const char* field, std::vector<double>& values, const Dimension&, const Dimension& cols,
-                              const std::string&) {
+                              const char*, const char*) {
   nlohmann::json rows = nlohmann::json::array();
   const auto width = static_cast<std::size_t>(cols.value);
   for (std::size_t first = 0; first < values.size(); first += width)
@@ -491,8 +508,10 @@ void JsonWriterArchive::table(const char* field, std::vector<double>& values, co
 }
 
 void JsonReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows,
-                              const Dimension& cols, const std::string& expected) {
+                              const Dimension& cols, const char* row, const char* column) {
   const std::vector<std::vector<double>> read = fields_.matrix(field);
+  const std::string expected =
+      std::to_string(rows.value) + " rows (one per " + row + ") of " + std::to_string(cols.value) + " " + column;
   if (rows.value >= 0 && static_cast<long>(read.size()) != rows.value) throw fields_.invalid(field, expected);
   values.clear();
   for (const std::vector<double>& row : read) {

@@ -3,7 +3,10 @@
 // A family's parameters are a plain struct with one member template
 //     template <class Archive> void fields(Archive& a);
 // that names each field once, in row order, with its kind (a whole number, a real, a vector, a
-// matrix, a probability vector, a list of nested models). Four archives implement every kind once:
+// matrix, a probability vector, a list of nested models, a list of matrices, a list of records --
+// nested structs with fields of their own, read in one phase or as all headers then all bodies --
+// a flag, a list of whole numbers, a table, an optional member, a check between fields). Four
+// archives implement every kind once:
 //   RowWriterArchive   parameters -> the row's fields (row.hpp; zeros omitted),
 //   RowReaderArchive   row -> parameters, recording where each field lies so that the model
 //                      constructor's FieldError is restated at the row's indices,
@@ -17,7 +20,9 @@
 // into the FamilyInfo of family.hpp: one registration line in families.cpp.
 //
 // The two forms differ in one respect, which the kinds absorb: a row stores a vector's dimension
-// D as a field of its own (dimension()), while JSON reads it from the arrays' lengths.
+// D as a field of its own (dimension()), while JSON reads it from the arrays' lengths. A record's
+// errors name it `family field[i]` ("bayesnet nodes[2]"), and a row reader restates a FieldError of
+// that family at the record's own indices.
 #pragma once
 
 #include <memory>
@@ -116,9 +121,10 @@ class RowWriterArchive {
   // the member or its absence.
   void optional_whole_number(const char* field, long& value, long min, long max);
   // A rows x cols table stored row by row in `values`: in a row the values row by row, in JSON an array
-  // of rows; a JSON reader refuses another shape (when rows and cols are known) with `expected`.
+  // of rows; a JSON reader refuses another shape (when rows and cols are known) as "expected R rows (one
+  // per `row`) of C `column`" ("2 rows (one per configuration of the parents) of 3 probabilities").
   void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
-             const std::string& expected);
+             const char* row, const char* column);
   // A matrix given column by column: in a row its columns one after another, in JSON an array of its
   // columns (element k * rows + i and JSON path [k][i] are entry (i, k)).
   void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
@@ -174,6 +180,7 @@ class RowReaderArchive {
   void record_headers(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
                       const Context& context) {
     resize(records, count);
+    headers_.emplace_back(field, records_.size());
     read_records(field, records,
                  [&](Record& record, RowReaderArchive& archive, long i) { record.header(archive, context, i); });
   }
@@ -186,7 +193,7 @@ class RowReaderArchive {
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
   void optional_whole_number(const char* field, long& value, long min, long max);
   void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
-             const std::string& expected);
+             const char* row, const char* column);
   void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
   bool optional(const char*, bool, const char* = nullptr) { return true; }
   template <class Check>
@@ -215,7 +222,10 @@ class RowReaderArchive {
     std::string family;  // "linear_gaussian nodes[2]"
     std::vector<RowFieldSpan> spans;
     NestedSpans nested;
+    std::vector<RecordSpans> records;  // its own records'
   };
+  // The record among `records` (at any depth) that the error names, or nullptr.
+  static const RecordSpans* named_record(const FieldError& error, const std::vector<RecordSpans>& records);
   static ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans, const NestedSpans& nested);
   long whole(const char* field, long min, long max);
   template <class Record>
@@ -226,13 +236,17 @@ class RowReaderArchive {
   // Reads each record with `read` in an archive of its own, then keeps where its fields lie.
   template <class Record, class Read>
   void read_records(const char* field, std::vector<Record>& records, Read read) {
+    const long headers = first_header(field);
     for (std::size_t i = 0; i < records.size(); ++i) {
       RowReaderArchive archive(in_, record_family(family_, field, static_cast<long>(i)));
       read(records[i], archive, static_cast<long>(i));
-      keep_record(std::move(archive));
+      keep_record(std::move(archive), headers < 0 ? -1 : headers + static_cast<long>(i));
     }
   }
-  void keep_record(RowReaderArchive&& record);
+  // Where the headers of the two-phase records `field` are kept in records_ (-1: not two-phase).
+  long first_header(const char* field) const;
+  // Record i's spans: new, or (header: its index in records_) joining its header's.
+  void keep_record(RowReaderArchive&& record, long header);
 
   RowReader& in_;
   std::string family_;
@@ -241,6 +255,8 @@ class RowReaderArchive {
   NestedSpans nested_;
   // For each record read (records(), record_headers(), record_bodies()), where its fields lie.
   std::vector<RecordSpans> records_;
+  // For each two-phase records field, where its records start in records_.
+  std::vector<std::pair<const char*, std::size_t>> headers_;
 };
 
 // Parameters -> the JSON object (without "family", which make_family's writer adds).
@@ -295,7 +311,7 @@ class JsonWriterArchive {
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
   void optional_whole_number(const char* field, long& value, long min, long max);
   void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
-             const std::string& expected);
+             const char* row, const char* column);
   void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
   bool optional(const char*, bool needed, const char* = nullptr) { return needed; }
   template <class Check>
@@ -351,7 +367,7 @@ class JsonReaderArchive {
   void whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max);
   void optional_whole_number(const char* field, long& value, long min, long max);
   void table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
-             const std::string& expected);
+             const char* row, const char* column);
   void columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols);
   bool optional(const char* field, bool needed, const char* unwanted = nullptr);
   template <class Check>
@@ -466,9 +482,9 @@ void JsonReaderArchive::records(const char* field, std::vector<Record>& records,
   const nlohmann::json& array = record_array(field, count.max, item);
   records.clear();
   records.resize(array.size());
+  FieldNames names;  // (the same for every record)
+  Record().fields(names, context, 0);
   for (std::size_t i = 0; i < array.size(); ++i) {
-    FieldNames names;
-    Record().fields(names, context, static_cast<long>(i));
     JsonReaderArchive record = record_archive(array, field, static_cast<long>(i), names.names);
     records[i].fields(record, context, static_cast<long>(i));
   }
@@ -482,11 +498,11 @@ void JsonReaderArchive::record_headers(const char* field, std::vector<Record>& r
   records.resize(array.size());
   record_archives_.clear();
   record_archives_.reserve(array.size());
+  FieldNames names;  // (the same for every record)
+  Record declared;
+  declared.header(names, context, 0);
+  declared.body(names, context, 0);
   for (std::size_t i = 0; i < array.size(); ++i) {
-    FieldNames names;
-    Record declared;
-    declared.header(names, context, static_cast<long>(i));
-    declared.body(names, context, static_cast<long>(i));
     record_archives_.push_back(record_archive(array, field, static_cast<long>(i), names.names));
     records[i].header(record_archives_.back(), context, static_cast<long>(i));
   }

@@ -397,9 +397,7 @@ void BayesNode::body(Archive& archive, const std::vector<BayesNode>& nodes, long
   const detail::Dimension cpt_rows{rows, 1, kMaxTable, "parents"}, cpt_columns{states, 0, kMaxStates, "states"},
       models{states == 0 ? rows : 0, 0, kMaxTable, "parents"};
   if (archive.optional("cpt", states > 0, "nothing (a node without \"states\" is an emission leaf)"))
-    archive.table("cpt", cpt, cpt_rows, cpt_columns,
-                  std::to_string(rows) + " rows (one per configuration of the parents) of " + std::to_string(states) +
-                      " probabilities (one per state)");
+    archive.table("cpt", cpt, cpt_rows, cpt_columns, "configuration of the parents", "probabilities (one per state)");
   if (archive.optional("emissions", states == 0, "nothing (a node with \"states\" is discrete: it has a \"cpt\")"))
     archive.models("emissions", emissions, models);
 }

@@ -108,9 +108,10 @@ struct ChainTerms {
 
 // The model's parameters and what the mean field needs of them.
 struct Fhmm {
-  std::vector<FhmmChain> chains;
-  Eigen::MatrixXd cov;
-  long length = 0;
+  FhmmParameters parameters;  // as validated; never copied (the references below point into it)
+  std::vector<FhmmChain>& chains = parameters.chains;
+  Eigen::MatrixXd& cov = parameters.cov;
+  long& length = parameters.length;
   // Independent of rho, from the constructor:
   Eigen::MatrixXd precision;  // P = Sigma^-1
   double log_det_cov = 0.0;   // log|Sigma|
@@ -225,7 +226,7 @@ FhmmModel::FhmmModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
 
 FhmmModel::~FhmmModel() = default;
 
-FhmmParameters FhmmModel::parameters() const { return {impl_->chains, impl_->cov, impl_->length}; }
+const FhmmParameters& FhmmModel::parameters() const { return impl_->parameters; }
 const std::vector<FhmmChain>& FhmmModel::chains() const { return impl_->chains; }
 const Eigen::MatrixXd& FhmmModel::cov() const { return impl_->cov; }
 long FhmmModel::dim() const { return static_cast<long>(impl_->cov.rows()); }

@@ -42,7 +42,7 @@ struct ToyItem {
     for (long u : links) width += items[static_cast<std::size_t>(u)].size;
     const Dimension rows{size, 1, 5, "size"}, columns{width, 0, 100, "links"};
     if (archive.optional("table", !links.empty(), "nothing (an item without links has no table)"))
-      archive.table("table", table, rows, columns, "size rows of the linked sizes' sum");
+      archive.table("table", table, rows, columns, "unit of size", "entries (the linked items' sizes)");
   }
 };
 
@@ -259,8 +259,10 @@ TEST(FamilyFields, JsonRecordsRefuseUndeclaredAndUnwantedMembers) {
             "toy nodes[0] field \"colour\": not a field of this family (expected \"kind\", \"means\")");
   EXPECT_EQ(json_error(replaced(R"("links":[]})", R"("links":[],"table":[[1]]})")),
             "toy items[0] field \"table\": expected nothing (an item without links has no table), got [[1]]");
-  EXPECT_EQ(json_error(replaced(R"("table":[[0.25],[0.75]])", R"("table":[[0.25,0.5],[0.75,0.5]])")),
-            "toy items[1] field \"table\": expected size rows of the linked sizes' sum, got [[0.25,0.5],[0.75,0.5]]");
+  EXPECT_EQ(
+      json_error(replaced(R"("table":[[0.25],[0.75]])", R"("table":[[0.25,0.5],[0.75,0.5]])")),
+      "toy items[1] field \"table\": expected 2 rows (one per unit of size) of 1 entries (the linked items' sizes), got "
+      "[[0.25,0.5],[0.75,0.5]]");
   EXPECT_EQ(json_error(replaced(R"("flag":false)", R"("flag":0)")),
             "toy items[1] field \"flag\": expected true or false, got 0");
   const std::string too_many = json_error(replaced(R"("items":[)", R"("items":[{"size":1},{"size":1},{"size":1},)"));

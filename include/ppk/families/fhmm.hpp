@@ -73,7 +73,7 @@ class FhmmModel : public Model, public SamplableModel {
   explicit FhmmModel(Parameters parameters);
   FhmmModel(std::vector<FhmmChain> chains, Eigen::MatrixXd cov, long length)
       : FhmmModel(Parameters{std::move(chains), std::move(cov), length}) {}
-  Parameters parameters() const;  // as validated (probabilities renormalised, Sigma symmetrised)
+  const Parameters& parameters() const;  // as validated (probabilities renormalised, Sigma symmetrised)
   const std::vector<FhmmChain>& chains() const;
   const Eigen::MatrixXd& cov() const;  // Sigma
   long dim() const;                    // d
