@@ -510,13 +510,15 @@ void JsonWriterArchive::table(const char* field, std::vector<double>& values, co
 void JsonReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows,
                               const Dimension& cols, const char* row, const char* column) {
   const std::vector<std::vector<double>> read = fields_.matrix(field);
-  const std::string expected =
-      std::to_string(rows.value) + " rows (one per " + row + ") of " + std::to_string(cols.value) + " " + column;
-  if (rows.value >= 0 && static_cast<long>(read.size()) != rows.value) throw fields_.invalid(field, expected);
+  const auto wrong_shape = [&] {
+    return fields_.invalid(field, std::to_string(rows.value) + " rows (one per " + row + ") of " +
+                                      std::to_string(cols.value) + " " + column);
+  };
+  if (rows.value >= 0 && static_cast<long>(read.size()) != rows.value) throw wrong_shape();
   values.clear();
-  for (const std::vector<double>& row : read) {
-    if (cols.value >= 0 && static_cast<long>(row.size()) != cols.value) throw fields_.invalid(field, expected);
-    values.insert(values.end(), row.begin(), row.end());
+  for (const std::vector<double>& values_of_row : read) {
+    if (cols.value >= 0 && static_cast<long>(values_of_row.size()) != cols.value) throw wrong_shape();
+    values.insert(values.end(), values_of_row.begin(), values_of_row.end());
   }
 }
 

@@ -237,8 +237,10 @@ class RowReaderArchive {
   template <class Record, class Read>
   void read_records(const char* field, std::vector<Record>& records, Read read) {
     const long headers = first_header(field);
+    if (headers < 0) records_.reserve(records_.size() + records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
       RowReaderArchive archive(in_, record_family(family_, field, static_cast<long>(i)));
+      archive.spans_.reserve(8);  // a record's few fields, without regrowing
       read(records[i], archive, static_cast<long>(i));
       keep_record(std::move(archive), headers < 0 ? -1 : headers + static_cast<long>(i));
     }

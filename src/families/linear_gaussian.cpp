@@ -33,14 +33,13 @@ constexpr long kMaxCoordinates = 5000;  // sum of d_v: the joint covariance is d
 std::string node_family(long i) { return detail::record_family(kFamily, "nodes", i); }
 
 // Node i's dimension (counting `before` coordinates in the nodes before it) and parents: each a node
-// before it, listed once.
+// before it, listed once. (Run twice per node read: its family's name is made only for an error.)
 void check_header(const std::vector<LinearGaussianNode>& nodes, long i, long before) {
   const LinearGaussianNode& node = nodes[static_cast<std::size_t>(i)];
-  const std::string family = node_family(i);
   if (node.dim < 1 || node.dim > kMaxNodeDim)
-    throw detail::field_error(family, "dim", detail::whole_numbers(1, kMaxNodeDim), std::to_string(node.dim));
+    throw detail::field_error(node_family(i), "dim", detail::whole_numbers(1, kMaxNodeDim), std::to_string(node.dim));
   if (before + node.dim > kMaxCoordinates)
-    throw detail::field_error(family, "dim",
+    throw detail::field_error(node_family(i), "dim",
                               "at most " + std::to_string(kMaxCoordinates) + " coordinates in all nodes (nodes 0.." +
                                   std::to_string(i - 1) + " have " + std::to_string(before) + ")",
                               std::to_string(node.dim));
@@ -48,14 +47,14 @@ void check_header(const std::vector<LinearGaussianNode>& nodes, long i, long bef
     const long u = node.parents[p];
     const std::string path = "[" + std::to_string(p) + "]";
     if (u < 0 || u >= i)
-      throw detail::FieldError(family, "parents", static_cast<long>(p), path,
+      throw detail::FieldError(node_family(i), "parents", static_cast<long>(p), path,
                                (i == 0 ? std::string("no parents (node 0 is listed first")
                                        : "a node listed before this one (in [0, " + std::to_string(i - 1) + "]") +
                                    ": parents precede their children, so no cycle can form)",
                                std::to_string(u));
     for (std::size_t q = 0; q < p; ++q)
       if (node.parents[q] == u)
-        throw detail::FieldError(family, "parents", static_cast<long>(p), path, "distinct parents",
+        throw detail::FieldError(node_family(i), "parents", static_cast<long>(p), path, "distinct parents",
                                  "node " + std::to_string(u) + " again (also parents[" + std::to_string(q) + "])");
   }
 }
