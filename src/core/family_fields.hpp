@@ -21,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,15 @@ struct Dimension {
   long first_index = 0;
 };
 
+// The sparse JSON layout of listed_probabilities(): {dim: D, base: the base, object: {"index": [the
+// listed coordinates, from 0], field: [their values]}} instead of the dense array `field`. `marker`
+// names the member whose presence selects it (a trailing group's, in the multinomial: "levels").
+struct ListedLayout {
+  const char* marker;
+  const char* base;
+  const char* object;
+};
+
 // Parameters -> the row's fields.
 class RowWriterArchive {
  public:
@@ -68,6 +78,34 @@ class RowWriterArchive {
   // A narrower bound on a read dimension under a condition (a row reader checks it before reading
   // the fields whose size it sets; elsewhere the model's constructor does).
   void at_most(const Dimension& dim, long max, const char* condition);
+
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  // A count that may be absent or a keyword: 0 (none), 1..max, or -1 (the keyword). A row holds the
+  // number (-1 for the keyword); JSON the number, the keyword as a string, or nothing for 0.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  // A real that may be absent: a row holds 0 for none (so none and 0 are one); JSON the number or nothing.
+  void optional_real(const char* field, std::optional<double>& value);
+  // probabilities() with a second, sparse JSON layout (ListedLayout), used when `listed` is set here and
+  // when the layout's marker member is present in the JSON reader; a row is probabilities()'s in both.
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  // The count K of an optional group of fields at the end of the row: a row holds K in [0, max], 0
+  // meaning that the group is absent and the row ends there; JSON holds the group as the object
+  // `field` (whose arrays say K) or nothing. fields() stops when the returned value is 0 (the JSON
+  // reader returns -1 for a group that is present, as dimension() does).
+  Dimension trailing_group(const char* field, long count, long max);
+  // A column of the trailing group: K reals in a row, the array `member` of the group's object in JSON.
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  // A column of whole numbers, held as doubles so that the model's constructor names a fractional one;
+  // JSON writes them as integers.
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  // A whole number >= 0 for each coordinate p lists: a row holds them as the D-long sparse block of
+  // number + 1 at the coordinates' offsets (+1: a row drops zeros); JSON as the array `member` of the
+  // listed layout's object, one per listed coordinate (as written, from 0). Held as the block's
+  // (offset, number + 1) entries, which the model's constructor matches to p's listed coordinates
+  // (naming a missing or stray one).
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
 
  private:
   RowWriter& out_;
@@ -92,6 +130,17 @@ class RowReaderArchive {
   void choice(const char* field, long& index, const std::vector<const char*>& names);
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
+
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
 
   // build(), its FieldError restated at the row: an error about element m of a nested-models field at
   // model m's indices, any other at its field's indices (at_row).
@@ -132,6 +181,17 @@ class JsonWriterArchive {
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
 
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
+
  private:
   nlohmann::json& out_;
 };
@@ -159,7 +219,21 @@ class JsonReaderArchive {
   void one_of(const char* field, long& index, const std::vector<const char*>& members);
   void at_most(const Dimension& dim, long max, const char* condition);
 
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  // (With the layout's marker absent, its other members are refused; with it present, `field` is.)
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
+
  private:
+  // The numbers of the array `member` of the object `object` (a trailing group's or a listed layout's).
+  std::vector<double> member_numbers(const char* object, const char* member) const;
   JsonFields fields_;
   std::string family_;
 };
@@ -205,6 +279,24 @@ class FieldNames {
     names.insert(names.end(), members.begin(), members.end());
   }
   void at_most(const Dimension&, long, const char*) {}
+
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long&, long, const char*) { names.push_back(field); }
+  void optional_real(const char* field, std::optional<double>&) { names.push_back(field); }
+  void listed_probabilities(const char* field, SparseProbabilities&, const Dimension& dim, const ListedLayout& layout,
+                            bool) {
+    names.insert(names.end(), {field, dim.field, layout.base, layout.object});
+  }
+  // -1: present, so that fields() goes on to name what follows.
+  Dimension trailing_group(const char* field, long, long max) {
+    names.push_back(field);
+    return {-1, 0, max, field};
+  }
+  // (The members of the group's and the listed layout's objects are not top-level members.)
+  void group_reals(const char*, std::vector<double>&, const Dimension&, const char*) {}
+  void group_whole_numbers(const char*, std::vector<double>&, const Dimension&, const char*) {}
+  void listed_numbers(const char*, std::vector<std::pair<long, double>>&, const SparseProbabilities&, const Dimension&,
+                      const ListedLayout&, const char*) {}
 
   std::vector<const char*> names;
 };
