@@ -115,7 +115,9 @@ class RowWriterArchive {
 // that build() restates a FieldError of the model's constructor at them.
 class RowReaderArchive {
  public:
-  explicit RowReaderArchive(RowReader& in) : in_(in) {}
+  // (Room for a family's spans from the start: a row is decoded once per kernel matrix, and growing
+  // the vector field by field would allocate several times per row.)
+  explicit RowReaderArchive(RowReader& in) : in_(in) { spans_.reserve(16); }
   Dimension dimension(const char* field, long value, long min, long max);
   void whole_number(const char* field, long& value, long min, long max);
   void real(const char* field, double& value);
