@@ -3,7 +3,9 @@
 // A family's parameters are a plain struct with one member template
 //     template <class Archive> void fields(Archive& a);
 // that names each field once, in row order, with its kind (a whole number, a real, a vector, a
-// matrix, a probability vector, a list of nested models). Four archives implement every kind once:
+// matrix, a probability vector, a list of nested models; a count that may be a keyword, a real that
+// may be absent, a probability vector with a sparse JSON layout, an optional trailing group of
+// columns, a number per listed coordinate). Four archives implement every kind once:
 //   RowWriterArchive   parameters -> the row's fields (row.hpp; zeros omitted),
 //   RowReaderArchive   row -> parameters, recording where each field lies so that the model
 //                      constructor's FieldError is restated at the row's indices,
