@@ -126,11 +126,11 @@ struct MultinomialModel::Impl {
     double value;
   };
   std::vector<Excess> excess;
-  double excess_sum = 0.0;
+  double excess_sum = 0.0;  // U = sum_d u_d (leveled: W = sum_d u_d m_d^rho)
 
   // The constructors' checks (see multinomial.hpp) and the probabilities and trials they keep.
   void set(SparseProbabilities probabilities, Trials model_trials);
-  void set(LeveledProbabilities probabilities, Trials model_trials);  // U = sum_d u_d (leveled: W = sum_d u_d m_d^rho)
+  void set(LeveledProbabilities probabilities, Trials model_trials);
 
   // S = sum_d (a_d a'_d)^rho (see the top of this file). The merge over listed coordinates
   // advances without branches: both sides step on a tie, the smaller index steps otherwise.
