@@ -1,7 +1,10 @@
 // Cost of one kernel evaluation between two prepared models, per family: the
 // work LIBSVM's solver does for every entry of a kernel column. End-to-end
 // ratios against LIBSVM's own kernels are measured by bench/ratios.sh.
+// Also the cost of decoding one multinomial row over a 50,000-word vocabulary (uniform or pooled
+// base), which LIBSVM's kernel plugin pays once per row and kernel matrix.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/kernel.hpp"
+#include "ppk/core/row.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace {
@@ -83,11 +87,45 @@ void BM_BernoulliSparse(benchmark::State& state) {
       std::make_unique<ppk::BernoulliModel>(random_sparse(50000, state.range(0), 0.1)), 0.5, ppk::KernelKind::ppk_norm);
 }
 
+// A document's row under a pooled base (docs/base-measure.md): `listed` words seen once each, the
+// prior A m over a base quantised from Zipf-like pooled counts, a_d = (c_d + A m_d) / (N + A).
+ppk::LeveledProbabilities random_leveled(long dim, long listed) {
+  std::vector<double> pooled(static_cast<std::size_t>(dim));
+  for (long d = 0; d < dim; ++d) pooled[static_cast<std::size_t>(d)] = std::floor(1000.0 / static_cast<double>(d + 1));
+  const ppk::LeveledBase base = ppk::quantised_pooled_base(pooled);
+  const ppk::SparseProbabilities words = random_sparse(dim, listed, 0.1);
+  const double prior = 0.5 * static_cast<double>(dim), total = static_cast<double>(listed) + prior;
+  ppk::LeveledProbabilities p;
+  p.dim = dim;
+  p.share = prior / total;
+  p.levels = base.levels;
+  p.index = words.index;
+  for (long d : words.index) {
+    const int level = base.word_level[static_cast<std::size_t>(d)];
+    p.level.push_back(level);
+    p.value.push_back((1.0 + prior * base.levels.value[static_cast<std::size_t>(level)]) / total);
+  }
+  return p;
+}
+
+void decode(benchmark::State& state, const ppk::MultinomialModel& model) {
+  const ppk::Row row = ppk::encode_row(model);
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::decode_row(row));
+}
+void BM_MultinomialDecodeUniform(benchmark::State& state) {
+  decode(state, ppk::MultinomialModel(random_sparse(50000, state.range(0), 0.1), ppk::Trials{}));
+}
+void BM_MultinomialDecodePooled(benchmark::State& state) {
+  decode(state, ppk::MultinomialModel(random_leveled(50000, state.range(0)), ppk::Trials{}));
+}
+
 BENCHMARK(BM_GaussianIsotropic)->Arg(2)->Arg(16)->Arg(128);
 BENCHMARK(BM_GaussianDiagonal)->Arg(2)->Arg(16)->Arg(128);
 BENCHMARK(BM_GaussianFull)->Arg(2)->Arg(8)->Arg(32);
 BENCHMARK(BM_MultinomialSparse)->Arg(50)->Arg(500);
 BENCHMARK(BM_BernoulliSparse)->Arg(50)->Arg(500);
+BENCHMARK(BM_MultinomialDecodeUniform)->Arg(50)->Arg(500);
+BENCHMARK(BM_MultinomialDecodePooled)->Arg(50)->Arg(500);
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include "core/family_fields.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/matrix_fields.hpp"
@@ -82,6 +83,38 @@ void RowWriterArchive::one_of(const char*, long& index, const std::vector<const 
 }
 
 void RowWriterArchive::at_most(const Dimension&, long, const char*) {}
+
+// ---- RowWriterArchive: kinds added for the multinomial.
+
+void RowWriterArchive::count_or_keyword(const char*, long& value, long, const char*) {
+  out_.real(static_cast<double>(value));
+}
+
+void RowWriterArchive::optional_real(const char*, std::optional<double>& value) { out_.real(value.value_or(0.0)); }
+
+void RowWriterArchive::listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim,
+                                            const ListedLayout&, bool) {
+  probabilities(field, p, dim);
+}
+
+Dimension RowWriterArchive::trailing_group(const char* field, long count, long max) {
+  out_.real(static_cast<double>(count));
+  return {count, 0, max, field};
+}
+
+void RowWriterArchive::group_reals(const char*, std::vector<double>& values, const Dimension&, const char*) {
+  out_.reals(values);
+}
+
+void RowWriterArchive::group_whole_numbers(const char*, std::vector<double>& values, const Dimension&, const char*) {
+  out_.reals(values);
+}
+
+void RowWriterArchive::listed_numbers(const char*, std::vector<std::pair<long, double>>& entries,
+                                      const SparseProbabilities&, const Dimension& dim, const ListedLayout&,
+                                      const char*) {
+  out_.sparse(entries, static_cast<std::size_t>(dim.value));
+}
 
 // ---- RowReaderArchive: each field read and its indices recorded.
 
@@ -206,6 +239,42 @@ ModelError RowReaderArchive::at_row(const FieldError& error, const std::vector<R
   return detail::at_row(error, spans);
 }
 
+// ---- RowReaderArchive: kinds added for the multinomial.
+
+void RowReaderArchive::count_or_keyword(const char* field, long& value, long max, const char*) {
+  whole_number(field, value, -1, max);
+}
+
+void RowReaderArchive::optional_real(const char* field, std::optional<double>& value) {
+  double read = 0.0;
+  real(field, read);
+  value = read != 0.0 ? std::optional<double>(read) : std::nullopt;
+}
+
+void RowReaderArchive::listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim,
+                                            const ListedLayout&, bool) {
+  probabilities(field, p, dim);
+}
+
+Dimension RowReaderArchive::trailing_group(const char* field, long, long max) { return dimension(field, 0, 0, max); }
+
+void RowReaderArchive::group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char*) {
+  reals(field, values, group);
+}
+
+void RowReaderArchive::group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group,
+                                           const char*) {
+  reals(field, values, group);
+}
+
+void RowReaderArchive::listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries,
+                                      const SparseProbabilities&, const Dimension& dim, const ListedLayout&,
+                                      const char*) {
+  const long first = in_.next_index();
+  entries = in_.sparse(field, static_cast<std::size_t>(dim.value));
+  record(field, first);
+}
+
 // ---- JsonWriterArchive: each field as its member; a dimension is the arrays' length.
 
 Dimension JsonWriterArchive::dimension(const char* field, long value, long min, long max) {
@@ -249,6 +318,47 @@ void JsonWriterArchive::choice(const char* field, long& index, const std::vector
 void JsonWriterArchive::one_of(const char*, long&, const std::vector<const char*>&) {}
 
 void JsonWriterArchive::at_most(const Dimension&, long, const char*) {}
+
+// ---- JsonWriterArchive: kinds added for the multinomial.
+
+void JsonWriterArchive::count_or_keyword(const char* field, long& value, long, const char* keyword) {
+  if (value == -1) out_[field] = keyword;
+  if (value > 0) out_[field] = value;
+}
+
+void JsonWriterArchive::optional_real(const char* field, std::optional<double>& value) {
+  if (value) out_[field] = *value;
+}
+
+void JsonWriterArchive::listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim,
+                                             const ListedLayout& layout, bool listed) {
+  if (!listed) return probabilities(field, p, dim);
+  out_[dim.field] = p.dim;
+  out_[layout.base] = p.base;
+  out_[layout.object]["index"] = p.index;
+  out_[layout.object][field] = p.value;
+}
+
+Dimension JsonWriterArchive::trailing_group(const char* field, long count, long max) { return {count, 0, max, field}; }
+
+void JsonWriterArchive::group_reals(const char*, std::vector<double>& values, const Dimension& group,
+                                    const char* member) {
+  out_[group.field][member] = values;
+}
+
+void JsonWriterArchive::group_whole_numbers(const char*, std::vector<double>& values, const Dimension& group,
+                                            const char* member) {
+  out_[group.field][member] = std::vector<long>(values.begin(), values.end());
+}
+
+void JsonWriterArchive::listed_numbers(const char*, std::vector<std::pair<long, double>>& entries,
+                                       const SparseProbabilities&, const Dimension&, const ListedLayout& layout,
+                                       const char* member) {
+  std::vector<long> numbers;
+  numbers.reserve(entries.size());
+  for (const auto& entry : entries) numbers.push_back(static_cast<long>(entry.second) - 1);
+  out_[layout.object][member] = numbers;
+}
 
 // ---- JsonReaderArchive
 
@@ -539,6 +649,91 @@ void JsonWriterArchive::columns(const char* field, Eigen::MatrixXd& matrix, cons
 
 void JsonReaderArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
   matrix = json_matrix(fields_, field).transpose();
+// ---- JsonReaderArchive: kinds added for the multinomial.
+
+void JsonReaderArchive::count_or_keyword(const char* field, long& value, long max, const char* keyword) {
+  value = 0;
+  if (!fields_.has(field)) return;
+  const nlohmann::json& read = fields_.required(field);
+  if (read == keyword) {
+    value = -1;
+    return;
+  }
+  if (!read.is_number() || read.get<double>() != std::floor(read.get<double>()) || read.get<double>() < 1.0 ||
+      read.get<double>() > static_cast<double>(max))
+    throw fields_.invalid(field, whole_numbers(1, max) + " or \"" + keyword + "\"");
+  value = static_cast<long>(read.get<double>());
+}
+
+void JsonReaderArchive::optional_real(const char* field, std::optional<double>& value) {
+  value = fields_.has(field) ? std::optional<double>(fields_.real(field)) : std::nullopt;
+}
+
+std::vector<double> JsonReaderArchive::member_numbers(const char* object, const char* member) const {
+  const nlohmann::json& parent = fields_.required(object);
+  if (!parent.is_object() || !parent.contains(member) || !parent[member].is_array())
+    throw fields_.invalid(object, std::string("an object with an array \"") + member + "\"");
+  std::vector<double> numbers;
+  numbers.reserve(parent[member].size());
+  for (const nlohmann::json& value : parent[member]) {
+    if (!value.is_number()) throw fields_.invalid(object, std::string("numbers in \"") + member + "\"");
+    numbers.push_back(value.get<double>());
+  }
+  return numbers;
+}
+
+void JsonReaderArchive::listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim,
+                                             const ListedLayout& layout, bool) {
+  if (!fields_.has(layout.marker)) {
+    for (const char* member : {dim.field, layout.base, layout.object})
+      if (fields_.has(member))
+        throw fields_.invalid(member, std::string("no such member without \"") + layout.marker + "\"");
+    return probabilities(field, p, dim);
+  }
+  if (fields_.has(field))
+    throw fields_.invalid(
+        field, std::string("no such member with \"") + layout.marker + "\" (\"" + layout.object + "\" lists the values)");
+  p = SparseProbabilities{};
+  p.dim = fields_.whole_number(dim.field, dim.min, dim.max);
+  p.base = fields_.real(layout.base);
+  const std::vector<double> index = member_numbers(layout.object, "index");
+  p.value = member_numbers(layout.object, field);
+  if (index.size() != p.value.size())
+    throw fields_.invalid(layout.object, std::string("\"index\" and \"") + field + "\" of one length");
+  p.index.reserve(index.size());
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (index[i] != std::floor(index[i]) || index[i] < 0 || index[i] >= static_cast<double>(p.dim) ||
+        (i > 0 && index[i] <= index[i - 1]))
+      throw fields_.invalid(layout.object, "\"index\": increasing whole numbers in [0, D)");
+    p.index.push_back(static_cast<long>(index[i]));
+  }
+}
+
+Dimension JsonReaderArchive::trailing_group(const char* field, long, long max) {
+  return {fields_.has(field) ? -1 : 0, 0, max, field};
+}
+
+// A present group has K >= 1 values per column, as a row's (where K = 0 means no group).
+void JsonReaderArchive::group_reals(const char*, std::vector<double>& values, const Dimension& group,
+                                    const char* member) {
+  values = member_numbers(group.field, member);
+  if (values.empty()) throw fields_.invalid(group.field, std::string("a non-empty array \"") + member + "\"");
+}
+
+void JsonReaderArchive::group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group,
+                                            const char* member) {
+  group_reals(field, values, group, member);
+}
+
+void JsonReaderArchive::listed_numbers(const char*, std::vector<std::pair<long, double>>& entries,
+                                       const SparseProbabilities& p, const Dimension&, const ListedLayout& layout,
+                                       const char* member) {
+  const std::vector<double> numbers = member_numbers(layout.object, member);
+  if (numbers.size() != p.index.size())
+    throw fields_.invalid(layout.object, std::string("\"") + member + "\" as long as \"index\"");
+  entries.clear();
+  entries.reserve(numbers.size());
+  for (std::size_t i = 0; i < numbers.size(); ++i) entries.emplace_back(p.index[i], numbers[i] + 1.0);
 }
 
 }  // namespace ppk::detail

@@ -5,8 +5,10 @@
 // that names each field once, in row order, with its kind (a whole number, a real, a vector, a
 // matrix, a probability vector, a list of nested models, a list of matrices, a list of records --
 // nested structs with fields of their own, read in one phase or as all headers then all bodies --
-// a flag, a list of whole numbers, a table, an optional member, a check between fields). Four
-// archives implement every kind once:
+// a flag, a list of whole numbers, a table, an optional member, a check between fields; a count that
+// may be a keyword, a real that may be absent, a probability vector with a sparse JSON layout, an
+// optional trailing group of columns, a number per listed coordinate). Four archives implement every
+// kind once:
 //   RowWriterArchive   parameters -> the row's fields (row.hpp; zeros omitted),
 //   RowReaderArchive   row -> parameters, recording where each field lies so that the model
 //                      constructor's FieldError is restated at the row's indices,
@@ -26,6 +28,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +56,14 @@ struct Dimension {
 
 // How messages name record i of the records field `field`: "linear_gaussian nodes[2]".
 std::string record_family(const std::string& family, const char* field, long i);
+// The sparse JSON layout of listed_probabilities(): {dim: D, base: the base, object: {"index": [the
+// listed coordinates, from 0], field: [their values]}} instead of the dense array `field`. `marker`
+// names the member whose presence selects it (a trailing group's, in the multinomial: "levels").
+struct ListedLayout {
+  const char* marker;
+  const char* base;
+  const char* object;
+};
 
 // Parameters -> the row's fields.
 class RowWriterArchive {
@@ -136,6 +147,33 @@ class RowWriterArchive {
   // readers run it (a row reader restating its error at the row), writers and FieldNames do not.
   template <class Check>
   void validate(Check&&) {}
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  // A count that may be absent or a keyword: 0 (none), 1..max, or -1 (the keyword). A row holds the
+  // number (-1 for the keyword); JSON the number, the keyword as a string, or nothing for 0.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  // A real that may be absent: a row holds 0 for none (so none and 0 are one); JSON the number or nothing.
+  void optional_real(const char* field, std::optional<double>& value);
+  // probabilities() with a second, sparse JSON layout (ListedLayout), used when `listed` is set here and
+  // when the layout's marker member is present in the JSON reader; a row is probabilities()'s in both.
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  // The count K of an optional group of fields at the end of the row: a row holds K in [0, max], 0
+  // meaning that the group is absent and the row ends there; JSON holds the group as the object
+  // `field` (whose arrays say K) or nothing. fields() stops when the returned value is 0 (the JSON
+  // reader returns -1 for a group that is present, as dimension() does).
+  Dimension trailing_group(const char* field, long count, long max);
+  // A column of the trailing group: K reals in a row, the array `member` of the group's object in JSON.
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  // A column of whole numbers, held as doubles so that the model's constructor names a fractional one;
+  // JSON writes them as integers.
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  // A whole number >= 0 for each coordinate p lists: a row holds them as the D-long sparse block of
+  // number + 1 at the coordinates' offsets (+1: a row drops zeros); JSON as the array `member` of the
+  // listed layout's object, one per listed coordinate (as written, from 0). Held as the block's
+  // (offset, number + 1) entries, which the model's constructor matches to p's listed coordinates
+  // (naming a missing or stray one).
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
 
  private:
   RowWriter& out_;
@@ -148,6 +186,9 @@ class RowReaderArchive {
   // `family` names the fields in messages: the row's family, or a record of it ("bayesnet nodes[2]").
   explicit RowReaderArchive(RowReader& in) : RowReaderArchive(in, in.family_name()) {}
   RowReaderArchive(RowReader& in, std::string family) : in_(in), family_(std::move(family)) {}
+  // (Room for a family's spans from the start: a row is decoded once per kernel matrix, and growing
+  // the vector field by field would allocate several times per row.)
+  explicit RowReaderArchive(RowReader& in) : in_(in) { spans_.reserve(16); }
   Dimension dimension(const char* field, long value, long min, long max);
   void whole_number(const char* field, long& value, long min, long max);
   void real(const char* field, double& value);
@@ -200,6 +241,16 @@ class RowReaderArchive {
   void validate(Check&& check) {
     build(check);
   }
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
 
   // build(), its FieldError restated at the row: an error about element m of a nested-models field at
   // model m's indices, any other at its field's indices (at_row).
@@ -318,6 +369,16 @@ class JsonWriterArchive {
   bool optional(const char*, bool needed, const char* = nullptr) { return needed; }
   template <class Check>
   void validate(Check&&) {}
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
 
  private:
   nlohmann::json& out_;
@@ -384,6 +445,21 @@ class JsonReaderArchive {
   JsonReaderArchive record_archive(const nlohmann::json& array, const char* field, long i,
                                    const std::vector<const char*>& names) const;
 
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long& value, long max, const char* keyword);
+  void optional_real(const char* field, std::optional<double>& value);
+  // (With the layout's marker absent, its other members are refused; with it present, `field` is.)
+  void listed_probabilities(const char* field, SparseProbabilities& p, const Dimension& dim, const ListedLayout& layout,
+                            bool listed);
+  Dimension trailing_group(const char* field, long count, long max);
+  void group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
+  void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
+                      const Dimension& dim, const ListedLayout& layout, const char* member);
+
+ private:
+  // The numbers of the array `member` of the object `object` (a trailing group's or a listed layout's).
+  std::vector<double> member_numbers(const char* object, const char* member) const;
   JsonFields fields_;
   std::string family_;
   std::vector<JsonReaderArchive> record_archives_;  // of two-phase records, between headers and bodies
@@ -474,6 +550,23 @@ class FieldNames {
   bool optional(const char*, bool, const char* = nullptr) { return true; }
   template <class Check>
   void validate(Check&&) {}
+  // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
+  void count_or_keyword(const char* field, long&, long, const char*) { names.push_back(field); }
+  void optional_real(const char* field, std::optional<double>&) { names.push_back(field); }
+  void listed_probabilities(const char* field, SparseProbabilities&, const Dimension& dim, const ListedLayout& layout,
+                            bool) {
+    names.insert(names.end(), {field, dim.field, layout.base, layout.object});
+  }
+  // -1: present, so that fields() goes on to name what follows.
+  Dimension trailing_group(const char* field, long, long max) {
+    names.push_back(field);
+    return {-1, 0, max, field};
+  }
+  // (The members of the group's and the listed layout's objects are not top-level members.)
+  void group_reals(const char*, std::vector<double>&, const Dimension&, const char*) {}
+  void group_whole_numbers(const char*, std::vector<double>&, const Dimension&, const char*) {}
+  void listed_numbers(const char*, std::vector<std::pair<long, double>>&, const SparseProbabilities&, const Dimension&,
+                      const ListedLayout&, const char*) {}
 
   std::vector<const char*> names;
 };
@@ -556,23 +649,6 @@ FamilyInfo make_family(std::string name, int code, const char* approximation = n
     auto&& parameters = static_cast<const M&>(model).parameters();
     detail::write_fields(parameters, archive);
   };
-  return info;
-}
-
-// The FamilyInfo of a family whose four conversions are still written by hand (M::encode_fields,
-// M::to_json, `decode` and `from_json`): the families not yet declaring their fields.
-template <class M>
-FamilyInfo hand_written_family(std::string name, int code, std::unique_ptr<Model> (*decode)(RowReader&),
-                               std::unique_ptr<Model> (*from_json)(const nlohmann::json&),
-                               const char* approximation = nullptr) {
-  FamilyInfo info;
-  info.name = std::move(name);
-  info.code = code;
-  info.approximation = approximation;
-  info.decode = decode;
-  info.encode = [](const Model& model, RowWriter& out) { static_cast<const M&>(model).encode_fields(out); };
-  info.from_json = from_json;
-  info.to_json = [](const Model& model, nlohmann::json& out) { static_cast<const M&>(model).to_json(out); };
   return info;
 }
 

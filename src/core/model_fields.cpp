@@ -236,16 +236,4 @@ std::vector<std::vector<double>> JsonFields::matrix(const char* field) const {
   return matrix;
 }
 
-BasedProbabilitiesInRow read_based_probabilities(RowReader& fields, long dim) {
-  BasedProbabilitiesInRow read{{}, {"base", fields.next_index(), 1}, {"p", 0, dim}};
-  read.probabilities.dim = dim;
-  read.probabilities.base = fields.real("base");
-  read.p.first_index = fields.next_index();
-  for (const auto& [offset, value] : fields.sparse("p", static_cast<std::size_t>(dim))) {
-    read.probabilities.index.push_back(offset);
-    read.probabilities.value.push_back(value);
-  }
-  return read;
-}
-
 }  // namespace ppk::detail

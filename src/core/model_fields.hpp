@@ -83,15 +83,6 @@ struct RowFieldSpan {
 // field: element e of a field at first index f is index f + element_offset + e.
 ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans);
 
-// A probability vector stored in a row as a "base" scalar followed by the D-long sparse
-// block "p" (absent entries mean the base), with the positions of both for error messages.
-struct BasedProbabilitiesInRow {
-  SparseProbabilities probabilities;
-  RowFieldSpan base;
-  RowFieldSpan p;
-};
-BasedProbabilitiesInRow read_based_probabilities(RowReader& fields, long dim);
-
 // Builds a decoded model with `build()`, translating the constructor's FieldError to row indices.
 template <class Build>
 auto build_from_row(std::initializer_list<RowFieldSpan> spans, Build build) -> decltype(build()) {

@@ -21,11 +21,11 @@
 #include <iomanip>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "families/gamma_integrals.hpp"
 #include "core/family_fields.hpp"
@@ -127,6 +127,10 @@ struct MultinomialModel::Impl {
   };
   std::vector<Excess> excess;
   double excess_sum = 0.0;  // U = sum_d u_d (leveled: W = sum_d u_d m_d^rho)
+
+  // The constructors' checks (see multinomial.hpp) and the probabilities and trials they keep.
+  void set(SparseProbabilities probabilities, Trials model_trials);
+  void set(LeveledProbabilities probabilities, Trials model_trials);
 
   // S = sum_d (a_d a'_d)^rho (see the top of this file). The merge over listed coordinates
   // advances without branches: both sides step on a tie, the smaller index steps otherwise.
@@ -279,36 +283,138 @@ Trials checked_trials(Trials trials) {
   }
   return trials;
 }
+
+// The row's and JSON's trials (0, s or -1) and optional decay as Trials (checked_trials checks the ranges).
+Trials trials_of(const MultinomialParameters& parameters) {
+  if (parameters.trials < -1)
+    throw field_error(kFamily, "trials", "0 (one event), a whole number of trials in [1, 10^9] or -1 (all)",
+                      std::to_string(parameters.trials));
+  Trials trials;
+  trials.kind = parameters.trials == 0 ? Trials::one_event : parameters.trials > 0 ? Trials::fixed : Trials::all;
+  trials.count = std::max(parameters.trials, 0L);
+  if (parameters.decay) {
+    if (trials.kind != Trials::all)
+      throw field_error(kFamily, "decay", "no decay (it applies only with trials -1 in a row, \"all\" in JSON)",
+                        format_number(*parameters.decay));
+    trials.decay = *parameters.decay;
+  }
+  return trials;
+}
+
+// A leveled row's probabilities: its level counts as whole numbers, and each listed word's level from
+// the (word, level + 1) entries, which must name exactly the listed words (a row's sparse block may
+// miss one or hold a stray one). check_levels checks the rest.
+LeveledProbabilities leveled_of(MultinomialParameters parameters) {
+  SparseProbabilities& a = parameters.a;
+  LeveledProbabilities leveled;
+  leveled.dim = a.dim;
+  leveled.share = a.base;
+  leveled.levels.value = std::move(parameters.level_values);
+  for (std::size_t k = 0; k < parameters.level_counts.size(); ++k) {
+    const double count = parameters.level_counts[k];
+    if (count != std::floor(count) || count < 1.0 || count > static_cast<double>(a.dim))
+      throw detail::element_error(kFamily, "level counts", static_cast<long>(k),
+                                  "a whole number of words in [1, D = " + std::to_string(a.dim) + "]", count);
+    leveled.levels.count.push_back(static_cast<long>(count));
+  }
+  const long level_count = static_cast<long>(leveled.levels.value.size());
+  std::size_t next = 0;
+  for (const auto& [word, level] : parameters.word_levels) {
+    if (next < a.index.size() && a.index[next] < word)
+      throw detail::element_error(kFamily, "word levels", a.index[next], "the level in [1, K] of the listed word", 0.0);
+    if (next == a.index.size() || a.index[next] != word)
+      throw detail::element_error(kFamily, "word levels", word, "no level here (only the words listed in p carry one)",
+                                  level);
+    if (level != std::floor(level) || level < 1.0 || level > static_cast<double>(level_count))
+      throw detail::element_error(
+          kFamily, "word levels", word,
+          "a whole number in [1, K = " + std::to_string(level_count) + "] (the level + 1, as a row stores it)", level);
+    leveled.level.push_back(static_cast<int>(level) - 1);
+    ++next;
+  }
+  if (next < a.index.size())
+    throw detail::element_error(kFamily, "word levels", a.index[next], "the level in [1, K] of the listed word", 0.0);
+  leveled.index = std::move(a.index);
+  leveled.value = std::move(a.value);
+  return leveled;
+}
 }  // namespace
 
-MultinomialModel::MultinomialModel(SparseProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.a = detail::checked_probabilities(kFamily, std::move(a));
-  normalise_sum(m.a, m.a.sum());
-  m.trials = checked_trials(trials);
+template <class Archive>
+void MultinomialParameters::fields(Archive& archive) {
+  const auto dim = archive.dimension("dim", a.dim, 1, detail::kMaxDimension);
+  archive.count_or_keyword("trials", trials, kMaxTrials, "all");
+  archive.optional_real("decay", decay);
+  const detail::ListedLayout leveled_layout{"levels", "share", "listed"};
+  archive.listed_probabilities("p", a, dim, leveled_layout, !level_values.empty());
+  const auto levels =
+      archive.trailing_group("levels", static_cast<long>(level_values.size()), static_cast<long>(BaseLevels::kMaxLevels));
+  if (levels.value == 0) return;  // a uniform base: the row ends at 6 + D
+  archive.group_reals("level values", level_values, levels, "value");
+  archive.group_whole_numbers("level counts", level_counts, levels, "count");
+  archive.listed_numbers("word levels", word_levels, a, dim, leveled_layout, "level");
+}
+
+void MultinomialModel::Impl::set(SparseProbabilities probabilities, Trials model_trials) {
+  a = detail::checked_probabilities(kFamily, std::move(probabilities));
+  normalise_sum(a, a.sum());
+  trials = checked_trials(model_trials);
 }
 
 // sum_d a_d = sum over listed d of a_d + s (1 - sum over listed d of m_d).
-MultinomialModel::MultinomialModel(LeveledProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  check_levels(a);
+void MultinomialModel::Impl::set(LeveledProbabilities probabilities, Trials model_trials) {
+  check_levels(probabilities);
   SparseProbabilities listed;
-  listed.dim = a.dim;
-  listed.base = a.share;
-  listed.index = a.index;
-  listed.value = a.value;
-  m.a = detail::checked_probabilities(kFamily, std::move(listed));
+  listed.dim = probabilities.dim;
+  listed.base = probabilities.share;
+  listed.index = probabilities.index;
+  listed.value = probabilities.value;
+  a = detail::checked_probabilities(kFamily, std::move(listed));
   double listed_sum = 0.0, listed_base = 0.0;
-  for (std::size_t i = 0; i < a.index.size(); ++i) {
-    listed_sum += m.a.value[i];
-    listed_base += a.levels.value[static_cast<std::size_t>(a.level[i])];
+  for (std::size_t i = 0; i < probabilities.index.size(); ++i) {
+    listed_sum += a.value[i];
+    listed_base += probabilities.levels.value[static_cast<std::size_t>(probabilities.level[i])];
   }
-  normalise_sum(m.a, listed_sum + a.share * (1.0 - listed_base));
-  a.share = m.a.base;
-  a.value = m.a.value;
-  m.base_table = table_digest(a.levels);
-  m.leveled = std::make_unique<LeveledProbabilities>(std::move(a));
-  m.trials = checked_trials(trials);
+  normalise_sum(a, listed_sum + probabilities.share * (1.0 - listed_base));
+  probabilities.share = a.base;
+  probabilities.value = a.value;
+  base_table = table_digest(probabilities.levels);
+  leveled = std::make_unique<LeveledProbabilities>(std::move(probabilities));
+  trials = checked_trials(model_trials);
+}
+
+MultinomialModel::MultinomialModel(SparseProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
+  impl_->set(std::move(a), trials);
+}
+
+MultinomialModel::MultinomialModel(LeveledProbabilities a, Trials trials) : impl_(std::make_unique<Impl>()) {
+  impl_->set(std::move(a), trials);
+}
+
+MultinomialModel::MultinomialModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
+  const Trials trials = trials_of(parameters);
+  if (parameters.level_values.empty() && parameters.level_counts.empty() && parameters.word_levels.empty())
+    impl_->set(std::move(parameters.a), trials);
+  else
+    impl_->set(leveled_of(std::move(parameters)), trials);
+}
+
+// What the row and JSON writers write: the row's trials and decay (none for 1), and a leveled row's
+// levels, each listed word's stored as level + 1.
+MultinomialParameters MultinomialModel::parameters() const {
+  const Impl& m = *impl_;
+  Parameters parameters;
+  parameters.a = m.a;
+  parameters.trials = m.trials.kind == Trials::all ? -1 : m.trials.count;
+  if (m.trials.kind == Trials::all && m.trials.decay != 1.0) parameters.decay = m.trials.decay;
+  if (!m.leveled) return parameters;
+  const BaseLevels& levels = m.leveled->levels;
+  parameters.level_values = levels.value;
+  parameters.level_counts.assign(levels.count.begin(), levels.count.end());
+  parameters.word_levels.reserve(m.a.listed());
+  for (std::size_t i = 0; i < m.a.listed(); ++i)
+    parameters.word_levels.emplace_back(m.a.index[i], m.leveled->level[i] + 1.0);
+  return parameters;
 }
 
 MultinomialModel::~MultinomialModel() = default;
@@ -552,185 +658,8 @@ double MultinomialModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>
   return log_p;
 }
 
-// Row fields: D, trials (0 one event, s, -1 all), decay (0 = 1), base, then the listed a_d.
-void MultinomialModel::encode_fields(RowWriter& out) const {
-  const Impl& m = *impl_;
-  out.real(static_cast<double>(m.a.dim));
-  out.real(m.trials.kind == Trials::all ? -1.0 : static_cast<double>(m.trials.count));
-  out.real(m.trials.kind == Trials::all && m.trials.decay != 1.0 ? m.trials.decay : 0.0);
-  out.real(m.a.base);
-  std::vector<std::pair<long, double>> listed;
-  listed.reserve(m.a.listed());
-  for (std::size_t i = 0; i < m.a.listed(); ++i) listed.emplace_back(m.a.index[i], m.a.value[i]);
-  out.sparse(listed, static_cast<std::size_t>(m.a.dim));
-  if (!m.leveled) return;
-  // K, the level values, the level counts, then each listed word's level + 1 at its offset.
-  const BaseLevels& levels = m.leveled->levels;
-  out.real(static_cast<double>(levels.value.size()));
-  out.reals(levels.value);
-  out.reals(levels.count.begin(), levels.count.end());
-  for (std::size_t i = 0; i < listed.size(); ++i) listed[i].second = m.leveled->level[i] + 1.0;
-  out.sparse(listed, static_cast<std::size_t>(m.a.dim));
-}
-
-void MultinomialModel::to_json(nlohmann::json& out) const {
-  const Impl& m = *impl_;
-  out = nlohmann::json::object();
-  out["family"] = kFamily;
-  if (m.leveled) {
-    // {"dim", "share", "levels": {"value", "count"}, "listed": {"index", "p", "level"}} (0-based)
-    const LeveledProbabilities& leveled = *m.leveled;
-    out["dim"] = leveled.dim;
-    out["share"] = leveled.share;
-    out["levels"] = {{"value", leveled.levels.value}, {"count", leveled.levels.count}};
-    out["listed"] = {{"index", leveled.index}, {"p", leveled.value}, {"level", leveled.level}};
-  } else {
-    out["p"] = m.a.dense();
-  }
-  if (m.trials.kind == Trials::fixed) out["trials"] = m.trials.count;
-  if (m.trials.kind == Trials::all) {
-    out["trials"] = "all";
-    if (m.trials.decay != 1.0) out["decay"] = m.trials.decay;
-  }
-}
-
-namespace {
-
-std::unique_ptr<Model> decode_multinomial(RowReader& fields) {
-  const long dim = fields.integer("dim", 1, detail::kMaxDimension);
-  Trials trials;
-  const long trials_index = fields.next_index();
-  const long count = fields.integer("trials", -1, kMaxTrials);
-  trials.kind = count == 0 ? Trials::one_event : count > 0 ? Trials::fixed : Trials::all;
-  trials.count = std::max(count, 0L);
-  const long decay_index = fields.next_index();
-  const double decay = fields.real("decay");
-  if (trials.kind != Trials::all && decay != 0.0)
-    throw fields.invalid("decay", "0 or nothing (a decay applies only with trials -1, all)", decay);
-  if (trials.kind == Trials::all && decay != 0.0) trials.decay = decay;
-  detail::BasedProbabilitiesInRow a = detail::read_based_probabilities(fields, dim);
-  const long levels_index = fields.next_index();
-  const long level_count = fields.integer("levels", 0, static_cast<long>(BaseLevels::kMaxLevels));
-  if (level_count == 0)  // a uniform base: the row ended at 6 + D
-    return detail::build_from_row({{"trials", trials_index, 1}, {"decay", decay_index, 1}, a.base, a.p},
-                                  [&] { return std::make_unique<MultinomialModel>(std::move(a.probabilities), trials); });
-  const long values_index = fields.next_index();
-  const std::vector<double> values = fields.reals("level values", static_cast<std::size_t>(level_count));
-  const long counts_index = fields.next_index();
-  const std::vector<double> counts = fields.reals("level counts", static_cast<std::size_t>(level_count));
-  const long word_levels_index = fields.next_index();
-  const auto word_levels = fields.sparse("word levels", static_cast<std::size_t>(dim));
-  return detail::build_from_row(
-      {{"trials", trials_index, 1},
-       {"decay", decay_index, 1},
-       a.base,
-       a.p,
-       {"levels", levels_index, 1},
-       {"level values", values_index, level_count},
-       {"level counts", counts_index, level_count},
-       {"word levels", word_levels_index, dim}},
-      [&] {
-        LeveledProbabilities leveled;
-        leveled.dim = dim;
-        leveled.share = a.probabilities.base;
-        leveled.levels.value = values;
-        for (std::size_t k = 0; k < counts.size(); ++k) {
-          if (counts[k] != std::floor(counts[k]) || counts[k] < 1.0 || counts[k] > static_cast<double>(dim))
-            throw detail::element_error(kFamily, "level counts", static_cast<long>(k),
-                                        "a whole number of words in [1, D = " + std::to_string(dim) + "]", counts[k]);
-          leveled.levels.count.push_back(static_cast<long>(counts[k]));
-        }
-        // Each listed word's level (stored + 1, as a row drops zeros); no level for an unlisted word.
-        std::size_t next = 0;
-        for (const auto& [word, level] : word_levels) {
-          if (next < a.probabilities.index.size() && a.probabilities.index[next] < word)
-            throw detail::element_error(kFamily, "word levels", a.probabilities.index[next],
-                                        "the level in [1, K] of the listed word", 0.0);
-          if (next == a.probabilities.index.size() || a.probabilities.index[next] != word)
-            throw detail::element_error(kFamily, "word levels", word,
-                                        "no level here (only the words listed in p carry one)", level);
-          if (level != std::floor(level) || level < 1.0 || level > static_cast<double>(level_count))
-            throw detail::element_error(kFamily, "word levels", word,
-                                        "a whole number in [1, K = " + std::to_string(level_count) + "]", level);
-          leveled.level.push_back(static_cast<int>(level) - 1);
-          ++next;
-        }
-        if (next < a.probabilities.index.size())
-          throw detail::element_error(kFamily, "word levels", a.probabilities.index[next],
-                                      "the level in [1, K] of the listed word", 0.0);
-        leveled.index = std::move(a.probabilities.index);
-        leveled.value = std::move(a.probabilities.value);
-        return std::make_unique<MultinomialModel>(std::move(leveled), trials);
-      });
-}
-
-// A leveled row's JSON form (see to_json).
-LeveledProbabilities leveled_from_json(const detail::JsonFields& fields) {
-  LeveledProbabilities p;
-  p.dim = fields.whole_number("dim", 1, detail::kMaxDimension);
-  p.share = fields.real("share");
-  const nlohmann::json& levels = fields.required("levels");
-  const nlohmann::json& listed = fields.required("listed");
-  const auto numbers = [&](const nlohmann::json& parent, const char* parent_name, const char* member) {
-    if (!parent.is_object() || !parent.contains(member) || !parent[member].is_array())
-      throw fields.invalid(parent_name, std::string("an object with an array \"") + member + "\"");
-    for (const nlohmann::json& v : parent[member])
-      if (!v.is_number()) throw fields.invalid(parent_name, std::string("numbers in \"") + member + "\"");
-    return parent[member].get<std::vector<double>>();
-  };
-  p.levels.value = numbers(levels, "levels", "value");
-  for (double c : numbers(levels, "levels", "count")) {
-    if (c != std::floor(c) || c < 1.0 || c > static_cast<double>(p.dim))
-      throw fields.invalid("levels", "whole numbers of words in [1, D] in \"count\"");
-    p.levels.count.push_back(static_cast<long>(c));
-  }
-  const std::vector<double> index = numbers(listed, "listed", "index"), level = numbers(listed, "listed", "level");
-  p.value = numbers(listed, "listed", "p");
-  if (index.size() != p.value.size() || level.size() != p.value.size())
-    throw fields.invalid("listed", "\"index\", \"p\" and \"level\" of one length");
-  for (std::size_t i = 0; i < index.size(); ++i) {
-    if (index[i] != std::floor(index[i]) || index[i] < 0 || index[i] >= static_cast<double>(p.dim) ||
-        (i > 0 && index[i] <= index[i - 1]))
-      throw fields.invalid("listed", "\"index\": increasing whole numbers in [0, D)");
-    if (level[i] != std::floor(level[i]) || level[i] < 0 || level[i] >= static_cast<double>(BaseLevels::kMaxLevels))
-      throw fields.invalid("listed", "\"level\": whole numbers in [0, K)");
-    p.index.push_back(static_cast<long>(index[i]));
-    p.level.push_back(static_cast<int>(level[i]));
-  }
-  return p;
-}
-
-std::unique_ptr<Model> multinomial_from_json(const nlohmann::json& object) {
-  const detail::JsonFields fields(object, kFamily, {"p", "trials", "decay", "dim", "share", "levels", "listed"});
-  Trials trials;
-  if (fields.has("trials")) {
-    const nlohmann::json& value = fields.required("trials");
-    if (value == "all") {
-      trials.kind = Trials::all;
-    } else if (value.is_number() && value.get<double>() >= 1.0 && value.get<double>() <= kMaxTrials &&
-               value.get<double>() == std::floor(value.get<double>())) {
-      trials.kind = Trials::fixed;
-      trials.count = static_cast<long>(value.get<double>());
-    } else {
-      throw fields.invalid("trials", "a whole number of trials in [1, 10^9] or \"all\"");
-    }
-  }
-  if (fields.has("decay")) {
-    if (trials.kind != Trials::all) throw fields.invalid("decay", "no decay (it applies only with \"trials\": \"all\")");
-    trials.decay = fields.real("decay");
-  }
-  if (fields.has("levels")) return std::make_unique<MultinomialModel>(leveled_from_json(fields), trials);
-  for (const char* leveled_only : {"dim", "share", "listed"})
-    if (fields.has(leveled_only))
-      throw fields.invalid(leveled_only, "no such member without \"levels\" (a row with a pooled base)");
-  return std::make_unique<MultinomialModel>(fields.probabilities("p"), trials);
-}
-
-}  // namespace
-
 const FamilyInfo& multinomial_family() {
-  static const FamilyInfo info =
-      hand_written_family<MultinomialModel>(kFamily, 3, &decode_multinomial, &multinomial_from_json);
+  static const FamilyInfo info = make_family<MultinomialModel>(kFamily, 3);
   return info;
 }
 

@@ -1,6 +1,9 @@
 # Every family's row and JSON forms are those written by the hand-written conversions that the
 # declared fields replaced (src/family_fields.hpp): the rows below are what `ppk encode` wrote, and
 # the JSON what `ppk decode` wrote, before that change. Existing files decode identically.
+# Labels 20-23 are multinomial rows with a pooled base (`ppk fit multinomial --base pooled`, one event,
+# 3 trials, all trials with a decay, and one listing no word); 24-26 uniform-base rows with one event,
+# fixed trials and all trials without a decay.
 source "$(dirname "$0")/lib.bash" "$@"
 
 cat > models.jsonl <<'DATA'
@@ -23,6 +26,13 @@ cat > models.jsonl <<'DATA'
 {"label":17,"family":"montecarlo","samples":7,"model":{"family":"poisson","rate":[1,4,0]}}
 {"label":18,"family":"fhmm","chains":[{"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],"means":[[1.0],[2.0]]},{"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]],"means":[[0.5],[-0.5]]}],"cov":[[0.5]],"length":2}
 {"label":19,"family":"mi","log_weights":[0.5,-1],"blocks":[{"family":"gaussian","mean":[1.0],"var":2.0},{"family":"dirichlet","alpha":[1,2]}]}
+{"label":20,"family":"multinomial","dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[0,1],"level":[3,1],"p":[0.568,0.18933333333333333]},"share":0.4666666666666667}
+{"label":21,"family":"multinomial","dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[3,5],"level":[2,1],"p":[0.4153846153846154,0.21846153846153846]},"share":0.5384615384615384,"trials":3}
+{"label":22,"family":"multinomial","decay":0.5,"dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[0,2],"level":[3,1],"p":[0.4109090909090909,0.2581818181818182]},"share":0.6363636363636364,"trials":"all"}
+{"label":23,"family":"multinomial","dim":3,"levels":{"count":[1,2],"value":[0.5,0.25]},"listed":{"index":[],"level":[],"p":[]},"share":1,"trials":"all"}
+{"label":24,"family":"multinomial","p":[0.25,0.5,0.25]}
+{"label":25,"family":"multinomial","p":[0.1,0.1,0.7,0.1],"trials":5}
+{"label":26,"family":"multinomial","p":[0.5,0.5],"trials":"all"}
 DATA
 
 # As the hand-written conversions encoded them (one family per row, nested models inside).
@@ -46,6 +56,13 @@ cat > expected_rows.ppk <<'DATA'
 17 1:1 2:14 3:7 5:4 6:4 7:3 8:1 9:4
 18 1:1 2:15 3:2 4:1 5:2 6:2 7:2 8:0.59999999999999998 9:0.40000000000000002 10:0.90000000000000002 11:0.10000000000000001 12:0.20000000000000001 13:0.80000000000000004 14:1 15:2 16:0.5 17:0.5 18:0.69999999999999996 19:0.29999999999999999 20:0.25 21:0.75 22:0.5 23:-0.5 24:0.5
 19 1:1 2:16 3:2 4:0.5 5:-1 6:5 7:1 8:1 9:1 10:1 11:2 12:4 13:7 14:2 15:1 16:2
+20 1:1 2:3 3:7 6:0.46666666666666667 7:0.56799999999999995 8:0.18933333333333333 14:4 15:0.040000000000000001 16:0.12 17:0.20000000000000001 18:0.35999999999999999 19:2 20:3 21:1 22:1 23:4 24:2
+21 1:1 2:3 3:7 4:3 6:0.53846153846153844 10:0.41538461538461541 12:0.21846153846153846 14:4 15:0.040000000000000001 16:0.12 17:0.20000000000000001 18:0.35999999999999999 19:2 20:3 21:1 22:1 26:3 28:2
+22 1:1 2:3 3:7 4:-1 5:0.5 6:0.63636363636363635 7:0.41090909090909089 9:0.25818181818181818 14:4 15:0.040000000000000001 16:0.12 17:0.20000000000000001 18:0.35999999999999999 19:2 20:3 21:1 22:1 23:4 25:2
+23 1:1 2:3 3:3 4:-1 6:1 10:2 11:0.5 12:0.25 13:1 14:2
+24 1:1 2:3 3:3 6:0.25 8:0.5
+25 1:1 2:3 3:4 4:5 6:0.10000000000000001 9:0.69999999999999996
+26 1:1 2:3 3:2 4:-1 6:0.5
 DATA
 
 # As the hand-written conversions decoded them (members in JSON's sorted order).
@@ -69,6 +86,13 @@ cat > expected_models.jsonl <<'DATA'
 {"label":17,"family":"montecarlo","beta":"pooled","model":{"family":"poisson","rate":[1.0,4.0,0.0]},"samples":7}
 {"label":18,"family":"fhmm","chains":[{"means":[[1.0],[2.0]],"start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]]},{"means":[[0.5],[-0.5]],"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]]}],"cov":[[0.5]],"length":2}
 {"label":19,"family":"mi","blocks":[{"family":"gaussian","mean":[1.0],"var":2.0},{"alpha":[1.0,2.0],"family":"dirichlet"}],"log_weights":[0.5,-1.0]}
+{"label":20,"family":"multinomial","dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[0,1],"level":[3,1],"p":[0.568,0.18933333333333333]},"share":0.4666666666666667}
+{"label":21,"family":"multinomial","dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[3,5],"level":[2,1],"p":[0.4153846153846154,0.21846153846153846]},"share":0.5384615384615384,"trials":3}
+{"label":22,"family":"multinomial","decay":0.5,"dim":7,"levels":{"count":[2,3,1,1],"value":[0.04,0.12,0.2,0.36]},"listed":{"index":[0,2],"level":[3,1],"p":[0.4109090909090909,0.2581818181818182]},"share":0.6363636363636364,"trials":"all"}
+{"label":23,"family":"multinomial","dim":3,"levels":{"count":[1,2],"value":[0.5,0.25]},"listed":{"index":[],"level":[],"p":[]},"share":1.0,"trials":"all"}
+{"label":24,"family":"multinomial","p":[0.25,0.5,0.25]}
+{"label":25,"family":"multinomial","p":[0.1,0.1,0.7,0.1],"trials":5}
+{"label":26,"family":"multinomial","p":[0.5,0.5],"trials":"all"}
 DATA
 
 "$PPK" encode models.jsonl -o rows.ppk

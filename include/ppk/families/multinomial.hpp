@@ -37,6 +37,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "ppk/core/family.hpp"
@@ -85,8 +87,31 @@ struct LeveledProbabilities {
   std::vector<int> level;     // their 0-based levels
 };
 
+// The parameters, declared field by field in row order (src/core/family_fields.hpp; the row layout
+// above): D, "trials", "decay", the probabilities "p" (base, then the listed a_d) and, for a leveled
+// row only, the trailing group "levels" (K, "level values", "level counts") and "word levels".
+// JSON: {"p": [dense a_d], "trials", "decay"}, or for a leveled row {"dim", "share", "levels":
+// {"value", "count"}, "listed": {"index", "p", "level"}, "trials", "decay"} (levels from 0).
+struct MultinomialParameters {
+  SparseProbabilities a;        // a leveled row: the listed a_d, base = the share s
+  long trials = 0;              // 0 one event, s >= 1 trials, -1 all trial counts
+  std::optional<double> decay;  // lambda, only with trials -1 (absent: 1)
+  // A leveled row (all empty for a uniform base): v_k, n_k (whole numbers, held as read), and each
+  // listed word's (index, level + 1), as the row's sparse block holds them.
+  std::vector<double> level_values;
+  std::vector<double> level_counts;
+  std::vector<std::pair<long, double>> word_levels;
+  template <class Archive>
+  void fields(Archive& archive);
+};
+
 class MultinomialModel : public Model, public SamplableModel {
  public:
+  // Throws ModelError (a FieldError naming the field) as the constructors below, and unless trials
+  // >= -1, a decay comes only with trials -1, and (a leveled row) the level counts are whole numbers
+  // and exactly the listed words carry a level.
+  using Parameters = MultinomialParameters;
+  explicit MultinomialModel(Parameters parameters);
   // Throws ModelError unless every a_d is in [0, 1], they sum to 1 (within 1e-6;
   // then renormalised), s >= 1 and decay in (0, 1].
   MultinomialModel(SparseProbabilities a, Trials trials);
@@ -100,6 +125,7 @@ class MultinomialModel : public Model, public SamplableModel {
   // The level table and listed words' levels of a leveled row; null for a uniform base.
   const LeveledProbabilities* leveled() const;
   const Trials& trials() const;
+  Parameters parameters() const;
 
   ~MultinomialModel() override;
   const FamilyInfo& family() const override;
@@ -110,8 +136,6 @@ class MultinomialModel : public Model, public SamplableModel {
   // One pass over this model's listed coordinates per call, then O(listed) per other model.
   void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
-  void encode_fields(RowWriter& out) const;
-  void to_json(nlohmann::json& out) const;
 
   // SamplableModel interface: see sampling.hpp (one event or s trials).
   bool can_sample() const override;
