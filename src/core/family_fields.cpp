@@ -649,6 +649,8 @@ void JsonWriterArchive::columns(const char* field, Eigen::MatrixXd& matrix, cons
 
 void JsonReaderArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
   matrix = json_matrix(fields_, field).transpose();
+}
+
 // ---- JsonReaderArchive: kinds added for the multinomial.
 
 void JsonReaderArchive::count_or_keyword(const char* field, long& value, long max, const char* keyword) {
@@ -661,7 +663,7 @@ void JsonReaderArchive::count_or_keyword(const char* field, long& value, long ma
   }
   if (!read.is_number() || read.get<double>() != std::floor(read.get<double>()) || read.get<double>() < 1.0 ||
       read.get<double>() > static_cast<double>(max))
-    throw fields_.invalid(field, whole_numbers(1, max) + " or \"" + keyword + "\"");
+    throw fields_.invalid(field, detail::whole_numbers(1, max) + " or \"" + keyword + "\"");
   value = static_cast<long>(read.get<double>());
 }
 

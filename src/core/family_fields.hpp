@@ -185,10 +185,9 @@ class RowReaderArchive {
  public:
   // `family` names the fields in messages: the row's family, or a record of it ("bayesnet nodes[2]").
   explicit RowReaderArchive(RowReader& in) : RowReaderArchive(in, in.family_name()) {}
-  RowReaderArchive(RowReader& in, std::string family) : in_(in), family_(std::move(family)) {}
   // (Room for a family's spans from the start: a row is decoded once per kernel matrix, and growing
   // the vector field by field would allocate several times per row.)
-  explicit RowReaderArchive(RowReader& in) : in_(in) { spans_.reserve(16); }
+  RowReaderArchive(RowReader& in, std::string family) : in_(in), family_(std::move(family)) { spans_.reserve(16); }
   Dimension dimension(const char* field, long value, long min, long max);
   void whole_number(const char* field, long& value, long min, long max);
   void real(const char* field, double& value);
@@ -291,7 +290,6 @@ class RowReaderArchive {
     if (headers < 0) records_.reserve(records_.size() + records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
       RowReaderArchive archive(in_, record_family(family_, field, static_cast<long>(i)));
-      archive.spans_.reserve(8);  // a record's few fields, without regrowing
       read(records[i], archive, static_cast<long>(i));
       keep_record(std::move(archive), headers < 0 ? -1 : headers + static_cast<long>(i));
     }
@@ -438,13 +436,6 @@ class JsonReaderArchive {
     check();
   }
 
- private:
-  // The JSON array `field` of 1 to max record objects.
-  const nlohmann::json& record_array(const char* field, long max, const char* item) const;
-  // The archive of record i's object (`names`: its declared members).
-  JsonReaderArchive record_archive(const nlohmann::json& array, const char* field, long i,
-                                   const std::vector<const char*>& names) const;
-
   // ---- Kinds added for the multinomial: optional values, a listed layout, a trailing group.
   void count_or_keyword(const char* field, long& value, long max, const char* keyword);
   void optional_real(const char* field, std::optional<double>& value);
@@ -458,8 +449,14 @@ class JsonReaderArchive {
                       const Dimension& dim, const ListedLayout& layout, const char* member);
 
  private:
+  // The JSON array `field` of 1 to max record objects.
+  const nlohmann::json& record_array(const char* field, long max, const char* item) const;
+  // The archive of record i's object (`names`: its declared members).
+  JsonReaderArchive record_archive(const nlohmann::json& array, const char* field, long i,
+                                   const std::vector<const char*>& names) const;
   // The numbers of the array `member` of the object `object` (a trailing group's or a listed layout's).
   std::vector<double> member_numbers(const char* object, const char* member) const;
+
   JsonFields fields_;
   std::string family_;
   std::vector<JsonReaderArchive> record_archives_;  // of two-phase records, between headers and bodies
