@@ -364,6 +364,13 @@ void MultinomialModel::Impl::set(SparseProbabilities probabilities, Trials model
 // sum_d a_d = sum over listed d of a_d + s (1 - sum over listed d of m_d).
 void MultinomialModel::Impl::set(LeveledProbabilities probabilities, Trials model_trials) {
   check_levels(probabilities);
+  // Listed word i keeps level i only if every listed word stays listed: checked_probabilities drops a
+  // value equal to the share and lists every word when one is 0, so both are refused here.
+  for (std::size_t i = 0; i < probabilities.index.size(); ++i)
+    if (probabilities.value[i] == probabilities.share || probabilities.value[i] == 0.0)
+      throw detail::element_error(kFamily, "p", probabilities.index[i],
+                                  "a probability > 0 other than the share (a listed word of a row with a pooled base)",
+                                  probabilities.value[i]);
   SparseProbabilities listed;
   listed.dim = probabilities.dim;
   listed.base = probabilities.share;

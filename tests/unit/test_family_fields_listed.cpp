@@ -258,6 +258,12 @@ TEST(FamilyFieldsListed, MultinomialParametersAreChecked) {
   bad = leveled;
   bad.level_counts = {1.5, 1};
   EXPECT_TRUE(refused(bad, {"multinomial field \"level counts\"[0]", "a whole number of words", "got 1.5"}));
+  // A listed word must stay listed (its level is paired with it): neither the share nor 0.
+  bad = leveled;
+  bad.a.value = {0.5};
+  EXPECT_TRUE(refused(bad, {"multinomial field \"p\"[0]", "other than the share", "got 0.5"}));
+  bad.a.value = {0.0};
+  EXPECT_TRUE(refused(bad, {"multinomial field \"p\"[0]", "other than the share", "got 0"}));
 }
 
 }  // namespace
