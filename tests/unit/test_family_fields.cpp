@@ -14,6 +14,7 @@
 
 #include "core/family_fields.hpp"
 #include "ppk/core/row.hpp"
+#include "positive_family_checks.hpp"
 
 namespace ppk::detail {
 namespace {
@@ -144,16 +145,13 @@ nlohmann::json write_json(const ToyParameters& parameters) {
 // model's constructor); returns the error's message, or "".
 std::string row_error(
     const Row& row, const std::function<void()>& after = [] {}) {
-  try {
+  return checks::constructor_error([&] {
     RowReader in(row.data() + 2, row.data() + row.size(), kToy);
     RowReaderArchive archive(in);
     ToyParameters parameters;
     parameters.fields(archive);
     archive.build(after);
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  });
 }
 
 ToyParameters read_json(const nlohmann::json& object) {
@@ -166,12 +164,7 @@ ToyParameters read_json(const nlohmann::json& object) {
 }
 
 std::string json_error(const std::string& text) {
-  try {
-    read_json(nlohmann::json::parse(text));
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return checks::constructor_error([&] { read_json(nlohmann::json::parse(text)); });
 }
 
 Row with_value(Row row, int index, double value) {

@@ -12,6 +12,7 @@
 #include "core/family_fields.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/families/multinomial.hpp"
+#include "positive_family_checks.hpp"
 
 namespace ppk {
 namespace {
@@ -111,23 +112,15 @@ Toy from_json(const nlohmann::json& object) {
   return toy;
 }
 
-// The message of the ModelError that `run` throws ("" if none).
-template <class Run>
-std::string error_of(Run run) {
-  try {
-    run();
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
-}
+using checks::constructor_error;
+using checks::mentions;
 
 std::string json_error(const nlohmann::json& object) {
-  return error_of([&] { from_json(object); });
+  return constructor_error([&] { from_json(object); });
 }
 
 std::string row_error(const Row& row) {
-  return error_of([&] { from_row(row); });
+  return constructor_error([&] { from_row(row); });
 }
 
 std::vector<std::pair<int, double>> entries(const Row& row) {
@@ -174,12 +167,6 @@ TEST(FamilyFieldsListed, FieldNamesCoverBothLayouts) {
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.end()), expected);
 }
 
-bool mentions(const std::string& text, std::initializer_list<const char*> parts) {
-  for (const char* part : parts)
-    if (text.find(part) == std::string::npos) return false;
-  return true;
-}
-
 TEST(FamilyFieldsListed, MalformedValuesAreRefusedNamingTheField) {
   const nlohmann::json good = json_of(grouped());
   nlohmann::json bad = good;
@@ -224,11 +211,12 @@ TEST(FamilyFieldsListed, MultinomialParametersAreChecked) {
   p.a = SparseProbabilities::from_dense({0.5, 0.5});
   p.trials = 2;
   p.decay = 0.5;
-  EXPECT_TRUE(mentions(error_of([&] { MultinomialModel model(p); }),
+  EXPECT_TRUE(mentions(constructor_error([&] { MultinomialModel model(p); }),
                        {"multinomial field \"decay\"", "only with trials -1", "got 0.5"}));
   p.trials = -2;
   p.decay.reset();
-  EXPECT_TRUE(mentions(error_of([&] { MultinomialModel model(p); }), {"multinomial field \"trials\"", "got -2"}));
+  EXPECT_TRUE(
+      mentions(constructor_error([&] { MultinomialModel model(p); }), {"multinomial field \"trials\"", "got -2"}));
 
   // D = 3, levels (0.2 x 2, 0.6 x 1); word 0 listed at level 1 (stored 2).
   MultinomialParameters leveled;
@@ -246,7 +234,7 @@ TEST(FamilyFieldsListed, MultinomialParametersAreChecked) {
   EXPECT_EQ(back.word_levels, leveled.word_levels);
   EXPECT_EQ(back.level_counts, leveled.level_counts);
   const auto refused = [](const MultinomialParameters& bad, std::initializer_list<const char*> parts) {
-    return mentions(error_of([&] { MultinomialModel model(bad); }), parts);
+    return mentions(constructor_error([&] { MultinomialModel model(bad); }), parts);
   };
   MultinomialParameters bad = leveled;
   bad.word_levels = {{0, 2.0}, {2, 1.0}};
