@@ -371,6 +371,27 @@ class HmmEstimator : public Estimator {
       return std::move(fit_gaussian_hmm(detail::data_of(statistics), options_).model);
     return std::move(fit_discrete_hmm(symbols_of(statistics), statistics.dim, options_).model);
   }
+  std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned threads) const override {
+    if (examples.empty()) throw EstimationError("there are no sequences to fit");
+    if (options_.emissions == HmmEmissions::gaussian) {
+      std::vector<Eigen::MatrixXd> sequences;
+      for (const Statistics& example : examples) sequences.push_back(detail::data_of(example));
+      return std::move(fit_pooled_gaussian_hmm(sequences, options_, threads).model);
+    }
+    std::vector<std::vector<long>> sequences;
+    for (const Statistics& example : examples) sequences.push_back(symbols_of(example));
+    return std::move(fit_pooled_discrete_hmm(sequences, examples[0].dim, options_, threads).model);
+  }
+  std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
+                               const AdaptationOptions& options) const override {
+    const auto* hmm = dynamic_cast<const HmmModel*>(&pooled);
+    if (hmm == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an hmm");
+    AdaptationOptions adaptation = options;
+    if (!adaptation.length) adaptation.length = options_.length;
+    if (options_.emissions == HmmEmissions::gaussian)
+      return std::move(adapt_hmm(*hmm, detail::data_of(example), adaptation).model);
+    return std::move(adapt_hmm(*hmm, symbols_of(example), adaptation).model);
+  }
 
  private:
   HmmFitOptions options_;

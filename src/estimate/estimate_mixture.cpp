@@ -98,6 +98,17 @@ class MixtureEstimator : public detail::DataMatrixEstimator {
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_gaussian_mixture(detail::data_of(statistics), options_).model);
   }
+  std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned) const override {
+    std::vector<Eigen::MatrixXd> sets;
+    for (const Statistics& example : examples) sets.push_back(detail::data_of(example));
+    return std::move(fit_pooled_mixture(sets, options_).model);
+  }
+  std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
+                               const AdaptationOptions& options) const override {
+    const auto* mixture = dynamic_cast<const MixtureModel*>(&pooled);
+    if (mixture == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not a mixture");
+    return std::move(adapt_mixture(*mixture, detail::data_of(example), options).model);
+  }
 
  private:
   MixtureFitOptions options_;
