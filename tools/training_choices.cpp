@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli.hpp"
+#include "ppk/core/json.hpp"
 
 namespace ppk::cli {
 
@@ -74,6 +75,14 @@ PoolFile read_pool_file(const std::string& path) {
       pool.matrices[name] = std::move(matrix);
     }
   }
+  if (object.contains("model")) {
+    try {
+      model_from_json(object["model"]);
+    } catch (const ModelError& e) {
+      throw fail(std::string("\"model\": ") + e.what());
+    }
+    pool.model = object["model"];
+  }
   if (object.contains("statistics")) {
     try {
       pool.statistics = statistics_from_json(object["statistics"]);
@@ -98,6 +107,7 @@ void write_pool_file(const std::string& path, const PoolFile& pool) {
   if (pool.statistics) statistics_to_json(*pool.statistics, object["statistics"]);
   if (!pool.base.is_null()) object["base"] = pool.base;
   if (!pool.smoothing.is_null()) object["smoothing"] = pool.smoothing;
+  if (!pool.model.is_null()) object["model"] = pool.model;
   write_lines(path, {object.dump()});
 }
 

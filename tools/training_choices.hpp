@@ -37,6 +37,8 @@ struct PoolFile {
   // "chosen_by": how, and for --alpha auto "cross_validation": {"smoothing", "candidate", "C",
   // "accuracy", "kernel", "gamma", "folds", "table"} (smoothing_cv.hpp)}; null for other families.
   nlohmann::json smoothing;
+  // The pooled model of `ppk fit FAMILY --pooled` (its JSON object, families.md); null otherwise.
+  nlohmann::json model;
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);

@@ -97,6 +97,24 @@ Statistics Estimator::pool(const Statistics& a, const Statistics& b, double weig
   return pooled;
 }
 
+namespace {
+
+[[noreturn]] void reject_latent_fit(const std::string& family) {
+  throw OptionError("a " + family +
+                    " fit has no hidden states or components to pool and adapt: {pooled} and {adapt_from} take the "
+                    "latent-variable models (hmm, mixture)");
+}
+
+}  // namespace
+
+std::unique_ptr<Model> Estimator::fit_pooled(const std::vector<Statistics>&, unsigned) const {
+  reject_latent_fit(family());
+}
+
+std::unique_ptr<Model> Estimator::adapt(const Model&, const Statistics&, const AdaptationOptions&) const {
+  reject_latent_fit(family());
+}
+
 std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<SparseVector>& vectors, long dim,
                                 const Statistics* pooled, double lambda) {
   const Statistics own = estimator.statistics(vectors, dim);

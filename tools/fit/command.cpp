@@ -11,6 +11,8 @@
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/core/json.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/core/row.hpp"
 #include "training_choices.hpp"
@@ -54,6 +56,41 @@ training file with --shrink L --save-pooled POOL, and the test file with
 --shrink L --pooled-from POOL, so that both use the same pool.
 )";
 
+constexpr const char* kLatentHelp = R"(
+Pooled models and adaptation (FAMILIES; docs/latent-models.md): per-example EM
+on a short sequence or a small set overfits, and its hidden states mean
+different things in different examples. --pooled fits ONE model to all the
+examples of INPUT (EM over every sequence or set at once, with the family's
+states or components, --restarts, --seed, --threads) and writes it as one row
+(label 0); --save-pooled POOL keeps it. --adapt-from POOL then fits each
+example by MAP adaptation of that model (Reynolds et al. 2000): EM started from
+the pooled model under conjugate priors centred on its parameters, TAU =
+--relevance pseudo-observations strong: a probability vector becomes
+(expected counts + TAU p0) / (N + TAU), a Gaussian state's mean
+(N xbar + TAU mu0) / (N + TAU), its covariance the scatter plus TAU Sigma0
+(and the means' offsets) over N + TAU. TAU -> infinity gives the pooled model,
+TAU -> 0 the example's own maximum likelihood; states stay aligned across
+examples, so kernels compare like with like. Adapt the training file AND the
+test files from the same POOL. --adapt LIST: what adapts (start, transitions,
+emissions, weights, means, covariances, or all); the rest keeps pooled values.
+)";
+
+// --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
+void add_latent_options(po::options_description& options) {
+  // clang-format off
+  options.add_options()
+      ("pooled", "fit one model to all the examples of INPUT and write it as one row (see above)")
+      ("adapt-from", po::value<std::string>()->value_name("POOL"),
+       "fit each example by MAP adaptation of the pooled model in POOL (--pooled --save-pooled POOL)")
+      ("relevance", po::value<double>()->default_value(16.0, "16")->value_name("TAU"),
+       "--adapt-from: the priors' strength TAU > 0 in pseudo-observations (Reynolds et al.'s 16)")
+      ("adapt", po::value<std::string>()->default_value("all")->value_name("LIST"),
+       "--adapt-from: what adapts: start,transitions,emissions,weights,means,covariances or all");
+  // clang-format on
+}
+const OptionFlags kLatentOptionFlags{
+    {"pooled", "--pooled"}, {"adapt_from", "--adapt-from"}, {"relevance", "--relevance"}, {"adapt", "--adapt"}};
+
 // `ppk fit mi`, a command of its own (mi.cpp) listed among the families.
 constexpr const char* kMiName = "mi";
 constexpr const char* kMiSummary = "mutual-information kernel rows: 'ppk fit mi --help'";
@@ -76,6 +113,7 @@ std::string families_where(bool (*has)(const FitFamily&)) {
 
 bool offers_estimator(const FitFamily& family) { return family.no_estimator == nullptr; }
 bool offers_pooling(const FitFamily& family) { return family.pools; }
+bool offers_latent_fits(const FitFamily& family) { return family.latent; }
 bool defaults_to_posterior(const FitFamily& family) {
   return offers_estimator(family) && family.default_method == Method::posterior;
 }
@@ -123,6 +161,7 @@ po::options_description common_options(const FitFamily* family) {
   if (family == nullptr || offers_estimator(*family)) add_estimator_option(options, family);
   if (family == nullptr || offers_pooling(*family)) add_shrink_option(options, family);
   add_pool_file_options(options);
+  if (family == nullptr || offers_latent_fits(*family)) add_latent_options(options);
   add_threads_option(options, "fit N examples at a time");
   options.add_options()("help,h", "this text");
   return options;
@@ -134,9 +173,10 @@ const OptionFlags kCommonOptionFlags{{"method", "--estimator"}, {"dim", "--dim"}
 // A UsageError for an option that other families take and `family` does not (absent from its --help
 // and its command line): why it does not apply.
 void reject_options_of_other_families(const FitFamily& family, const std::vector<std::string>& args) {
-  po::options_description estimator, pooling;
+  po::options_description estimator, pooling, latent;
   add_estimator_option(estimator, nullptr);
   add_shrink_option(pooling, nullptr);
+  add_latent_options(latent);
   for (const std::string& word : args) {
     if (word.rfind("--", 0) != 0) continue;
     const std::string name = word.substr(2, word.find('=') - 2);
@@ -147,6 +187,9 @@ void reject_options_of_other_families(const FitFamily& family, const std::vector
       throw UsageError(option + "the " + family.name +
                        " fit is not an exponential family: it has no sufficient "
                        "statistics to pool, so --shrink is not supported");
+    if (!offers_latent_fits(family) && latent.find_nothrow(name, false) != nullptr)
+      throw UsageError(option + "it pools and adapts the hidden states or components of latent-variable models (" +
+                       families_where(offers_latent_fits) + ")");
   }
 }
 
@@ -167,6 +210,11 @@ std::string fit_usage(const FitFamily* only) {
   if (only == nullptr || offers_estimator(*only)) usage += kEstimatorHelp;
   usage += kPoolHelp;
   if (only == nullptr || offers_pooling(*only)) usage += kShrinkHelp;
+  if (only == nullptr || offers_latent_fits(*only)) {
+    std::string latent = kLatentHelp;
+    latent.replace(latent.find("FAMILIES"), 8, families_where(offers_latent_fits));
+    usage += latent;
+  }
   return usage;
 }
 
@@ -192,6 +240,86 @@ Statistics pool_examples(const Estimator& estimator, const Dataset& data, long d
   return *pooled;
 }
 
+// UsageError unless --pooled, --adapt-from and their options are used together as documented.
+void check_latent_options(const po::variables_map& values) {
+  const bool pooled = values.count("pooled") > 0, adapted = values.count("adapt-from") > 0;
+  if (pooled && adapted)
+    throw UsageError(
+        "--pooled and --adapt-from exclude each other: fit the pooled model with --pooled --save-pooled POOL, "
+        "then adapt every file with --adapt-from POOL");
+  if ((pooled || adapted) && values.count("pooled-from"))
+    throw UsageError("--pooled-from applies to per-example fits; with --pooled or --adapt-from leave it out");
+  if (adapted && values.count("save-pooled"))
+    throw UsageError("--save-pooled keeps the model that --pooled fits; --adapt-from reads one");
+  if (!adapted && (!values["relevance"].defaulted() || !values["adapt"].defaulted()))
+    throw UsageError("--relevance and --adapt apply to --adapt-from POOL");
+  if ((pooled || adapted) && ((values.count("prior") && !values["prior"].defaulted()) || values.count("prior-count")))
+    throw UsageError(
+        "--prior and --prior-count apply to per-example fits: a pooled fit has the data of every example, and an "
+        "adapted fit's prior is centred on the pooled model (--relevance)");
+}
+
+// InputError unless `pool` was written by the same family over the same dimension.
+void check_pool_matches(const PoolFile& pool, const FitFamily& family, long dim, const std::string& input,
+                        const std::string& command) {
+  if (pool.family != family.name || pool.dim != dim)
+    throw InputError(pool.path + " was written by ppk fit " + pool.family + " over dimension " +
+                     std::to_string(pool.dim) + " from " + pool.source + ", but " + input + " is fitted by " + command +
+                     " over dimension " + std::to_string(dim) + " (give both files the same family and --dim)");
+}
+
+// The statistics of every example; an example that has none is an error naming it.
+std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim) {
+  std::vector<Statistics> statistics;
+  for (const Example& example : data.examples) {
+    try {
+      statistics.push_back(estimator.statistics(example.vectors, dim));
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, message_of(e));
+    }
+  }
+  return statistics;
+}
+
+// --pooled: the one model of all the examples.
+std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Dataset& data, long dim, unsigned threads) {
+  if (data.examples.empty()) throw InputError(data.source + ": no examples to pool");
+  const std::vector<Statistics> statistics = example_statistics(estimator, data, dim);
+  try {
+    return estimator.fit_pooled(statistics, threads);
+  } catch (const OptionError& e) {
+    throw UsageError(message_of(e));
+  } catch (const EstimationError& e) {
+    throw InputError(data.source + ": the pooled fit failed: " + message_of(e));
+  }
+}
+
+// --adapt-from: every example's adaptation of `pooled`, in parallel (each is fitted on its own).
+std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, const Dataset& data, long dim,
+                              const po::variables_map& values, unsigned threads) {
+  AdaptationOptions options;
+  try {
+    options.relevance = values["relevance"].as<double>();
+    options.adapt = parse_adapted_parameters(values["adapt"].as<std::string>());
+    if (values.count("iterations")) options.iterations = values["iterations"].as<long>();
+    if (values.count("tolerance")) options.tolerance = values["tolerance"].as<double>();
+    if (values.count("ridge")) options.ridge = values["ridge"].as<double>();
+    check_adaptation_options(options);
+  } catch (const EstimationError& e) {
+    throw UsageError(message_of(e));
+  }
+  std::vector<Row> rows(data.examples.size());
+  for_each_index(data.examples.size(), threads, "adapting", [&](std::size_t i) {
+    const Example& example = data.examples[i];
+    try {
+      rows[i] = encode_row(*estimator.adapt(pooled, estimator.statistics(example.vectors, dim), options));
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, message_of(e));
+    }
+  });
+  return rows;
+}
+
 }  // namespace
 
 std::string fit_family_names() { return family_names("and"); }
@@ -215,6 +343,7 @@ int run_fit(const std::vector<std::string>& args) {
 
   reject_options_of_other_families(*family, rest);
   use_option_flags(kCommonOptionFlags);
+  use_option_flags(kLatentOptionFlags);
   for (const OptionFlags& flags : family->option_flags) use_option_flags(flags);
   po::options_description options = common_options(family);
   family->add_options(options);
@@ -230,6 +359,7 @@ int run_fit(const std::vector<std::string>& args) {
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
   }
+  if (family->latent) check_latent_options(values);
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
   const unsigned threads = threads_option(values);
@@ -244,11 +374,7 @@ int run_fit(const std::vector<std::string>& args) {
   std::optional<PoolFile> pool_from;
   if (values.count("pooled-from")) {
     pool_from = read_pool_file(values["pooled-from"].as<std::string>());
-    if (pool_from->family != family->name || pool_from->dim != dim)
-      throw InputError(pool_from->path + " was written by ppk fit " + pool_from->family + " over dimension " +
-                       std::to_string(pool_from->dim) + " from " + pool_from->source + ", but " + source.name +
-                       " is fitted by " + command + " over dimension " + std::to_string(dim) +
-                       " (give both files the same family and --dim)");
+    check_pool_matches(*pool_from, *family, dim, source.name, command);
     if (lambda > 0 && !pool_from->statistics)
       throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
                        " with --shrink L --save-pooled " + pool_from->path);
@@ -263,29 +389,47 @@ int run_fit(const std::vector<std::string>& args) {
     throw UsageError(message_of(e));
   }
 
-  // The pooled statistics: the training file's (--pooled-from), or INPUT's when it is the training file.
+  // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
+  // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
+  std::unique_ptr<Model> pooled_model;
   std::optional<Statistics> pooled;
-  if (pool_from && pool_from->statistics) {
-    pooled = pool_from->statistics;
-    if (pooled->family != estimator->family())
-      throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
-                       " with these options fits a " + estimator->family() + " (fit " + source.name +
-                       " with the options used for " + pool_from->source + ")");
-  } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(*family)))) {
-    try {
-      pooled = pool_examples(*estimator, data, dim);
-    } catch (const PoolingUnsupported& e) {
-      if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
+  std::vector<Row> rows;
+  if (family->latent && values.count("pooled")) {
+    pooled_model = fit_pooled_model(*estimator, data, dim, threads);
+    rows.push_back(encode_row(*pooled_model));
+  } else if (family->latent && values.count("adapt-from")) {
+    const PoolFile pool = read_pool_file(values["adapt-from"].as<std::string>());
+    if (pool.model.is_null())
+      throw UsageError(pool.path + " holds no pooled model: fit the training file " + pool.source + " with " + command +
+                       " --pooled --save-pooled " + pool.path);
+    check_pool_matches(pool, *family, dim, source.name, command);
+    rows = adapted_rows(*estimator, *model_from_json(pool.model), data, dim, values, threads);
+  } else {
+    if (pool_from && pool_from->statistics) {
+      pooled = pool_from->statistics;
+      if (pooled->family != estimator->family())
+        throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
+                         " with these options fits a " + estimator->family() + " (fit " + source.name +
+                         " with the options used for " + pool_from->source + ")");
+    } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(*family)))) {
+      try {
+        pooled = pool_examples(*estimator, data, dim);
+      } catch (const PoolingUnsupported& e) {
+        if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
+      }
     }
+    rows = fit_rows(*estimator, data, dim, pooled ? &*pooled : nullptr, lambda, threads);
   }
 
-  const std::vector<Row> rows = fit_rows(*estimator, data, dim, pooled ? &*pooled : nullptr, lambda, threads);
-  std::vector<std::string> lines(data.examples.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = format_row_line(data.examples[i].label, rows[i]);
-  if (values.count("save-pooled"))
-    write_pool_file(values["save-pooled"].as<std::string>(),
-                    PoolFile{"", source.name, family->name, dim, choices.chosen(), choices.matrices(), pooled,
-                             choices.base(), choices.smoothing()});
+  std::vector<std::string> lines(rows.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    lines[i] = format_row_line(pooled_model ? 0.0 : data.examples[i].label, rows[i]);
+  if (values.count("save-pooled")) {
+    PoolFile pool{"",     source.name,    family->name,       dim, choices.chosen(), choices.matrices(),
+                  pooled, choices.base(), choices.smoothing()};
+    if (pooled_model) pool.model = model_to_json(*pooled_model);
+    write_pool_file(values["save-pooled"].as<std::string>(), pool);
+  }
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
   write_lines(values["output"].as<std::string>(), lines);
   return 0;

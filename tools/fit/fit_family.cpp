@@ -47,6 +47,10 @@ FitInput read_sequence_input(const FitSource& source, const po::variables_map& v
   return parse_libsvm_input(source, values);
 }
 
+bool fits_pooled_or_adapted(const po::variables_map& values) {
+  return values.count("pooled") || values.count("adapt-from");
+}
+
 double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }
 
 std::optional<double> number_or_auto(const po::variables_map& values, const char* name, const char* fallback) {

@@ -54,7 +54,13 @@ struct FitFamily {
   // The library's option fields (of the family's FitOptions struct) named by the family's flags,
   // for the library's messages (message_of): the family's own table and those of shared options.
   std::vector<OptionFlags> option_flags;
+  // --pooled and --adapt-from (latent-variable models: adaptation.hpp).
+  bool latent = false;
 };
+
+// Whether INPUT is fitted by one pooled model (--pooled) or by adapting one (--adapt-from): then the
+// per-example fit's covariance prior is not chosen (the adaptation's prior is centred on the pooled model).
+bool fits_pooled_or_adapted(const po::variables_map& values);
 
 // Every family of `ppk fit`, in the order of its help (families.cpp).
 const std::vector<FitFamily>& fit_families();

@@ -161,7 +161,7 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
-  if (options.emissions == HmmEmissions::gaussian)
+  if (options.emissions == HmmEmissions::gaussian && !fits_pooled_or_adapted(values))
     options.prior =
         covariance_prior(context, options.covariance, *hmm_estimator(options),
                          [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
@@ -233,11 +233,17 @@ constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing 
 }  // namespace
 
 FitFamily hmm_family() {
-  return {"hmm",           "hidden Markov model by Baum-Welch",
-          kHmmHelp,        Method::ml,
-          kBaumWelch,      false,
-          add_hmm_options, make_hmm,
-          read_hmm_input,  {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
+  return {"hmm",
+          "hidden Markov model by Baum-Welch",
+          kHmmHelp,
+          Method::ml,
+          kBaumWelch,
+          false,
+          add_hmm_options,
+          make_hmm,
+          read_hmm_input,
+          {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags},
+          true};
 }
 
 }  // namespace ppk::cli

@@ -73,6 +73,7 @@ void add_mixture_fit_options(po::options_description& options) {
 
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
   MixtureFitOptions options = mixture_fit_options(context.values);
+  if (fits_pooled_or_adapted(context.values)) return mixture_estimator(options);
   options.prior = covariance_prior(
       context, options.covariance, *mixture_estimator(options),
       [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre, const std::vector<double>& counts) {
@@ -93,7 +94,8 @@ FitFamily mixture_family() {
           add_mixture_fit_options,
           make_mixture,
           read_libsvm_input,
-          {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags}};
+          {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
+          true};
 }
 
 }  // namespace ppk::cli

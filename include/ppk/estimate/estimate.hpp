@@ -46,6 +46,8 @@
 
 namespace ppk {
 
+struct AdaptationOptions;  // adaptation.hpp
+
 // The example cannot give a model with these options (too few vectors for the covariance, a
 // singular covariance, counts that are negative...). The message says why and which option would
 // help; it names no file (the caller adds that).
@@ -100,6 +102,12 @@ class Estimator {
   virtual Statistics pool(const Statistics& a, const Statistics& b, double weight) const;
   // The model from statistics, by the configured method.
   virtual std::unique_ptr<Model> fit(const Statistics& statistics) const = 0;
+  // Latent-variable estimators (hmm, mixture; adaptation.hpp): one model fitted to every example's
+  // statistics at once (`threads` for its E-step), and the MAP adaptation of such a pooled model to
+  // one example's statistics. The defaults throw OptionError naming {pooled} and {adapt_from}.
+  virtual std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned threads) const;
+  virtual std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
+                                       const AdaptationOptions& options) const;
 };
 
 // Fits one example: its statistics, shrunk toward `pooled` with weight `lambda` when given.
@@ -342,8 +350,8 @@ std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
 // OptionError naming the option field (components, ridge, ...) unless the options are as above.
 void check_mixture_fit_options(const MixtureFitOptions& options);
 
-// The EM fit of the rows of x (n x D), L after each iteration of the kept restart, and the
-// responsibilities r_ik of the fitted mixture (one more E-step with its parameters; n x K).
+// The EM fit of the rows of x (n x D), L after 0, 1, 2, ... M-steps of the kept restart (the last for its parameters),
+// and the responsibilities r_ik of the fitted mixture (one more E-step with its parameters; n x K).
 struct GaussianMixtureFit {
   std::unique_ptr<MixtureModel> model;
   std::vector<double> log_likelihoods;  // the penalised L above (with `prior`: plus the log prior)
