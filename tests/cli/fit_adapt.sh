@@ -47,6 +47,16 @@ pass
 cmp -s pooled.row pooled2.row || fail "--threads 2 changed the pooled row"
 pass
 
+# --pooled --states auto: M by held-out likelihood, printed and saved.
+"$PPK" fit hmm --pooled --save-pooled auto_pool.json --alphabet-from alphabet.txt train.txt -o auto.row 2>auto.log
+grep -qF "states = " auto.log && grep -qF "held-out log-likelihood of every fifth sequence" auto.log ||
+  fail "the chosen number of states is not printed: $(cat auto.log)"
+pass
+python3 -c '
+import json; p = json.load(open("auto_pool.json")); m = int(p["chosen"]["states"]["value"])
+assert 2 <= m <= 16 and len(p["model"]["start"]) == m, p["chosen"]' || fail "auto_pool.json: $(head -c 300 auto_pool.json)"
+pass
+
 "$PPK" fit hmm --adapt-from pool.json --alphabet-from alphabet.txt train.txt -o adapted.ppk
 "$PPK" fit hmm --adapt-from pool.json --alphabet-from alphabet.txt test.txt -o adapted_test.ppk
 [[ $(wc -l < adapted.ppk) == 100 && $(wc -l < adapted_test.ppk) == 20 ]] || fail "adapted row counts"

@@ -4,6 +4,7 @@
 // and never decreasing, and bad options refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -165,6 +166,65 @@ TEST(PooledMixture, IsTheMixtureOfTheSetsVectorsTogether) {
   options.components = 2;
   EXPECT_EQ(format_entries(encode_row(*fit_pooled_mixture(sets, options).model)),
             format_entries(encode_row(*fit_gaussian_mixture(all, options).model)));
+}
+
+TEST(PooledHmm, StatesChosenByTheHeldOutLikelihoodByEnumeration) {
+  // 10 sequences of 6 symbols: the 5th and 10th are held out.
+  const std::vector<std::vector<long>> sequences = symbol_sequences(10, 5, 21);
+  std::vector<Statistics> examples;
+  const std::unique_ptr<Estimator> reader = hmm_estimator(HmmFitOptions{});
+  std::vector<std::vector<long>> kept, held;
+  for (std::size_t i = 0; i < sequences.size(); ++i) {
+    std::vector<SparseVector> vectors;
+    for (long symbol : sequences[i]) vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    examples.push_back(reader->statistics(vectors, 4));
+    (i % 5 == 4 ? held : kept).push_back(sequences[i]);
+  }
+  HmmFitOptions options = pooled_discrete_options(1);
+  options.iterations = 30;
+  const StateChoice choice = choose_pooled_states(examples, options, {1, 2, 3}, 2);
+  ASSERT_EQ(choice.held_out_log_likelihoods.size(), 3u);
+  for (std::size_t g = 0; g < 3; ++g) {
+    options.states = choice.grid[g];
+    const HmmFit fit = fit_pooled_discrete_hmm(kept, 4, options);
+    const Eigen::MatrixXd e = emission_table(*fit.model);
+    double expected = 0.0;
+    for (const std::vector<long>& x : held)
+      expected += brute_force_log_likelihood(*fit.model, static_cast<int>(x.size()), [&](int q, int t) {
+        return std::log(e(q, x[static_cast<std::size_t>(t)]));
+      });
+    EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-10 * std::fabs(expected)) << "M = " << choice.grid[g];
+  }
+  const auto best = std::max_element(choice.held_out_log_likelihoods.begin(), choice.held_out_log_likelihoods.end());
+  EXPECT_EQ(choice.states, choice.grid[static_cast<std::size_t>(best - choice.held_out_log_likelihoods.begin())]);
+  EXPECT_TRUE(
+      mentions(estimation_error([&] {
+                 choose_pooled_states(std::vector<Statistics>(examples.begin(), examples.begin() + 4), options, {1, 2});
+               }),
+               {"states", "at least 5 sequences, got 4"}));
+}
+
+TEST(PooledHmm, HeldOutChoiceSeesHiddenStructure) {
+  // Symbols drawn independently need one state; a sticky 3-state chain over disjoint symbol groups needs 3.
+  const std::vector<double> uniform{0.25, 0.25, 0.25, 0.25};
+  std::vector<Statistics> independent, structured;
+  const std::unique_ptr<Estimator> reader = hmm_estimator(HmmFitOptions{});
+  const auto statistics = [&](const std::vector<long>& symbols) {
+    std::vector<SparseVector> vectors;
+    for (long symbol : symbols) vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    return reader->statistics(vectors, 6);
+  };
+  const std::vector<double> start3{1.0 / 3, 1.0 / 3, 1.0 / 3};
+  const std::vector<std::vector<double>> sticky{{0.9, 0.05, 0.05}, {0.05, 0.9, 0.05}, {0.05, 0.05, 0.9}};
+  const std::vector<std::vector<double>> groups{{0.5, 0.5, 0, 0, 0, 0}, {0, 0, 0.5, 0.5, 0, 0}, {0, 0, 0, 0, 0.5, 0.5}};
+  const std::vector<double> flat(6, 1.0 / 6);
+  for (int s = 0; s < 40; ++s) {
+    independent.push_back(statistics(sample_symbols({1.0}, {{1.0}}, {flat}, 40, 100 + s)));
+    structured.push_back(statistics(sample_symbols(start3, sticky, groups, 40, 200 + s)));
+  }
+  HmmFitOptions options = pooled_discrete_options(1);
+  EXPECT_LE(choose_pooled_states(independent, options, default_state_grid()).states, 2);
+  EXPECT_GE(choose_pooled_states(structured, options, default_state_grid()).states, 3);
 }
 
 // Every parameter of a against b's, to `tolerance`.

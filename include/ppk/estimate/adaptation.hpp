@@ -83,6 +83,22 @@ HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, co
                                unsigned threads = 1);
 GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options);
 
+// The number of states of a pooled HMM chosen by held-out likelihood (`ppk fit hmm --pooled
+// --states auto`): every fifth example (the 5th, 10th, ...; "symbols" or "x" statistics of
+// hmm_estimator) is held out, the pooled HMM of the rest is fitted for each M of `grid` with the
+// options' restarts and seed and at most 100 iterations, and the M whose fit gives the held-out
+// sequences the largest log-likelihood (the forward recursion) is kept. OptionError naming {states}
+// with fewer than 5 examples.
+struct StateChoice {
+  long states = 0;
+  double best_score = 0.0;
+  std::vector<long> grid;
+  std::vector<double> held_out_log_likelihoods;  // per grid entry
+};
+std::vector<long> default_state_grid();  // 1, 2, 3, 4, 5, 6, 8, 10, 12, 16
+StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                 const std::vector<long>& grid, unsigned threads = 1);
+
 // The MAP adaptation of `pooled` to one example (see above); log_likelihoods holds the MAP
 // objective after 0, 1, 2, ... M-steps. The pooled HMM's emissions must be one-event multinomials
 // (a sequence of symbols < their dimension) or Gaussians (the rows of x); the mixture's components
