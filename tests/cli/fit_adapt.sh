@@ -136,6 +136,25 @@ pass
 [[ $(wc -l < mixture_cross.txt) == 12 ]] || fail "mixture kernels: $(head -2 mixture_cross.txt)"
 pass
 
+# --pooled --components auto: K by held-out likelihood, printed and saved; refused without --pooled.
+python3 - <<'PY'
+import random
+random.seed(8)
+with open("clusters.txt", "w") as f:
+    for i in range(10):
+        for j in range(30):
+            cx, cy = [(-6, 0), (6, 0), (0, 8)][j % 3]
+            f.write("1 qid:%d 1:%.6f 2:%.6f\n" % (i + 1, random.gauss(cx, 1), random.gauss(cy, 1)))
+PY
+"$PPK" fit mixture --pooled --components auto --cov diag --save-pooled clusters_pool.json clusters.txt -o clusters.row 2>clusters.log
+grep -qF "components = " clusters.log && grep -qF "every fifth set" clusters.log || fail "no chosen K: $(cat clusters.log)"
+pass
+python3 -c '
+import json; p = json.load(open("clusters_pool.json")); k = int(p["chosen"]["components"]["value"])
+assert k >= 3 and len(p["model"]["weights"]) == k, p["chosen"]' || fail "clusters_pool.json: $(head -c 300 clusters_pool.json)"
+pass
+expect_error 2 "--components auto chooses K for ppk fit mixture --pooled" -- "$PPK" fit mixture --components auto sets.txt -o bad.ppk
+
 # Bad options (status 2) and files (status 1): refused by name, nothing written.
 A=(--alphabet-from alphabet.txt)
 for tau in 0 -1 nan abc; do

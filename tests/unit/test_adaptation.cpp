@@ -227,6 +227,55 @@ TEST(PooledHmm, HeldOutChoiceSeesHiddenStructure) {
   EXPECT_GE(choose_pooled_states(structured, options, default_state_grid()).states, 3);
 }
 
+// log sum_k w_k N(x | mu_k, Sigma_k), written out.
+double mixture_log_density(const MixtureModel& mixture, const Eigen::VectorXd& x) {
+  double density = 0.0;
+  for (std::size_t k = 0; k < mixture.size(); ++k) {
+    const GaussianModel& g = gaussian(mixture.component(k));
+    const Eigen::VectorXd d = x - g.mean();
+    const Eigen::MatrixXd sigma = g.covariance();
+    density += mixture.weights()[k] * std::exp(-0.5 * d.dot(sigma.inverse() * d)) /
+               std::sqrt(std::pow(2 * M_PI, static_cast<double>(x.size())) * sigma.determinant());
+  }
+  return std::log(density);
+}
+
+TEST(PooledMixture, ComponentsChosenByTheHeldOutLikelihood) {
+  // 10 sets around three well-separated centres.
+  std::vector<Eigen::MatrixXd> sets;
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> normal;
+  const double centres[3][2] = {{-6, 0}, {6, 0}, {0, 8}};
+  for (int s = 0; s < 10; ++s) {
+    Eigen::MatrixXd x(30, 2);
+    for (Eigen::Index i = 0; i < 30; ++i)
+      for (int d = 0; d < 2; ++d) x(i, d) = centres[i % 3][d] + normal(rng);
+    sets.push_back(x);
+  }
+  MixtureFitOptions options;
+  options.covariance = CovarianceForm::diagonal;
+  const ComponentChoice choice = choose_pooled_components(sets, options, {1, 2, 3, 4});
+  ASSERT_EQ(choice.grid, (std::vector<long>{1, 2, 3, 4}));
+  std::vector<Eigen::MatrixXd> kept{sets[0], sets[1], sets[2], sets[3], sets[5], sets[6], sets[7], sets[8]};
+  for (std::size_t g = 0; g < 4; ++g) {
+    MixtureFitOptions fit_options = options;
+    fit_options.components = choice.grid[g];
+    fit_options.iterations = 100;
+    const GaussianMixtureFit fit = fit_pooled_mixture(kept, fit_options);
+    double expected = 0.0;
+    for (const Eigen::MatrixXd* held : {&sets[4], &sets[9]})
+      for (Eigen::Index i = 0; i < held->rows(); ++i)
+        expected += mixture_log_density(*fit.model, held->row(i).transpose());
+    EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-9 * std::fabs(expected)) << "K = " << choice.grid[g];
+  }
+  EXPECT_GE(choice.components, 3);
+  EXPECT_TRUE(
+      mentions(estimation_error([&] {
+                 choose_pooled_components(std::vector<Eigen::MatrixXd>(sets.begin(), sets.begin() + 3), options, {1, 2});
+               }),
+               {"components", "at least 5 sets, got 3"}));
+}
+
 // Every parameter of a against b's, to `tolerance`.
 void expect_same_hmm(const HmmModel& a, const HmmModel& b, double tolerance, const std::string& what) {
   ASSERT_EQ(a.states(), b.states()) << what;
