@@ -576,6 +576,7 @@ StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const 
 
 HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options) {
   check_adaptation_options(options);
+  check_adapted_parameters(options.adapt, "hmm with discrete emissions", {"start", "transitions", "emissions"});
   const Eigen::MatrixXd emission_table = discrete_emission_table(pooled);
   check_symbols(sequence, emission_table.cols(), "the sequence ");
   Chain chain = pooled_chain(pooled);
@@ -590,6 +591,8 @@ HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, cons
 
 HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
   check_adaptation_options(options);
+  check_adapted_parameters(options.adapt, "hmm with gaussian emissions",
+                           {"start", "transitions", "means", "covariances"});
   const detail::GaussianComponents gaussians =
       detail::gaussian_components(emission_models(pooled), "the pooled HMM's emission");
   check_vectors(x, "the sequence ");

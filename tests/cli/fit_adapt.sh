@@ -155,6 +155,30 @@ assert k >= 3 and len(p["model"]["weights"]) == k, p["chosen"]' || fail "cluster
 pass
 expect_error 2 "--components auto chooses K for ppk fit mixture --pooled" -- "$PPK" fit mixture --components auto sets.txt -o bad.ppk
 
+# A Bayesian network with a hidden class: pooled over every example's observations, then adapted.
+cat > structure.json <<'JSON'
+{"nodes":[{"states":2},{"states":3,"parents":[0],"variable":0},{"states":2,"parents":[0],"variable":1}]}
+JSON
+python3 - <<'PY'
+import random
+random.seed(6)
+with open("observations.txt", "w") as f:
+    for i in range(8):
+        for _ in range(10):
+            h = random.random() < 0.2 + 0.08 * i
+            x0 = random.choice([1, 1, 2, 3]) if h else random.choice([1, 3, 3, 3])
+            f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
+PY
+"$PPK" fit bayesnet --structure structure.json --estimator ml --pooled --save-pooled net_pool.json observations.txt -o net.row
+"$PPK" fit bayesnet --structure structure.json --estimator ml --adapt-from net_pool.json --relevance 5 observations.txt -o nets.ppk
+[[ $(wc -l < nets.ppk) == 8 && $(field "$(head -1 nets.ppk)" 2) == 10 ]] || fail "adapted networks: $(head -c 200 nets.ppk)"
+pass
+"$PPK" gram -t ppk -g 1 nets.ppk net.row -o net_cross.txt
+[[ $(wc -l < net_cross.txt) == 8 ]] || fail "network kernels: $(head -2 net_cross.txt)"
+pass
+expect_error 2 "--adapt" "'means'" "bayesnet" -- "$PPK" fit bayesnet --structure structure.json --estimator ml \
+  --adapt-from net_pool.json --adapt means observations.txt -o bad.ppk
+
 # Bad options (status 2) and files (status 1): refused by name, nothing written.
 A=(--alphabet-from alphabet.txt)
 for tau in 0 -1 nan abc; do
@@ -170,7 +194,7 @@ expect_error 2 "--save-pooled keeps the model that --pooled fits" -- \
   "$PPK" fit hmm --adapt-from pool.json --save-pooled other.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--prior and --prior-count apply to per-example fits" -- \
   "$PPK" fit mixture --pooled --prior pooled sets.txt -o bad.ppk
-expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture and hmm)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
+expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture, hmm and bayesnet)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
 expect_error 2 "--adapt-from is not offered for ppk fit poisson" -- "$PPK" fit poisson --adapt-from pool.json sets.txt -o bad.ppk
 expect_error 1 "mixture_pool.json was written by ppk fit mixture" -- \
   "$PPK" fit hmm --adapt-from mixture_pool.json "${A[@]}" test.txt -o bad.ppk

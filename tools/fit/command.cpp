@@ -72,7 +72,8 @@ the pooled model under conjugate priors centred on its parameters, TAU =
 TAU -> 0 the example's own maximum likelihood; states stay aligned across
 examples, so kernels compare like with like. Adapt the training file AND the
 test files from the same POOL. --adapt LIST: what adapts (start, transitions,
-emissions, weights, means, covariances, or all); the rest keeps pooled values.
+emissions, weights, means, covariances, cpts, or all); the rest keeps pooled
+values. A network's CPT rows adapt as probability vectors.
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
@@ -85,7 +86,7 @@ void add_latent_options(po::options_description& options) {
       ("relevance", po::value<double>()->default_value(16.0, "16")->value_name("TAU"),
        "--adapt-from: the priors' strength TAU > 0 in pseudo-observations (Reynolds et al.'s 16)")
       ("adapt", po::value<std::string>()->default_value("all")->value_name("LIST"),
-       "--adapt-from: what adapts: start,transitions,emissions,weights,means,covariances or all");
+       "--adapt-from: what adapts: start,transitions,emissions,weights,means,covariances,cpts or all");
   // clang-format on
 }
 const OptionFlags kLatentOptionFlags{
@@ -311,8 +312,16 @@ std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, c
   std::vector<Row> rows(data.examples.size());
   for_each_index(data.examples.size(), threads, "adapting", [&](std::size_t i) {
     const Example& example = data.examples[i];
+    Statistics statistics;
     try {
-      rows[i] = encode_row(*estimator.adapt(pooled, estimator.statistics(example.vectors, dim), options));
+      statistics = estimator.statistics(example.vectors, dim);
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, message_of(e));
+    }
+    try {
+      rows[i] = encode_row(*estimator.adapt(pooled, statistics, options));
+    } catch (const OptionError& e) {  // the options, not this example
+      throw UsageError(message_of(e));
     } catch (const EstimationError& e) {
       throw data.error_at(example, message_of(e));
     }

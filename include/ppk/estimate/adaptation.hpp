@@ -33,6 +33,7 @@
 // Reynolds et al. adapt with the coefficient N_q / (N_q + tau): the same mean update.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,7 +48,8 @@ namespace ppk {
 
 // Which parameters adapt (the others keep the pooled model's values). Names, as in
 // parse_adapted_parameters: start, transitions, emissions (an HMM's discrete emission
-// probabilities), weights (a mixture's), means, covariances (Gaussian states or components).
+// probabilities), weights (a mixture's), means, covariances (Gaussian states or components), cpts
+// (a Bayesian network's tables, which adapt as the HMM's probabilities).
 struct AdaptedParameters {
   bool start = true;
   bool transitions = true;
@@ -55,13 +57,18 @@ struct AdaptedParameters {
   bool weights = true;
   bool means = true;
   bool covariances = true;
+  bool cpts = true;  // a Bayesian network's conditional probability tables
+  bool all = true;   // "all": every parameter the family has
 };
 // A comma-separated list of the names above, or "all". OptionError naming {adapt} for an unknown
 // or repeated name or an empty list.
 AdaptedParameters parse_adapted_parameters(const std::string& list);
-// The list of the adapted names that apply to `model` (an HmmModel or MixtureModel), e.g.
-// "start,transitions,emissions".
-std::string adapted_parameter_names(const AdaptedParameters& adapted, const Model& model);
+// OptionError naming {adapt} when a listed name is not a parameter of `family` ("hmm with discrete
+// emissions": start, transitions, emissions; "hmm with gaussian emissions": start, transitions,
+// means, covariances; "mixture": weights, means, covariances; "bayesnet": cpts) or none of them is
+// listed. "all" adapts whatever the family has.
+void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
+                              std::initializer_list<const char*> applicable);
 
 struct AdaptationOptions {
   double relevance = 16.0;  // tau > 0 (Reynolds et al.'s 16)
