@@ -247,23 +247,30 @@ std::vector<double> run_em(std::unique_ptr<BayesNetModel>& network, const Layout
   return objectives;
 }
 
+// A copy of the network's discrete nodes.
+std::vector<BayesNode> discrete_nodes(const BayesNetModel& network) {
+  std::vector<BayesNode> nodes;
+  for (std::size_t i = 0; i < network.size(); ++i) {
+    BayesNode node;
+    node.states = network.node(i).states;
+    node.variable = network.node(i).variable;
+    node.parents = network.node(i).parents;
+    node.cpt = network.node(i).cpt;
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
 // The structure's shape with every CPT row proportional to 1/2 + u, u uniform on [0, 1).
 std::unique_ptr<BayesNetModel> random_network(const BayesNetModel& shape, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<BayesNode> nodes;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    BayesNode node;
-    node.states = shape.node(i).states;
-    node.variable = shape.node(i).variable;
-    node.parents = shape.node(i).parents;
-    node.cpt.resize(static_cast<std::size_t>(cpt_size(shape, i)));
+  std::vector<BayesNode> nodes = discrete_nodes(shape);
+  for (BayesNode& node : nodes)
     for (std::size_t row = 0; row < node.cpt.size(); row += static_cast<std::size_t>(node.states)) {
       double total = 0;
       for (long k = 0; k < node.states; ++k) total += (node.cpt[row + static_cast<std::size_t>(k)] = 0.5 + uniform(rng));
       for (long k = 0; k < node.states; ++k) node.cpt[row + static_cast<std::size_t>(k)] /= total;
     }
-    nodes.push_back(std::move(node));
-  }
   return std::make_unique<BayesNetModel>(std::move(nodes));
 }
 
@@ -350,20 +357,6 @@ void check_same_structure(const BayesNetModel& shape, const BayesNetModel& poole
                             " differs from the structure's in its states, variable or parents");
 }
 
-// A copy of the network's discrete nodes.
-std::unique_ptr<BayesNetModel> copy_network(const BayesNetModel& network) {
-  std::vector<BayesNode> nodes;
-  for (std::size_t i = 0; i < network.size(); ++i) {
-    BayesNode node;
-    node.states = network.node(i).states;
-    node.variable = network.node(i).variable;
-    node.parents = network.node(i).parents;
-    node.cpt = network.node(i).cpt;
-    nodes.push_back(std::move(node));
-  }
-  return std::make_unique<BayesNetModel>(std::move(nodes));
-}
-
 // The MAP adaptation of `pooled` (adaptation.hpp) to the observations: EM from the pooled network
 // with pseudo-counts tau P0(k | c) on every CPT entry (without hidden nodes one M-step is the closed
 // form (n(i, c, k) + tau P0) / (n(i, c) + tau)).
@@ -373,7 +366,7 @@ BayesNetFit adapt_network(const BayesNetModel& pooled, const Layout& layout,
   check_adapted_parameters(options.adapt, "bayesnet", {"cpts"});
   check_observations(pooled, layout, observations);
   BayesNetFit fit;
-  fit.model = copy_network(pooled);
+  fit.model = std::make_unique<BayesNetModel>(discrete_nodes(pooled));
   BayesNetFitOptions names;  // the prior is tau P0 > 0: no row is undefined
   fit.objectives = run_em(fit.model, layout, patterns_of(observations), adaptation_counts(pooled, options.relevance),
                           layout.hidden.empty() ? 1 : options.iterations, options.tolerance, names);

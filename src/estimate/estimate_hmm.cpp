@@ -525,8 +525,8 @@ HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, co
 
 std::vector<long> default_state_grid() { return {1, 2, 3, 4, 5, 6, 8, 10, 12, 16}; }
 
-StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
-                                 const std::vector<long>& grid, unsigned threads) {
+SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                const std::vector<long>& grid, unsigned threads) {
   check_options(options);
   if (examples.size() < 5)
     throw OptionError(
@@ -545,7 +545,7 @@ StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const 
   }
   HmmFitOptions cheaper = options;
   cheaper.iterations = std::min(options.iterations, 100L);
-  StateChoice choice;
+  SizeChoice choice;
   choice.grid = grid;
   for (long states : grid) {
     cheaper.states = states;
@@ -567,7 +567,7 @@ StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const 
     }
     choice.held_out_log_likelihoods.push_back(score);
     if (choice.held_out_log_likelihoods.size() == 1 || score > choice.best_score) {
-      choice.states = states;
+      choice.size = states;
       choice.best_score = score;
     }
   }

@@ -217,8 +217,8 @@ GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, 
 
 std::vector<long> default_component_grid() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; }
 
-ComponentChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
-                                         const std::vector<long>& grid) {
+SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                    const std::vector<long>& grid) {
   check_mixture_fit_options(options);
   if (sets.size() < 5)
     throw OptionError(
@@ -230,7 +230,7 @@ ComponentChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& set
   for (const Eigen::MatrixXd& set : kept) kept_vectors += set.rows();
   MixtureFitOptions cheaper = options;
   cheaper.iterations = std::min(options.iterations, 100L);
-  ComponentChoice choice;
+  SizeChoice choice;
   for (long components : grid) {
     if (components > kept_vectors) continue;
     cheaper.components = components;
@@ -241,7 +241,7 @@ ComponentChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& set
     choice.grid.push_back(components);
     choice.held_out_log_likelihoods.push_back(score);
     if (choice.grid.size() == 1 || score > choice.best_score) {
-      choice.components = components;
+      choice.size = components;
       choice.best_score = score;
     }
   }

@@ -86,14 +86,6 @@ HmmFitOptions pooled_gaussian_options(CovarianceForm form) {
   return options;
 }
 
-AdaptationOptions adaptation(double relevance, long iterations = 30) {
-  AdaptationOptions options;
-  options.relevance = relevance;
-  options.iterations = iterations;
-  options.tolerance = 0;
-  return options;
-}
-
 constexpr CovarianceForm kForms[] = {CovarianceForm::isotropic, CovarianceForm::diagonal, CovarianceForm::full};
 std::string form_name(CovarianceForm form) { return "form " + std::to_string(static_cast<int>(form)); }
 
@@ -182,7 +174,7 @@ TEST(PooledHmm, StatesChosenByTheHeldOutLikelihoodByEnumeration) {
   }
   HmmFitOptions options = pooled_discrete_options(1);
   options.iterations = 30;
-  const StateChoice choice = choose_pooled_states(examples, options, {1, 2, 3}, 2);
+  const SizeChoice choice = choose_pooled_states(examples, options, {1, 2, 3}, 2);
   ASSERT_EQ(choice.held_out_log_likelihoods.size(), 3u);
   for (std::size_t g = 0; g < 3; ++g) {
     options.states = choice.grid[g];
@@ -196,7 +188,7 @@ TEST(PooledHmm, StatesChosenByTheHeldOutLikelihoodByEnumeration) {
     EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-10 * std::fabs(expected)) << "M = " << choice.grid[g];
   }
   const auto best = std::max_element(choice.held_out_log_likelihoods.begin(), choice.held_out_log_likelihoods.end());
-  EXPECT_EQ(choice.states, choice.grid[static_cast<std::size_t>(best - choice.held_out_log_likelihoods.begin())]);
+  EXPECT_EQ(choice.size, choice.grid[static_cast<std::size_t>(best - choice.held_out_log_likelihoods.begin())]);
   EXPECT_TRUE(
       mentions(estimation_error([&] {
                  choose_pooled_states(std::vector<Statistics>(examples.begin(), examples.begin() + 4), options, {1, 2});
@@ -223,8 +215,8 @@ TEST(PooledHmm, HeldOutChoiceSeesHiddenStructure) {
     structured.push_back(statistics(sample_symbols(start3, sticky, groups, 40, 200 + s)));
   }
   HmmFitOptions options = pooled_discrete_options(1);
-  EXPECT_LE(choose_pooled_states(independent, options, default_state_grid()).states, 2);
-  EXPECT_GE(choose_pooled_states(structured, options, default_state_grid()).states, 3);
+  EXPECT_LE(choose_pooled_states(independent, options, default_state_grid()).size, 2);
+  EXPECT_GE(choose_pooled_states(structured, options, default_state_grid()).size, 3);
 }
 
 // log sum_k w_k N(x | mu_k, Sigma_k), written out.
@@ -254,7 +246,7 @@ TEST(PooledMixture, ComponentsChosenByTheHeldOutLikelihood) {
   }
   MixtureFitOptions options;
   options.covariance = CovarianceForm::diagonal;
-  const ComponentChoice choice = choose_pooled_components(sets, options, {1, 2, 3, 4});
+  const SizeChoice choice = choose_pooled_components(sets, options, {1, 2, 3, 4});
   ASSERT_EQ(choice.grid, (std::vector<long>{1, 2, 3, 4}));
   std::vector<Eigen::MatrixXd> kept{sets[0], sets[1], sets[2], sets[3], sets[5], sets[6], sets[7], sets[8]};
   for (std::size_t g = 0; g < 4; ++g) {
@@ -268,7 +260,7 @@ TEST(PooledMixture, ComponentsChosenByTheHeldOutLikelihood) {
         expected += mixture_log_density(*fit.model, held->row(i).transpose());
     EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-9 * std::fabs(expected)) << "K = " << choice.grid[g];
   }
-  EXPECT_GE(choice.components, 3);
+  EXPECT_GE(choice.size, 3);
   EXPECT_TRUE(
       mentions(estimation_error([&] {
                  choose_pooled_components(std::vector<Eigen::MatrixXd>(sets.begin(), sets.begin() + 3), options, {1, 2});

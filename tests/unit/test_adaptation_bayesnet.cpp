@@ -64,14 +64,6 @@ std::unique_ptr<Model> pooled_network() {
   return estimator->fit_pooled(examples, 1);
 }
 
-AdaptationOptions adaptation(double relevance, long iterations = 40) {
-  AdaptationOptions options;
-  options.relevance = relevance;
-  options.iterations = iterations;
-  options.tolerance = 0;
-  return options;
-}
-
 double max_cpt_difference(const BayesNetModel& a, const BayesNetModel& b) {
   double largest = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -124,7 +116,7 @@ TEST(BayesNetAdaptation, FinalObjectiveIsTheMapObjectiveAndNeverDecreases) {
   const std::unique_ptr<Model> pooled = pooled_network();
   const std::vector<std::vector<long>> xs = observations(25, 7, 0.85);
   for (double tau : {0.5, 5.0, 50.0}) {
-    const BayesNetFit fit = adapt_bayesnet(network(*pooled), xs, adaptation(tau));
+    const BayesNetFit fit = adapt_bayesnet(network(*pooled), xs, adaptation(tau, 40));
     expect_never_decreases(fit.objectives, 40, "tau " + std::to_string(tau), 3);
     const BayesNetModel& a = *fit.model;
     double expected = 0;

@@ -269,19 +269,6 @@ void check_pool_matches(const PoolFile& pool, const FitFamily& family, long dim,
                      " over dimension " + std::to_string(dim) + " (give both files the same family and --dim)");
 }
 
-// The statistics of every example; an example that has none is an error naming it.
-std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim) {
-  std::vector<Statistics> statistics;
-  for (const Example& example : data.examples) {
-    try {
-      statistics.push_back(estimator.statistics(example.vectors, dim));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, message_of(e));
-    }
-  }
-  return statistics;
-}
-
 // --pooled: the one model of all the examples.
 std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Dataset& data, long dim, unsigned threads) {
   if (data.examples.empty()) throw InputError(data.source + ": no examples to pool");

@@ -1,5 +1,4 @@
 // ppk fit hmm: a hidden Markov model by Baum-Welch, over symbol sequences or LIBSVM vectors.
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -131,31 +130,16 @@ DataFormat hmm_format(const po::variables_map& values, const FitSource& source) 
 
 // --pooled --states auto: M by the held-out likelihood of the pooled model (choose_pooled_states).
 Choice pooled_state_choice(const FitContext& context, const HmmFitOptions& options) {
-  const Dataset& data = context.input.data;
-  const std::unique_ptr<Estimator> reader = hmm_estimator(options);
-  std::vector<Statistics> examples;
-  for (const Example& example : data.examples) {
-    try {
-      examples.push_back(reader->statistics(example.vectors, context.input.dim));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, message_of(e));
-    }
-  }
-  StateChoice choice;
+  const std::vector<Statistics> examples =
+      example_statistics(*hmm_estimator(options), context.input.data, context.input.dim);
   try {
-    choice = choose_pooled_states(examples, options, default_state_grid(), threads_option(context.values));
+    return held_out_size(choose_pooled_states(examples, options, default_state_grid(), threads_option(context.values)),
+                         "every fifth sequence under the pooled HMM of the others", "M");
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   } catch (const EstimationError& e) {
-    throw InputError(data.source + ": choosing the number of states: " + message_of(e));
+    throw InputError(context.input.data.source + ": choosing the number of states: " + message_of(e));
   }
-  std::ostringstream how;
-  how << "the held-out log-likelihood of every fifth sequence under the pooled HMM of the others (";
-  for (std::size_t i = 0; i < choice.grid.size(); ++i)
-    how << (i ? ", " : "") << "M = " << choice.grid[i] << ": " << std::fixed << std::setprecision(1)
-        << choice.held_out_log_likelihoods[i];
-  how << ")";
-  return Choice{static_cast<double>(choice.states), how.str()};
 }
 
 std::unique_ptr<Estimator> make_hmm(const FitContext& context) {

@@ -1,6 +1,5 @@
 // ppk fit mixture: a Gaussian mixture by EM; its EM options are shared with ppk fit mi mixture
 // (mixture_options.hpp).
-#include <iomanip>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -86,31 +85,17 @@ void add_mixture_fit_options(po::options_description& options) {
 
 // --pooled --components auto: K by the held-out likelihood of the pooled mixture (choose_pooled_components).
 Choice pooled_component_choice(const FitContext& context, const MixtureFitOptions& options) {
-  const Dataset& data = context.input.data;
-  const std::unique_ptr<Estimator> reader = mixture_estimator(options);
   std::vector<Eigen::MatrixXd> sets;
-  for (const Example& example : data.examples) {
-    try {
-      sets.push_back(reader->statistics(example.vectors, context.input.dim).sums.at("x"));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, message_of(e));
-    }
-  }
-  ComponentChoice choice;
+  for (const Statistics& example : example_statistics(*mixture_estimator(options), context.input.data, context.input.dim))
+    sets.push_back(example.sums.at("x"));
   try {
-    choice = choose_pooled_components(sets, options, default_component_grid());
+    return held_out_size(choose_pooled_components(sets, options, default_component_grid()),
+                         "every fifth set under the pooled mixture of the others", "K");
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   } catch (const EstimationError& e) {
-    throw InputError(data.source + ": choosing the number of components: " + message_of(e));
+    throw InputError(context.input.data.source + ": choosing the number of components: " + message_of(e));
   }
-  std::ostringstream how;
-  how << "the held-out log-likelihood of every fifth set under the pooled mixture of the others (";
-  for (std::size_t i = 0; i < choice.grid.size(); ++i)
-    how << (i ? ", " : "") << "K = " << choice.grid[i] << ": " << std::fixed << std::setprecision(1)
-        << choice.held_out_log_likelihoods[i];
-  how << ")";
-  return Choice{static_cast<double>(choice.components), how.str()};
 }
 
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {

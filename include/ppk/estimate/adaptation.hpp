@@ -96,29 +96,24 @@ GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, 
 // options' restarts and seed and at most 100 iterations, and the M whose fit gives the held-out
 // sequences the largest log-likelihood (the forward recursion) is kept. OptionError naming {states}
 // with fewer than 5 examples.
-struct StateChoice {
-  long states = 0;
+// The result of either choice: the size kept, and each size tried with its held-out score.
+struct SizeChoice {
+  long size = 0;
   double best_score = 0.0;
-  std::vector<long> grid;
-  std::vector<double> held_out_log_likelihoods;  // per grid entry
+  std::vector<long> grid;                        // the sizes tried
+  std::vector<double> held_out_log_likelihoods;  // per size tried
 };
 std::vector<long> default_state_grid();  // 1, 2, 3, 4, 5, 6, 8, 10, 12, 16
-StateChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
-                                 const std::vector<long>& grid, unsigned threads = 1);
+SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                const std::vector<long>& grid, unsigned threads = 1);
 
 // The number of components of a pooled mixture chosen likewise (`ppk fit mixture --pooled
 // --components auto`): every fifth set held out, the pooled mixture of the others fitted for each K
 // of `grid` (at most 100 iterations; K larger than the kept vectors skipped), the held-out vectors
 // scored by their log-likelihood. OptionError naming {components} with fewer than 5 sets.
-struct ComponentChoice {
-  long components = 0;
-  double best_score = 0.0;
-  std::vector<long> grid;                        // the K tried
-  std::vector<double> held_out_log_likelihoods;  // per K tried
-};
 std::vector<long> default_component_grid();  // 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
-ComponentChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
-                                         const std::vector<long>& grid);
+SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                    const std::vector<long>& grid);
 
 // The MAP adaptation of `pooled` to one example (see above); log_likelihoods holds the MAP
 // objective after 0, 1, 2, ... M-steps. The pooled HMM's emissions must be one-event multinomials
