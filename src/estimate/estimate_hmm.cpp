@@ -24,7 +24,7 @@ namespace ppk {
 
 namespace detail {
 
-ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions) {
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<const Eigen::MatrixXd>& log_emissions) {
   const Eigen::Index n = log_emissions.rows(), m = log_emissions.cols();
   const Eigen::VectorXd log_max = log_emissions.rowwise().maxCoeff();  // log m_t
   const Eigen::MatrixXd b = detail::exp_entries((log_emissions.colwise() - log_max).array()).matrix();
@@ -79,7 +79,6 @@ namespace {
 
 using Chain = detail::MarkovChain;
 using Posteriors = detail::ChainPosteriors;
-using detail::log_dirichlet_prior;
 using detail::normalise_rows;
 using detail::random_rows;
 
