@@ -5,7 +5,6 @@
 #include "ppk/estimate/fisher.hpp"
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -53,7 +52,6 @@ struct FisherScorer::Impl {
 
   void read_gaussians(const std::vector<const Model*>& models, const char* what);
   void name_features();
-  long covariance_block_size(std::size_t q) const;
   Eigen::Index write_gaussian_scores(const Eigen::MatrixXd& x, const Eigen::Ref<const Eigen::VectorXd>& weights,
                                      std::size_t q, Eigen::VectorXd& out, Eigen::Index j) const;
   Eigen::Index write_chain_scores(const detail::ChainPosteriors& posteriors, Eigen::VectorXd& out) const;
@@ -73,15 +71,6 @@ void FisherScorer::Impl::read_gaussians(const std::vector<const Model*>& models,
                              .solve(Eigen::MatrixXd::Identity(gaussian->dim(), gaussian->dim())));
   }
   dim = static_cast<long>(gaussians.means.front().size());
-}
-
-long FisherScorer::Impl::covariance_block_size(std::size_t q) const {
-  switch (forms[q]) {
-    case CovarianceForm::isotropic: return 1;
-    case CovarianceForm::diagonal: return dim;
-    case CovarianceForm::full: break;
-  }
-  return dim * (dim + 1) / 2;
 }
 
 void FisherScorer::Impl::name_features() {
