@@ -128,7 +128,9 @@ struct ChainPosteriors {
 };
 // The scaled forward-backward recursions, from log p_q(x_t) (n x M).
 ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions);
-// Each row of `counts` plus a, divided by its sum; a row whose sum is 0 keeps its value in `rows`.
+// Each row of `counts` plus the pseudo-counts (a matrix of counts' shape, or a on every entry),
+// divided by its sum; a row whose sum is 0 keeps its value in `rows`.
+void normalise_rows(const Eigen::MatrixXd& counts, const Eigen::MatrixXd& pseudo_counts, Eigen::MatrixXd& rows);
 void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
 // a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);

@@ -1,6 +1,7 @@
 // The HMM estimator (see estimate.hpp): Baum-Welch on one sequence, with discrete (one-event
 // multinomial) or Gaussian emissions. Like the mixtures, an HMM is not an exponential family: the
 // estimator keeps the example's sequence (the symbols, or the data matrix "x") and cannot pool.
+// Also the pooled HMM of many sequences and its MAP adaptation to one (adaptation.hpp).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,8 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "core/model_fields.hpp"
+#include "ppk/core/thread_pool.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/families/multinomial.hpp"
 
@@ -47,11 +50,15 @@ ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd
   return out;
 }
 
-void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows) {
+void normalise_rows(const Eigen::MatrixXd& counts, const Eigen::MatrixXd& pseudo_counts, Eigen::MatrixXd& rows) {
   for (Eigen::Index p = 0; p < counts.rows(); ++p) {
-    const double total = counts.row(p).sum() + a * static_cast<double>(counts.cols());
-    if (total > 0.0) rows.row(p) = (counts.row(p).array() + a).matrix() / total;
+    const double total = counts.row(p).sum() + pseudo_counts.row(p).sum();
+    if (total > 0.0) rows.row(p) = (counts.row(p) + pseudo_counts.row(p)) / total;
   }
+}
+
+void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows) {
+  normalise_rows(counts, Eigen::MatrixXd::Constant(counts.rows(), counts.cols(), a), rows);
 }
 
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a) { return a > 0.0 ? a * p.array().log().sum() : 0.0; }
@@ -76,13 +83,44 @@ using detail::log_dirichlet_prior;
 using detail::normalise_rows;
 using detail::random_rows;
 
-// The emission models of the M hidden states during Baum-Welch.
+// The sequences of a fit stacked as the rows of one data matrix (or one symbol vector): sequence s
+// is the rows [bounds[s], bounds[s + 1]). A per-example fit has one sequence, a pooled fit many.
+using SequenceBounds = std::vector<Eigen::Index>;
+
+// The Dirichlet pseudo-counts of a probability table (a row vector or matrix of rows): the M-step
+// sets each row to (expected counts + pseudo-counts) / (its total), the MAP under the prior
+// prod p^pseudo, and the objective gains sum pseudo .* log p. `fixed`: the table keeps its value
+// and adds nothing to the objective (a parameter that is not adapted).
+struct TablePrior {
+  Eigen::MatrixXd pseudo_counts;
+  bool fixed = false;
+  // The per-example fit's smoothing a on every entry.
+  static TablePrior smoothing(Eigen::Index rows, Eigen::Index cols, double a) {
+    return {Eigen::MatrixXd::Constant(rows, cols, a), false};
+  }
+  // Adaptation: tau times the pooled table (adaptation.hpp).
+  static TablePrior adapted(const Eigen::MatrixXd& pooled, double tau, bool adapt) { return {tau * pooled, !adapt}; }
+  double log_prior(const Eigen::MatrixXd& p) const {
+    if (fixed) return 0.0;
+    return (pseudo_counts.array() > 0.0).select(pseudo_counts.array() * p.array().log(), 0.0).sum();
+  }
+  void update(const Eigen::MatrixXd& counts, Eigen::MatrixXd& p) const {
+    if (!fixed) normalise_rows(counts, pseudo_counts, p);
+  }
+};
+
+struct ChainPrior {
+  TablePrior start;  // 1 x M
+  TablePrior transitions;
+};
+
+// The emission models of the M hidden states during Baum-Welch, over the stacked sequences.
 class Emissions {
  public:
   virtual ~Emissions() = default;
   // log p_q(x_t), n x M.
   virtual Eigen::MatrixXd log_probabilities() const = 0;
-  // The emissions' terms of the penalised objective L.
+  // The emissions' terms of the penalised (MAP) objective L.
   virtual double log_prior() const = 0;
   // The M-step from gamma_t(q) (n x M).
   virtual void update(const Eigen::MatrixXd& states) = 0;
@@ -92,8 +130,8 @@ class Emissions {
 // E_qo = P(x_t = o | s_t = q); the symbols in 0..O-1.
 class DiscreteEmissions : public Emissions {
  public:
-  DiscreteEmissions(const std::vector<long>& sequence, Eigen::MatrixXd probabilities, double smoothing)
-      : sequence_(sequence), probabilities_(std::move(probabilities)), smoothing_(smoothing) {}
+  DiscreteEmissions(const std::vector<long>& sequence, Eigen::MatrixXd probabilities, TablePrior prior)
+      : sequence_(sequence), probabilities_(std::move(probabilities)), prior_(std::move(prior)) {}
   Eigen::MatrixXd log_probabilities() const override {
     const Eigen::MatrixXd log_e = probabilities_.array().log().matrix();
     Eigen::MatrixXd out(static_cast<Eigen::Index>(sequence_.size()), log_e.rows());
@@ -101,13 +139,13 @@ class DiscreteEmissions : public Emissions {
       out.row(static_cast<Eigen::Index>(t)) = log_e.col(sequence_[t]).transpose();
     return out;
   }
-  double log_prior() const override { return log_dirichlet_prior(probabilities_, smoothing_); }
-  // E_qo ∝ sum_{t: x_t = o} gamma_t(q) + a.
+  double log_prior() const override { return prior_.log_prior(probabilities_); }
+  // E_qo ∝ sum_{t: x_t = o} gamma_t(q) + the pseudo-count.
   void update(const Eigen::MatrixXd& states) override {
     Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(probabilities_.rows(), probabilities_.cols());
     for (std::size_t t = 0; t < sequence_.size(); ++t)
       counts.col(sequence_[t]) += states.row(static_cast<Eigen::Index>(t)).transpose();
-    normalise_rows(counts, smoothing_, probabilities_);
+    prior_.update(counts, probabilities_);
   }
   std::unique_ptr<Model> model(std::size_t q) const override {
     const Eigen::VectorXd row = probabilities_.row(static_cast<Eigen::Index>(q)).transpose();
@@ -120,21 +158,28 @@ class DiscreteEmissions : public Emissions {
  private:
   const std::vector<long>& sequence_;
   Eigen::MatrixXd probabilities_;  // M x O
-  double smoothing_;
+  TablePrior prior_;
 };
 
-// N(mu_q, Sigma_q) updated as the mixture's components, with responsibilities gamma_t(q).
+// N(mu_q, Sigma_q) updated as the mixture's components, with responsibilities gamma_t(q): by ML
+// with the ridge (and `prior` when not null), or adapted toward the pooled Gaussians.
 class GaussianEmissions : public Emissions {
  public:
   GaussianEmissions(const Eigen::MatrixXd& x, detail::GaussianComponents gaussians, double ridge,
                     const CovariancePrior* prior)
       : x_(x), gaussians_(std::move(gaussians)), ridge_(ridge), prior_(prior) {}
+  GaussianEmissions(const Eigen::MatrixXd& x, const detail::GaussianAdaptation& adaptation, double ridge)
+      : x_(x), gaussians_(*adaptation.pooled), ridge_(ridge), prior_(nullptr), adaptation_(adaptation) {}
   Eigen::MatrixXd log_probabilities() const override { return detail::log_densities(x_, gaussians_); }
   double log_prior() const override {
-    return detail::covariance_log_prior(gaussians_, prior_) - detail::ridge_penalty(gaussians_, ridge_);
+    const double adapted = adaptation_ ? detail::adaptation_log_prior(gaussians_, *adaptation_) : 0.0;
+    return adapted + detail::covariance_log_prior(gaussians_, prior_) - detail::ridge_penalty(gaussians_, ridge_);
   }
   void update(const Eigen::MatrixXd& states) override {
-    detail::update_gaussians(x_, states, ridge_, prior_, gaussians_);
+    if (adaptation_)
+      detail::adapt_gaussians(x_, states, ridge_, *adaptation_, gaussians_);
+    else
+      detail::update_gaussians(x_, states, ridge_, prior_, gaussians_);
   }
   std::unique_ptr<Model> model(std::size_t q) const override { return detail::gaussian_model(gaussians_, q); }
 
@@ -143,29 +188,69 @@ class GaussianEmissions : public Emissions {
   detail::GaussianComponents gaussians_;
   double ridge_;
   const CovariancePrior* prior_;  // null: none
+  std::optional<detail::GaussianAdaptation> adaptation_;
 };
 
-// Baum-Welch from the given start; returns L after 0, 1, 2, ... M-steps (the last for the final
-// parameters).
-std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const HmmFitOptions& options) {
-  const double a = options.smoothing;
-  std::vector<double> log_likelihoods;
+// How long Baum-Welch runs, and on how many threads its E-step does.
+struct EmControl {
+  long iterations = 0;
+  double tolerance = 0.0;
+  unsigned threads = 1;
+};
+
+// The E-step over the stacked sequences: forward-backward on each (in parallel; the sums are taken
+// in sequence order, so the result does not depend on the threads). `states` gathers gamma_t (n x M),
+// `start_counts` sum_s gamma_0 of each sequence, `transition_counts` sum_s sum_t xi_t.
+struct StackedPosteriors {
+  double log_likelihood = 0.0;
+  Eigen::MatrixXd states, start_counts, transition_counts;
+};
+StackedPosteriors e_step(const Chain& chain, const Eigen::MatrixXd& log_emissions, const SequenceBounds& bounds,
+                         unsigned threads) {
+  const std::size_t count = bounds.size() - 1;
+  const Eigen::Index m = log_emissions.cols();
+  StackedPosteriors out;
+  out.states.resize(log_emissions.rows(), m);
+  std::vector<Posteriors> each(count);
+  for_each_range(count, threads, 4, 0.001, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t s = begin; s < end; ++s) {
+      const Eigen::Index first = bounds[s], length = bounds[s + 1] - bounds[s];
+      each[s] = detail::forward_backward(chain, log_emissions.middleRows(first, length));
+      out.states.middleRows(first, length) = each[s].states;
+      each[s].states.resize(0, 0);
+    }
+  });
+  out.start_counts = Eigen::MatrixXd::Zero(1, m);
+  out.transition_counts = Eigen::MatrixXd::Zero(m, m);
+  for (std::size_t s = 0; s < count; ++s) {
+    out.log_likelihood += each[s].log_likelihood;
+    out.start_counts += out.states.row(bounds[s]);
+    out.transition_counts += each[s].transition_counts;
+  }
+  return out;
+}
+
+// Baum-Welch from the given start; returns the objective L (log p(X) plus the priors' terms) after
+// 0, 1, 2, ... M-steps (the last for the final parameters).
+std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const ChainPrior& prior,
+                                   const SequenceBounds& bounds, const EmControl& control) {
+  std::vector<double> objectives;
   for (long step = 0;; ++step) {
-    const Posteriors posteriors = detail::forward_backward(chain, emissions.log_probabilities());
-    const double objective = posteriors.log_likelihood + log_dirichlet_prior(chain.start, a) +
-                             log_dirichlet_prior(chain.transitions, a) + emissions.log_prior();
+    const StackedPosteriors posteriors = e_step(chain, emissions.log_probabilities(), bounds, control.threads);
+    const double objective = posteriors.log_likelihood + prior.start.log_prior(chain.start.transpose()) +
+                             prior.transitions.log_prior(chain.transitions) + emissions.log_prior();
     const bool converged =
-        !log_likelihoods.empty() && objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
-    log_likelihoods.push_back(objective);
-    if (converged || step == options.iterations) break;
-    // M-step: pi_q ∝ gamma_0(q) + a, A_pq ∝ sum_t xi_t(p, q) + a, then the emissions.
+        !objectives.empty() && objective - objectives.back() < control.tolerance * std::fabs(objective);
+    objectives.push_back(objective);
+    if (converged || step == control.iterations) break;
+    // M-step: pi_q ∝ sum_s gamma_0(q) + pseudo, A_pq ∝ sum_t xi_t(p, q) + pseudo, then the emissions.
     Eigen::MatrixXd start = chain.start.transpose();
-    normalise_rows(posteriors.states.row(0), a, start);
+    prior.start.update(posteriors.start_counts, start);
     chain.start = start.transpose();
-    normalise_rows(posteriors.transition_counts, a, chain.transitions);
+    prior.transitions.update(posteriors.transition_counts, chain.transitions);
     emissions.update(posteriors.states);
   }
-  return log_likelihoods;
+  return objectives;
 }
 
 Chain random_chain(long states, std::mt19937_64& rng) {
@@ -194,40 +279,67 @@ long gaussian_parameters(long dim, CovarianceForm form) {
   return dim + dim * (dim + 1) / 2;
 }
 
+// The HMM of the chain and emissions, storing length T.
+HmmFit hmm_fit(const Chain& chain, const Emissions& emissions, long length, std::vector<double> objectives) {
+  std::vector<std::unique_ptr<Model>> models;
+  for (Eigen::Index q = 0; q < chain.start.size(); ++q) models.push_back(emissions.model(static_cast<std::size_t>(q)));
+  HmmFit fit;
+  fit.model = detail::build_model(
+      [&] { return std::make_unique<HmmModel>(chain.start, chain.transitions, std::move(models), length); });
+  fit.log_likelihoods = std::move(objectives);
+  return fit;
+}
+
 // The restarts from `seed_stream`: each makes a chain and emissions from the generator, runs
-// Baum-Welch, and the largest final L is kept; then the HMM of n observations.
+// Baum-Welch with the smoothing's pseudo-counts, and the largest final L is kept; then the HMM
+// storing T = the first sequence's length - 1 (or options.length).
 template <class MakeEmissions>
-HmmFit best_of_restarts(long states, Eigen::Index n, std::seed_seq& seed_stream, const HmmFitOptions& options,
-                        MakeEmissions make_emissions) {
+HmmFit best_of_restarts(long states, const SequenceBounds& bounds, std::seed_seq& seed_stream,
+                        const HmmFitOptions& options, unsigned threads, MakeEmissions make_emissions) {
   std::mt19937_64 rng(seed_stream);
+  const ChainPrior prior{TablePrior::smoothing(1, states, options.smoothing),
+                         TablePrior::smoothing(states, states, options.smoothing)};
+  const EmControl control{options.iterations, options.tolerance, threads};
   std::optional<Chain> best_chain;
   std::unique_ptr<Emissions> best_emissions;
   std::vector<double> best_log_likelihoods;
   for (long restart = 0; restart < options.restarts; ++restart) {
     Chain chain = random_chain(states, rng);
     std::unique_ptr<Emissions> emissions = make_emissions(rng);
-    std::vector<double> log_likelihoods = run_baum_welch(chain, *emissions, options);
+    std::vector<double> log_likelihoods = run_baum_welch(chain, *emissions, prior, bounds, control);
     if (!best_chain || log_likelihoods.back() > best_log_likelihoods.back()) {
       best_chain = std::move(chain);
       best_emissions = std::move(emissions);
       best_log_likelihoods = std::move(log_likelihoods);
     }
   }
-  std::vector<std::unique_ptr<Model>> models;
-  for (long q = 0; q < states; ++q) models.push_back(best_emissions->model(static_cast<std::size_t>(q)));
-  HmmFit fit;
-  fit.model = detail::build_model([&] {
-    return std::make_unique<HmmModel>(best_chain->start, best_chain->transitions, std::move(models),
-                                      options.length ? *options.length : static_cast<long>(n) - 1);
-  });
-  fit.log_likelihoods = std::move(best_log_likelihoods);
-  return fit;
+  const long length = options.length ? *options.length : static_cast<long>(bounds[1] - bounds[0]) - 1;
+  return hmm_fit(*best_chain, *best_emissions, length, std::move(best_log_likelihoods));
 }
 
 // The statistic "symbols" (n x 1) as the sequence.
 std::vector<long> symbols_of(const Statistics& statistics) {
   const Eigen::MatrixXd& symbols = detail::sum_of(statistics, "symbols");
   return std::vector<long>(symbols.data(), symbols.data() + symbols.size());
+}
+
+void check_symbols(const std::vector<long>& sequence, long alphabet, const std::string& where) {
+  if (sequence.empty()) throw EstimationError(where + "is empty");
+  for (std::size_t t = 0; t < sequence.size(); ++t)
+    if (sequence[t] < 0 || sequence[t] >= alphabet)
+      throw EstimationError("symbol " + std::to_string(sequence[t]) + " at position " + std::to_string(t + 1) +
+                            (where == "the sequence " ? "" : " of " + where.substr(0, where.size() - 1)) +
+                            " is outside the alphabet 0.." + std::to_string(alphabet - 1));
+}
+
+void check_vectors(const Eigen::MatrixXd& x, const std::string& where) {
+  if (x.rows() < 1 || x.cols() < 1) throw EstimationError(where + "is empty");
+  if (!x.allFinite()) throw EstimationError("the vectors of " + where + "must have finite values");
+}
+
+// "sequence 3 " of a pooled fit, "the sequence " of one.
+std::string sequence_name(std::size_t s, std::size_t count) {
+  return count == 1 ? "the sequence " : "sequence " + std::to_string(s + 1) + " ";
 }
 
 class HmmEstimator : public Estimator {
@@ -264,6 +376,21 @@ class HmmEstimator : public Estimator {
   HmmFitOptions options_;
 };
 
+// The MAP adaptation's chain prior and EM control (adaptation.hpp).
+ChainPrior adapted_chain_prior(const HmmModel& pooled, const AdaptationOptions& options) {
+  return {TablePrior::adapted(pooled.start().transpose(), options.relevance, options.adapt.start),
+          TablePrior::adapted(pooled.transitions(), options.relevance, options.adapt.transitions)};
+}
+Chain pooled_chain(const HmmModel& pooled) { return Chain{pooled.start(), pooled.transitions()}; }
+EmControl adaptation_control(const AdaptationOptions& options) {
+  return EmControl{options.iterations, options.tolerance, 1};
+}
+std::vector<const Model*> emission_models(const HmmModel& model) {
+  std::vector<const Model*> models;
+  for (std::size_t q = 0; q < model.states(); ++q) models.push_back(&model.emission(q));
+  return models;
+}
+
 }  // namespace
 
 long hmm_auto_states(long symbols, long length, double param_ratio) {
@@ -272,26 +399,50 @@ long hmm_auto_states(long symbols, long length, double param_ratio) {
 }
 
 HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const HmmFitOptions& options) {
+  return fit_pooled_discrete_hmm({sequence}, alphabet, options);
+}
+
+HmmFit fit_pooled_discrete_hmm(const std::vector<std::vector<long>>& sequences, long alphabet,
+                               const HmmFitOptions& options, unsigned threads) {
   check_options(options);
-  if (sequence.empty()) throw EstimationError("the sequence is empty");
+  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
   if (alphabet < 1) throw EstimationError("the alphabet must have at least 1 symbol");
-  for (std::size_t t = 0; t < sequence.size(); ++t)
-    if (sequence[t] < 0 || sequence[t] >= alphabet)
-      throw EstimationError("symbol " + std::to_string(sequence[t]) + " at position " + std::to_string(t + 1) +
-                            " is outside the alphabet 0.." + std::to_string(alphabet - 1));
-  const long n = static_cast<long>(sequence.size());
+  std::vector<long> stacked;
+  SequenceBounds bounds{0};
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    check_symbols(sequences[s], alphabet, sequence_name(s, sequences.size()));
+    stacked.insert(stacked.end(), sequences[s].begin(), sequences[s].end());
+    bounds.push_back(static_cast<Eigen::Index>(stacked.size()));
+  }
+  const long n = static_cast<long>(stacked.size());
   const long states = options.states ? *options.states : hmm_auto_states(alphabet, n, options.param_ratio);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(alphabet),
-                     detail::fingerprint(sequence.data(), sequence.size())};
-  return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-    return std::make_unique<DiscreteEmissions>(sequence, random_rows(states, alphabet, rng), options.smoothing);
-  });
+                     detail::fingerprint(stacked.data(), stacked.size())};
+  return best_of_restarts(
+      states, bounds, seed, options, threads, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
+        return std::make_unique<DiscreteEmissions>(stacked, random_rows(states, alphabet, rng),
+                                                   TablePrior::smoothing(states, alphabet, options.smoothing));
+      });
 }
 
 HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) {
+  return fit_pooled_gaussian_hmm({x}, options);
+}
+
+HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
+                               unsigned threads) {
   check_options(options);
-  if (x.rows() < 1 || x.cols() < 1) throw EstimationError("the sequence is empty");
-  if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
+  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
+  SequenceBounds bounds{0};
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    check_vectors(sequences[s], sequence_name(s, sequences.size()));
+    if (sequences[s].cols() != sequences[0].cols())
+      throw EstimationError(sequence_name(s, sequences.size()) + "has " + std::to_string(sequences[s].cols()) +
+                            " coordinates, the first " + std::to_string(sequences[0].cols()));
+    bounds.push_back(bounds.back() + sequences[s].rows());
+  }
+  Eigen::MatrixXd x(bounds.back(), sequences[0].cols());
+  for (std::size_t s = 0; s < sequences.size(); ++s) x.middleRows(bounds[s], sequences[s].rows()) = sequences[s];
   const long n = static_cast<long>(x.rows()), dim = static_cast<long>(x.cols());
   const long states = options.states
                           ? *options.states
@@ -301,10 +452,54 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
   const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
-  return best_of_restarts(states, n, seed, options, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-    return std::make_unique<GaussianEmissions>(x, detail::seed_gaussians(x, states, options.covariance, ridge, rng),
-                                               ridge, prior);
-  });
+  return best_of_restarts(states, bounds, seed, options, threads,
+                          [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
+                            return std::make_unique<GaussianEmissions>(
+                                x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge, prior);
+                          });
+}
+
+HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options) {
+  check_adaptation_options(options);
+  const std::vector<const Model*> models = emission_models(pooled);
+  Eigen::MatrixXd emission_table(static_cast<Eigen::Index>(models.size()), models[0]->sample_space().dim);
+  for (std::size_t q = 0; q < models.size(); ++q) {
+    const auto* multinomial = dynamic_cast<const MultinomialModel*>(models[q]);
+    if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled() != nullptr)
+      throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " + models[q]->family().name +
+                            " row, not a one-event multinomial: a symbol sequence adapts only an HMM with discrete "
+                            "emissions");
+    const std::vector<double> row = multinomial->probabilities().dense();
+    emission_table.row(static_cast<Eigen::Index>(q)) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), row.size());
+  }
+  check_symbols(sequence, emission_table.cols(), "the sequence ");
+  Chain chain = pooled_chain(pooled);
+  DiscreteEmissions emissions(sequence, emission_table,
+                              TablePrior::adapted(emission_table, options.relevance, options.adapt.emissions));
+  const SequenceBounds bounds{0, static_cast<Eigen::Index>(sequence.size())};
+  std::vector<double> objectives =
+      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), bounds, adaptation_control(options));
+  const long length = options.length ? *options.length : static_cast<long>(sequence.size()) - 1;
+  return hmm_fit(chain, emissions, length, std::move(objectives));
+}
+
+HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
+  check_adaptation_options(options);
+  const detail::GaussianComponents gaussians =
+      detail::gaussian_components(emission_models(pooled), "the pooled HMM's emission");
+  check_vectors(x, "the sequence ");
+  if (x.cols() != static_cast<Eigen::Index>(gaussians.means[0].size()))
+    throw EstimationError("the sequence's vectors have " + std::to_string(x.cols()) +
+                          " coordinates, the pooled HMM's emissions " + std::to_string(gaussians.means[0].size()));
+  Chain chain = pooled_chain(pooled);
+  const detail::GaussianAdaptation adaptation{&gaussians, options.relevance, options.adapt.means,
+                                              options.adapt.covariances};
+  GaussianEmissions emissions(x, adaptation, options.ridge.value_or(0.0));
+  const SequenceBounds bounds{0, x.rows()};
+  std::vector<double> objectives =
+      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), bounds, adaptation_control(options));
+  const long length = options.length ? *options.length : static_cast<long>(x.rows()) - 1;
+  return hmm_fit(chain, emissions, length, std::move(objectives));
 }
 
 std::unique_ptr<Estimator> hmm_estimator(const HmmFitOptions& options) { return std::make_unique<HmmEstimator>(options); }

@@ -1,6 +1,7 @@
 // Mixture estimators (see estimate.hpp): Gaussian mixtures by EM and the kernel density estimate.
 // Their statistic is the example's data matrix "x" (n x D); a mixture is not an exponential family,
-// so there are no sufficient statistics to pool for shrinkage.
+// so there are no sufficient statistics to pool for shrinkage. Also the pooled mixture of many sets
+// and its MAP adaptation to one (adaptation.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,33 +15,80 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "core/model_fields.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 
 namespace ppk {
 namespace {
 
-// One EM run from the given start; returns L after each iteration.
+// The M-step and prior of one EM run: ML with the ridge (and the covariance prior), or the MAP
+// adaptation toward a pooled mixture (adaptation.hpp).
+struct MixtureMStep {
+  double ridge = 0.0;
+  const CovariancePrior* prior = nullptr;
+  const detail::GaussianAdaptation* adaptation = nullptr;
+  const Eigen::VectorXd* pooled_weights = nullptr;  // with `adaptation`
+  bool adapt_weights = false;
+
+  // The objective's terms besides log p(X).
+  double log_prior(const Eigen::VectorXd& weights, const detail::GaussianComponents& c) const {
+    double terms = detail::covariance_log_prior(c, prior) - detail::ridge_penalty(c, ridge);
+    if (adaptation == nullptr) return terms;
+    terms += detail::adaptation_log_prior(c, *adaptation);
+    // tau w0_k log w_k, the weights' Dirichlet(1 + tau w0) prior.
+    if (adapt_weights)
+      terms += (pooled_weights->array() > 0.0)
+                   .select(adaptation->relevance * pooled_weights->array() * weights.array().log(), 0.0)
+                   .sum();
+    return terms;
+  }
+  void update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, Eigen::VectorXd& weights,
+              detail::GaussianComponents& c) const {
+    const Eigen::VectorXd counts = responsibilities.colwise().sum().transpose();
+    if (adaptation == nullptr) {
+      weights = counts / counts.sum();
+      detail::update_gaussians(x, responsibilities, ridge, prior, c);
+      return;
+    }
+    // w_k = (N_k + tau w0_k) / (n + tau).
+    if (adapt_weights) {
+      weights = counts + adaptation->relevance * *pooled_weights;
+      weights /= weights.sum();
+    }
+    detail::adapt_gaussians(x, responsibilities, ridge, *adaptation, c);
+  }
+};
+
+// One EM run from the given start; returns L after 0, 1, 2, ... M-steps (the last for the final
+// parameters).
 std::vector<double> run_em(const Eigen::MatrixXd& x, Eigen::VectorXd& weights, detail::GaussianComponents& c,
-                           const MixtureFitOptions& options, double ridge) {
-  const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
-  const Eigen::Index n = x.rows();
+                           long iterations, double tolerance, const MixtureMStep& m_step) {
   std::vector<double> log_likelihoods;
-  for (long iteration = 0; iteration < options.iterations; ++iteration) {
+  for (long m_steps = 0;; ++m_steps) {
     // E-step: log w_k + log N(x_i | mu_k, Sigma_k), normalised per row by log-sum-exp.
     const detail::MixtureEStep step = detail::mixture_e_step(x, weights, c);
-    const double objective =
-        step.log_rows.sum() - detail::ridge_penalty(c, ridge) + detail::covariance_log_prior(c, prior);
+    const double objective = step.log_rows.sum() + m_step.log_prior(weights, c);
     const bool converged =
-        !log_likelihoods.empty() && objective - log_likelihoods.back() < options.tolerance * std::fabs(objective);
+        !log_likelihoods.empty() && objective - log_likelihoods.back() < tolerance * std::fabs(objective);
     log_likelihoods.push_back(objective);
-    if (converged) break;
-    // M-step.
-    const Eigen::MatrixXd& responsibilities = step.responsibilities;
-    weights = responsibilities.colwise().sum().transpose() / static_cast<double>(n);
-    weights /= weights.sum();
-    detail::update_gaussians(x, responsibilities, ridge, prior, c);
+    if (converged || m_steps == iterations) break;
+    m_step.update(x, step.responsibilities, weights, c);
   }
   return log_likelihoods;
+}
+
+// The mixture of the weights and Gaussians, with the EM record and the responsibilities of x.
+GaussianMixtureFit mixture_fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& weights,
+                               const detail::GaussianComponents& c, std::vector<double> log_likelihoods) {
+  std::vector<std::unique_ptr<Model>> components;
+  for (std::size_t k = 0; k < c.means.size(); ++k) components.push_back(detail::gaussian_model(c, k));
+  std::vector<double> weight_list(weights.data(), weights.data() + weights.size());
+  GaussianMixtureFit fit;
+  fit.model =
+      detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weight_list), std::move(components)); });
+  fit.log_likelihoods = std::move(log_likelihoods);
+  fit.responsibilities = detail::mixture_e_step(x, weights, c).responsibilities;
+  return fit;
 }
 
 class MixtureEstimator : public detail::DataMatrixEstimator {
@@ -125,22 +173,57 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   for (long restart = 0; restart < options.restarts; ++restart) {
     Eigen::VectorXd weights = Eigen::VectorXd::Constant(options.components, 1.0 / options.components);
     detail::GaussianComponents c = detail::seed_gaussians(x, options.components, options.covariance, ridge, rng);
-    std::vector<double> log_likelihoods = run_em(x, weights, c, options, ridge);
+    std::vector<double> log_likelihoods =
+        run_em(x, weights, c, options.iterations, options.tolerance,
+               MixtureMStep{ridge, options.prior ? &*options.prior : nullptr, nullptr, nullptr, false});
     if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
       best = std::move(c);
       best_weights = std::move(weights);
       best_log_likelihoods = std::move(log_likelihoods);
     }
   }
-  std::vector<std::unique_ptr<Model>> components;
-  for (std::size_t k = 0; k < best->means.size(); ++k) components.push_back(detail::gaussian_model(*best, k));
-  std::vector<double> weights(best_weights.data(), best_weights.data() + best_weights.size());
-  GaussianMixtureFit fit;
-  fit.model =
-      detail::build_model([&] { return std::make_unique<MixtureModel>(std::move(weights), std::move(components)); });
-  fit.log_likelihoods = std::move(best_log_likelihoods);
-  fit.responsibilities = detail::mixture_e_step(x, best_weights, *best).responsibilities;
-  return fit;
+  return mixture_fit(x, best_weights, *best, std::move(best_log_likelihoods));
+}
+
+GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options) {
+  if (sets.empty()) throw EstimationError("there are no sets to fit");
+  Eigen::Index rows = 0;
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    if (sets[s].cols() != sets[0].cols())
+      throw EstimationError("set " + std::to_string(s + 1) + " has " + std::to_string(sets[s].cols()) +
+                            " coordinates, the first " + std::to_string(sets[0].cols()));
+    rows += sets[s].rows();
+  }
+  // The sets' vectors as one i.i.d. sample.
+  Eigen::MatrixXd x(rows, sets[0].cols());
+  rows = 0;
+  for (const Eigen::MatrixXd& set : sets) {
+    x.middleRows(rows, set.rows()) = set;
+    rows += set.rows();
+  }
+  return fit_gaussian_mixture(x, options);
+}
+
+GaussianMixtureFit adapt_mixture(const MixtureModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
+  check_adaptation_options(options);
+  std::vector<const Model*> models;
+  for (std::size_t k = 0; k < pooled.size(); ++k) models.push_back(&pooled.component(k));
+  detail::GaussianComponents c = detail::gaussian_components(models, "the pooled mixture's component");
+  if (x.rows() < 1) throw EstimationError("the set is empty");
+  if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
+  if (x.cols() != static_cast<Eigen::Index>(c.means[0].size()))
+    throw EstimationError("the set's vectors have " + std::to_string(x.cols()) +
+                          " coordinates, the pooled mixture's components " + std::to_string(c.means[0].size()));
+  const detail::GaussianComponents pooled_components = c;
+  const Eigen::VectorXd pooled_weights =
+      Eigen::Map<const Eigen::VectorXd>(pooled.weights().data(), static_cast<Eigen::Index>(pooled.size()));
+  const detail::GaussianAdaptation adaptation{&pooled_components, options.relevance, options.adapt.means,
+                                              options.adapt.covariances};
+  Eigen::VectorXd weights = pooled_weights;
+  std::vector<double> log_likelihoods =
+      run_em(x, weights, c, options.iterations, options.tolerance,
+             MixtureMStep{options.ridge.value_or(0.0), nullptr, &adaptation, &pooled_weights, options.adapt.weights});
+  return mixture_fit(x, weights, c, std::move(log_likelihoods));
 }
 
 std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options) {

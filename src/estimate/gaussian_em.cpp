@@ -204,6 +204,61 @@ void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsib
   }
 }
 
+double adaptation_log_prior(const GaussianComponents& c, const GaussianAdaptation& adaptation) {
+  const double tau = adaptation.relevance;
+  double log_prior = 0.0;
+  for (std::size_t k = 0; k < c.means.size(); ++k) {
+    const Eigen::LLT<Eigen::MatrixXd> cholesky(c.covariances[k]);
+    if (adaptation.means) {
+      const Eigen::VectorXd offset = c.means[k] - adaptation.pooled->means[k];
+      log_prior -= 0.5 * tau * offset.dot(cholesky.solve(offset));
+    }
+    if (adaptation.covariances) {
+      const double log_det = 2.0 * cholesky.matrixLLT().diagonal().array().log().sum();
+      log_prior -= 0.5 * tau * (log_det + cholesky.solve(adaptation.pooled->covariances[k]).trace());
+    }
+  }
+  return log_prior;
+}
+
+void adapt_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
+                     const GaussianAdaptation& adaptation, GaussianComponents& c) {
+  const double tau = adaptation.relevance;
+  const Eigen::Index dim = x.cols();
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
+  for (std::size_t k = 0; k < c.means.size(); ++k) {
+    const Eigen::VectorXd& pooled_mean = adaptation.pooled->means[k];
+    WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)));
+    if (!(m.count > 0.0)) {  // no data: the prior's mode
+      m.mean = Eigen::VectorXd::Zero(dim);
+      m.scatter = Eigen::MatrixXd::Zero(dim, dim);
+      m.count = 0.0;
+    }
+    if (adaptation.means) c.means[k] = (m.count * m.mean + tau * pooled_mean) / (m.count + tau);
+    if (!adaptation.covariances) continue;
+    const Eigen::VectorXd data_offset = m.mean - c.means[k], prior_offset = c.means[k] - pooled_mean;
+    Eigen::MatrixXd numerator = m.scatter + tau * adaptation.pooled->covariances[k] + ridge * identity;
+    if (m.count > 0.0) numerator += m.count * data_offset * data_offset.transpose();
+    if (adaptation.means) numerator += tau * prior_offset * prior_offset.transpose();
+    c.covariances[k] = in_form(numerator / (m.count + tau), c.form);
+  }
+}
+
+GaussianComponents gaussian_components(const std::vector<const Model*>& models, const std::string& what) {
+  GaussianComponents c;
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    const auto* gaussian = dynamic_cast<const GaussianModel*>(models[k]);
+    const std::string name = what + " " + std::to_string(k + 1);
+    if (gaussian == nullptr) throw EstimationError(name + " is a " + models[k]->family().name + ", not a gaussian");
+    if (k == 0) c.form = gaussian->form();
+    if (gaussian->form() != c.form || gaussian->dim() != models[0]->sample_space().dim)
+      throw EstimationError(name + " differs in covariance form or dimension from the first");
+    c.means.push_back(gaussian->mean());
+    c.covariances.push_back(gaussian->covariance());
+  }
+  return c;
+}
+
 GaussianComponents seed_gaussians(const Eigen::MatrixXd& x, long count, CovarianceForm form, double ridge,
                                   std::mt19937_64& rng) {
   const Eigen::Index n = x.rows(), dim = x.cols();

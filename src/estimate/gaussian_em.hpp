@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -90,6 +91,32 @@ Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, dou
 // kept.
 void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
                       const CovariancePrior* prior, GaussianComponents& c);
+
+// The MAP adaptation of Gaussians toward `pooled` with strength tau = relevance (adaptation.hpp):
+// tau pseudo-observations with mean mu0_k and covariance Sigma0_k per component. Means and
+// covariances not adapted keep their current values (the pooled ones).
+struct GaussianAdaptation {
+  const GaussianComponents* pooled = nullptr;
+  double relevance = 0.0;
+  bool means = true;
+  bool covariances = true;
+};
+// sum_k of the adapted parameters' log priors, up to constants:
+//   means        -(tau/2) (mu_k - mu0_k)' Sigma_k^-1 (mu_k - mu0_k)
+//   covariances  -(tau/2) (log|Sigma_k| + tr(Sigma_k^-1 Sigma0_k)).
+double adaptation_log_prior(const GaussianComponents& c, const GaussianAdaptation& adaptation);
+// The adapted M-step for responsibilities r (n x K), with N_k, xbar_k and S_k as in weighted_moments:
+//   mu_k    = (N_k xbar_k + tau mu0_k) / (N_k + tau)                       (means adapted)
+//   Sigma_k = (S_k + N_k (xbar_k - mu_k)(xbar_k - mu_k)' + tau Sigma0_k
+//              + tau (mu_k - mu0_k)(mu_k - mu0_k)' + R I) / (N_k + tau)    (covariances adapted)
+// in the components' form (diagonal: its diagonal; isotropic: trace / D times I), the maximiser of
+// the expected complete-data log-likelihood plus adaptation_log_prior minus the ridge penalty.
+void adapt_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, double ridge,
+                     const GaussianAdaptation& adaptation, GaussianComponents& c);
+
+// The Gaussians of `models` (every one a GaussianModel over one dimension, in one covariance
+// form); EstimationError naming `what` ("the pooled HMM's emission 2") otherwise.
+GaussianComponents gaussian_components(const std::vector<const Model*>& models, const std::string& what);
 
 // K starting Gaussians: means seeded k-means++ style (the first a uniformly drawn row of x, each
 // next one drawn with probability proportional to its squared distance to the nearest chosen

@@ -25,23 +25,6 @@ namespace {
 
 using checks::mentions;
 
-// The hidden path of n steps of the chain (start, trans).
-std::vector<int> sample_path(const std::vector<double>& start, const std::vector<std::vector<double>>& trans, int n,
-                             std::mt19937_64& rng) {
-  std::vector<int> path{draw(start, rng)};
-  while (static_cast<int>(path.size()) < n) path.push_back(draw(trans[path.back()], rng));
-  return path;
-}
-
-// n symbols from a discrete-emission HMM.
-std::vector<long> sample_symbols(const std::vector<double>& start, const std::vector<std::vector<double>>& trans,
-                                 const std::vector<std::vector<double>>& emissions, int n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<long> symbols;
-  for (int s : sample_path(start, trans, n, rng)) symbols.push_back(draw(emissions[s], rng));
-  return symbols;
-}
-
 const std::vector<double> kStart3{0.5, 0.3, 0.2};
 const std::vector<std::vector<double>> kTrans3{{0.8, 0.15, 0.05}, {0.1, 0.7, 0.2}, {0.3, 0.3, 0.4}};
 const std::vector<std::vector<double>> kEmit3{{0.6, 0.2, 0.1, 0.1}, {0.1, 0.1, 0.4, 0.4}, {0.25, 0.25, 0.25, 0.25}};
@@ -95,24 +78,6 @@ TEST(HmmEstimate, BaumWelchNeverDecreasesTheObjectiveGaussian) {
       expect_never_decreases(fit_gaussian_hmm(x, options).log_likelihoods, 40,
                              "form " + std::to_string(static_cast<int>(form)) + ", seed " + std::to_string(seed));
     }
-}
-
-// log sum over every hidden path s of pi_{s_0} prod_t A_{s_{t-1} s_t} prod_t p_{s_t}(x_t), with
-// log_emission(q, t) = log p_q(x_t): the definition of log p(X), by enumeration.
-template <class LogEmission>
-double brute_force_log_likelihood(const HmmModel& hmm, int n, LogEmission log_emission) {
-  const int m = static_cast<int>(hmm.states());
-  std::vector<int> path(n, 0);
-  double total = 0.0;
-  for (;;) {
-    double log_p = std::log(hmm.start()(path[0])) + log_emission(path[0], 0);
-    for (int t = 1; t < n; ++t) log_p += std::log(hmm.transitions()(path[t - 1], path[t])) + log_emission(path[t], t);
-    total += std::exp(log_p);
-    int t = 0;  // the next path, as an n-digit number in base m
-    while (t < n && ++path[t] == m) path[t++] = 0;
-    if (t == n) break;
-  }
-  return std::log(total);
 }
 
 // a (sum log pi + sum log A): the chain's Dirichlet(1 + a) prior terms.

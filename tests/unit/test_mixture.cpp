@@ -328,7 +328,7 @@ TEST(MixtureEstimate, EmNeverDecreasesTheObjective) {
     options.tolerance = 0;
     options.iterations = 60;
     const GaussianMixtureFit fit = fit_gaussian_mixture(x, options);
-    ASSERT_EQ(fit.log_likelihoods.size(), 60u);
+    ASSERT_EQ(fit.log_likelihoods.size(), 61u);  // the start and after each of the 60 M-steps
     for (std::size_t t = 1; t < fit.log_likelihoods.size(); ++t)
       EXPECT_GE(fit.log_likelihoods[t], fit.log_likelihoods[t - 1] - 1e-12 * std::fabs(fit.log_likelihoods[t - 1]))
           << "iteration " << t;

@@ -342,7 +342,7 @@ std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
 // OptionError naming the option field (components, ridge, ...) unless the options are as above.
 void check_mixture_fit_options(const MixtureFitOptions& options);
 
-// The EM fit of the rows of x (n x D), L after each iteration of the kept restart, and the
+// The EM fit of the rows of x (n x D), L after 0, 1, 2, ... M-steps of the kept restart (the last for its parameters), and the
 // responsibilities r_ik of the fitted mixture (one more E-step with its parameters; n x K).
 struct GaussianMixtureFit {
   std::unique_ptr<MixtureModel> model;
