@@ -44,13 +44,12 @@ struct FisherScorer::Impl {
   Eigen::VectorXd mixture_weights;          // mixtures: w
   Eigen::MatrixXd emission_probabilities;   // discrete HMMs: E, M x O
   Eigen::MatrixXd log_emissions_by_symbol;  // discrete HMMs: log E', O x M (row o: log E_.o)
-  detail::GaussianComponents gaussians;     // Gaussian states: mu_q, dense Sigma_q
-  std::vector<CovarianceForm> forms;        // Gaussian states: each one's form
+  detail::GaussianComponents gaussians;     // Gaussian states: their form, mu_q, dense Sigma_q
   std::vector<Eigen::MatrixXd> precisions;  // Gaussian states: P_q = Sigma_q^-1
   long dim = 0;                             // O (discrete) or D (Gaussian)
   std::vector<std::string> names;
 
-  void read_gaussians(const std::vector<const Model*>& models, const char* what);
+  void read_gaussians(const std::vector<const Model*>& models, const std::string& what);
   void name_features();
   Eigen::Index write_gaussian_scores(const Eigen::MatrixXd& x, const Eigen::Ref<const Eigen::VectorXd>& weights,
                                      std::size_t q, Eigen::VectorXd& out, Eigen::Index j) const;
@@ -58,19 +57,11 @@ struct FisherScorer::Impl {
   void check_vectors(const Eigen::MatrixXd& x) const;
 };
 
-void FisherScorer::Impl::read_gaussians(const std::vector<const Model*>& models, const char* what) {
-  for (std::size_t q = 0; q < models.size(); ++q) {
-    const auto* gaussian = dynamic_cast<const GaussianModel*>(models[q]);
-    if (gaussian == nullptr)
-      throw EstimationError(std::string("the pooled model's ") + what + " " + std::to_string(q + 1) + " is a " +
-                            models[q]->family().name + " model where a Gaussian was expected");
-    gaussians.means.push_back(gaussian->mean());
-    gaussians.covariances.push_back(gaussian->covariance());
-    forms.push_back(gaussian->form());
-    precisions.push_back(Eigen::LLT<Eigen::MatrixXd>(gaussians.covariances.back())
-                             .solve(Eigen::MatrixXd::Identity(gaussian->dim(), gaussian->dim())));
-  }
+void FisherScorer::Impl::read_gaussians(const std::vector<const Model*>& models, const std::string& what) {
+  gaussians = detail::gaussian_components(models, what);
   dim = static_cast<long>(gaussians.means.front().size());
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
+  for (const Eigen::MatrixXd& sigma : gaussians.covariances) precisions.push_back(sigma.llt().solve(identity));
 }
 
 void FisherScorer::Impl::name_features() {
@@ -90,7 +81,7 @@ void FisherScorer::Impl::name_features() {
       for (long d = 0; d < dim; ++d) names.push_back(indexed(indexed("means", q), d));
     if (!covariances) continue;
     const std::string block = indexed("covariances", q);
-    switch (forms[static_cast<std::size_t>(q)]) {
+    switch (gaussians.form) {
       case CovarianceForm::isotropic: names.push_back(block); break;
       case CovarianceForm::diagonal:
         for (long d = 0; d < dim; ++d) names.push_back(indexed(indexed(block, d), d));
@@ -113,7 +104,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     for (std::size_t q = 0; q < hmm->states(); ++q) states.push_back(&hmm->emission(q));
     if (dynamic_cast<const GaussianModel*>(states.front()) != nullptr) {
       m.kind = ScoredModel::gaussian_hmm;
-      m.read_gaussians(states, "emission of state");
+      m.read_gaussians(states, "the pooled HMM's emission");
       m.means = parameters.means;
       m.covariances = parameters.covariances;
       applicable = "start, transitions, means, covariances";
@@ -122,7 +113,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
       for (std::size_t q = 0; q < states.size(); ++q) {
         const auto* multinomial = dynamic_cast<const MultinomialModel*>(states[q]);
         if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled())
-          throw EstimationError("the pooled HMM's emission of state " + std::to_string(q + 1) + " is a " +
+          throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " +
                                 (multinomial == nullptr ? states[q]->family().name + " model"
                                                         : std::string("multinomial over counts or a leveled base")) +
                                 ": Fisher scores need every emission a one-event multinomial or a Gaussian");
@@ -146,7 +137,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
         Eigen::Map<const Eigen::VectorXd>(mixture->weights().data(), static_cast<Eigen::Index>(mixture->size()));
     std::vector<const Model*> components;
     for (std::size_t c = 0; c < mixture->size(); ++c) components.push_back(&mixture->component(c));
-    m.read_gaussians(components, "component");
+    m.read_gaussians(components, "the pooled mixture's component");
     m.weights = parameters.weights;
     m.means = parameters.means;
     m.covariances = parameters.covariances;
@@ -197,7 +188,7 @@ Eigen::Index FisherScorer::Impl::write_gaussian_scores(const Eigen::MatrixXd& x,
   if (!covariances) return j;
   const double count = weights.sum();  // N_q
   const Eigen::MatrixXd& sigma = gaussians.covariances[q];
-  switch (forms[q]) {
+  switch (gaussians.form) {
     case CovarianceForm::isotropic: {
       const double trace_scatter = residuals.rowwise().squaredNorm().dot(weights);
       out(j++) = 0.5 * (trace_scatter / sigma(0, 0) - count * static_cast<double>(dim));

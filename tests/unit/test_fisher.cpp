@@ -519,7 +519,7 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
   for (double rate : {1.0, 3.0}) poisson.push_back(std::make_unique<PoissonModel>(std::vector<double>{rate}));
   const HmmModel poisson_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(poisson), 3);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(poisson_hmm, AdaptedParameters{}); }),
-                       {"emission of state 1 is a poisson model", "one-event multinomial or a Gaussian"}));
+                       {"pooled HMM's emission 1 is a poisson model", "one-event multinomial or a Gaussian"}));
 
   std::vector<std::unique_ptr<Model>> counts;
   for (int q = 0; q < 2; ++q)
@@ -527,14 +527,21 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
         std::make_unique<MultinomialModel>(SparseProbabilities::from_dense({0.5, 0.5}), Trials{Trials::fixed, 3}));
   const HmmModel counts_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(counts), 3);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(counts_hmm, AdaptedParameters{}); }),
-                       {"emission of state 1", "multinomial over counts"}));
+                       {"pooled HMM's emission 1", "multinomial over counts"}));
 
   std::vector<std::unique_ptr<Model>> categories;
   categories.push_back(one_event(Eigen::Vector2d(0.3, 0.7)));
   categories.push_back(one_event(Eigen::Vector2d(0.6, 0.4)));
   const MixtureModel categorical_mixture({0.5, 0.5}, std::move(categories));
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(categorical_mixture, AdaptedParameters{}); }),
-                       {"component 1 is a multinomial model", "Gaussian"}));
+                       {"pooled mixture's component 1 is a multinomial", "not a gaussian"}));
+
+  std::vector<std::unique_ptr<Model>> two_forms;
+  two_forms.push_back(GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0));
+  two_forms.push_back(GaussianModel::full(Eigen::VectorXd::Zero(2), Eigen::Matrix2d::Identity()));
+  const HmmModel two_forms_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(two_forms), 3);
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(two_forms_hmm, AdaptedParameters{}); }),
+                       {"pooled HMM's emission 2 differs in covariance form"}));
 
   const std::unique_ptr<Model> plain = GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*plain, AdaptedParameters{}); }),

@@ -6,8 +6,8 @@
 // kernel phi(x) . phi(x') is then a linear kernel (LIBSVM -t 0, LIBLINEAR) on these features.
 //
 // Models: an HmmModel whose emissions are all one-event multinomials (x a sequence of symbols
-// 0..O-1) or all Gaussians (x the rows x_0..x_{n-1} of an n x D matrix), and a MixtureModel of
-// Gaussians (x a set of vectors, the rows of an n x D matrix).
+// 0..O-1) or all Gaussians in one covariance form (x the rows x_0..x_{n-1} of an n x D matrix), and
+// a MixtureModel of Gaussians in one covariance form (x a set of vectors, the rows of an n x D matrix).
 //
 // Parametrisation. A probability vector p (the HMM's start pi, each transition row A_p., each
 // discrete emission row E_q., the mixture's weights w) by its logits a, p = softmax(a); with
@@ -62,7 +62,8 @@ namespace ppk {
 class FisherScorer {
  public:
   // EstimationError unless `pooled` is an HmmModel with all emissions one-event multinomials
-  // (not leveled) or all Gaussians, or a MixtureModel of Gaussians; OptionError naming {adapt}
+  // (not leveled) or all Gaussians of one form, or a MixtureModel of Gaussians of one form
+  // (naming the first emission or component that is not); OptionError naming {adapt}
   // when `parameters` selects none of the model's parameters.
   FisherScorer(const Model& pooled, const AdaptedParameters& parameters);
   ~FisherScorer();
