@@ -359,6 +359,36 @@ TEST(FisherScore, SelectedParametersOnlyInTheDocumentedOrder) {
             (std::vector<std::string>{"covariances[0]", "covariances[1]"}));
 }
 
+// A selection's score is the full score's entries of the same names.
+void expect_selection_of_full_score(const Model& pooled, const AdaptedParameters& selection,
+                                    const std::function<Eigen::VectorXd(const FisherScorer&)>& score) {
+  const FisherScorer full(pooled, AdaptedParameters{}), selected(pooled, selection);
+  const Eigen::VectorXd u_full = score(full), u_selected = score(selected);
+  std::size_t next = 0;
+  for (std::size_t j = 0; j < full.feature_names().size() && next < selected.feature_names().size(); ++j)
+    if (full.feature_names()[j] == selected.feature_names()[next]) {
+      EXPECT_EQ(u_selected(static_cast<Eigen::Index>(next)), u_full(static_cast<Eigen::Index>(j)))
+          << selected.feature_names()[next];
+      ++next;
+    }
+  EXPECT_EQ(next, selected.feature_names().size());
+}
+
+TEST(FisherScore, SelectionsAreTheFullScoresEntries) {
+  std::mt19937_64 rng(20);
+  AdaptedParameters start_and_emissions, means_only;
+  start_and_emissions.transitions = false;
+  means_only.start = means_only.transitions = means_only.weights = means_only.covariances = false;
+  const std::vector<long> sequence = random_sequence(30, 4, rng);
+  const Eigen::MatrixXd x = random_vectors(20, 2, rng);
+  expect_selection_of_full_score(*hmm_model(random_discrete_hmm(3, 4, rng), 0), start_and_emissions,
+                                 [&](const FisherScorer& scorer) { return scorer.score(sequence); });
+  expect_selection_of_full_score(*hmm_model(random_gaussian_hmm(3, 2, CovarianceForm::full, rng), 0), means_only,
+                                 [&](const FisherScorer& scorer) { return scorer.score(x); });
+  expect_selection_of_full_score(*mixture_model(random_mixture(3, 2, CovarianceForm::diagonal, rng)), means_only,
+                                 [&](const FisherScorer& scorer) { return scorer.score(x); });
+}
+
 // The score has mean zero under the model: sum_x p(x) U(x) = grad sum_x p(x) = 0 over all O^n
 // sequences of length n, with p(x) from the forward algorithm.
 TEST(FisherScore, DiscreteHmmScoreHasMeanZeroOverAllSequences) {
