@@ -187,8 +187,8 @@ for tau in 0 -1 nan abc; do
 done
 expect_error 2 "--adapt" "foo" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,foo "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--adapt" "twice" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,means "${A[@]}" test.txt -o bad.ppk
-expect_error 2 "--relevance and --adapt apply to --adapt-from" -- "$PPK" fit hmm --relevance 3 "${A[@]}" test.txt -o bad.ppk
-expect_error 2 "--pooled and --adapt-from exclude each other" -- \
+expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit hmm --relevance 3 "${A[@]}" test.txt -o bad.ppk
+expect_error 2 "--pooled, --adapt-from and --fisher-from exclude each other" -- \
   "$PPK" fit hmm --pooled --adapt-from pool.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--save-pooled keeps the model that --pooled fits" -- \
   "$PPK" fit hmm --adapt-from pool.json --save-pooled other.json "${A[@]}" test.txt -o bad.ppk
