@@ -14,9 +14,13 @@ namespace {
 
 // Each name of parse_adapted_parameters and its flag.
 std::vector<std::pair<const char*, bool AdaptedParameters::*>> parameter_flags() {
-  return {{"start", &AdaptedParameters::start},         {"transitions", &AdaptedParameters::transitions},
-          {"emissions", &AdaptedParameters::emissions}, {"weights", &AdaptedParameters::weights},
-          {"means", &AdaptedParameters::means},         {"covariances", &AdaptedParameters::covariances}};
+  return {{"start", &AdaptedParameters::start},
+          {"transitions", &AdaptedParameters::transitions},
+          {"emissions", &AdaptedParameters::emissions},
+          {"weights", &AdaptedParameters::weights},
+          {"means", &AdaptedParameters::means},
+          {"covariances", &AdaptedParameters::covariances},
+          {"cpts", &AdaptedParameters::cpts}};
 }
 
 std::string known_names() {
@@ -50,7 +54,6 @@ AdaptedParameters parse_adapted_parameters(const std::string& list) {
 
 void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
                               std::initializer_list<const char*> applicable) {
-  if (adapted.all) return;
   std::string names;
   for (const char* name : applicable) names += std::string(names.empty() ? "" : ", ") + name;
   bool any = false;
@@ -58,12 +61,12 @@ void check_adapted_parameters(const AdaptedParameters& adapted, const std::strin
     if (!(adapted.*flag)) continue;
     bool applies = false;
     for (const char* candidate : applicable) applies = applies || std::string(candidate) == name;
-    if (!applies)
+    if (!applies && !adapted.all)
       throw OptionError("{adapt} names '" + std::string(name) + "', which a " + family + " does not have (it has " +
                         names + ")");
-    any = true;
+    any = any || applies;
   }
-  if (!any) throw OptionError("{adapt} names none of the parameters of a " + family + " (" + names + ")");
+  if (!any) throw OptionError("{adapt} selects none of the parameters of a " + family + " (" + names + ")");
 }
 
 void check_adaptation_options(const AdaptationOptions& options) {

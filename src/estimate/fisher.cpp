@@ -96,7 +96,6 @@ void FisherScorer::Impl::name_features() {
 
 FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& parameters) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  std::string applicable;  // for the message when nothing is selected
   if (const auto* hmm = dynamic_cast<const HmmModel*>(&pooled)) {
     m.chain.start = hmm->start();
     m.chain.transitions = hmm->transitions();
@@ -107,7 +106,8 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
       m.read_gaussians(states, "the pooled HMM's emission");
       m.means = parameters.means;
       m.covariances = parameters.covariances;
-      applicable = "start, transitions, means, covariances";
+      check_adapted_parameters(parameters, "hmm with gaussian emissions",
+                               {"start", "transitions", "means", "covariances"});
     } else {
       m.kind = ScoredModel::discrete_hmm;
       for (std::size_t q = 0; q < states.size(); ++q) {
@@ -127,7 +127,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
       m.log_emissions_by_symbol = m.emission_probabilities.transpose().array().log().matrix();
       m.dim = static_cast<long>(m.emission_probabilities.cols());
       m.emissions = parameters.emissions;
-      applicable = "start, transitions, emissions";
+      check_adapted_parameters(parameters, "hmm with discrete emissions", {"start", "transitions", "emissions"});
     }
     m.start = parameters.start;
     m.transitions = parameters.transitions;
@@ -141,13 +141,12 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     m.weights = parameters.weights;
     m.means = parameters.means;
     m.covariances = parameters.covariances;
-    applicable = "weights, means, covariances";
+    check_adapted_parameters(parameters, "mixture", {"weights", "means", "covariances"});
   } else {
     throw EstimationError("the pooled model is a " + pooled.family().name +
                           " model: Fisher scores need an HMM or a mixture of Gaussians");
   }
   m.name_features();
-  if (m.names.empty()) throw OptionError("{adapt} selects none of this pooled model's parameters (" + applicable + ")");
 }
 
 FisherScorer::~FisherScorer() = default;

@@ -518,6 +518,8 @@ TEST(Adaptation, RejectsBadOptionsAndInputByName) {
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,foo"); }, {"adapt", "foo"}));
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,means"); }, {"adapt", "twice"}));
   EXPECT_TRUE(refuses([] { parse_adapted_parameters(""); }, {"adapt", "at least one"}));
+  EXPECT_TRUE(parse_adapted_parameters("cpts").cpts);
+  EXPECT_FALSE(parse_adapted_parameters("cpts").means);
   AdaptationOptions weights_only = adaptation(1.0);
   weights_only.adapt = parse_adapted_parameters("weights");
   const HmmFit pooled = fit_pooled_discrete_hmm(symbol_sequences(10, 15, 1), 4, pooled_discrete_options(2));

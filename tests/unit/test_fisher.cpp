@@ -588,6 +588,12 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
     EXPECT_EQ(e.fields(), std::vector<std::string>{"adapt"});
     EXPECT_TRUE(mentions(e.what(), {"selects none", "weights, means, covariances"}));
   }
+  try {
+    FisherScorer(*mixture, parse_adapted_parameters("start,means"));
+    ADD_FAILURE() << "no error";
+  } catch (const OptionError& e) {
+    EXPECT_TRUE(mentions(e.what(), {"adapt", "'start'", "mixture", "weights, means, covariances"}));
+  }
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ AdaptedParameters parse_adapted_parameters(const std::string& list);
 // OptionError naming {adapt} when a listed name is not a parameter of `family` ("hmm with discrete
 // emissions": start, transitions, emissions; "hmm with gaussian emissions": start, transitions,
 // means, covariances; "mixture": weights, means, covariances; "bayesnet": cpts) or none of them is
-// listed. "all" adapts whatever the family has.
+// listed or selected. "all" adapts whatever the family has.
 void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
                               std::initializer_list<const char*> applicable);
 

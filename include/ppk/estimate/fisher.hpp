@@ -64,7 +64,8 @@ class FisherScorer {
   // EstimationError unless `pooled` is an HmmModel with all emissions one-event multinomials
   // (not leveled) or all Gaussians of one form, or a MixtureModel of Gaussians of one form
   // (naming the first emission or component that is not); OptionError naming {adapt}
-  // when `parameters` selects none of the model's parameters.
+  // when `parameters` lists a parameter the model does not have or selects none of its parameters
+  // (check_adapted_parameters, adaptation.hpp).
   FisherScorer(const Model& pooled, const AdaptedParameters& parameters);
   ~FisherScorer();
   FisherScorer(FisherScorer&&) noexcept;
