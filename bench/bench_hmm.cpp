@@ -12,46 +12,17 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Core>
 
-#include "ppk/families/hmm.hpp"
 #include "ppk/core/kernel.hpp"
-#include "ppk/families/multinomial.hpp"
+#include "random_hmm.hpp"
 
 namespace {
 
-Eigen::VectorXd random_probabilities(long size, std::mt19937& rng) {
-  std::uniform_real_distribution<double> uniform(0.05, 1.0);
-  Eigen::VectorXd p(size);
-  for (long i = 0; i < size; ++i) p[i] = uniform(rng);
-  return p / p.sum();
-}
-
-struct HmmParameters {
-  Eigen::VectorXd start;
-  Eigen::MatrixXd transitions;
-  Eigen::MatrixXd emissions;  // M x alphabet, rows summing to 1
-};
-
-HmmParameters random_hmm(long states, long alphabet, std::mt19937& rng) {
-  HmmParameters h{random_probabilities(states, rng), Eigen::MatrixXd(states, states), Eigen::MatrixXd(states, alphabet)};
-  for (long q = 0; q < states; ++q) {
-    h.transitions.row(q) = random_probabilities(states, rng).transpose();
-    h.emissions.row(q) = random_probabilities(alphabet, rng).transpose();
-  }
-  return h;
-}
-
-std::unique_ptr<ppk::Model> as_model(const HmmParameters& h, long length) {
-  std::vector<std::unique_ptr<ppk::Model>> emissions;
-  for (Eigen::Index q = 0; q < h.emissions.rows(); ++q) {
-    const Eigen::VectorXd row = h.emissions.row(q).transpose();
-    emissions.push_back(std::make_unique<ppk::MultinomialModel>(
-        ppk::SparseProbabilities::from_dense(std::vector<double>(row.data(), row.data() + row.size())), ppk::Trials{}));
-  }
-  return std::make_unique<ppk::HmmModel>(h.start, h.transitions, std::move(emissions), length);
-}
+using bench::as_model;
+using bench::random_hmm;
+using bench::RandomHmm;
 
 // The straightforward recursion: log k~ with per-step rescaling.
-double straightforward_log_kernel(const HmmParameters& a, const HmmParameters& b, long length, double rho) {
+double straightforward_log_kernel(const RandomHmm& a, const RandomHmm& b, long length, double rho) {
   const long m = a.start.size(), n = b.start.size();
   Eigen::MatrixXd psi(m, n), phi(m, n), next(m, n);
   for (long p = 0; p < m; ++p)
@@ -81,7 +52,7 @@ double straightforward_log_kernel(const HmmParameters& a, const HmmParameters& b
 void BM_HmmKernel(benchmark::State& state) {
   const long states = state.range(0), alphabet = state.range(1), length = state.range(2);
   std::mt19937 rng(7);
-  const HmmParameters a = random_hmm(states, alphabet, rng), b = random_hmm(states, alphabet, rng);
+  const RandomHmm a = random_hmm(states, alphabet, rng), b = random_hmm(states, alphabet, rng);
   const ppk::KernelParams params{1.0, 0};
   const ppk::PreparedModel pa(as_model(a, length), params), pb(as_model(b, length), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
@@ -92,7 +63,7 @@ void BM_HmmKernel(benchmark::State& state) {
 void BM_HmmKernelStraightforward(benchmark::State& state) {
   const long states = state.range(0), alphabet = state.range(1), length = state.range(2);
   std::mt19937 rng(7);
-  const HmmParameters a = random_hmm(states, alphabet, rng), b = random_hmm(states, alphabet, rng);
+  const RandomHmm a = random_hmm(states, alphabet, rng), b = random_hmm(states, alphabet, rng);
   // Both compute the same number: compare them once.
   const ppk::KernelParams params{1.0, 0};
   const double expected =

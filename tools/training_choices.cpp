@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli.hpp"
+#include "fit/fisher_features.hpp"
 #include "ppk/core/json.hpp"
 
 namespace ppk::cli {
@@ -83,6 +84,10 @@ PoolFile read_pool_file(const std::string& path) {
     }
     pool.model = object["model"];
   }
+  if (object.contains("fisher")) {
+    check_fisher_information(object["fisher"], pool.path);
+    pool.fisher = object["fisher"];
+  }
   if (object.contains("statistics")) {
     try {
       pool.statistics = statistics_from_json(object["statistics"]);
@@ -108,6 +113,7 @@ void write_pool_file(const std::string& path, const PoolFile& pool) {
   if (!pool.base.is_null()) object["base"] = pool.base;
   if (!pool.smoothing.is_null()) object["smoothing"] = pool.smoothing;
   if (!pool.model.is_null()) object["model"] = pool.model;
+  if (!pool.fisher.is_null()) object["fisher"] = pool.fisher;
   write_lines(path, {object.dump()});
 }
 

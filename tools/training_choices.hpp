@@ -39,6 +39,9 @@ struct PoolFile {
   nlohmann::json smoothing;
   // The pooled model of `ppk fit FAMILY --pooled` (its JSON object, families.md); null otherwise.
   nlohmann::json model;
+  // Beside a pooled model: the diagonal of the training examples' empirical Fisher information,
+  // {"names": [..], "information": [..]} (fisher_features.hpp); null otherwise.
+  nlohmann::json fisher;
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);

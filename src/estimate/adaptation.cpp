@@ -14,9 +14,13 @@ namespace {
 
 // Each name of parse_adapted_parameters and its flag.
 std::vector<std::pair<const char*, bool AdaptedParameters::*>> parameter_flags() {
-  return {{"start", &AdaptedParameters::start},         {"transitions", &AdaptedParameters::transitions},
-          {"emissions", &AdaptedParameters::emissions}, {"weights", &AdaptedParameters::weights},
-          {"means", &AdaptedParameters::means},         {"covariances", &AdaptedParameters::covariances}};
+  return {{"start", &AdaptedParameters::start},
+          {"transitions", &AdaptedParameters::transitions},
+          {"emissions", &AdaptedParameters::emissions},
+          {"weights", &AdaptedParameters::weights},
+          {"means", &AdaptedParameters::means},
+          {"covariances", &AdaptedParameters::covariances},
+          {"cpts", &AdaptedParameters::cpts}};
 }
 
 std::string known_names() {
@@ -29,7 +33,7 @@ std::string known_names() {
 
 AdaptedParameters parse_adapted_parameters(const std::string& list) {
   if (list == "all") return AdaptedParameters{};
-  AdaptedParameters adapted{false, false, false, false, false, false};
+  AdaptedParameters adapted{false, false, false, false, false, false, false, false};
   std::istringstream items(list);
   std::string item;
   bool any = false;
@@ -48,22 +52,21 @@ AdaptedParameters parse_adapted_parameters(const std::string& list) {
   return adapted;
 }
 
-std::string adapted_parameter_names(const AdaptedParameters& adapted, const Model& model) {
-  std::vector<std::pair<const char*, bool>> applies;
-  if (const auto* hmm = dynamic_cast<const HmmModel*>(&model)) {
-    const bool gaussian = hmm->emission(0).family().name == "gaussian";
-    applies = {{"start", adapted.start},
-               {"transitions", adapted.transitions},
-               {"emissions", !gaussian && adapted.emissions},
-               {"means", gaussian && adapted.means},
-               {"covariances", gaussian && adapted.covariances}};
-  } else {
-    applies = {{"weights", adapted.weights}, {"means", adapted.means}, {"covariances", adapted.covariances}};
-  }
+void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
+                              std::initializer_list<const char*> applicable) {
   std::string names;
-  for (const auto& [name, on] : applies)
-    if (on) names += std::string(names.empty() ? "" : ",") + name;
-  return names;
+  for (const char* name : applicable) names += std::string(names.empty() ? "" : ", ") + name;
+  bool any = false;
+  for (const auto& [name, flag] : parameter_flags()) {
+    if (!(adapted.*flag)) continue;
+    bool applies = false;
+    for (const char* candidate : applicable) applies = applies || std::string(candidate) == name;
+    if (!applies && !adapted.all)
+      throw OptionError("{adapt} names '" + std::string(name) + "', which a " + family + " does not have (it has " +
+                        names + ")");
+    any = any || applies;
+  }
+  if (!any) throw OptionError("{adapt} selects none of the parameters of a " + family + " (" + names + ")");
 }
 
 void check_adaptation_options(const AdaptationOptions& options) {

@@ -102,7 +102,7 @@ namespace {
 [[noreturn]] void reject_latent_fit(const std::string& family) {
   throw OptionError("a " + family +
                     " fit has no hidden states or components to pool and adapt: {pooled} and {adapt_from} take the "
-                    "latent-variable models (hmm, mixture)");
+                    "latent-variable models (hmm, mixture, bayesnet)");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "estimate/estimate_detail.hpp"
 #include "ppk/core/json.hpp"
+#include "ppk/estimate/adaptation.hpp"
 
 namespace ppk {
 namespace {
@@ -169,11 +170,31 @@ ExpectedCounts expected_counts(const BayesNetModel& network, const Layout& layou
   return out;
 }
 
+// The Dirichlet pseudo-counts of every CPT entry (node i's at entry c K + k): the shift s of
+// estimate_bayesnet.hpp on every entry, or tau P0(k | c) for the MAP adaptation of a pooled network
+// (adaptation.hpp).
+using PseudoCounts = std::vector<Eigen::VectorXd>;
+
+PseudoCounts shift_counts(const BayesNetModel& shape, double shift) {
+  PseudoCounts pseudo;
+  for (std::size_t i = 0; i < shape.size(); ++i) pseudo.push_back(Eigen::VectorXd::Constant(cpt_size(shape, i), shift));
+  return pseudo;
+}
+
+PseudoCounts adaptation_counts(const BayesNetModel& pooled, double relevance) {
+  PseudoCounts pseudo;
+  for (std::size_t i = 0; i < pooled.size(); ++i) {
+    const std::vector<double>& cpt = pooled.node(i).cpt;
+    pseudo.push_back(relevance * Eigen::Map<const Eigen::VectorXd>(cpt.data(), static_cast<Eigen::Index>(cpt.size())));
+  }
+  return pseudo;
+}
+
 // The M-step, and the closed form of fully observed networks: the network of the structure's shape
-// whose CPT rows are (n(i, c, k) + shift) / (n(i, c) + K shift).
+// whose CPT rows are (n(i, c, k) + pseudo(i, c, k)) / (n(i, c) + pseudo(i, c)), the maximiser of
+// sum (n + pseudo) log P. `options` names the prior in the error for a row that is undefined.
 std::unique_ptr<BayesNetModel> maximise(const BayesNetModel& shape, const std::vector<Eigen::VectorXd>& counts,
-                                        const BayesNetFitOptions& options) {
-  const double shift = detail::prior_shift(options.method, options.alpha);
+                                        const PseudoCounts& pseudo, const BayesNetFitOptions& options) {
   std::vector<BayesNode> nodes;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const BayesNode& from = shape.node(i);
@@ -182,45 +203,74 @@ std::unique_ptr<BayesNetModel> maximise(const BayesNetModel& shape, const std::v
     node.variable = from.variable;
     node.parents = from.parents;
     for (long c = 0; c < cpt_size(shape, i) / from.states; ++c) {
-      const double denominator =
-          counts[i].segment(c * from.states, from.states).sum() + shift * static_cast<double>(from.states);
+      const Eigen::VectorXd row =
+          counts[i].segment(c * from.states, from.states) + pseudo[i].segment(c * from.states, from.states);
+      const double denominator = row.sum();
       if (!(denominator > 0))
         throw OptionError("node " + std::to_string(i) + ": parent configuration " + std::to_string(c) +
                           " is never observed, so its " + method_name(options.method) +
                           " CPT row is undefined; give {alpha} > 0 with {method} posterior");
-      for (long k = 0; k < from.states; ++k) node.cpt.push_back((counts[i](c * from.states + k) + shift) / denominator);
+      for (long k = 0; k < from.states; ++k) node.cpt.push_back(row(k) / denominator);
     }
     nodes.push_back(std::move(node));
   }
   return detail::build_model([&] { return std::make_unique<BayesNetModel>(std::move(nodes)); });
 }
 
-// shift sum_{i, c, k} log P(node i = k | c): the prior's term of L (0 for ml, where an entry may be 0).
-double log_prior(const BayesNetModel& network, double shift) {
-  if (shift == 0.0) return 0.0;
+// sum_{i, c, k} pseudo(i, c, k) log P(node i = k | c): the prior's term of L (entries without
+// pseudo-counts add nothing, so an ML entry may be 0).
+double log_prior(const BayesNetModel& network, const PseudoCounts& pseudo) {
   double sum = 0;
-  for (std::size_t i = 0; i < network.size(); ++i)
-    for (double p : network.node(i).cpt) sum += std::log(p);
-  return shift * sum;
+  for (std::size_t i = 0; i < network.size(); ++i) {
+    const std::vector<double>& cpt = network.node(i).cpt;
+    for (std::size_t e = 0; e < cpt.size(); ++e)
+      if (pseudo[i](static_cast<Eigen::Index>(e)) > 0.0)
+        sum += pseudo[i](static_cast<Eigen::Index>(e)) * std::log(cpt[e]);
+  }
+  return sum;
+}
+
+// EM from `network` (estimate_bayesnet.hpp), M-steps with the pseudo-counts; L after 0, 1, 2, ...
+// M-steps, `network` left at the last.
+std::vector<double> run_em(std::unique_ptr<BayesNetModel>& network, const Layout& layout, const Patterns& patterns,
+                           const PseudoCounts& pseudo, long iterations, double tolerance,
+                           const BayesNetFitOptions& options) {
+  std::vector<double> objectives;
+  for (long step = 0;; ++step) {
+    const ExpectedCounts expected = expected_counts(*network, layout, patterns);
+    const double objective = expected.log_likelihood + log_prior(*network, pseudo);
+    const bool converged = !objectives.empty() && objective - objectives.back() < tolerance * std::fabs(objective);
+    objectives.push_back(objective);
+    if (converged || step == iterations) break;
+    network = maximise(*network, expected.counts, pseudo, options);
+  }
+  return objectives;
+}
+
+// A copy of the network's discrete nodes.
+std::vector<BayesNode> discrete_nodes(const BayesNetModel& network) {
+  std::vector<BayesNode> nodes;
+  for (std::size_t i = 0; i < network.size(); ++i) {
+    BayesNode node;
+    node.states = network.node(i).states;
+    node.variable = network.node(i).variable;
+    node.parents = network.node(i).parents;
+    node.cpt = network.node(i).cpt;
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
 }
 
 // The structure's shape with every CPT row proportional to 1/2 + u, u uniform on [0, 1).
 std::unique_ptr<BayesNetModel> random_network(const BayesNetModel& shape, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<BayesNode> nodes;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    BayesNode node;
-    node.states = shape.node(i).states;
-    node.variable = shape.node(i).variable;
-    node.parents = shape.node(i).parents;
-    node.cpt.resize(static_cast<std::size_t>(cpt_size(shape, i)));
+  std::vector<BayesNode> nodes = discrete_nodes(shape);
+  for (BayesNode& node : nodes)
     for (std::size_t row = 0; row < node.cpt.size(); row += static_cast<std::size_t>(node.states)) {
       double total = 0;
       for (long k = 0; k < node.states; ++k) total += (node.cpt[row + static_cast<std::size_t>(k)] = 0.5 + uniform(rng));
       for (long k = 0; k < node.states; ++k) node.cpt[row + static_cast<std::size_t>(k)] /= total;
     }
-    nodes.push_back(std::move(node));
-  }
   return std::make_unique<BayesNetModel>(std::move(nodes));
 }
 
@@ -265,25 +315,62 @@ BayesNetFit fit_em(const BayesNetModel& shape, const Layout& layout, const std::
                      static_cast<std::uint64_t>(layout.variable_nodes.size()),
                      detail::fingerprint(flat.data(), flat.size())};
   std::mt19937_64 rng(seed);
+  const PseudoCounts pseudo = shift_counts(shape, shift);
   BayesNetFit best;
   for (long restart = 0; restart < options.restarts; ++restart) {
     std::unique_ptr<BayesNetModel> network = random_network(shape, rng);
-    std::vector<double> objectives;
-    for (long step = 0;; ++step) {
-      const ExpectedCounts expected = expected_counts(*network, layout, patterns);
-      const double objective = expected.log_likelihood + log_prior(*network, shift);
-      const bool converged =
-          !objectives.empty() && objective - objectives.back() < options.tolerance * std::fabs(objective);
-      objectives.push_back(objective);
-      if (converged || step == options.iterations) break;
-      network = maximise(*network, expected.counts, options);
-    }
+    std::vector<double> objectives =
+        run_em(network, layout, patterns, pseudo, options.iterations, options.tolerance, options);
     if (!best.model || objectives.back() > best.objectives.back()) {
       best.model = std::move(network);
       best.objectives = std::move(objectives);
     }
   }
   return best;
+}
+
+// The observations of the statistic "states" (n x variables, 0-based states).
+std::vector<std::vector<long>> observations_of(const Statistics& statistics) {
+  const Eigen::MatrixXd& states = detail::sum_of(statistics, "states");
+  if (states.cols() != statistics.dim)
+    throw EstimationError("the statistic \"states\" must have one column per observed variable");
+  std::vector<std::vector<long>> observations(static_cast<std::size_t>(states.rows()));
+  for (Eigen::Index v = 0; v < states.rows(); ++v)
+    for (Eigen::Index d = 0; d < states.cols(); ++d)
+      observations[static_cast<std::size_t>(v)].push_back(static_cast<long>(states(v, d)));
+  return observations;
+}
+
+// EstimationError unless `pooled` has the shape of the structure: the same nodes, states, variables
+// and parents.
+void check_same_structure(const BayesNetModel& shape, const BayesNetModel& pooled) {
+  const auto same = [&](std::size_t i) {
+    const BayesNode &a = shape.node(i), &b = pooled.node(i);
+    return a.states == b.states && a.variable == b.variable && a.parents == b.parents;
+  };
+  if (shape.size() != pooled.size())
+    throw EstimationError("the pooled network has " + std::to_string(pooled.size()) + " nodes, the structure " +
+                          std::to_string(shape.size()));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (!same(i))
+      throw EstimationError("the pooled network's node " + std::to_string(i) +
+                            " differs from the structure's in its states, variable or parents");
+}
+
+// The MAP adaptation of `pooled` (adaptation.hpp) to the observations: EM from the pooled network
+// with pseudo-counts tau P0(k | c) on every CPT entry (without hidden nodes one M-step is the closed
+// form (n(i, c, k) + tau P0) / (n(i, c) + tau)).
+BayesNetFit adapt_network(const BayesNetModel& pooled, const Layout& layout,
+                          const std::vector<std::vector<long>>& observations, const AdaptationOptions& options) {
+  check_adaptation_options(options);
+  check_adapted_parameters(options.adapt, "bayesnet", {"cpts"});
+  check_observations(pooled, layout, observations);
+  BayesNetFit fit;
+  fit.model = std::make_unique<BayesNetModel>(discrete_nodes(pooled));
+  BayesNetFitOptions names;  // the prior is tau P0 > 0: no row is undefined
+  fit.objectives = run_em(fit.model, layout, patterns_of(observations), adaptation_counts(pooled, options.relevance),
+                          layout.hidden.empty() ? 1 : options.iterations, options.tolerance, names);
+  return fit;
 }
 
 class BayesNetEstimator : public Estimator {
@@ -332,23 +419,44 @@ class BayesNetEstimator : public Estimator {
   }
 
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
-    if (!layout_.hidden.empty()) {
-      const Eigen::MatrixXd& states = detail::sum_of(statistics, "states");
-      if (states.cols() != statistics.dim)
-        throw EstimationError("the statistic \"states\" must have one column per observed variable");
-      std::vector<std::vector<long>> observations(static_cast<std::size_t>(states.rows()));
-      for (Eigen::Index v = 0; v < states.rows(); ++v)
-        for (Eigen::Index d = 0; d < states.cols(); ++d)
-          observations[static_cast<std::size_t>(v)].push_back(static_cast<long>(states(v, d)));
-      return std::move(fit_em(*structure_, layout_, observations, options_).model);
-    }
+    if (!layout_.hidden.empty())
+      return std::move(fit_em(*structure_, layout_, observations_of(statistics), options_).model);
     std::vector<Eigen::VectorXd> counts;
     for (std::size_t i = 0; i < structure_->size(); ++i) {
       counts.push_back(detail::sum_of(statistics, count_name(i)));
       if (counts.back().size() != cpt_size(*structure_, i))
         throw EstimationError("the pooled statistics are of another structure");
     }
-    return maximise(*structure_, counts, options_);
+    return maximise(*structure_, counts, shift_counts(*structure_, detail::prior_shift(options_.method, options_.alpha)),
+                    options_);
+  }
+
+  // The pooled network: EM over every example's observations at once (the observations of all
+  // examples are independent under one network); fully observed, the closed form of the summed counts.
+  std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned) const override {
+    if (examples.empty()) throw EstimationError("there are no examples to pool");
+    if (layout_.hidden.empty()) {
+      Statistics pooled = examples[0];
+      for (std::size_t e = 1; e < examples.size(); ++e) pooled = Estimator::pool(pooled, examples[e], 1.0);
+      return fit(pooled);
+    }
+    std::vector<std::vector<long>> observations;
+    for (const Statistics& example : examples)
+      for (std::vector<long>& x : observations_of(example)) observations.push_back(std::move(x));
+    return std::move(fit_em(*structure_, layout_, observations, options_).model);
+  }
+
+  std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
+                               const AdaptationOptions& options) const override {
+    const auto* network = dynamic_cast<const BayesNetModel*>(&pooled);
+    if (network == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not a bayesnet");
+    check_same_structure(*structure_, *network);
+    if (!layout_.hidden.empty())
+      return std::move(adapt_network(*network, layout_, observations_of(example), options).model);
+    check_adaptation_options(options);
+    std::vector<Eigen::VectorXd> counts;
+    for (std::size_t i = 0; i < structure_->size(); ++i) counts.push_back(detail::sum_of(example, count_name(i)));
+    return maximise(*structure_, counts, adaptation_counts(*network, options.relevance), options_);
   }
 
  private:
@@ -361,6 +469,11 @@ class BayesNetEstimator : public Estimator {
 
 std::unique_ptr<Estimator> bayesnet_estimator(const nlohmann::json& structure, const BayesNetFitOptions& options) {
   return std::make_unique<BayesNetEstimator>(structure_network(structure), options);
+}
+
+BayesNetFit adapt_bayesnet(const BayesNetModel& pooled, const std::vector<std::vector<long>>& observations,
+                           const AdaptationOptions& options) {
+  return adapt_network(pooled, layout_of(pooled), observations, options);
 }
 
 BayesNetFit fit_bayesnet_em(const nlohmann::json& structure, const std::vector<std::vector<long>>& observations,

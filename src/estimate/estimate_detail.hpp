@@ -127,7 +127,7 @@ struct ChainPosteriors {
   Eigen::MatrixXd transition_counts;  // sum_t xi_t(p, q), M x M
 };
 // The scaled forward-backward recursions, from log p_q(x_t) (n x M).
-ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions);
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<const Eigen::MatrixXd>& log_emissions);
 // Each row of `counts` plus the pseudo-counts (a matrix of counts' shape, or a on every entry),
 // divided by its sum; a row whose sum is 0 keeps its value in `rows`.
 void normalise_rows(const Eigen::MatrixXd& counts, const Eigen::MatrixXd& pseudo_counts, Eigen::MatrixXd& rows);

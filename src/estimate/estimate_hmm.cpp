@@ -24,7 +24,7 @@ namespace ppk {
 
 namespace detail {
 
-ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::MatrixXd& log_emissions) {
+ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<const Eigen::MatrixXd>& log_emissions) {
   const Eigen::Index n = log_emissions.rows(), m = log_emissions.cols();
   const Eigen::VectorXd log_max = log_emissions.rowwise().maxCoeff();  // log m_t
   const Eigen::MatrixXd b = detail::exp_entries((log_emissions.colwise() - log_max).array()).matrix();
@@ -79,7 +79,6 @@ namespace {
 
 using Chain = detail::MarkovChain;
 using Posteriors = detail::ChainPosteriors;
-using detail::log_dirichlet_prior;
 using detail::normalise_rows;
 using detail::random_rows;
 
@@ -412,6 +411,66 @@ std::vector<const Model*> emission_models(const HmmModel& model) {
   return models;
 }
 
+// The M x O emission table of an HMM whose emissions are one-event multinomials; EstimationError
+// naming the first emission that is not.
+Eigen::MatrixXd discrete_emission_table(const HmmModel& hmm) {
+  const std::vector<const Model*> models = emission_models(hmm);
+  Eigen::MatrixXd table(static_cast<Eigen::Index>(models.size()), models[0]->sample_space().dim);
+  for (std::size_t q = 0; q < models.size(); ++q) {
+    const auto* multinomial = dynamic_cast<const MultinomialModel*>(models[q]);
+    if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled() != nullptr)
+      throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " + models[q]->family().name +
+                            " row, not a one-event multinomial: a symbol sequence adapts only an HMM with discrete "
+                            "emissions");
+    const std::vector<double> row = multinomial->probabilities().dense();
+    table.row(static_cast<Eigen::Index>(q)) =
+        Eigen::Map<const Eigen::RowVectorXd>(row.data(), static_cast<Eigen::Index>(row.size()));
+  }
+  return table;
+}
+
+// Sequences stacked as one symbol vector or one data matrix, checked (EstimationError naming the
+// sequence).
+struct StackedSymbols {
+  std::vector<long> symbols;
+  SequenceBounds bounds{0};
+};
+StackedSymbols stack_symbols(const std::vector<std::vector<long>>& sequences, long alphabet) {
+  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
+  if (alphabet < 1) throw EstimationError("the alphabet must have at least 1 symbol");
+  StackedSymbols out;
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    check_symbols(sequences[s], alphabet, sequence_name(s, sequences.size()));
+    out.symbols.insert(out.symbols.end(), sequences[s].begin(), sequences[s].end());
+    out.bounds.push_back(static_cast<Eigen::Index>(out.symbols.size()));
+  }
+  return out;
+}
+struct StackedVectors {
+  Eigen::MatrixXd x;
+  SequenceBounds bounds{0};
+};
+StackedVectors stack_vectors(const std::vector<Eigen::MatrixXd>& sequences) {
+  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
+  StackedVectors out;
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    check_vectors(sequences[s], sequence_name(s, sequences.size()));
+    if (sequences[s].cols() != sequences[0].cols())
+      throw EstimationError(sequence_name(s, sequences.size()) + "has " + std::to_string(sequences[s].cols()) +
+                            " coordinates, the first " + std::to_string(sequences[0].cols()));
+    out.bounds.push_back(out.bounds.back() + sequences[s].rows());
+  }
+  out.x.resize(out.bounds.back(), sequences[0].cols());
+  for (std::size_t s = 0; s < sequences.size(); ++s) out.x.middleRows(out.bounds[s], sequences[s].rows()) = sequences[s];
+  return out;
+}
+
+// log p of the stacked sequences under the HMM's chain and these emissions: the forward recursion.
+double sequences_log_likelihood(const HmmModel& hmm, const Emissions& emissions, const SequenceBounds& bounds,
+                                unsigned threads) {
+  return e_step(pooled_chain(hmm), emissions.log_probabilities(), bounds, threads).log_likelihood;
+}
+
 }  // namespace
 
 long hmm_auto_states(long symbols, long length, double param_ratio) {
@@ -426,22 +485,14 @@ HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const 
 HmmFit fit_pooled_discrete_hmm(const std::vector<std::vector<long>>& sequences, long alphabet,
                                const HmmFitOptions& options, unsigned threads) {
   check_options(options);
-  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
-  if (alphabet < 1) throw EstimationError("the alphabet must have at least 1 symbol");
-  std::vector<long> stacked;
-  SequenceBounds bounds{0};
-  for (std::size_t s = 0; s < sequences.size(); ++s) {
-    check_symbols(sequences[s], alphabet, sequence_name(s, sequences.size()));
-    stacked.insert(stacked.end(), sequences[s].begin(), sequences[s].end());
-    bounds.push_back(static_cast<Eigen::Index>(stacked.size()));
-  }
-  const long n = static_cast<long>(stacked.size());
+  const StackedSymbols data = stack_symbols(sequences, alphabet);
+  const long n = static_cast<long>(data.symbols.size());
   const long states = options.states ? *options.states : hmm_auto_states(alphabet, n, options.param_ratio);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(alphabet),
-                     detail::fingerprint(stacked.data(), stacked.size())};
+                     detail::fingerprint(data.symbols.data(), data.symbols.size())};
   return best_of_restarts(
-      states, bounds, seed, options, threads, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-        return std::make_unique<DiscreteEmissions>(stacked, random_rows(states, alphabet, rng),
+      states, data.bounds, seed, options, threads, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
+        return std::make_unique<DiscreteEmissions>(data.symbols, random_rows(states, alphabet, rng),
                                                    TablePrior::smoothing(states, alphabet, options.smoothing));
       });
 }
@@ -453,17 +504,8 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
 HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
                                unsigned threads) {
   check_options(options);
-  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
-  SequenceBounds bounds{0};
-  for (std::size_t s = 0; s < sequences.size(); ++s) {
-    check_vectors(sequences[s], sequence_name(s, sequences.size()));
-    if (sequences[s].cols() != sequences[0].cols())
-      throw EstimationError(sequence_name(s, sequences.size()) + "has " + std::to_string(sequences[s].cols()) +
-                            " coordinates, the first " + std::to_string(sequences[0].cols()));
-    bounds.push_back(bounds.back() + sequences[s].rows());
-  }
-  Eigen::MatrixXd x(bounds.back(), sequences[0].cols());
-  for (std::size_t s = 0; s < sequences.size(); ++s) x.middleRows(bounds[s], sequences[s].rows()) = sequences[s];
+  const StackedVectors data = stack_vectors(sequences);
+  const Eigen::MatrixXd& x = data.x;
   const long n = static_cast<long>(x.rows()), dim = static_cast<long>(x.cols());
   const long states = options.states
                           ? *options.states
@@ -473,26 +515,68 @@ HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, co
   const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
-  return best_of_restarts(states, bounds, seed, options, threads,
+  return best_of_restarts(states, data.bounds, seed, options, threads,
                           [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
                             return std::make_unique<GaussianEmissions>(
                                 x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge, prior);
                           });
 }
 
+std::vector<long> default_state_grid() { return {1, 2, 3, 4, 5, 6, 8, 10, 12, 16}; }
+
+SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                const std::vector<long>& grid, unsigned threads) {
+  check_options(options);
+  if (examples.size() < 5)
+    throw OptionError(
+        "choosing {states} for a pooled HMM holds out every fifth sequence: it needs at least 5 "
+        "sequences, got " +
+        std::to_string(examples.size()) + "; give {states}");
+  const bool gaussian = options.emissions == HmmEmissions::gaussian;
+  std::vector<std::vector<long>> kept_symbols, held_symbols;
+  std::vector<Eigen::MatrixXd> kept_vectors, held_vectors;
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const bool held = i % 5 == 4;
+    if (gaussian)
+      (held ? held_vectors : kept_vectors).push_back(detail::data_of(examples[i]));
+    else
+      (held ? held_symbols : kept_symbols).push_back(symbols_of(examples[i]));
+  }
+  HmmFitOptions cheaper = options;
+  cheaper.iterations = std::min(options.iterations, 100L);
+  SizeChoice choice;
+  choice.grid = grid;
+  for (long states : grid) {
+    cheaper.states = states;
+    double score = 0.0;
+    if (gaussian) {
+      const HmmFit fit = fit_pooled_gaussian_hmm(kept_vectors, cheaper, threads);
+      const StackedVectors held = stack_vectors(held_vectors);
+      score = sequences_log_likelihood(
+          *fit.model,
+          GaussianEmissions(held.x, detail::gaussian_components(emission_models(*fit.model), "emission"), 0.0, nullptr),
+          held.bounds, threads);
+    } else {
+      const long alphabet = examples[0].dim;
+      const HmmFit fit = fit_pooled_discrete_hmm(kept_symbols, alphabet, cheaper, threads);
+      const StackedSymbols held = stack_symbols(held_symbols, alphabet);
+      score = sequences_log_likelihood(*fit.model,
+                                       DiscreteEmissions(held.symbols, discrete_emission_table(*fit.model), TablePrior{}),
+                                       held.bounds, threads);
+    }
+    choice.held_out_log_likelihoods.push_back(score);
+    if (choice.held_out_log_likelihoods.size() == 1 || score > choice.best_score) {
+      choice.size = states;
+      choice.best_score = score;
+    }
+  }
+  return choice;
+}
+
 HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options) {
   check_adaptation_options(options);
-  const std::vector<const Model*> models = emission_models(pooled);
-  Eigen::MatrixXd emission_table(static_cast<Eigen::Index>(models.size()), models[0]->sample_space().dim);
-  for (std::size_t q = 0; q < models.size(); ++q) {
-    const auto* multinomial = dynamic_cast<const MultinomialModel*>(models[q]);
-    if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled() != nullptr)
-      throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " + models[q]->family().name +
-                            " row, not a one-event multinomial: a symbol sequence adapts only an HMM with discrete "
-                            "emissions");
-    const std::vector<double> row = multinomial->probabilities().dense();
-    emission_table.row(static_cast<Eigen::Index>(q)) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), row.size());
-  }
+  check_adapted_parameters(options.adapt, "hmm with discrete emissions", {"start", "transitions", "emissions"});
+  const Eigen::MatrixXd emission_table = discrete_emission_table(pooled);
   check_symbols(sequence, emission_table.cols(), "the sequence ");
   Chain chain = pooled_chain(pooled);
   DiscreteEmissions emissions(sequence, emission_table,
@@ -506,6 +590,8 @@ HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, cons
 
 HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
   check_adaptation_options(options);
+  check_adapted_parameters(options.adapt, "hmm with gaussian emissions",
+                           {"start", "transitions", "means", "covariances"});
   const detail::GaussianComponents gaussians =
       detail::gaussian_components(emission_models(pooled), "the pooled HMM's emission");
   check_vectors(x, "the sequence ");

@@ -215,6 +215,41 @@ GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, 
   return fit_gaussian_mixture(x, options);
 }
 
+std::vector<long> default_component_grid() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; }
+
+SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                    const std::vector<long>& grid) {
+  check_mixture_fit_options(options);
+  if (sets.size() < 5)
+    throw OptionError(
+        "choosing {components} for a pooled mixture holds out every fifth set: it needs at least 5 sets, got " +
+        std::to_string(sets.size()) + "; give {components}");
+  std::vector<Eigen::MatrixXd> kept, held;
+  for (std::size_t i = 0; i < sets.size(); ++i) (i % 5 == 4 ? held : kept).push_back(sets[i]);
+  Eigen::Index kept_vectors = 0;
+  for (const Eigen::MatrixXd& set : kept) kept_vectors += set.rows();
+  MixtureFitOptions cheaper = options;
+  cheaper.iterations = std::min(options.iterations, 100L);
+  SizeChoice choice;
+  for (long components : grid) {
+    if (components > kept_vectors) continue;
+    cheaper.components = components;
+    const GaussianMixtureFit fit = fit_pooled_mixture(kept, cheaper);
+    double score = 0.0;
+    for (const Eigen::MatrixXd& set : held)
+      for (Eigen::Index i = 0; i < set.rows(); ++i) score += fit.model->log_probability(set.row(i).transpose());
+    choice.grid.push_back(components);
+    choice.held_out_log_likelihoods.push_back(score);
+    if (choice.grid.size() == 1 || score > choice.best_score) {
+      choice.size = components;
+      choice.best_score = score;
+    }
+  }
+  if (choice.grid.empty())
+    throw EstimationError("the kept sets have " + std::to_string(kept_vectors) + " vectors, fewer than every K tried");
+  return choice;
+}
+
 GaussianMixtureFit adapt_mixture(const MixtureModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
   check_adaptation_options(options);
   std::vector<const Model*> models;

@@ -47,6 +47,16 @@ pass
 cmp -s pooled.row pooled2.row || fail "--threads 2 changed the pooled row"
 pass
 
+# --pooled --states auto: M by held-out likelihood, printed and saved.
+"$PPK" fit hmm --pooled --save-pooled auto_pool.json --alphabet-from alphabet.txt train.txt -o auto.row 2>auto.log
+grep -qF "states = " auto.log && grep -qF "held-out log-likelihood of every fifth sequence" auto.log ||
+  fail "the chosen number of states is not printed: $(cat auto.log)"
+pass
+python3 -c '
+import json; p = json.load(open("auto_pool.json")); m = int(p["chosen"]["states"]["value"])
+assert 2 <= m <= 16 and len(p["model"]["start"]) == m, p["chosen"]' || fail "auto_pool.json: $(head -c 300 auto_pool.json)"
+pass
+
 "$PPK" fit hmm --adapt-from pool.json --alphabet-from alphabet.txt train.txt -o adapted.ppk
 "$PPK" fit hmm --adapt-from pool.json --alphabet-from alphabet.txt test.txt -o adapted_test.ppk
 [[ $(wc -l < adapted.ppk) == 100 && $(wc -l < adapted_test.ppk) == 20 ]] || fail "adapted row counts"
@@ -126,6 +136,49 @@ pass
 [[ $(wc -l < mixture_cross.txt) == 12 ]] || fail "mixture kernels: $(head -2 mixture_cross.txt)"
 pass
 
+# --pooled --components auto: K by held-out likelihood, printed and saved; refused without --pooled.
+python3 - <<'PY'
+import random
+random.seed(8)
+with open("clusters.txt", "w") as f:
+    for i in range(10):
+        for j in range(30):
+            cx, cy = [(-6, 0), (6, 0), (0, 8)][j % 3]
+            f.write("1 qid:%d 1:%.6f 2:%.6f\n" % (i + 1, random.gauss(cx, 1), random.gauss(cy, 1)))
+PY
+"$PPK" fit mixture --pooled --components auto --cov diag --save-pooled clusters_pool.json clusters.txt -o clusters.row 2>clusters.log
+grep -qF "components = " clusters.log && grep -qF "every fifth set" clusters.log || fail "no chosen K: $(cat clusters.log)"
+pass
+python3 -c '
+import json; p = json.load(open("clusters_pool.json")); k = int(p["chosen"]["components"]["value"])
+assert k >= 3 and len(p["model"]["weights"]) == k, p["chosen"]' || fail "clusters_pool.json: $(head -c 300 clusters_pool.json)"
+pass
+expect_error 2 "--components auto chooses K for ppk fit mixture --pooled" -- "$PPK" fit mixture --components auto sets.txt -o bad.ppk
+
+# A Bayesian network with a hidden class: pooled over every example's observations, then adapted.
+cat > structure.json <<'JSON'
+{"nodes":[{"states":2},{"states":3,"parents":[0],"variable":0},{"states":2,"parents":[0],"variable":1}]}
+JSON
+python3 - <<'PY'
+import random
+random.seed(6)
+with open("observations.txt", "w") as f:
+    for i in range(8):
+        for _ in range(10):
+            h = random.random() < 0.2 + 0.08 * i
+            x0 = random.choice([1, 1, 2, 3]) if h else random.choice([1, 3, 3, 3])
+            f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
+PY
+"$PPK" fit bayesnet --structure structure.json --estimator ml --pooled --save-pooled net_pool.json observations.txt -o net.row
+"$PPK" fit bayesnet --structure structure.json --estimator ml --adapt-from net_pool.json --relevance 5 observations.txt -o nets.ppk
+[[ $(wc -l < nets.ppk) == 8 && $(field "$(head -1 nets.ppk)" 2) == 10 ]] || fail "adapted networks: $(head -c 200 nets.ppk)"
+pass
+"$PPK" gram -t ppk -g 1 nets.ppk net.row -o net_cross.txt
+[[ $(wc -l < net_cross.txt) == 8 ]] || fail "network kernels: $(head -2 net_cross.txt)"
+pass
+expect_error 2 "--adapt" "'means'" "bayesnet" -- "$PPK" fit bayesnet --structure structure.json --estimator ml \
+  --adapt-from net_pool.json --adapt means observations.txt -o bad.ppk
+
 # Bad options (status 2) and files (status 1): refused by name, nothing written.
 A=(--alphabet-from alphabet.txt)
 for tau in 0 -1 nan abc; do
@@ -134,14 +187,14 @@ for tau in 0 -1 nan abc; do
 done
 expect_error 2 "--adapt" "foo" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,foo "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--adapt" "twice" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,means "${A[@]}" test.txt -o bad.ppk
-expect_error 2 "--relevance and --adapt apply to --adapt-from" -- "$PPK" fit hmm --relevance 3 "${A[@]}" test.txt -o bad.ppk
-expect_error 2 "--pooled and --adapt-from exclude each other" -- \
+expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit hmm --relevance 3 "${A[@]}" test.txt -o bad.ppk
+expect_error 2 "--pooled, --adapt-from and --fisher-from exclude each other" -- \
   "$PPK" fit hmm --pooled --adapt-from pool.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--save-pooled keeps the model that --pooled fits" -- \
   "$PPK" fit hmm --adapt-from pool.json --save-pooled other.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--prior and --prior-count apply to per-example fits" -- \
   "$PPK" fit mixture --pooled --prior pooled sets.txt -o bad.ppk
-expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture and hmm)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
+expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture, hmm and bayesnet)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
 expect_error 2 "--adapt-from is not offered for ppk fit poisson" -- "$PPK" fit poisson --adapt-from pool.json sets.txt -o bad.ppk
 expect_error 1 "mixture_pool.json was written by ppk fit mixture" -- \
   "$PPK" fit hmm --adapt-from mixture_pool.json "${A[@]}" test.txt -o bad.ppk

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ppk/core/data.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/families/hmm.hpp"
 
@@ -94,6 +95,15 @@ double brute_force_log_likelihood(const HmmModel& hmm, int n, LogEmission log_em
     if (t == n) break;
   }
   return std::log(total);
+}
+
+// Adaptation with strength `relevance`, running all `iterations` (tolerance 0).
+inline AdaptationOptions adaptation(double relevance, long iterations = 30) {
+  AdaptationOptions options;
+  options.relevance = relevance;
+  options.iterations = iterations;
+  options.tolerance = 0;
+  return options;
 }
 
 }  // namespace ppk

@@ -4,6 +4,7 @@
 // and never decreasing, and bad options refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -85,14 +86,6 @@ HmmFitOptions pooled_gaussian_options(CovarianceForm form) {
   return options;
 }
 
-AdaptationOptions adaptation(double relevance, long iterations = 30) {
-  AdaptationOptions options;
-  options.relevance = relevance;
-  options.iterations = iterations;
-  options.tolerance = 0;
-  return options;
-}
-
 constexpr CovarianceForm kForms[] = {CovarianceForm::isotropic, CovarianceForm::diagonal, CovarianceForm::full};
 std::string form_name(CovarianceForm form) { return "form " + std::to_string(static_cast<int>(form)); }
 
@@ -165,6 +158,114 @@ TEST(PooledMixture, IsTheMixtureOfTheSetsVectorsTogether) {
   options.components = 2;
   EXPECT_EQ(format_entries(encode_row(*fit_pooled_mixture(sets, options).model)),
             format_entries(encode_row(*fit_gaussian_mixture(all, options).model)));
+}
+
+TEST(PooledHmm, StatesChosenByTheHeldOutLikelihoodByEnumeration) {
+  // 10 sequences of 6 symbols: the 5th and 10th are held out.
+  const std::vector<std::vector<long>> sequences = symbol_sequences(10, 5, 21);
+  std::vector<Statistics> examples;
+  const std::unique_ptr<Estimator> reader = hmm_estimator(HmmFitOptions{});
+  std::vector<std::vector<long>> kept, held;
+  for (std::size_t i = 0; i < sequences.size(); ++i) {
+    std::vector<SparseVector> vectors;
+    for (long symbol : sequences[i]) vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    examples.push_back(reader->statistics(vectors, 4));
+    (i % 5 == 4 ? held : kept).push_back(sequences[i]);
+  }
+  HmmFitOptions options = pooled_discrete_options(1);
+  options.iterations = 30;
+  const SizeChoice choice = choose_pooled_states(examples, options, {1, 2, 3}, 2);
+  ASSERT_EQ(choice.held_out_log_likelihoods.size(), 3u);
+  for (std::size_t g = 0; g < 3; ++g) {
+    options.states = choice.grid[g];
+    const HmmFit fit = fit_pooled_discrete_hmm(kept, 4, options);
+    const Eigen::MatrixXd e = emission_table(*fit.model);
+    double expected = 0.0;
+    for (const std::vector<long>& x : held)
+      expected += brute_force_log_likelihood(*fit.model, static_cast<int>(x.size()), [&](int q, int t) {
+        return std::log(e(q, x[static_cast<std::size_t>(t)]));
+      });
+    EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-10 * std::fabs(expected)) << "M = " << choice.grid[g];
+  }
+  const auto best = std::max_element(choice.held_out_log_likelihoods.begin(), choice.held_out_log_likelihoods.end());
+  EXPECT_EQ(choice.size, choice.grid[static_cast<std::size_t>(best - choice.held_out_log_likelihoods.begin())]);
+  EXPECT_TRUE(
+      mentions(estimation_error([&] {
+                 choose_pooled_states(std::vector<Statistics>(examples.begin(), examples.begin() + 4), options, {1, 2});
+               }),
+               {"states", "at least 5 sequences, got 4"}));
+}
+
+TEST(PooledHmm, HeldOutChoiceSeesHiddenStructure) {
+  // Symbols drawn independently need one state; a sticky 3-state chain over disjoint symbol groups needs 3.
+  const std::vector<double> uniform{0.25, 0.25, 0.25, 0.25};
+  std::vector<Statistics> independent, structured;
+  const std::unique_ptr<Estimator> reader = hmm_estimator(HmmFitOptions{});
+  const auto statistics = [&](const std::vector<long>& symbols) {
+    std::vector<SparseVector> vectors;
+    for (long symbol : symbols) vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    return reader->statistics(vectors, 6);
+  };
+  const std::vector<double> start3{1.0 / 3, 1.0 / 3, 1.0 / 3};
+  const std::vector<std::vector<double>> sticky{{0.9, 0.05, 0.05}, {0.05, 0.9, 0.05}, {0.05, 0.05, 0.9}};
+  const std::vector<std::vector<double>> groups{{0.5, 0.5, 0, 0, 0, 0}, {0, 0, 0.5, 0.5, 0, 0}, {0, 0, 0, 0, 0.5, 0.5}};
+  const std::vector<double> flat(6, 1.0 / 6);
+  for (int s = 0; s < 40; ++s) {
+    independent.push_back(statistics(sample_symbols({1.0}, {{1.0}}, {flat}, 40, 100 + s)));
+    structured.push_back(statistics(sample_symbols(start3, sticky, groups, 40, 200 + s)));
+  }
+  HmmFitOptions options = pooled_discrete_options(1);
+  EXPECT_LE(choose_pooled_states(independent, options, default_state_grid()).size, 2);
+  EXPECT_GE(choose_pooled_states(structured, options, default_state_grid()).size, 3);
+}
+
+// log sum_k w_k N(x | mu_k, Sigma_k), written out.
+double mixture_log_density(const MixtureModel& mixture, const Eigen::VectorXd& x) {
+  double density = 0.0;
+  for (std::size_t k = 0; k < mixture.size(); ++k) {
+    const GaussianModel& g = gaussian(mixture.component(k));
+    const Eigen::VectorXd d = x - g.mean();
+    const Eigen::MatrixXd sigma = g.covariance();
+    density += mixture.weights()[k] * std::exp(-0.5 * d.dot(sigma.inverse() * d)) /
+               std::sqrt(std::pow(2 * M_PI, static_cast<double>(x.size())) * sigma.determinant());
+  }
+  return std::log(density);
+}
+
+TEST(PooledMixture, ComponentsChosenByTheHeldOutLikelihood) {
+  // 10 sets around three well-separated centres.
+  std::vector<Eigen::MatrixXd> sets;
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> normal;
+  const double centres[3][2] = {{-6, 0}, {6, 0}, {0, 8}};
+  for (int s = 0; s < 10; ++s) {
+    Eigen::MatrixXd x(30, 2);
+    for (Eigen::Index i = 0; i < 30; ++i)
+      for (int d = 0; d < 2; ++d) x(i, d) = centres[i % 3][d] + normal(rng);
+    sets.push_back(x);
+  }
+  MixtureFitOptions options;
+  options.covariance = CovarianceForm::diagonal;
+  const SizeChoice choice = choose_pooled_components(sets, options, {1, 2, 3, 4});
+  ASSERT_EQ(choice.grid, (std::vector<long>{1, 2, 3, 4}));
+  std::vector<Eigen::MatrixXd> kept{sets[0], sets[1], sets[2], sets[3], sets[5], sets[6], sets[7], sets[8]};
+  for (std::size_t g = 0; g < 4; ++g) {
+    MixtureFitOptions fit_options = options;
+    fit_options.components = choice.grid[g];
+    fit_options.iterations = 100;
+    const GaussianMixtureFit fit = fit_pooled_mixture(kept, fit_options);
+    double expected = 0.0;
+    for (const Eigen::MatrixXd* held : {&sets[4], &sets[9]})
+      for (Eigen::Index i = 0; i < held->rows(); ++i)
+        expected += mixture_log_density(*fit.model, held->row(i).transpose());
+    EXPECT_NEAR(choice.held_out_log_likelihoods[g], expected, 1e-9 * std::fabs(expected)) << "K = " << choice.grid[g];
+  }
+  EXPECT_GE(choice.size, 3);
+  EXPECT_TRUE(
+      mentions(estimation_error([&] {
+                 choose_pooled_components(std::vector<Eigen::MatrixXd>(sets.begin(), sets.begin() + 3), options, {1, 2});
+               }),
+               {"components", "at least 5 sets, got 3"}));
 }
 
 // Every parameter of a against b's, to `tolerance`.
@@ -354,12 +455,14 @@ TEST(Adaptation, MapObjectiveNeverDecreases) {
     mixture_options.covariance = form;
     const GaussianMixtureFit mixture = fit_pooled_mixture(vector_sequences(10, 20, 3), mixture_options);
     for (double tau : {0.5, 5.0, 50.0})
-      for (const char* which : {"all", "means", "covariances", "weights,means"}) {
+      for (const char* which : {"all", "means", "covariances", "weights,means", "start,means"}) {
         AdaptationOptions options = adaptation(tau);
         options.adapt = parse_adapted_parameters(which);
         const std::string what = form_name(form) + ", " + which + ", tau " + std::to_string(tau);
-        expect_never_decreases(adapt_hmm(*gaussian_pooled.model, x, options).log_likelihoods, 30, "hmm " + what, 3);
-        expect_never_decreases(adapt_mixture(*mixture.model, x, options).log_likelihoods, 30, "mixture " + what, 3);
+        if (std::string(which) != "weights,means")
+          expect_never_decreases(adapt_hmm(*gaussian_pooled.model, x, options).log_likelihoods, 30, "hmm " + what, 3);
+        if (std::string(which) != "start,means")
+          expect_never_decreases(adapt_mixture(*mixture.model, x, options).log_likelihoods, 30, "mixture " + what, 3);
       }
   }
 }
@@ -415,6 +518,10 @@ TEST(Adaptation, RejectsBadOptionsAndInputByName) {
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,foo"); }, {"adapt", "foo"}));
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,means"); }, {"adapt", "twice"}));
   EXPECT_TRUE(refuses([] { parse_adapted_parameters(""); }, {"adapt", "at least one"}));
+  EXPECT_TRUE(parse_adapted_parameters("cpts").cpts);
+  EXPECT_FALSE(parse_adapted_parameters("cpts").means);
+  AdaptationOptions weights_only = adaptation(1.0);
+  weights_only.adapt = parse_adapted_parameters("weights");
   const HmmFit pooled = fit_pooled_discrete_hmm(symbol_sequences(10, 15, 1), 4, pooled_discrete_options(2));
   const std::vector<long> symbols{1, 2}, outside{1, 4}, empty;
   for (double tau : {0.0, -1.0, std::nan("")})
@@ -422,6 +529,8 @@ TEST(Adaptation, RejectsBadOptionsAndInputByName) {
   EXPECT_TRUE(
       refuses([&] { adapt_hmm(*pooled.model, outside, adaptation(1.0)); }, {"symbol 4", "position 2", "alphabet 0..3"}));
   EXPECT_TRUE(refuses([&] { adapt_hmm(*pooled.model, empty, adaptation(1.0)); }, {"empty"}));
+  EXPECT_TRUE(refuses([&] { adapt_hmm(*pooled.model, symbols, weights_only); },
+                      {"adapt", "'weights'", "hmm with discrete emissions", "start, transitions, emissions"}));
   const Eigen::MatrixXd three_by_two = Eigen::MatrixXd::Zero(3, 2), three_by_five = Eigen::MatrixXd::Zero(3, 5);
   EXPECT_TRUE(refuses([&] { adapt_hmm(*pooled.model, three_by_two, adaptation(1.0)); },
                       {"emission 1", "multinomial", "not a gaussian"}));

@@ -81,7 +81,8 @@ FitFamily bayesnet_family() {
           add_bayesnet_options,
           make_bayesnet,
           read_libsvm_input,
-          {kBayesNetFlags, kEmOptionFlags}};
+          {kBayesNetFlags, kEmOptionFlags},
+          true};
 }
 
 }  // namespace ppk::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "fisher_features.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "ppk/core/data.hpp"
@@ -71,8 +72,16 @@ the pooled model under conjugate priors centred on its parameters, TAU =
 (and the means' offsets) over N + TAU. TAU -> infinity gives the pooled model,
 TAU -> 0 the example's own maximum likelihood; states stay aligned across
 examples, so kernels compare like with like. Adapt the training file AND the
-test files from the same POOL. --adapt LIST: what adapts (start, transitions,
-emissions, weights, means, covariances, or all); the rest keeps pooled values.
+test files from the same POOL.
+--fisher-from POOL writes, instead of model rows, each example's Fisher score
+under the pooled model (Jaakkola & Haussler 1999) as LIBSVM feature rows for
+svm-train -t 0 or LIBLINEAR: the gradient of log p(example) with respect to the
+--adapt parameters (probabilities by their logits, Gaussian means, log
+variances or covariance entries), divided by the example's length or size and
+by the square root of the training examples' mean squared score (the diagonal
+of the empirical Fisher information, saved in POOL by --pooled --save-pooled). --adapt LIST: what adapts (start, transitions,
+emissions, weights, means, covariances, cpts, or all); the rest keeps pooled
+values. A network's CPT rows adapt as probability vectors.
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
@@ -85,11 +94,17 @@ void add_latent_options(po::options_description& options) {
       ("relevance", po::value<double>()->default_value(16.0, "16")->value_name("TAU"),
        "--adapt-from: the priors' strength TAU > 0 in pseudo-observations (Reynolds et al.'s 16)")
       ("adapt", po::value<std::string>()->default_value("all")->value_name("LIST"),
-       "--adapt-from: what adapts: start,transitions,emissions,weights,means,covariances or all");
+       "--adapt-from: what adapts (--fisher-from: the scores' parameters): start,transitions,emissions,"
+       "weights,means,covariances,cpts or all")
+      ("fisher-from", po::value<std::string>()->value_name("POOL"),
+       "write each example's Fisher score under the pooled model in POOL as LIBSVM features (see above)");
   // clang-format on
 }
-const OptionFlags kLatentOptionFlags{
-    {"pooled", "--pooled"}, {"adapt_from", "--adapt-from"}, {"relevance", "--relevance"}, {"adapt", "--adapt"}};
+const OptionFlags kLatentOptionFlags{{"pooled", "--pooled"},
+                                     {"adapt_from", "--adapt-from"},
+                                     {"relevance", "--relevance"},
+                                     {"adapt", "--adapt"},
+                                     {"fisher_from", "--fisher-from"}};
 
 // `ppk fit mi`, a command of its own (mi.cpp) listed among the families.
 constexpr const char* kMiName = "mi";
@@ -242,18 +257,22 @@ Statistics pool_examples(const Estimator& estimator, const Dataset& data, long d
 
 // UsageError unless --pooled, --adapt-from and their options are used together as documented.
 void check_latent_options(const po::variables_map& values) {
-  const bool pooled = values.count("pooled") > 0, adapted = values.count("adapt-from") > 0;
-  if (pooled && adapted)
+  const bool pooled = values.count("pooled") > 0, adapted = values.count("adapt-from") > 0,
+             fisher = values.count("fisher-from") > 0;
+  if (pooled + adapted + fisher > 1)
     throw UsageError(
-        "--pooled and --adapt-from exclude each other: fit the pooled model with --pooled --save-pooled POOL, "
-        "then adapt every file with --adapt-from POOL");
-  if ((pooled || adapted) && values.count("pooled-from"))
-    throw UsageError("--pooled-from applies to per-example fits; with --pooled or --adapt-from leave it out");
-  if (adapted && values.count("save-pooled"))
-    throw UsageError("--save-pooled keeps the model that --pooled fits; --adapt-from reads one");
-  if (!adapted && (!values["relevance"].defaulted() || !values["adapt"].defaulted()))
-    throw UsageError("--relevance and --adapt apply to --adapt-from POOL");
-  if ((pooled || adapted) && ((values.count("prior") && !values["prior"].defaulted()) || values.count("prior-count")))
+        "--pooled, --adapt-from and --fisher-from exclude each other: fit the pooled model with --pooled "
+        "--save-pooled POOL, then adapt every file with --adapt-from POOL or score it with --fisher-from POOL");
+  if ((pooled || adapted || fisher) && values.count("pooled-from"))
+    throw UsageError(
+        "--pooled-from applies to per-example fits; with --pooled, --adapt-from or --fisher-from leave it out");
+  if ((adapted || fisher) && values.count("save-pooled"))
+    throw UsageError("--save-pooled keeps the model that --pooled fits; --adapt-from and --fisher-from read one");
+  if (!adapted && !values["relevance"].defaulted()) throw UsageError("--relevance applies to --adapt-from POOL");
+  if (!adapted && !fisher && !values["adapt"].defaulted())
+    throw UsageError("--adapt applies to --adapt-from POOL and --fisher-from POOL");
+  if ((pooled || adapted || fisher) &&
+      ((values.count("prior") && !values["prior"].defaulted()) || values.count("prior-count")))
     throw UsageError(
         "--prior and --prior-count apply to per-example fits: a pooled fit has the data of every example, and an "
         "adapted fit's prior is centred on the pooled model (--relevance)");
@@ -268,23 +287,21 @@ void check_pool_matches(const PoolFile& pool, const FitFamily& family, long dim,
                      " over dimension " + std::to_string(dim) + " (give both files the same family and --dim)");
 }
 
-// The statistics of every example; an example that has none is an error naming it.
-std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim) {
-  std::vector<Statistics> statistics;
-  for (const Example& example : data.examples) {
-    try {
-      statistics.push_back(estimator.statistics(example.vectors, dim));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, message_of(e));
-    }
-  }
-  return statistics;
+// The pool file of --adapt-from or --fisher-from: it must hold a pooled model of this family and dimension.
+PoolFile read_pooled_model(const std::string& path, const FitFamily& family, long dim, const std::string& input,
+                           const std::string& command) {
+  PoolFile pool = read_pool_file(path);
+  if (pool.model.is_null())
+    throw UsageError(pool.path + " holds no pooled model: fit the training file " + pool.source + " with " + command +
+                     " --pooled --save-pooled " + pool.path);
+  check_pool_matches(pool, family, dim, input, command);
+  return pool;
 }
 
-// --pooled: the one model of all the examples.
-std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Dataset& data, long dim, unsigned threads) {
+// --pooled: the one model of all the examples, from their statistics.
+std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Dataset& data,
+                                        const std::vector<Statistics>& statistics, unsigned threads) {
   if (data.examples.empty()) throw InputError(data.source + ": no examples to pool");
-  const std::vector<Statistics> statistics = example_statistics(estimator, data, dim);
   try {
     return estimator.fit_pooled(statistics, threads);
   } catch (const OptionError& e) {
@@ -311,8 +328,16 @@ std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, c
   std::vector<Row> rows(data.examples.size());
   for_each_index(data.examples.size(), threads, "adapting", [&](std::size_t i) {
     const Example& example = data.examples[i];
+    Statistics statistics;
     try {
-      rows[i] = encode_row(*estimator.adapt(pooled, estimator.statistics(example.vectors, dim), options));
+      statistics = estimator.statistics(example.vectors, dim);
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, message_of(e));
+    }
+    try {
+      rows[i] = encode_row(*estimator.adapt(pooled, statistics, options));
+    } catch (const OptionError& e) {  // the options, not this example
+      throw UsageError(message_of(e));
     } catch (const EstimationError& e) {
       throw data.error_at(example, message_of(e));
     }
@@ -391,18 +416,35 @@ int run_fit(const std::vector<std::string>& args) {
 
   // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
   // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
+  if (family->latent && values.count("fisher-from")) {
+    const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), *family, dim, source.name, command);
+    if (pool.fisher.is_null())
+      throw UsageError(pool.path +
+                       " holds no Fisher information: Fisher features are offered for a pooled hmm or "
+                       "mixture, saved by " +
+                       command + " --pooled --save-pooled");
+    std::vector<std::string> lines;
+    try {
+      lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher,
+                                   parse_adapted_parameters(values["adapt"].as<std::string>()), data,
+                                   example_statistics(*estimator, data, dim), pool.path, threads);
+    } catch (const OptionError& e) {
+      throw UsageError(message_of(e));
+    }
+    for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
+    write_lines(values["output"].as<std::string>(), lines);
+    return 0;
+  }
   std::unique_ptr<Model> pooled_model;
+  std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
   std::optional<Statistics> pooled;
   std::vector<Row> rows;
   if (family->latent && values.count("pooled")) {
-    pooled_model = fit_pooled_model(*estimator, data, dim, threads);
+    pooled_examples = example_statistics(*estimator, data, dim);
+    pooled_model = fit_pooled_model(*estimator, data, pooled_examples, threads);
     rows.push_back(encode_row(*pooled_model));
   } else if (family->latent && values.count("adapt-from")) {
-    const PoolFile pool = read_pool_file(values["adapt-from"].as<std::string>());
-    if (pool.model.is_null())
-      throw UsageError(pool.path + " holds no pooled model: fit the training file " + pool.source + " with " + command +
-                       " --pooled --save-pooled " + pool.path);
-    check_pool_matches(pool, *family, dim, source.name, command);
+    const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), *family, dim, source.name, command);
     rows = adapted_rows(*estimator, *model_from_json(pool.model), data, dim, values, threads);
   } else {
     if (pool_from && pool_from->statistics) {
@@ -427,7 +469,10 @@ int run_fit(const std::vector<std::string>& args) {
   if (values.count("save-pooled")) {
     PoolFile pool{"",     source.name,    family->name,       dim, choices.chosen(), choices.matrices(),
                   pooled, choices.base(), choices.smoothing()};
-    if (pooled_model) pool.model = model_to_json(*pooled_model);
+    if (pooled_model) {
+      pool.model = model_to_json(*pooled_model);
+      pool.fisher = fisher_information(*pooled_model, pooled_examples, threads);
+    }
     write_pool_file(values["save-pooled"].as<std::string>(), pool);
   }
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);

@@ -2,6 +2,7 @@
 #include "fit_family.hpp"
 
 #include <cstdint>
+#include <iomanip>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -45,6 +46,28 @@ FitInput read_libsvm_input(const FitSource& source, const po::variables_map& val
 FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
   check_fit_format(source, kSequenceRows, command);
   return parse_libsvm_input(source, values);
+}
+
+std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim) {
+  std::vector<Statistics> statistics;
+  for (const Example& example : data.examples) {
+    try {
+      statistics.push_back(estimator.statistics(example.vectors, dim));
+    } catch (const EstimationError& e) {
+      throw data.error_at(example, message_of(e));
+    }
+  }
+  return statistics;
+}
+
+Choice held_out_size(const SizeChoice& choice, const std::string& held_out, const char* symbol) {
+  std::ostringstream how;
+  how << "the held-out log-likelihood of " << held_out << " (";
+  for (std::size_t i = 0; i < choice.grid.size(); ++i)
+    how << (i ? ", " : "") << symbol << " = " << choice.grid[i] << ": " << std::fixed << std::setprecision(1)
+        << choice.held_out_log_likelihoods[i];
+  how << ")";
+  return Choice{static_cast<double>(choice.size), how.str()};
 }
 
 bool fits_pooled_or_adapted(const po::variables_map& values) {

@@ -13,6 +13,7 @@
 
 #include "cli.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/core/row.hpp"
 #include "training_choices.hpp"
@@ -57,6 +58,12 @@ struct FitFamily {
   // --pooled and --adapt-from (latent-variable models: adaptation.hpp).
   bool latent = false;
 };
+
+// The statistics of every example of `data`; an example that has none is an InputError naming it.
+std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim);
+// A number of states or components chosen on the training file by held-out likelihood
+// (adaptation.hpp): the value and how, "the held-out log-likelihood of HELD_OUT (SYMBOL = 1: ..., ...)".
+Choice held_out_size(const SizeChoice& choice, const std::string& held_out, const char* symbol);
 
 // Whether INPUT is fitted by one pooled model (--pooled) or by adapting one (--adapt-from): then the
 // per-example fit's covariance prior is not chosen (the adaptation's prior is centred on the pooled model).

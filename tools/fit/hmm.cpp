@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "covariance_prior.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "prior_options.hpp"
@@ -53,7 +54,10 @@ hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
   chooses its own). On digits as sequences of pixel rows it beat the ridge
   alone by 33 points (docs/priors-by-evidence.md). --prior none: the ridge
   alone (the maximum-likelihood fit of earlier versions).
-  --states auto (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
+  --pooled --states auto (what to try first for a pooled model): M from 1, 2,
+  3, 4, 5, 6, 8, 10, 12, 16 by the held-out log-likelihood of every fifth
+  sequence under the pooled HMM of the others; printed and saved by --save-pooled.
+  --states auto for per-sequence fits (JMLR 2004 section 8.2): M = floor(sqrt(O^2 + 4 (n z + O + 1))/2
   - O/2) + 1, n the number of symbols, z = --param-ratio, O the alphabet size
   (Gaussian: the emission parameters per state, D + 1 iso, 2D diag,
   D + D(D+1)/2 full). Starts are random, seeded by (--seed, the sequence), so
@@ -124,6 +128,20 @@ DataFormat hmm_format(const po::variables_map& values, const FitSource& source) 
   return DataFormat::lines;
 }
 
+// --pooled --states auto: M by the held-out likelihood of the pooled model (choose_pooled_states).
+Choice pooled_state_choice(const FitContext& context, const HmmFitOptions& options) {
+  const std::vector<Statistics> examples =
+      example_statistics(*hmm_estimator(options), context.input.data, context.input.dim);
+  try {
+    return held_out_size(choose_pooled_states(examples, options, default_state_grid(), threads_option(context.values)),
+                         "every fifth sequence under the pooled HMM of the others", "M");
+  } catch (const OptionError& e) {
+    throw UsageError(message_of(e));
+  } catch (const EstimationError& e) {
+    throw InputError(context.input.data.source + ": choosing the number of states: " + message_of(e));
+  }
+}
+
 std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   const po::variables_map& values = context.values;
   const FitSource& source = context.source;
@@ -155,12 +173,16 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
     options.states = parse_long(states);
     if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
   }
+  const bool choose_pooled_states = states == "auto" && values.count("pooled");
   options.param_ratio = option(values, "param-ratio");
   options.smoothing = option(values, "smoothing");
   if (values.count("cov")) options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
+  if (choose_pooled_states)
+    options.states =
+        static_cast<long>(context.choices.value("states", [&] { return pooled_state_choice(context, options); }));
   if (options.emissions == HmmEmissions::gaussian && !fits_pooled_or_adapted(values))
     options.prior =
         covariance_prior(context, options.covariance, *hmm_estimator(options),

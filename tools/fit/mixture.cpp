@@ -1,6 +1,9 @@
 // ppk fit mixture: a Gaussian mixture by EM; its EM options are shared with ppk fit mi mixture
 // (mixture_options.hpp).
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -8,6 +11,7 @@
 #include "fit_family.hpp"
 #include "mixture_options.hpp"
 #include "parallel.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {
@@ -15,7 +19,8 @@ namespace ppk::cli {
 void add_mixture_options(po::options_description& options) {
   // clang-format off
   options.add_options()
-      ("components", po::value<long>()->default_value(2)->value_name("K"), "the number of components K >= 1")
+      ("components", po::value<std::string>()->default_value("2")->value_name("K|auto"),
+       "the number of components K >= 1; auto (with --pooled): by held-out likelihood")
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "the components' covariance form")
       ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
@@ -25,7 +30,14 @@ void add_mixture_options(po::options_description& options) {
 
 MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
   MixtureFitOptions options;
-  options.components = values["components"].as<long>();
+  const std::string components = values["components"].as<std::string>();
+  if (components != "auto") {
+    const std::optional<long> count = parse_long(components);
+    if (!count) throw UsageError("--components must be a whole number or auto, got '" + components + "'");
+    options.components = *count;
+  } else if (!values.count("pooled")) {
+    throw UsageError("--components auto chooses K for ppk fit mixture --pooled; give a number");
+  }
   options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
@@ -71,8 +83,26 @@ void add_mixture_fit_options(po::options_description& options) {
   add_covariance_prior_options(options, "none");
 }
 
+// --pooled --components auto: K by the held-out likelihood of the pooled mixture (choose_pooled_components).
+Choice pooled_component_choice(const FitContext& context, const MixtureFitOptions& options) {
+  std::vector<Eigen::MatrixXd> sets;
+  for (const Statistics& example : example_statistics(*mixture_estimator(options), context.input.data, context.input.dim))
+    sets.push_back(example.sums.at("x"));
+  try {
+    return held_out_size(choose_pooled_components(sets, options, default_component_grid()),
+                         "every fifth set under the pooled mixture of the others", "K");
+  } catch (const OptionError& e) {
+    throw UsageError(message_of(e));
+  } catch (const EstimationError& e) {
+    throw InputError(context.input.data.source + ": choosing the number of components: " + message_of(e));
+  }
+}
+
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
   MixtureFitOptions options = mixture_fit_options(context.values);
+  if (context.values.count("pooled") && context.values["components"].as<std::string>() == "auto")
+    options.components =
+        static_cast<long>(context.choices.value("components", [&] { return pooled_component_choice(context, options); }));
   if (fits_pooled_or_adapted(context.values)) return mixture_estimator(options);
   options.prior = covariance_prior(
       context, options.covariance, *mixture_estimator(options),

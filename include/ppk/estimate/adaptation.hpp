@@ -33,6 +33,7 @@
 // Reynolds et al. adapt with the coefficient N_q / (N_q + tau): the same mean update.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,7 +48,8 @@ namespace ppk {
 
 // Which parameters adapt (the others keep the pooled model's values). Names, as in
 // parse_adapted_parameters: start, transitions, emissions (an HMM's discrete emission
-// probabilities), weights (a mixture's), means, covariances (Gaussian states or components).
+// probabilities), weights (a mixture's), means, covariances (Gaussian states or components), cpts
+// (a Bayesian network's tables, which adapt as the HMM's probabilities).
 struct AdaptedParameters {
   bool start = true;
   bool transitions = true;
@@ -55,13 +57,18 @@ struct AdaptedParameters {
   bool weights = true;
   bool means = true;
   bool covariances = true;
+  bool cpts = true;  // a Bayesian network's conditional probability tables
+  bool all = true;   // "all": every parameter the family has
 };
 // A comma-separated list of the names above, or "all". OptionError naming {adapt} for an unknown
 // or repeated name or an empty list.
 AdaptedParameters parse_adapted_parameters(const std::string& list);
-// The list of the adapted names that apply to `model` (an HmmModel or MixtureModel), e.g.
-// "start,transitions,emissions".
-std::string adapted_parameter_names(const AdaptedParameters& adapted, const Model& model);
+// OptionError naming {adapt} when a listed name is not a parameter of `family` ("hmm with discrete
+// emissions": start, transitions, emissions; "hmm with gaussian emissions": start, transitions,
+// means, covariances; "mixture": weights, means, covariances; "bayesnet": cpts) or none of them is
+// listed or selected. "all" adapts whatever the family has.
+void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
+                              std::initializer_list<const char*> applicable);
 
 struct AdaptationOptions {
   double relevance = 16.0;  // tau > 0 (Reynolds et al.'s 16)
@@ -82,6 +89,31 @@ HmmFit fit_pooled_discrete_hmm(const std::vector<std::vector<long>>& sequences, 
 HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
                                unsigned threads = 1);
 GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options);
+
+// The number of states of a pooled HMM chosen by held-out likelihood (`ppk fit hmm --pooled
+// --states auto`): every fifth example (the 5th, 10th, ...; "symbols" or "x" statistics of
+// hmm_estimator) is held out, the pooled HMM of the rest is fitted for each M of `grid` with the
+// options' restarts and seed and at most 100 iterations, and the M whose fit gives the held-out
+// sequences the largest log-likelihood (the forward recursion) is kept. OptionError naming {states}
+// with fewer than 5 examples.
+// The result of either choice: the size kept, and each size tried with its held-out score.
+struct SizeChoice {
+  long size = 0;
+  double best_score = 0.0;
+  std::vector<long> grid;                        // the sizes tried
+  std::vector<double> held_out_log_likelihoods;  // per size tried
+};
+std::vector<long> default_state_grid();  // 1, 2, 3, 4, 5, 6, 8, 10, 12, 16
+SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                const std::vector<long>& grid, unsigned threads = 1);
+
+// The number of components of a pooled mixture chosen likewise (`ppk fit mixture --pooled
+// --components auto`): every fifth set held out, the pooled mixture of the others fitted for each K
+// of `grid` (at most 100 iterations; K larger than the kept vectors skipped), the held-out vectors
+// scored by their log-likelihood. OptionError naming {components} with fewer than 5 sets.
+std::vector<long> default_component_grid();  // 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
+SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                    const std::vector<long>& grid);
 
 // The MAP adaptation of `pooled` to one example (see above); log_likelihoods holds the MAP
 // objective after 0, 1, 2, ... M-steps. The pooled HMM's emissions must be one-event multinomials

@@ -76,4 +76,13 @@ struct BayesNetFit {
 BayesNetFit fit_bayesnet_em(const nlohmann::json& structure, const std::vector<std::vector<long>>& observations,
                             const BayesNetFitOptions& options);
 
+// The MAP adaptation of a pooled network (adaptation.hpp; `ppk fit bayesnet --pooled`, then
+// --adapt-from): EM from `pooled` with the pseudo-counts tau P0(k | c) on every CPT entry, so each row
+// becomes (n(i, c, k) + tau P0(k | c)) / (n(i, c) + tau) with expected counts n, and EM never decreases
+//   L = sum over observations x of log p(x) + tau sum_{i, c, k} P0(k | c) log P(node i = k | c).
+// Without hidden nodes this is one closed-form step. objectives: L after 0, 1, ... M-steps.
+struct AdaptationOptions;
+BayesNetFit adapt_bayesnet(const BayesNetModel& pooled, const std::vector<std::vector<long>>& observations,
+                           const AdaptationOptions& options);
+
 }  // namespace ppk

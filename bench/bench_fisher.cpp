@@ -1,0 +1,29 @@
+// Fisher scores per second (fisher.hpp): the score of a 300-symbol sequence under a 10-state HMM with
+// 20-symbol (protein) emissions, every parameter selected (10 + 100 + 200 features): forward-backward
+// under the pooled model, then the expected counts minus their expectations.
+#include <random>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "ppk/estimate/fisher.hpp"
+#include "random_hmm.hpp"
+
+namespace {
+
+void BM_FisherScoreDiscreteHmm(benchmark::State& state) {
+  const long states = state.range(0), alphabet = state.range(1), length = state.range(2);
+  std::mt19937 rng(7);
+  const ppk::FisherScorer scorer(*bench::as_model(bench::random_hmm(states, alphabet, rng), 0), ppk::AdaptedParameters{});
+  std::uniform_int_distribution<long> symbol(0, alphabet - 1);
+  std::vector<long> sequence(static_cast<std::size_t>(length));
+  for (long& s : sequence) s = symbol(rng);
+  for (auto _ : state) benchmark::DoNotOptimize(scorer.score(sequence));
+  state.counters["scores/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_FisherScoreDiscreteHmm)->ArgNames({"M", "alphabet", "n"})->Args({10, 20, 300});
+
+}  // namespace
+
+BENCHMARK_MAIN();

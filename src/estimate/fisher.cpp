@@ -1,0 +1,332 @@
+// Fisher scores of pooled HMMs and Gaussian mixtures (formulas in fisher.hpp). The E-step is
+// Baum-Welch's forward-backward (estimate_hmm.cpp) or the mixture's responsibilities (gaussian_em.cpp)
+// under the pooled parameters; the scores are then expected counts minus their expectations, and
+// the Gaussian blocks weighted sums of residuals.
+#include "ppk/estimate/fisher.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <Eigen/Dense>
+
+#include "estimate/estimate_detail.hpp"
+#include "estimate/gaussian_em.hpp"
+#include "ppk/core/family.hpp"
+#include "ppk/estimate/estimate.hpp"
+#include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
+#include "ppk/families/mixture.hpp"
+#include "ppk/families/multinomial.hpp"
+
+namespace ppk {
+
+namespace {
+
+enum class ScoredModel { discrete_hmm, gaussian_hmm, gaussian_mixture };
+
+std::string indexed(const std::string& name, long i) { return name + "[" + std::to_string(i) + "]"; }
+
+// The scores of the logits a of p = softmax(a) from the expected counts c: c_o - (sum c) p_o.
+template <class Out>
+void write_logit_scores(const Eigen::Ref<const Eigen::VectorXd>& counts, const Eigen::Ref<const Eigen::VectorXd>& p,
+                        Out&& out) {
+  out = counts - counts.sum() * p;
+}
+
+}  // namespace
+
+struct FisherScorer::Impl {
+  ScoredModel kind = ScoredModel::discrete_hmm;
+  // The selected blocks that apply to `kind`.
+  bool start = false, transitions = false, emissions = false, weights = false, means = false, covariances = false;
+  detail::MarkovChain chain;                // HMMs: pi, A
+  Eigen::VectorXd mixture_weights;          // mixtures: w
+  Eigen::MatrixXd emission_probabilities;   // discrete HMMs: E, M x O
+  Eigen::MatrixXd log_emissions_by_symbol;  // discrete HMMs: log E', O x M (row o: log E_.o)
+  detail::GaussianComponents gaussians;     // Gaussian states: their form, mu_q, dense Sigma_q
+  std::vector<Eigen::MatrixXd> precisions;  // Gaussian states: P_q = Sigma_q^-1
+  long dim = 0;                             // O (discrete) or D (Gaussian)
+  std::vector<std::string> names;
+
+  void read_gaussians(const std::vector<const Model*>& models, const std::string& what);
+  void name_features();
+  Eigen::Index write_gaussian_scores(const Eigen::MatrixXd& x, const Eigen::Ref<const Eigen::VectorXd>& weights,
+                                     std::size_t q, Eigen::VectorXd& out, Eigen::Index j) const;
+  Eigen::Index write_chain_scores(const detail::ChainPosteriors& posteriors, Eigen::VectorXd& out) const;
+  void check_vectors(const Eigen::MatrixXd& x) const;
+};
+
+void FisherScorer::Impl::read_gaussians(const std::vector<const Model*>& models, const std::string& what) {
+  gaussians = detail::gaussian_components(models, what);
+  dim = static_cast<long>(gaussians.means.front().size());
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
+  for (const Eigen::MatrixXd& sigma : gaussians.covariances) precisions.push_back(sigma.llt().solve(identity));
+}
+
+void FisherScorer::Impl::name_features() {
+  const long states = kind == ScoredModel::gaussian_mixture ? static_cast<long>(mixture_weights.size())
+                                                            : static_cast<long>(chain.start.size());
+  if (start)
+    for (long q = 0; q < states; ++q) names.push_back(indexed("start", q));
+  if (transitions)
+    for (long p = 0; p < states; ++p)
+      for (long q = 0; q < states; ++q) names.push_back(indexed(indexed("transitions", p), q));
+  if (weights)
+    for (long m = 0; m < states; ++m) names.push_back(indexed("weights", m));
+  for (long q = 0; q < states; ++q) {
+    if (emissions)
+      for (long o = 0; o < dim; ++o) names.push_back(indexed(indexed("emissions", q), o));
+    if (means)
+      for (long d = 0; d < dim; ++d) names.push_back(indexed(indexed("means", q), d));
+    if (!covariances) continue;
+    const std::string block = indexed("covariances", q);
+    switch (gaussians.form) {
+      case CovarianceForm::isotropic: names.push_back(block); break;
+      case CovarianceForm::diagonal:
+        for (long d = 0; d < dim; ++d) names.push_back(indexed(indexed(block, d), d));
+        break;
+      case CovarianceForm::full:
+        for (long i = 0; i < dim; ++i)
+          for (long k = i; k < dim; ++k) names.push_back(indexed(indexed(block, i), k));
+        break;
+    }
+  }
+}
+
+FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& parameters) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  if (const auto* hmm = dynamic_cast<const HmmModel*>(&pooled)) {
+    m.chain.start = hmm->start();
+    m.chain.transitions = hmm->transitions();
+    std::vector<const Model*> states;
+    for (std::size_t q = 0; q < hmm->states(); ++q) states.push_back(&hmm->emission(q));
+    if (dynamic_cast<const GaussianModel*>(states.front()) != nullptr) {
+      m.kind = ScoredModel::gaussian_hmm;
+      m.read_gaussians(states, "the pooled HMM's emission");
+      m.means = parameters.means;
+      m.covariances = parameters.covariances;
+      check_adapted_parameters(parameters, "hmm with gaussian emissions",
+                               {"start", "transitions", "means", "covariances"});
+    } else {
+      m.kind = ScoredModel::discrete_hmm;
+      for (std::size_t q = 0; q < states.size(); ++q) {
+        const auto* multinomial = dynamic_cast<const MultinomialModel*>(states[q]);
+        if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled())
+          throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " +
+                                (multinomial == nullptr ? states[q]->family().name + " model"
+                                                        : std::string("multinomial over counts or a leveled base")) +
+                                ": Fisher scores need every emission a one-event multinomial or a Gaussian");
+        const std::vector<double> row = multinomial->probabilities().dense();
+        if (q == 0)
+          m.emission_probabilities.resize(static_cast<Eigen::Index>(states.size()),
+                                          static_cast<Eigen::Index>(row.size()));
+        m.emission_probabilities.row(static_cast<Eigen::Index>(q)) =
+            Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).transpose();
+      }
+      m.log_emissions_by_symbol = m.emission_probabilities.transpose().array().log().matrix();
+      m.dim = static_cast<long>(m.emission_probabilities.cols());
+      m.emissions = parameters.emissions;
+      check_adapted_parameters(parameters, "hmm with discrete emissions", {"start", "transitions", "emissions"});
+    }
+    m.start = parameters.start;
+    m.transitions = parameters.transitions;
+  } else if (const auto* mixture = dynamic_cast<const MixtureModel*>(&pooled)) {
+    m.kind = ScoredModel::gaussian_mixture;
+    m.mixture_weights =
+        Eigen::Map<const Eigen::VectorXd>(mixture->weights().data(), static_cast<Eigen::Index>(mixture->size()));
+    std::vector<const Model*> components;
+    for (std::size_t c = 0; c < mixture->size(); ++c) components.push_back(&mixture->component(c));
+    m.read_gaussians(components, "the pooled mixture's component");
+    m.weights = parameters.weights;
+    m.means = parameters.means;
+    m.covariances = parameters.covariances;
+    check_adapted_parameters(parameters, "mixture", {"weights", "means", "covariances"});
+  } else {
+    throw EstimationError("the pooled model is a " + pooled.family().name +
+                          " model: Fisher scores need an HMM or a mixture of Gaussians");
+  }
+  m.name_features();
+}
+
+FisherScorer::~FisherScorer() = default;
+FisherScorer::FisherScorer(FisherScorer&&) noexcept = default;
+FisherScorer& FisherScorer::operator=(FisherScorer&&) noexcept = default;
+
+long FisherScorer::size() const { return static_cast<long>(impl_->names.size()); }
+
+const std::vector<std::string>& FisherScorer::feature_names() const { return impl_->names; }
+
+// Start and transition scores from gamma and the expected transition counts; returns the next index.
+Eigen::Index FisherScorer::Impl::write_chain_scores(const detail::ChainPosteriors& posteriors,
+                                                    Eigen::VectorXd& out) const {
+  const Eigen::Index states = chain.start.size();
+  Eigen::Index j = 0;
+  if (start) {
+    write_logit_scores(posteriors.states.row(0).transpose(), chain.start, out.segment(j, states));
+    j += states;
+  }
+  if (transitions)
+    for (Eigen::Index p = 0; p < states; ++p, j += states)
+      write_logit_scores(posteriors.transition_counts.row(p).transpose(), chain.transitions.row(p).transpose(),
+                         out.segment(j, states));
+  return j;
+}
+
+// State (component) q's mean and covariance scores with gamma_t(q) = weights(t), from index j;
+// returns the next index.
+Eigen::Index FisherScorer::Impl::write_gaussian_scores(const Eigen::MatrixXd& x,
+                                                       const Eigen::Ref<const Eigen::VectorXd>& weights, std::size_t q,
+                                                       Eigen::VectorXd& out, Eigen::Index j) const {
+  const Eigen::MatrixXd residuals = x.rowwise() - gaussians.means[q].transpose();  // e_t, n x D
+  const Eigen::MatrixXd& precision = precisions[q];
+  if (means) {
+    out.segment(j, dim) = precision * (residuals.transpose() * weights);
+    j += dim;
+  }
+  if (!covariances) return j;
+  const double count = weights.sum();  // N_q
+  const Eigen::MatrixXd& sigma = gaussians.covariances[q];
+  switch (gaussians.form) {
+    case CovarianceForm::isotropic: {
+      const double trace_scatter = residuals.rowwise().squaredNorm().dot(weights);
+      out(j++) = 0.5 * (trace_scatter / sigma(0, 0) - count * static_cast<double>(dim));
+      break;
+    }
+    case CovarianceForm::diagonal: {
+      const Eigen::VectorXd scatter_diagonal = residuals.array().square().matrix().transpose() * weights;
+      out.segment(j, dim) = 0.5 * (scatter_diagonal.array() / sigma.diagonal().array() - count).matrix();
+      j += dim;
+      break;
+    }
+    case CovarianceForm::full: {
+      const Eigen::MatrixXd scatter = residuals.transpose() * weights.asDiagonal() * residuals;  // S_q
+      const Eigen::MatrixXd gradient = 0.5 * (precision * scatter * precision - count * precision);
+      for (long i = 0; i < dim; ++i)
+        for (long k = i; k < dim; ++k) out(j++) = (i == k ? 1.0 : 2.0) * gradient(i, k);
+      break;
+    }
+  }
+  return j;
+}
+
+void FisherScorer::Impl::check_vectors(const Eigen::MatrixXd& x) const {
+  if (kind == ScoredModel::discrete_hmm)
+    throw EstimationError("the pooled HMM has discrete emissions: score a sequence of symbols, not vectors");
+  const char* example = kind == ScoredModel::gaussian_hmm ? "sequence" : "set";
+  if (x.rows() < 1) throw EstimationError(std::string("the ") + example + " is empty");
+  if (x.cols() != dim)
+    throw EstimationError(std::string("the ") + example + "'s vectors have dimension " + std::to_string(x.cols()) +
+                          " where the pooled model's have " + std::to_string(dim));
+  for (Eigen::Index t = 0; t < x.rows(); ++t)
+    for (Eigen::Index d = 0; d < x.cols(); ++d)
+      if (!std::isfinite(x(t, d)))
+        throw EstimationError("vector " + std::to_string(t + 1) + " of the " + example + " has the value " +
+                              detail::short_number(x(t, d)) + " at index " + std::to_string(d + 1) +
+                              ": the values must be finite");
+}
+
+namespace {
+
+// A log-likelihood that is not finite: the example has probability 0 under the pooled model.
+void check_probability(double log_likelihood, const char* example) {
+  if (!std::isfinite(log_likelihood))
+    throw EstimationError(std::string("the ") + example +
+                          " has probability 0 under the pooled model: its Fisher score is not defined");
+}
+
+}  // namespace
+
+Eigen::VectorXd FisherScorer::score(const std::vector<long>& sequence) const {
+  const Impl& m = *impl_;
+  if (m.kind != ScoredModel::discrete_hmm)
+    throw EstimationError("the pooled model has Gaussian " +
+                          std::string(m.kind == ScoredModel::gaussian_hmm ? "emissions" : "components") +
+                          ": score the rows of a matrix, not a sequence of symbols");
+  if (sequence.empty()) throw EstimationError("the sequence is empty");
+  const Eigen::Index n = static_cast<Eigen::Index>(sequence.size()), states = m.chain.start.size();
+  Eigen::MatrixXd log_emissions(n, states);  // log E_q,x_t
+  for (Eigen::Index t = 0; t < n; ++t) {
+    const long symbol = sequence[static_cast<std::size_t>(t)];
+    if (symbol < 0 || symbol >= m.dim)
+      throw EstimationError("symbol " + std::to_string(symbol) + " at position " + std::to_string(t + 1) +
+                            " is outside the pooled HMM's alphabet 0.." + std::to_string(m.dim - 1));
+    log_emissions.row(t) = m.log_emissions_by_symbol.row(symbol);
+    if (!std::isfinite(log_emissions.row(t).maxCoeff()))
+      throw EstimationError("symbol " + std::to_string(symbol) + " at position " + std::to_string(t + 1) +
+                            " has probability 0 in every state of the pooled HMM: its Fisher score is not defined");
+  }
+  const detail::ChainPosteriors posteriors = detail::forward_backward(m.chain, log_emissions);
+  check_probability(posteriors.log_likelihood, "sequence");
+  Eigen::VectorXd out(size());
+  Eigen::Index j = m.write_chain_scores(posteriors, out);
+  if (m.emissions) {
+    // c_qo = sum_{t: x_t = o} gamma_t(q), M x O: each step adds gamma_t to the column of its symbol.
+    Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(states, m.dim);
+    for (Eigen::Index t = 0; t < n; ++t)
+      counts.col(sequence[static_cast<std::size_t>(t)]) += posteriors.states.row(t).transpose();
+    for (Eigen::Index q = 0; q < states; ++q, j += m.dim)
+      write_logit_scores(counts.row(q).transpose(), m.emission_probabilities.row(q).transpose(), out.segment(j, m.dim));
+  }
+  return out / static_cast<double>(n);
+}
+
+Eigen::VectorXd FisherScorer::score(const Eigen::MatrixXd& x) const {
+  const Impl& m = *impl_;
+  m.check_vectors(x);
+  Eigen::VectorXd out(size());
+  Eigen::Index j = 0;
+  Eigen::MatrixXd responsibilities;  // gamma_t(q) or r_t(m), n x M
+  if (m.kind == ScoredModel::gaussian_hmm) {
+    detail::ChainPosteriors posteriors = detail::forward_backward(m.chain, detail::log_densities(x, m.gaussians));
+    check_probability(posteriors.log_likelihood, "sequence");
+    j = m.write_chain_scores(posteriors, out);
+    responsibilities = std::move(posteriors.states);
+  } else {
+    detail::MixtureEStep step = detail::mixture_e_step(x, m.mixture_weights, m.gaussians);
+    check_probability(step.log_rows.sum(), "set");
+    if (m.weights) {
+      write_logit_scores(step.responsibilities.colwise().sum().transpose(), m.mixture_weights,
+                         out.segment(j, m.mixture_weights.size()));
+      j += m.mixture_weights.size();
+    }
+    responsibilities = std::move(step.responsibilities);
+  }
+  for (std::size_t q = 0; q < m.gaussians.means.size(); ++q)
+    j = m.write_gaussian_scores(x, responsibilities.col(static_cast<Eigen::Index>(q)), q, out, j);
+  return out / static_cast<double>(x.rows());
+}
+
+FisherScaling::FisherScaling(Eigen::VectorXd information_diagonal)
+    : information_diagonal_(std::move(information_diagonal)) {
+  for (Eigen::Index j = 0; j < information_diagonal_.size(); ++j)
+    if (!std::isfinite(information_diagonal_(j)) || information_diagonal_(j) < 0.0)
+      throw EstimationError("the Fisher information's diagonal entry " + std::to_string(j + 1) + " is " +
+                            detail::short_number(information_diagonal_(j)) + ": it must be finite and >= 0");
+}
+
+FisherScaling FisherScaling::from_training_scores(const std::vector<Eigen::VectorXd>& scores) {
+  if (scores.empty()) throw EstimationError("no training scores to estimate the Fisher information from");
+  Eigen::VectorXd sum_of_squares = Eigen::VectorXd::Zero(scores.front().size());
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i].size() != sum_of_squares.size())
+      throw EstimationError("training score " + std::to_string(i + 1) + " has " + std::to_string(scores[i].size()) +
+                            " features where the first has " + std::to_string(sum_of_squares.size()));
+    if (!scores[i].allFinite())
+      throw EstimationError("training score " + std::to_string(i + 1) + " has a value that is not finite");
+    sum_of_squares += scores[i].cwiseAbs2();
+  }
+  return FisherScaling(sum_of_squares / static_cast<double>(scores.size()));
+}
+
+Eigen::VectorXd FisherScaling::features(const Eigen::VectorXd& score) const {
+  if (score.size() != information_diagonal_.size())
+    throw EstimationError("the score has " + std::to_string(score.size()) + " features where the Fisher scaling has " +
+                          std::to_string(information_diagonal_.size()));
+  Eigen::VectorXd phi(score.size());
+  for (Eigen::Index j = 0; j < score.size(); ++j)
+    phi(j) = information_diagonal_(j) > 0.0 ? score(j) / std::sqrt(information_diagonal_(j)) : 0.0;
+  return phi;
+}
+
+}  // namespace ppk

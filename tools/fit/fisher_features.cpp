@@ -1,0 +1,103 @@
+// Fisher-kernel features on the command line (fisher_features.hpp).
+#include "fisher_features.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "cli.hpp"
+#include "parallel.hpp"
+#include "ppk/core/row.hpp"
+#include "ppk/estimate/fisher.hpp"
+
+namespace ppk::cli {
+namespace {
+
+// u(x) of one example from its statistics: the symbols of a discrete-emission HMM, else the rows "x".
+Eigen::VectorXd score_of(const FisherScorer& scorer, const Statistics& example) {
+  const auto symbols = example.sums.find("symbols");
+  if (symbols == example.sums.end()) return scorer.score(example.sums.at("x"));
+  const Eigen::MatrixXd& column = symbols->second;
+  return scorer.score(std::vector<long>(column.data(), column.data() + column.size()));
+}
+
+// Every example's u(x), in parallel; an example the pooled model cannot score is an error naming it.
+std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Dataset* data,
+                                       const std::vector<Statistics>& examples, unsigned threads) {
+  std::vector<Eigen::VectorXd> scores(examples.size());
+  for_each_index(examples.size(), threads, "scoring", [&](std::size_t i) {
+    try {
+      scores[i] = score_of(scorer, examples[i]);
+    } catch (const EstimationError& e) {
+      if (data == nullptr) throw;
+      throw data->error_at(data->examples[i], message_of(e));
+    }
+  });
+  return scores;
+}
+
+}  // namespace
+
+nlohmann::json fisher_information(const Model& pooled, const std::vector<Statistics>& training, unsigned threads) {
+  std::optional<FisherScorer> scorer;
+  try {
+    scorer.emplace(pooled, AdaptedParameters{});
+  } catch (const EstimationError&) {
+    return nullptr;  // a model without Fisher scores: --fisher-from says so
+  }
+  const FisherScaling scaling = FisherScaling::from_training_scores(scores_of(*scorer, nullptr, training, threads));
+  const Eigen::VectorXd& diagonal = scaling.information_diagonal();
+  return {{"names", scorer->feature_names()},
+          {"information", std::vector<double>(diagonal.data(), diagonal.data() + diagonal.size())}};
+}
+
+void check_fisher_information(const nlohmann::json& record, const std::string& path) {
+  const auto fail = [&](const std::string& what) {
+    return InputError(path + ": not a pool file written by ppk fit --pooled --save-pooled: \"fisher\": " + what);
+  };
+  if (!record.is_object() || !record.contains("names") || !record["names"].is_array() ||
+      !record.contains("information") || !record["information"].is_array())
+    throw fail("expected {\"names\": [strings], \"information\": [numbers]}");
+  if (record["names"].size() != record["information"].size())
+    throw fail("\"names\" and \"information\" differ in length");
+  std::set<std::string> seen;
+  for (const nlohmann::json& name : record["names"])
+    if (!name.is_string() || !seen.insert(name.get<std::string>()).second)
+      throw fail("\"names\" must be distinct strings");
+  for (const nlohmann::json& value : record["information"])
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      throw fail("\"information\" must be finite numbers >= 0");
+}
+
+std::vector<std::string> fisher_feature_lines(const Model& pooled, const nlohmann::json& information,
+                                              const AdaptedParameters& parameters, const Dataset& data,
+                                              const std::vector<Statistics>& examples, const std::string& pool_path,
+                                              unsigned threads) {
+  const FisherScorer scorer(pooled, parameters);
+  // The saved diagonal's entries of the selected features, by name.
+  std::map<std::string, double> saved;
+  for (std::size_t j = 0; j < information["names"].size(); ++j)
+    saved[information["names"][j].get<std::string>()] = information["information"][j].get<double>();
+  Eigen::VectorXd diagonal(scorer.size());
+  for (long j = 0; j < scorer.size(); ++j) {
+    const auto found = saved.find(scorer.feature_names()[static_cast<std::size_t>(j)]);
+    if (found == saved.end())
+      throw InputError(pool_path + " holds no Fisher information for the feature " +
+                       scorer.feature_names()[static_cast<std::size_t>(j)] + " (a pooled model of another shape)");
+    diagonal(j) = found->second;
+  }
+  const FisherScaling scaling(diagonal);
+  const std::vector<Eigen::VectorXd> scores = scores_of(scorer, &data, examples, threads);
+  std::vector<std::string> lines(scores.size());
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const Eigen::VectorXd phi = scaling.features(scores[i]);
+    Row row;
+    for (Eigen::Index j = 0; j < phi.size(); ++j)
+      if (std::fabs(phi(j)) >= DBL_MIN) row.push_back(RowEntry{static_cast<int>(j + 1), phi(j)});
+    lines[i] = format_row_line(data.examples[i].label, row);
+  }
+  return lines;
+}
+
+}  // namespace ppk::cli
