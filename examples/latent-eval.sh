@@ -7,6 +7,11 @@
 #     --seed 1 --n 800: two classes with one composition, told apart by how long the HMM stays in a
 #     state; 50-500 bases over ACGT).
 #
+# Methods: HMMs fitted per sequence (2 and 3 states) and the 1-state HMM (the composition); HMMs
+# adapted from one pooled HMM (3 and 8 states, TAU 4 and 16), all under ppk_norm; the pooled HMM's
+# Fisher scores under the linear kernel; LIBSVM's linear and RBF kernels on the square-root
+# composition and on 1-2-mer frequencies.
+#
 # Protocol: 5-fold cross-validation over seeded, stratified folds (examples/cv_folds.py). For
 # each fold, a method fits its models on the training part (saving whatever it decides there) and
 # applies them to the test part; LIBSVM trains on the training rows and predicts the test rows.
@@ -20,20 +25,24 @@
 # LIBSVM rows out) and one kernels_* function (one line of kernel options per grid point, each
 # tried with every C); a new method is one more rows_* function and one more `evaluate` line.
 #
-# Usage: [DATA=words|sequences-demo] examples/latent-eval.sh BUILD_DIR
+# Usage: [DATA=words|sequences-demo] [ONLY=REGEX] examples/latent-eval.sh BUILD_DIR
+#   ONLY: run only the methods whose names match REGEX (e.g. ONLY=Fisher), on the same folds;
+#   their grid points are added to grid.tsv
 #   (works in BUILD_DIR/latent-eval-DATA; docs/latent-models.md has the tables and the times)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.bash"
 data=${DATA:-words}
+only=${ONLY:-}
 demo_setup "${1:-}" "latent-eval-$data"
 
 folds=5
 seed=1
 c_grid=(0.5 2 8 32 128)                           # C = 2^-1, 2^1, .. 2^7
+linear_c_grid=(0.0078125 0.03125 0.125 "${c_grid[@]}")  # linear kernels: C = 2^-7, 2^-5, .. 2^7
 rho_grid=(0.5 1)                                  # ppk_norm -g: Bhattacharyya, expected likelihood
 length_grid=(3 5 9)                               # ppk_norm -d T: the kernel compares x_0..x_T
-gamma_grid=(0.0625 0.25 1 4 16)                  # RBF -g = 2^-4, 2^-2, .. 2^4
+gamma_grid=(0.0625 0.25 1 4 16)                   # RBF -g = 2^-4, 2^-2, .. 2^4
 
 # ---- the methods' rows ----------------------------------------------------------------------
 
@@ -61,6 +70,22 @@ rows_adapted_hmm() {
     "$3" -o "$5"
   "$bin/ppk" fit hmm --adapt-from "$5.pool" --relevance "$relevance" --format lines --alphabet-from alphabet.txt \
     "$4" -o "$6"
+}
+
+# rows_fisher STATES TRAIN TEST TRAIN_ROWS TEST_ROWS: the Fisher scores (Jaakkola & Haussler 1999) of
+# every training and test sequence under one HMM with STATES states fitted to all training
+# sequences (ppk fit hmm --pooled, as above; --fisher-from): the gradient of log p(x | theta) in the
+# start, transition and emission logits, divided by the sequence's length, each feature scaled by the
+# square root of its mean square over the training sequences (the empirical Fisher information's
+# diagonal, kept in the pool file), for LIBSVM's linear kernel: the Fisher kernel. (Each feature's
+# mean square is 1, so a row's squared length is about the number of features, 129 for 3 states:
+# the linear kernels' C grid reaches down to 2^-7, and the RBF grid would need gamma near 1/129.)
+rows_fisher() {
+  local states=$1
+  "$bin/ppk" fit hmm --pooled --states "$states" --format lines --alphabet-from alphabet.txt --seed "$seed" \
+    --save-pooled "$4.pool" "$2" -o "$4.pooled"
+  "$bin/ppk" fit hmm --fisher-from "$4.pool" --format lines --alphabet-from alphabet.txt "$2" -o "$4"
+  "$bin/ppk" fit hmm --fisher-from "$4.pool" --format lines --alphabet-from alphabet.txt "$3" -o "$5"
 }
 
 # rows_spectrum K [--sqrt] TRAIN TEST TRAIN_ROWS TEST_ROWS: the relative frequencies of the sequence's
@@ -123,12 +148,14 @@ fold_accuracy() {
     sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p'
 }
 
-# evaluate NAME KERNELS ROWS_COMMAND...: makes every fold's rows with ROWS_COMMAND (once per
+# evaluate NAME KERNELS ROWS_COMMAND...: (only when NAME matches the extended regular expression
+# $ONLY, if given) makes every fold's rows with ROWS_COMMAND (once per
 # command: rows/ keeps them), runs every point of kernels_KERNELS with every C on every fold,
 # adds each point's mean, lowest and highest fold accuracy to grid.tsv and prints the table row.
 evaluate() {
   local name=$1 kernels=$2
   shift 2
+  [[ $name =~ $only ]] || return 0
   local start=$SECONDS rows fold kernel options c accuracies mean lowest highest
   local best=-1 best_point="" best_lowest="" best_highest=""
   rows=rows/$(echo "$*" | tr -c 'A-Za-z0-9-' _)
@@ -140,9 +167,11 @@ evaluate() {
     done
     mv "$rows.partial" "$rows"
   fi
+  local c_values=("${c_grid[@]}")
+  [[ $kernels != linear ]] || c_values=("${linear_c_grid[@]}")
   while read -r kernel; do
     options=$(kernel_files "$kernel" "$rows")
-    for c in "${c_grid[@]}"; do
+    for c in "${c_values[@]}"; do
       accuracies=()
       for ((fold = 1; fold <= folds; fold++)); do accuracies+=("$(fold_accuracy "$options -c $c" "$fold")"); done
       read -r mean lowest highest < <(printf '%s\n' "${accuracies[@]}" |
@@ -153,7 +182,7 @@ evaluate() {
       fi
     done
   done < <("kernels_$kernels")
-  printf '| %-42s | %6s%% | %5s-%5s%% | %-30s | %7d |\n' "$name" "$best" "$best_lowest" "$best_highest" \
+  printf '| %-44s | %6s%% | %5s-%5s%% | %-30s | %7d |\n' "$name" "$best" "$best_lowest" "$best_highest" \
     "$best_point" $((SECONDS - start))
 }
 
@@ -173,15 +202,16 @@ data_sequences-demo() {
 [[ $(type -t "data_$data") == function ]] || { echo "DATA=$data: expected words or sequences-demo" >&2; exit 2; }
 "data_$data"
 python3 "$here/cv_folds.py" data.txt folds --folds "$folds" --seed "$seed"
-rm -rf rows grid.tsv
+rm -rf rows
+[[ -n $only ]] || rm -f grid.tsv
 
 echo
 echo "$description, $folds seeded stratified folds;"
-echo "best mean test accuracy over the grid: C in {${c_grid[*]}}; ppk_norm rho in {${rho_grid[*]}},"
-echo "T in {${length_grid[*]}}; RBF gamma in {${gamma_grid[*]}}"
+echo "best mean test accuracy over the grid: C in {${c_grid[*]}} (linear: {${linear_c_grid[*]}});"
+echo "ppk_norm rho in {${rho_grid[*]}}, T in {${length_grid[*]}}; RBF gamma in {${gamma_grid[*]}}"
 echo
-printf '| %-42s | %7s | %12s | %-30s | %7s |\n' method "mean" "folds" "grid point" seconds
-printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..44})" "---------" "--------------" \
+printf '| %-44s | %7s | %12s | %-30s | %7s |\n' method "mean" "folds" "grid point" seconds
+printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "---------" "--------------" \
   "$(printf -- '-%.0s' {1..32})" "---------"
 evaluate "HMM per example, 2 states (ppk_norm)" ppk_norm rows_hmm 2
 evaluate "HMM per example, 3 states (ppk_norm)" ppk_norm rows_hmm 3
@@ -190,6 +220,8 @@ evaluate "adapted HMM, 3 states, TAU 4 (ppk_norm)" ppk_norm rows_adapted_hmm 3 4
 evaluate "adapted HMM, 3 states, TAU 16 (ppk_norm)" ppk_norm rows_adapted_hmm 3 16
 evaluate "adapted HMM, 8 states, TAU 4 (ppk_norm)" ppk_norm rows_adapted_hmm 8 4
 evaluate "adapted HMM, 8 states, TAU 16 (ppk_norm)" ppk_norm rows_adapted_hmm 8 16
+evaluate "Fisher scores, 3-state pooled HMM, linear" linear rows_fisher 3
+evaluate "Fisher scores, 8-state pooled HMM, linear" linear rows_fisher 8
 evaluate "sqrt composition, linear" linear rows_spectrum 1 --sqrt
 evaluate "sqrt composition, RBF" rbf rows_spectrum 1 --sqrt
 evaluate "1-2-mer frequencies, linear" linear rows_spectrum 2
