@@ -8,7 +8,7 @@ Debian 12's word-list packages, /usr/share/dict/ (apt-get install wamerican wnge
 
     english     wamerican    american-english  (SCOWL, size 50)
     german      wngerman     ngerman           (the new German spelling, from igerman98)
-    french      wfrench      french            (DICOLLECTE, inflected forms included)
+    french      wfrench      french            (inflected forms included)
     italian     witalian     italian
     dutch       wdutch       dutch             (OpenTaal)
     spanish     wspanish     spanish
