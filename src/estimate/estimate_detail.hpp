@@ -134,6 +134,9 @@ void normalise_rows(const Eigen::MatrixXd& counts, const Eigen::MatrixXd& pseudo
 void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
 // a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
+// The M x O table E_qo of an HMM whose emissions are all one-event multinomials over O symbols
+// (not leveled); EstimationError naming the first emission that is not, followed by `why`.
+Eigen::MatrixXd one_event_emission_table(const HmmModel& hmm, const std::string& why);
 // A rows x cols matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
 Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng);
 

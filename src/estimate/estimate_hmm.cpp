@@ -73,9 +73,29 @@ Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_6
   return p;
 }
 
+Eigen::MatrixXd one_event_emission_table(const HmmModel& hmm, const std::string& why) {
+  const std::size_t states = hmm.states();
+  Eigen::MatrixXd table(static_cast<Eigen::Index>(states), hmm.emission(0).sample_space().dim);
+  for (std::size_t q = 0; q < states; ++q) {
+    const auto* multinomial = dynamic_cast<const MultinomialModel*>(&hmm.emission(q));
+    if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled() != nullptr)
+      throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " +
+                            (multinomial == nullptr ? hmm.emission(q).family().name + " model"
+                                                    : std::string("multinomial over counts or a leveled base")) +
+                            ": " + why);
+    const std::vector<double> row = multinomial->probabilities().dense();
+    table.row(static_cast<Eigen::Index>(q)) =
+        Eigen::Map<const Eigen::RowVectorXd>(row.data(), static_cast<Eigen::Index>(row.size()));
+  }
+  return table;
+}
+
 }  // namespace detail
 
 namespace {
+
+// Why a symbol sequence needs one-event multinomial emissions.
+constexpr const char* kDiscreteOnly = "a symbol sequence adapts only an HMM whose emissions are one-event multinomials";
 
 using Chain = detail::MarkovChain;
 using Posteriors = detail::ChainPosteriors;
@@ -411,24 +431,6 @@ std::vector<const Model*> emission_models(const HmmModel& model) {
   return models;
 }
 
-// The M x O emission table of an HMM whose emissions are one-event multinomials; EstimationError
-// naming the first emission that is not.
-Eigen::MatrixXd discrete_emission_table(const HmmModel& hmm) {
-  const std::vector<const Model*> models = emission_models(hmm);
-  Eigen::MatrixXd table(static_cast<Eigen::Index>(models.size()), models[0]->sample_space().dim);
-  for (std::size_t q = 0; q < models.size(); ++q) {
-    const auto* multinomial = dynamic_cast<const MultinomialModel*>(models[q]);
-    if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled() != nullptr)
-      throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " + models[q]->family().name +
-                            " row, not a one-event multinomial: a symbol sequence adapts only an HMM with discrete "
-                            "emissions");
-    const std::vector<double> row = multinomial->probabilities().dense();
-    table.row(static_cast<Eigen::Index>(q)) =
-        Eigen::Map<const Eigen::RowVectorXd>(row.data(), static_cast<Eigen::Index>(row.size()));
-  }
-  return table;
-}
-
 // Sequences stacked as one symbol vector or one data matrix, checked (EstimationError naming the
 // sequence).
 struct StackedSymbols {
@@ -560,9 +562,10 @@ SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const H
       const long alphabet = examples[0].dim;
       const HmmFit fit = fit_pooled_discrete_hmm(kept_symbols, alphabet, cheaper, threads);
       const StackedSymbols held = stack_symbols(held_symbols, alphabet);
-      score = sequences_log_likelihood(*fit.model,
-                                       DiscreteEmissions(held.symbols, discrete_emission_table(*fit.model), TablePrior{}),
-                                       held.bounds, threads);
+      score = sequences_log_likelihood(
+          *fit.model,
+          DiscreteEmissions(held.symbols, detail::one_event_emission_table(*fit.model, kDiscreteOnly), TablePrior{}),
+          held.bounds, threads);
     }
     choice.held_out_log_likelihoods.push_back(score);
     if (choice.held_out_log_likelihoods.size() == 1 || score > choice.best_score) {
@@ -576,7 +579,7 @@ SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const H
 HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options) {
   check_adaptation_options(options);
   check_adapted_parameters(options.adapt, "hmm with discrete emissions", {"start", "transitions", "emissions"});
-  const Eigen::MatrixXd emission_table = discrete_emission_table(pooled);
+  const Eigen::MatrixXd emission_table = detail::one_event_emission_table(pooled, kDiscreteOnly);
   check_symbols(sequence, emission_table.cols(), "the sequence ");
   Chain chain = pooled_chain(pooled);
   DiscreteEmissions emissions(sequence, emission_table,

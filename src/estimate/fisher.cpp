@@ -17,7 +17,6 @@
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/mixture.hpp"
-#include "ppk/families/multinomial.hpp"
 
 namespace ppk {
 
@@ -110,20 +109,8 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
                                {"start", "transitions", "means", "covariances"});
     } else {
       m.kind = ScoredModel::discrete_hmm;
-      for (std::size_t q = 0; q < states.size(); ++q) {
-        const auto* multinomial = dynamic_cast<const MultinomialModel*>(states[q]);
-        if (multinomial == nullptr || multinomial->trials().kind != Trials::one_event || multinomial->leveled())
-          throw EstimationError("the pooled HMM's emission " + std::to_string(q + 1) + " is a " +
-                                (multinomial == nullptr ? states[q]->family().name + " model"
-                                                        : std::string("multinomial over counts or a leveled base")) +
-                                ": Fisher scores need every emission a one-event multinomial or a Gaussian");
-        const std::vector<double> row = multinomial->probabilities().dense();
-        if (q == 0)
-          m.emission_probabilities.resize(static_cast<Eigen::Index>(states.size()),
-                                          static_cast<Eigen::Index>(row.size()));
-        m.emission_probabilities.row(static_cast<Eigen::Index>(q)) =
-            Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).transpose();
-      }
+      m.emission_probabilities = detail::one_event_emission_table(
+          *hmm, "Fisher scores need every emission a one-event multinomial or a Gaussian");
       m.log_emissions_by_symbol = m.emission_probabilities.transpose().array().log().matrix();
       m.dim = static_cast<long>(m.emission_probabilities.cols());
       m.emissions = parameters.emissions;

@@ -282,8 +282,9 @@ void expect_same_hmm(const HmmModel& a, const HmmModel& b, double tolerance, con
           << what << ", state " << q;
     }
   }
-  if (a.emission(0).family().name == "multinomial")
+  if (a.emission(0).family().name == "multinomial") {
     EXPECT_LE((emission_table(a) - emission_table(b)).cwiseAbs().maxCoeff(), tolerance) << what;
+  }
 }
 
 void expect_same_mixture(const MixtureModel& a, const MixtureModel& b, double tolerance, const std::string& what) {
