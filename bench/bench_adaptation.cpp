@@ -1,6 +1,7 @@
 // Pooled HMMs and their MAP adaptation (adaptation.hpp), discrete emissions over 20 symbols:
-// * BM_PooledBaumWelch: 20 Baum-Welch iterations of a 4-state HMM over 200 sequences of 50 symbols,
-//   with 1 and 2 threads for the E-step (the result does not depend on them);
+// * BM_PooledBaumWelch: 3 restarts of 20 Baum-Welch iterations of a 4-state HMM over 200 sequences
+//   of 50 symbols, with 1 and 2 threads (the restarts run in parallel; the result does not depend on
+//   the threads);
 // * BM_AdaptOneSequence: adapting that pooled HMM to one sequence of 100 symbols (relevance 16,
 //   at most 100 iterations), against BM_BaumWelchOneSequence, the per-sequence fit it replaces
 //   (3 restarts of at most 400 iterations, the defaults of ppk fit hmm).
@@ -35,7 +36,6 @@ ppk::HmmFitOptions four_states(long iterations) {
   options.states = 4;
   options.iterations = iterations;
   options.tolerance = 0;
-  options.restarts = 1;
   return options;
 }
 

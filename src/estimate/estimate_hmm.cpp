@@ -231,7 +231,10 @@ StackedPosteriors e_step(const Chain& chain, const Eigen::MatrixXd& log_emission
   StackedPosteriors out;
   out.states.resize(log_emissions.rows(), m);
   std::vector<Posteriors> each(count);
-  for_each_range(count, threads, 4, 0.001, [&](std::size_t begin, std::size_t end) {
+  // In parallel only when the E-step is long (20 ms): a short one finishes within a scheduler time
+  // slice, and a helper descheduled by another process while it holds a range would delay it more
+  // than the helper saves.
+  for_each_range(count, threads, 4, 0.02, [&](std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s) {
       const Eigen::Index first = bounds[s], length = bounds[s + 1] - bounds[s];
       each[s] = detail::forward_backward(chain, log_emissions.middleRows(first, length));
@@ -319,21 +322,25 @@ HmmFit best_of_restarts(long states, const SequenceBounds& bounds, std::seed_seq
   const ChainPrior prior{TablePrior::smoothing(1, states, options.smoothing),
                          TablePrior::smoothing(states, states, options.smoothing)};
   const EmControl control{options.iterations, options.tolerance, threads};
-  std::optional<Chain> best_chain;
-  std::unique_ptr<Emissions> best_emissions;
-  std::vector<double> best_log_likelihoods;
-  for (long restart = 0; restart < options.restarts; ++restart) {
-    Chain chain = random_chain(states, rng);
-    std::unique_ptr<Emissions> emissions = make_emissions(rng);
-    std::vector<double> log_likelihoods = run_baum_welch(chain, *emissions, prior, bounds, control);
-    if (!best_chain || log_likelihoods.back() > best_log_likelihoods.back()) {
-      best_chain = std::move(chain);
-      best_emissions = std::move(emissions);
-      best_log_likelihoods = std::move(log_likelihoods);
-    }
+  // Every restart's start is drawn first, in order, so that the restarts can run in parallel (each
+  // a whole Baum-Welch run: coarse enough to share a loaded machine) with the same result.
+  const auto restarts = static_cast<std::size_t>(options.restarts);
+  std::vector<Chain> chains;
+  std::vector<std::unique_ptr<Emissions>> emissions;
+  for (std::size_t restart = 0; restart < restarts; ++restart) {
+    chains.push_back(random_chain(states, rng));
+    emissions.push_back(make_emissions(rng));
   }
+  std::vector<std::vector<double>> log_likelihoods(restarts);
+  for_each_range(restarts, threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t restart = begin; restart < end; ++restart)
+      log_likelihoods[restart] = run_baum_welch(chains[restart], *emissions[restart], prior, bounds, control);
+  });
+  std::size_t best = 0;  // the first of the largest final L
+  for (std::size_t restart = 1; restart < restarts; ++restart)
+    if (log_likelihoods[restart].back() > log_likelihoods[best].back()) best = restart;
   const long length = options.length ? *options.length : static_cast<long>(bounds[1] - bounds[0]) - 1;
-  return hmm_fit(*best_chain, *best_emissions, length, std::move(best_log_likelihoods));
+  return hmm_fit(chains[best], *emissions[best], length, std::move(log_likelihoods[best]));
 }
 
 // The statistic "symbols" (n x 1) as the sequence.
