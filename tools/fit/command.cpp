@@ -58,30 +58,32 @@ training file with --shrink L --save-pooled POOL, and the test file with
 )";
 
 constexpr const char* kLatentHelp = R"(
-Pooled models and adaptation (FAMILIES; docs/latent-models.md): per-example EM
-on a short sequence or a small set overfits, and its hidden states mean
-different things in different examples. --pooled fits ONE model to all the
-examples of INPUT (EM over every sequence or set at once, with the family's
-states or components, --restarts, --seed, --threads) and writes it as one row
-(label 0); --save-pooled POOL keeps it. --adapt-from POOL then fits each
-example by MAP adaptation of that model (Reynolds et al. 2000): EM started from
-the pooled model under conjugate priors centred on its parameters, TAU =
---relevance pseudo-observations strong: a probability vector becomes
-(expected counts + TAU p0) / (N + TAU), a Gaussian state's mean
-(N xbar + TAU mu0) / (N + TAU), its covariance the scatter plus TAU Sigma0
-(and the means' offsets) over N + TAU. TAU -> infinity gives the pooled model,
-TAU -> 0 the example's own maximum likelihood; states stay aligned across
-examples, so kernels compare like with like. Adapt the training file AND the
-test files from the same POOL.
+Pooled models and adaptation (FAMILIES; docs/latent-models.md):
+per-example EM on a short sequence or a small set overfits, and its hidden
+states mean different things in different examples. --pooled fits ONE model
+to all the examples of INPUT (EM over every sequence or set at once, with the
+family's states or components, --restarts, --seed, --threads) and writes it
+as one row (label 0); --save-pooled POOL keeps it. --adapt-from POOL then fits
+each example by MAP adaptation of that model (Reynolds et al. 2000): EM
+started from the pooled model under conjugate priors centred on its
+parameters, TAU = --relevance pseudo-observations strong: a probability
+vector becomes (expected counts + TAU p0) / (N + TAU), a Gaussian state's
+mean (N xbar + TAU mu0) / (N + TAU), its covariance the scatter plus
+TAU Sigma0 (and the means' offsets) over N + TAU. TAU -> infinity gives the
+pooled model, TAU -> 0 the example's own maximum likelihood; states stay
+aligned across examples, so kernels compare like with like. Adapt the
+training file AND the test files from the same POOL. --adapt LIST: what
+adapts (start, transitions, emissions, weights, means, covariances, cpts, or
+all); the rest keeps pooled values. A network's CPT rows adapt as
+probability vectors.
 --fisher-from POOL writes, instead of model rows, each example's Fisher score
 under the pooled model (Jaakkola & Haussler 1999) as LIBSVM feature rows for
-svm-train -t 0 or LIBLINEAR: the gradient of log p(example) with respect to the
---adapt parameters (probabilities by their logits, Gaussian means, log
-variances or covariance entries), divided by the example's length or size and
-by the square root of the training examples' mean squared score (the diagonal
-of the empirical Fisher information, saved in POOL by --pooled --save-pooled). --adapt LIST: what adapts (start, transitions,
-emissions, weights, means, covariances, cpts, or all); the rest keeps pooled
-values. A network's CPT rows adapt as probability vectors.
+svm-train -t 0 or LIBLINEAR: the gradient of log p(example) with respect to
+the --adapt parameters (probabilities by their logits, Gaussian means, log
+variances or covariance entries), divided by the example's length or size
+and by the square root of the training examples' mean squared score (the
+diagonal of the empirical Fisher information, which --pooled --save-pooled
+keeps in POOL). Offered for hmm and mixture.
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
