@@ -438,8 +438,8 @@ std::vector<const Model*> emission_models(const HmmModel& model) {
   return models;
 }
 
-// Sequences stacked as one symbol vector or one data matrix, checked (EstimationError naming the
-// sequence).
+// Sequences of symbols stacked as one vector (their bounds as for stack_rows), checked
+// (EstimationError naming the sequence).
 struct StackedSymbols {
   std::vector<long> symbols;
   SequenceBounds bounds{0};
@@ -453,24 +453,6 @@ StackedSymbols stack_symbols(const std::vector<std::vector<long>>& sequences, lo
     out.symbols.insert(out.symbols.end(), sequences[s].begin(), sequences[s].end());
     out.bounds.push_back(static_cast<Eigen::Index>(out.symbols.size()));
   }
-  return out;
-}
-struct StackedVectors {
-  Eigen::MatrixXd x;
-  SequenceBounds bounds{0};
-};
-StackedVectors stack_vectors(const std::vector<Eigen::MatrixXd>& sequences) {
-  if (sequences.empty()) throw EstimationError("there are no sequences to fit");
-  StackedVectors out;
-  for (std::size_t s = 0; s < sequences.size(); ++s) {
-    check_vectors(sequences[s], sequence_name(s, sequences.size()));
-    if (sequences[s].cols() != sequences[0].cols())
-      throw EstimationError(sequence_name(s, sequences.size()) + "has " + std::to_string(sequences[s].cols()) +
-                            " coordinates, the first " + std::to_string(sequences[0].cols()));
-    out.bounds.push_back(out.bounds.back() + sequences[s].rows());
-  }
-  out.x.resize(out.bounds.back(), sequences[0].cols());
-  for (std::size_t s = 0; s < sequences.size(); ++s) out.x.middleRows(out.bounds[s], sequences[s].rows()) = sequences[s];
   return out;
 }
 
@@ -513,7 +495,7 @@ HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) 
 HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
                                unsigned threads) {
   check_options(options);
-  const StackedVectors data = stack_vectors(sequences);
+  const detail::StackedRows data = detail::stack_rows(sequences, "sequence");
   const Eigen::MatrixXd& x = data.x;
   const long n = static_cast<long>(x.rows()), dim = static_cast<long>(x.cols());
   const long states = options.states
@@ -560,7 +542,7 @@ SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const H
     double score = 0.0;
     if (gaussian) {
       const HmmFit fit = fit_pooled_gaussian_hmm(kept_vectors, cheaper, threads);
-      const StackedVectors held = stack_vectors(held_vectors);
+      const detail::StackedRows held = detail::stack_rows(held_vectors, "sequence");
       score = sequences_log_likelihood(
           *fit.model,
           GaussianEmissions(held.x, detail::gaussian_components(emission_models(*fit.model), "emission"), 0.0, nullptr),

@@ -197,22 +197,8 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
 }
 
 GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options) {
-  if (sets.empty()) throw EstimationError("there are no sets to fit");
-  Eigen::Index rows = 0;
-  for (std::size_t s = 0; s < sets.size(); ++s) {
-    if (sets[s].cols() != sets[0].cols())
-      throw EstimationError("set " + std::to_string(s + 1) + " has " + std::to_string(sets[s].cols()) +
-                            " coordinates, the first " + std::to_string(sets[0].cols()));
-    rows += sets[s].rows();
-  }
   // The sets' vectors as one i.i.d. sample.
-  Eigen::MatrixXd x(rows, sets[0].cols());
-  rows = 0;
-  for (const Eigen::MatrixXd& set : sets) {
-    x.middleRows(rows, set.rows()) = set;
-    rows += set.rows();
-  }
-  return fit_gaussian_mixture(x, options);
+  return fit_gaussian_mixture(detail::stack_rows(sets, "set").x, options);
 }
 
 std::vector<long> default_component_grid() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; }

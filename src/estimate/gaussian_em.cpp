@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
@@ -35,6 +36,23 @@ Eigen::MatrixXd data_matrix(const std::vector<SparseVector>& vectors, long dim) 
     for (const Feature& f : vectors[i]) x(static_cast<Eigen::Index>(i), f.coord) = f.value;
   if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
   return x;
+}
+
+StackedRows stack_rows(const std::vector<Eigen::MatrixXd>& examples, const std::string& noun) {
+  if (examples.empty()) throw EstimationError("there are no " + noun + "s to fit");
+  StackedRows out;
+  for (std::size_t s = 0; s < examples.size(); ++s) {
+    const std::string name = examples.size() == 1 ? "the " + noun : noun + " " + std::to_string(s + 1);
+    if (examples[s].rows() < 1 || examples[s].cols() < 1) throw EstimationError(name + " is empty");
+    if (!examples[s].allFinite()) throw EstimationError("the vectors of " + name + " must have finite values");
+    if (examples[s].cols() != examples[0].cols())
+      throw EstimationError(name + " has " + std::to_string(examples[s].cols()) + " coordinates, the first " +
+                            std::to_string(examples[0].cols()));
+    out.bounds.push_back(out.bounds.back() + examples[s].rows());
+  }
+  out.x.resize(out.bounds.back(), examples[0].cols());
+  for (std::size_t s = 0; s < examples.size(); ++s) out.x.middleRows(out.bounds[s], examples[s].rows()) = examples[s];
+  return out;
 }
 
 double default_ridge(const Eigen::MatrixXd& x) {

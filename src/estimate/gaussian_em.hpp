@@ -28,6 +28,16 @@ namespace ppk::detail {
 // The vectors as the rows of an n x D matrix (absent entries 0); EstimationError if not finite.
 Eigen::MatrixXd data_matrix(const std::vector<SparseVector>& vectors, long dim);
 
+// Examples of vectors (the rows of each matrix) stacked into one n x D matrix, example s the rows
+// [bounds[s], bounds[s + 1]). EstimationError naming the example ("NOUN 3", or "the NOUN" when there
+// is one) that is empty, has a value that is not finite or another number of columns, and when
+// there are none ("there are no NOUNs to fit").
+struct StackedRows {
+  Eigen::MatrixXd x;
+  std::vector<Eigen::Index> bounds{0};
+};
+StackedRows stack_rows(const std::vector<Eigen::MatrixXd>& examples, const std::string& noun);
+
 // The default ridge R: 1e-6 times the mean per-coordinate variance of the rows of x (1e-6 if
 // they are all equal).
 double default_ridge(const Eigen::MatrixXd& x);
