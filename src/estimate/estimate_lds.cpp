@@ -2,6 +2,7 @@
 // on one sequence. Like the HMMs, an LDS is not an exponential family: the estimator keeps the
 // example's data matrix "x" and cannot pool.
 #include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/adaptation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,18 +42,95 @@ Parameters parameters_of(const LdsModel& model) {
 // Every step follows the one regime.
 std::vector<int> one_regime(const Eigen::MatrixXd& x) { return std::vector<int>(static_cast<std::size_t>(x.rows()), 0); }
 
-// L = log p(X) + the log priors (detail::covariance_penalty).
-double objective(const Parameters& p, double log_likelihood, const Regularisation& regularisation) {
-  return log_likelihood + detail::covariance_penalty(p, regularisation);
+// The MAP adaptation's priors (adaptation.hpp): tau pseudo-observations of the pooled model theta0,
+// as sums to add to the E-step's, and what the log prior needs.
+struct PooledPrior {
+  Parameters pooled;                     // theta0
+  double relevance = 0;                  // tau
+  AdaptedParameters adapt;               // start (mean0, cov0), transitions (A, Q), emissions (C, R)
+  Eigen::MatrixXd second_moment;         // M0, the pooled model's expected state second moment per step
+  detail::TransitionSums transitions;    // tau M0, tau (A0 M0 A0' + Q0), tau A0 M0, tau steps
+  detail::ObservationSums observations;  // tau M0, tau C0 M0, tau (C0 M0 C0' + R0), tau vectors; the
+                                         // first state (weight tau, mean0_0, cov0_0)
+  double state_noise_cap = 0;            // lambda_min(Q0): the Q floor is at most this
+};
+
+// What one EM run fits: the sequences, the regularisation, the floor of R and, for the MAP
+// adaptation, the pooled model's priors (null: the fit of estimate_lds.hpp).
+struct EmProblem {
+  std::vector<const Eigen::MatrixXd*> sequences;
+  Regularisation regularisation;
+  Eigen::VectorXd noise_floor;
+  const PooledPrior* prior = nullptr;
+};
+
+// -(tau/2) (log|S| + tr(S^-1 W)) for a covariance S.
+double inverse_wishart_term(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w, double tau, const char* what) {
+  const Eigen::LLT<Eigen::MatrixXd> llt(s);
+  if (llt.info() != Eigen::Success) throw EstimationError(std::string("the ") + what + " is not positive definite");
+  return -0.5 * tau * (2.0 * llt.matrixLLT().diagonal().array().log().sum() + llt.solve(w).trace());
 }
 
-// The constrained M-step of estimate_lds.hpp from the posterior moments; `noise_floor` the floor of R.
-void maximise(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
-              const Eigen::VectorXd& noise_floor, Parameters& p) {
-  detail::maximise_observation(x, posterior, regularisation, noise_floor, p);
-  p.dynamics[0] =
-      detail::maximise_dynamics(detail::transition_sums(posterior, one_regime(x), 0), regularisation, 0.0, p.dynamics[0],
-                                detail::state_noise_floor(posterior), &detail::spectral_radius);
+// The log prior of the adapted parameters (adaptation.hpp, "LDS"):
+//   start:       -(tau/2) [log|cov0| + tr(cov0^-1 (cov0_0 + (mean0 - mean0_0)(mean0 - mean0_0)'))],
+//   transitions: -(tau/2) [log|Q| + tr(Q^-1 (Q0 + (A - A0) M0 (A - A0)'))],
+//   emissions:   -(tau/2) [log|R| + tr(R^-1 (R0 + (C - C0) M0 (C - C0)'))].
+double adaptation_log_prior(const Parameters& p, const PooledPrior& prior) {
+  const Parameters& p0 = prior.pooled;
+  const double tau = prior.relevance;
+  double out = 0;
+  if (prior.adapt.start) {
+    const Eigen::VectorXd deviation = p.mean0 - p0.mean0;
+    out += inverse_wishart_term(p.cov0, p0.cov0 + deviation * deviation.transpose(), tau, "initial state covariance");
+  }
+  if (prior.adapt.transitions) {
+    const Eigen::MatrixXd deviation = p.dynamics[0].transition - p0.dynamics[0].transition;
+    out += inverse_wishart_term(p.dynamics[0].noise,
+                                p0.dynamics[0].noise + deviation * prior.second_moment * deviation.transpose(), tau,
+                                "state noise covariance");
+  }
+  if (prior.adapt.emissions) {
+    const Eigen::MatrixXd deviation = p.observation - p0.observation;
+    out += inverse_wishart_term(p.observation_noise,
+                                p0.observation_noise + deviation * prior.second_moment * deviation.transpose(), tau,
+                                "observation noise covariance");
+  }
+  return out;
+}
+
+// The constrained M-step of estimate_lds.hpp from the sequences' posterior moments, their sums over
+// the sequences; with the pooled prior, its pseudo-observations added to the sums of the parameters
+// that adapt (the others keep their pooled values) and the floors of R and Q at most R0's and Q0's.
+void maximise(const EmProblem& problem, const std::vector<LdsPosterior>& posteriors, Parameters& p) {
+  const Eigen::Index n = p.mean0.size();
+  detail::ObservationSums observations;
+  detail::TransitionSums transitions{Eigen::MatrixXd::Zero(n, n), Eigen::MatrixXd::Zero(n, n),
+                                     Eigen::MatrixXd::Zero(n, n), 0.0};
+  for (std::size_t i = 0; i < posteriors.size(); ++i) {
+    const Eigen::MatrixXd& x = *problem.sequences[i];
+    detail::add_observation_sums(x, posteriors[i], observations);
+    detail::add_transition_sums(detail::transition_sums(posteriors[i], one_regime(x), 0), transitions);
+  }
+  double state_noise_floor = detail::state_noise_floor(posteriors);
+  const PooledPrior* prior = problem.prior;
+  const AdaptedParameters everything;
+  const AdaptedParameters& adapt = prior ? prior->adapt : everything;
+  if (prior) {
+    observations.states += prior->observations.states;
+    observations.observed_states += prior->observations.observed_states;
+    observations.observations += prior->observations.observations;
+    observations.count += prior->observations.count;
+    observations.first_weights.push_back(prior->observations.first_weights[0]);
+    observations.first_means.push_back(prior->observations.first_means[0]);
+    observations.first_covariances.push_back(prior->observations.first_covariances[0]);
+    detail::add_transition_sums(prior->transitions, transitions);
+    state_noise_floor = std::min(state_noise_floor, prior->state_noise_cap);
+  }
+  if (adapt.emissions) detail::maximise_emission(observations, problem.regularisation, problem.noise_floor, p);
+  if (adapt.start) detail::maximise_start(observations, problem.regularisation, p);
+  if (adapt.transitions)
+    p.dynamics[0] = detail::maximise_dynamics(transitions, problem.regularisation, 0.0, p.dynamics[0], state_noise_floor,
+                                              &detail::spectral_radius);
 }
 
 // The starting point of one restart (estimate_lds.hpp).
@@ -82,23 +160,75 @@ Parameters random_start(const Eigen::MatrixXd& x, long states, double ridge, con
   return p;
 }
 
+// L = sum_i log p(X_i) + the log priors (detail::covariance_penalty; with the pooled prior, its log prior).
+double objective(const EmProblem& problem, const Parameters& p, double log_likelihood) {
+  const double value = log_likelihood + detail::covariance_penalty(p, problem.regularisation);
+  return problem.prior ? value + adaptation_log_prior(p, *problem.prior) : value;
+}
+
 // EM from `p` until converged or `iterations` M-steps; returns L after each, p is the last entry's.
-std::vector<double> run_em(const Eigen::MatrixXd& x, const Regularisation& regularisation,
-                           const Eigen::VectorXd& noise_floor, const LdsFitOptions& options, Parameters& p) {
+// The sequences' E-steps run on up to `threads` threads (when they take long enough).
+std::vector<double> run_em(const EmProblem& problem, long iterations, double tolerance, unsigned threads, Parameters& p) {
   std::vector<double> log_likelihoods;
-  const std::vector<int> regimes = one_regime(x);
-  LdsPosterior posterior;
+  std::vector<LdsPosterior> posteriors(problem.sequences.size());
   for (long step = 0;; ++step) {
-    detail::smooth_along(p, x, regimes, posterior);
-    const double value = objective(p, posterior.log_likelihood, regularisation);
+    for_each_range(posteriors.size(), threads, 4, 0.02, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const Eigen::MatrixXd& x = *problem.sequences[i];
+        detail::smooth_along(p, x, one_regime(x), posteriors[i]);
+      }
+    });
+    double log_likelihood = 0;
+    for (const LdsPosterior& posterior : posteriors) log_likelihood += posterior.log_likelihood;
+    const double value = objective(problem, p, log_likelihood);
     if (!std::isfinite(value)) throw OptionError("the log-likelihood is not finite; give {ridge} R > 0");
-    const bool converged =
-        !log_likelihoods.empty() && value - log_likelihoods.back() < options.tolerance * std::fabs(value);
+    const bool converged = !log_likelihoods.empty() && value - log_likelihoods.back() < tolerance * std::fabs(value);
     log_likelihoods.push_back(value);
-    if (converged || step == options.iterations) break;
-    maximise(x, posterior, regularisation, noise_floor, p);
+    if (converged || step == iterations) break;
+    maximise(problem, posteriors, p);
   }
   return log_likelihoods;
+}
+
+// The model of the EM parameters, storing T = `length`.
+std::unique_ptr<LdsModel> lds_model_of(const Parameters& p, long length) {
+  return detail::build_model([&] {
+    return std::make_unique<LdsModel>(p.mean0, p.cov0, p.dynamics[0].transition, p.dynamics[0].noise, p.observation,
+                                      p.observation_noise, length);
+  });
+}
+
+// The fit of estimate_lds.hpp to the rows `x` of all the sequences (x stacks them; each is checked):
+// every restart's start drawn in turn from one stream seeded by (seed, N, d, n, the data), then
+// EM from each (in parallel on up to `threads` threads), the largest final L kept.
+LdsFit fit_sequences(const EmProblem& problem, const Eigen::MatrixXd& x, const LdsFitOptions& options, long length,
+                     unsigned threads) {
+  std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
+                     static_cast<std::uint64_t>(options.state_dim),
+                     detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
+  std::mt19937_64 rng(seed);
+  std::vector<Parameters> starts;
+  for (long restart = 0; restart < options.restarts; ++restart)
+    starts.push_back(random_start(x, options.state_dim, problem.regularisation.ridge, problem.noise_floor, rng));
+  std::vector<std::vector<double>> log_likelihoods(starts.size());
+  std::vector<std::exception_ptr> failures(starts.size());  // a restart whose covariances became singular
+  for_each_range(starts.size(), threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      try {
+        log_likelihoods[r] = run_em(problem, options.iterations, options.tolerance, threads, starts[r]);
+      } catch (const EstimationError&) {
+        failures[r] = std::current_exception();
+      }
+    }
+  });
+  std::optional<std::size_t> best;
+  for (std::size_t r = 0; r < starts.size(); ++r)
+    if (!failures[r] && (!best || log_likelihoods[r].back() > log_likelihoods[*best].back())) best = r;
+  if (!best) std::rethrow_exception(failures[0]);
+  LdsFit fit;
+  fit.model = lds_model_of(starts[*best], length);
+  fit.log_likelihoods = std::move(log_likelihoods[*best]);
+  return fit;
 }
 
 class LdsEstimator : public detail::DataMatrixEstimator {
@@ -107,6 +237,19 @@ class LdsEstimator : public detail::DataMatrixEstimator {
   std::string family() const override { return "lds"; }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_lds(detail::data_of(statistics), options_).model);
+  }
+  std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned threads) const override {
+    std::vector<Eigen::MatrixXd> sequences;
+    for (const Statistics& example : examples) sequences.push_back(detail::data_of(example));
+    return std::move(fit_pooled_lds(sequences, options_, threads).model);
+  }
+  std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
+                               const AdaptationOptions& options) const override {
+    const auto* lds = dynamic_cast<const LdsModel*>(&pooled);
+    if (lds == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an lds");
+    AdaptationOptions adaptation = options;
+    if (!adaptation.length) adaptation.length = options_.length;
+    return std::move(adapt_lds(*lds, detail::data_of(example), adaptation).model);
   }
 
  private:
@@ -148,37 +291,94 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
                           "; an LDS fit needs at least 2 (one transition)");
   if (x.cols() < 1) throw EstimationError("the vectors are empty");
   if (!x.allFinite()) throw EstimationError("the vectors must have finite values");
-  const Regularisation regularisation = detail::regularisation_of(x, options);
-  std::seed_seq seed{options.seed, static_cast<std::uint64_t>(x.rows()), static_cast<std::uint64_t>(x.cols()),
-                     static_cast<std::uint64_t>(options.state_dim),
-                     detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
-  std::mt19937_64 rng(seed);
-  const Eigen::VectorXd noise_floor = detail::observation_noise_floor(x);
-  std::optional<Parameters> best;
-  std::vector<double> best_log_likelihoods;
-  std::exception_ptr first_failure;  // a restart whose covariances became singular
-  for (long restart = 0; restart < options.restarts; ++restart) {
-    Parameters p = random_start(x, options.state_dim, regularisation.ridge, noise_floor, rng);
-    std::vector<double> log_likelihoods;
-    try {
-      log_likelihoods = run_em(x, regularisation, noise_floor, options, p);
-    } catch (const EstimationError&) {
-      if (!first_failure) first_failure = std::current_exception();
-      continue;
+  const EmProblem problem{{&x}, detail::regularisation_of(x, options), detail::observation_noise_floor(x)};
+  return fit_sequences(problem, x, options, options.length ? *options.length : static_cast<long>(x.rows()) - 1, 1);
+}
+
+namespace {
+
+// The sequences of a pooled fit or an adaptation checked as one sequence of fit_lds, and stacked.
+detail::StackedRows checked_sequences(const std::vector<Eigen::MatrixXd>& sequences) {
+  detail::StackedRows stacked = detail::stack_rows(sequences, "sequence");
+  for (std::size_t i = 0; i < sequences.size(); ++i)
+    if (sequences[i].rows() < 2)
+      throw EstimationError((sequences.size() == 1 ? std::string("the sequence") : "sequence " + std::to_string(i + 1)) +
+                            " has " + detail::vector_count(static_cast<double>(sequences[i].rows())) +
+                            "; an LDS fit needs at least 2 (one transition)");
+  return stacked;
+}
+
+// M0 = (1/(T+1)) sum_{t=0..T} E[s_t s_t'] under the pooled model with its stored T: with
+// m_0 = mean0, V_0 = cov0, m_t = A m_t-1 and V_t = A V_t-1 A' + Q, E[s_t s_t'] = V_t + m_t m_t'.
+Eigen::MatrixXd expected_state_second_moment(const LdsModel& model) {
+  Eigen::VectorXd mean = model.mean0();
+  Eigen::MatrixXd covariance = model.cov0();
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(covariance.rows(), covariance.cols());
+  const long length = std::max(0L, model.length());
+  for (long t = 0; t <= length; ++t) {
+    if (t > 0) {
+      mean = model.transition() * mean;
+      covariance = symmetrised(model.transition() * covariance * model.transition().transpose() + model.state_noise());
     }
-    if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
-      best = std::move(p);
-      best_log_likelihoods = std::move(log_likelihoods);
-    }
+    sum += covariance + mean * mean.transpose();
   }
-  if (!best) std::rethrow_exception(first_failure);
+  return symmetrised(sum / static_cast<double>(length + 1));
+}
+
+// The pooled model's priors of strength tau (adaptation.hpp) as pseudo-observations.
+PooledPrior pooled_prior(const LdsModel& pooled, const AdaptationOptions& options) {
+  PooledPrior prior;
+  prior.pooled = parameters_of(pooled);
+  prior.relevance = options.relevance;
+  prior.adapt = options.adapt;
+  const double tau = options.relevance;
+  const Eigen::MatrixXd& m0 = prior.second_moment = expected_state_second_moment(pooled);
+  const Eigen::MatrixXd& a0 = pooled.transition();
+  const Eigen::MatrixXd& c0 = pooled.observation();
+  prior.transitions = {tau * m0, tau * symmetrised(a0 * m0 * a0.transpose() + pooled.state_noise()), tau * a0 * m0, tau};
+  prior.observations.states = tau * m0;
+  prior.observations.observed_states = tau * c0 * m0;
+  prior.observations.observations = tau * symmetrised(c0 * m0 * c0.transpose() + pooled.observation_noise());
+  prior.observations.count = tau;
+  prior.observations.first_weights = {tau};
+  prior.observations.first_means = {pooled.mean0()};
+  prior.observations.first_covariances = {pooled.cov0()};
+  prior.state_noise_cap =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(pooled.state_noise(), Eigen::EigenvaluesOnly).eigenvalues()(0);
+  return prior;
+}
+
+}  // namespace
+
+LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options, unsigned threads) {
+  detail::check_lds_options(options);
+  const detail::StackedRows stacked = checked_sequences(sequences);
+  EmProblem problem{{}, detail::regularisation_of(stacked.x, options), detail::observation_noise_floor(stacked.x)};
+  for (const Eigen::MatrixXd& x : sequences) problem.sequences.push_back(&x);
+  return fit_sequences(problem, stacked.x, options,
+                       options.length ? *options.length : static_cast<long>(sequences[0].rows()) - 1, threads);
+}
+
+LdsFit adapt_lds(const LdsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
+  check_adaptation_options(options);
+  check_adapted_parameters(options.adapt, "lds", {"start", "transitions", "emissions"});
+  checked_sequences({x});
+  if (x.cols() != pooled.observation_dim())
+    throw EstimationError("the vectors have " + std::to_string(x.cols()) + " coordinates, the pooled LDS " +
+                          std::to_string(pooled.observation_dim()));
+  const PooledPrior prior = pooled_prior(pooled, options);
+  // The R floor of fit_lds, at most lambda_min(R0) so that the pooled R0 meets it.
+  const double observation_noise_cap =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(pooled.observation_noise(), Eigen::EigenvaluesOnly).eigenvalues()(0);
+  Regularisation regularisation;
+  regularisation.ridge = options.ridge ? *options.ridge : 0.0;
+  regularisation.observation_centre = Eigen::VectorXd::Zero(x.cols());
+  const EmProblem problem{
+      {&x}, regularisation, detail::observation_noise_floor(x).cwiseMin(observation_noise_cap), &prior};
+  Parameters p = prior.pooled;
   LdsFit fit;
-  fit.model = detail::build_model([&] {
-    return std::make_unique<LdsModel>(best->mean0, best->cov0, best->dynamics[0].transition, best->dynamics[0].noise,
-                                      best->observation, best->observation_noise,
-                                      options.length ? *options.length : static_cast<long>(x.rows()) - 1);
-  });
-  fit.log_likelihoods = std::move(best_log_likelihoods);
+  fit.log_likelihoods = run_em(problem, options.iterations, options.tolerance, 1, p);
+  fit.model = lds_model_of(p, options.length ? *options.length : static_cast<long>(x.rows()) - 1);
   return fit;
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -220,6 +222,13 @@ TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<
   return sums;
 }
 
+void add_transition_sums(const TransitionSums& more, TransitionSums& into) {
+  into.previous += more.previous;
+  into.next += more.next;
+  into.lag += more.lag;
+  into.steps += more.steps;
+}
+
 double spectral_radius(const Eigen::MatrixXd& a) {
   return Eigen::EigenSolver<Eigen::MatrixXd>(a, false).eigenvalues().cwiseAbs().maxCoeff();
 }
@@ -283,12 +292,33 @@ double covariance_penalty(const SwitchingStateSpace& model, const Regularisation
   return out;
 }
 
-double state_noise_floor(const LdsPosterior& posterior) {
-  double mean_square = 0;
+namespace {
+
+// Adds tr(E[s_t s_t']) over the steps of `posterior` to `mean_square` and their number to `steps`.
+void add_state_mean_square(const LdsPosterior& posterior, double& mean_square, std::size_t& steps) {
   for (std::size_t t = 0; t < posterior.means.size(); ++t)
     mean_square += posterior.covariances[t].trace() + posterior.means[t].squaredNorm();
-  mean_square /= static_cast<double>(posterior.means.size() * static_cast<std::size_t>(posterior.means[0].size()));
-  return kStateNoiseFloor * mean_square;
+  steps += posterior.means.size();
+}
+
+double state_noise_floor_of(double mean_square, std::size_t steps, Eigen::Index n) {
+  return kStateNoiseFloor * (mean_square / static_cast<double>(steps * static_cast<std::size_t>(n)));
+}
+
+}  // namespace
+
+double state_noise_floor(const LdsPosterior& posterior) {
+  double mean_square = 0;
+  std::size_t steps = 0;
+  add_state_mean_square(posterior, mean_square, steps);
+  return state_noise_floor_of(mean_square, steps, posterior.means[0].size());
+}
+
+double state_noise_floor(const std::vector<LdsPosterior>& posteriors) {
+  double mean_square = 0;
+  std::size_t steps = 0;
+  for (const LdsPosterior& posterior : posteriors) add_state_mean_square(posterior, mean_square, steps);
+  return state_noise_floor_of(mean_square, steps, posteriors[0].means[0].size());
 }
 
 namespace {
@@ -357,27 +387,67 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation
   return out;
 }
 
-void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
-                          const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
-  const double ridge = regularisation.ridge, strength = regularisation.strength;
-  const Eigen::Index count = x.rows(), n = p.mean0.size();
+void add_observation_sums(const Eigen::MatrixXd& x, const LdsPosterior& posterior, ObservationSums& sums) {
+  const Eigen::Index count = x.rows(), n = posterior.means[0].size(), d = x.cols();
+  if (sums.states.size() == 0) {
+    sums.states = Eigen::MatrixXd::Zero(n, n);
+    sums.observed_states = Eigen::MatrixXd::Zero(d, n);
+    sums.observations = Eigen::MatrixXd::Zero(d, d);
+  }
   // With the posterior means as the columns of M (n x N): P = sum_t V_t|N + M M' and Sxs = X' M'.
   Eigen::MatrixXd means(n, count);
-  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);  // P
+  Eigen::MatrixXd all = Eigen::MatrixXd::Zero(n, n);
   for (Eigen::Index t = 0; t < count; ++t) {
     means.col(t) = posterior.means[static_cast<std::size_t>(t)];
     all += posterior.covariances[static_cast<std::size_t>(t)];
   }
   all.noalias() += means * means.transpose();
-  const Eigen::MatrixXd observed_states = x.transpose() * means.transpose();  // Sxs
-  p.observation = cholesky(all, "sum of the state second moments").solve(observed_states.transpose()).transpose();
-  Eigen::MatrixXd scatter = x.transpose() * x - p.observation * observed_states.transpose();
-  scatter.diagonal().array() += ridge;
+  sums.states += all;
+  sums.observed_states.noalias() += x.transpose() * means.transpose();
+  sums.observations.noalias() += x.transpose() * x;
+  sums.count += static_cast<double>(count);
+  sums.first_weights.push_back(1.0);
+  sums.first_means.push_back(posterior.means[0]);
+  sums.first_covariances.push_back(posterior.covariances[0]);
+}
+
+void maximise_emission(const ObservationSums& sums, const Regularisation& regularisation,
+                       const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
+  const double strength = regularisation.strength;
+  p.observation =
+      cholesky(sums.states, "sum of the state second moments").solve(sums.observed_states.transpose()).transpose();
+  Eigen::MatrixXd scatter = sums.observations - p.observation * sums.observed_states.transpose();
+  scatter.diagonal().array() += regularisation.ridge;
   if (strength > 0.0) scatter.diagonal() += strength * regularisation.observation_centre;
-  p.observation_noise = floored_covariance(symmetrised(scatter) / (static_cast<double>(count) + strength), noise_floor);
-  p.mean0 = posterior.means[0];
+  p.observation_noise = floored_covariance(symmetrised(scatter) / (sums.count + strength), noise_floor);
+}
+
+void maximise_start(const ObservationSums& sums, const Regularisation& regularisation, SwitchingStateSpace& p) {
+  const Eigen::Index n = sums.first_means[0].size();
+  double weight = 0;
+  Eigen::VectorXd mean = Eigen::VectorXd::Zero(n);
+  for (std::size_t i = 0; i < sums.first_means.size(); ++i) {
+    weight += sums.first_weights[i];
+    mean += sums.first_weights[i] * sums.first_means[i];
+  }
+  mean /= weight;
+  Eigen::MatrixXd scatter = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t i = 0; i < sums.first_means.size(); ++i) {
+    const Eigen::VectorXd deviation = sums.first_means[i] - mean;
+    scatter += sums.first_weights[i] * (sums.first_covariances[i] + deviation * deviation.transpose());
+  }
+  const double strength = regularisation.strength;
+  p.mean0 = std::move(mean);
   p.cov0 =
-      symmetrised(posterior.covariances[0] + (ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (1.0 + strength);
+      symmetrised(scatter + (regularisation.ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (weight + strength);
+}
+
+void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
+                          const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
+  ObservationSums sums;
+  add_observation_sums(x, posterior, sums);
+  maximise_emission(sums, regularisation, noise_floor, p);
+  maximise_start(sums, regularisation, p);
 }
 
 }  // namespace ppk::detail

@@ -44,6 +44,25 @@ struct TransitionSums {
 };
 // The sums over the steps t >= 1 with regimes[t] == regime.
 TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<int>& regimes, int regime);
+// into += more (the sums of more steps: other sequences, or a prior's pseudo-steps).
+void add_transition_sums(const TransitionSums& more, TransitionSums& into);
+
+// The expected sufficient statistics of the observation model x_t = C s_t + v_t and of the first
+// state, summed over sequences (and a prior's pseudo-observations, adaptation.hpp):
+struct ObservationSums {
+  Eigen::MatrixXd states;           // P = sum_t E[s_t s_t'] (n x n)
+  Eigen::MatrixXd observed_states;  // Sxs = sum_t x_t E[s_t]' (d x n)
+  Eigen::MatrixXd observations;     // Sxx = sum_t x_t x_t' (d x d)
+  double count = 0;                 // N, the number of vectors summed
+  // Per sequence (or prior) i: a weight w_i (1 for a sequence), the mean m_i = E[s_0 | X_i] and the
+  // covariance V_i = Cov(s_0 | X_i) of its first state.
+  std::vector<double> first_weights;
+  std::vector<Eigen::VectorXd> first_means;
+  std::vector<Eigen::MatrixXd> first_covariances;
+};
+// Adds the sums of the sequence x (rows x_0..x_{N-1}) under its E-step `posterior` to `sums`
+// (whose empty matrices count as zeros).
+void add_observation_sums(const Eigen::MatrixXd& x, const LdsPosterior& posterior, ObservationSums& sums);
 
 // The constraints of every LDS and SLDS fit (estimate_lds.hpp, "Finite kernels by construction"):
 constexpr double kStabilityBound = 0.999;        // of each transition's Stability measure below
@@ -70,6 +89,8 @@ Eigen::MatrixXd floored_covariance(const Eigen::MatrixXd& w, const Eigen::Vector
 // The state noise floor of the M-step after the E-step `posterior`: kStateNoiseFloor times the
 // state's mean square tr(sum_t E[s_t s_t']) / (N n).
 double state_noise_floor(const LdsPosterior& posterior);
+// The same over the E-steps of several sequences: the sums over all of their steps.
+double state_noise_floor(const std::vector<LdsPosterior>& posteriors);
 
 // The penalties of one fit (estimate_lds.hpp, "Regularisation"): the ridge r and the inverse-Wishart
 // priors of strength nu (pseudo-observations) centred on I for cov0, psi I for each Q and
@@ -105,5 +126,13 @@ StateDynamics maximise_dynamics(const TransitionSums& sums, const Regularisation
 // mean0 = s_0|N, cov0 = (V_0|N + (r + nu) I) / (1 + nu), written into `model`.
 void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
                           const Eigen::VectorXd& noise_floor, SwitchingStateSpace& model);
+// Its two halves from summed statistics. C and R: C = Sxs P^-1 and
+// R = floored_covariance((Sxx - C Sxs' + r I + nu diag(observation_centre)) / (N + nu), noise_floor).
+void maximise_emission(const ObservationSums& sums, const Regularisation& regularisation,
+                       const Eigen::VectorXd& noise_floor, SwitchingStateSpace& model);
+// mean0 and cov0 from the first states (weights w_i summing to W): mean0 = sum_i w_i m_i / W and
+// cov0 = (sum_i w_i (V_i + (m_i - mean0)(m_i - mean0)') + (r + nu) I) / (W + nu), the maximiser of
+// sum_i w_i E log N(s_0; mean0, cov0) - (r/2) tr(cov0^-1) - (nu/2) (log|cov0| + tr(cov0^-1)).
+void maximise_start(const ObservationSums& sums, const Regularisation& regularisation, SwitchingStateSpace& model);
 
 }  // namespace ppk::detail

@@ -1,5 +1,6 @@
 // ppk fit lds: a linear dynamical system by EM with a Kalman smoother.
 #include <memory>
+#include <string>
 
 #include "fit_family.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
@@ -59,13 +60,23 @@ const OptionFlags kLdsFlags{{"state_dim", "--state-dim"}, {"ridge", "--ridge"}, 
 
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
-  if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
+  const bool adapted = values.count("adapt-from") > 0;
+  if (adapted && values.count("state-dim"))
+    throw UsageError("--state-dim does not apply to --adapt-from: the pooled LDS in POOL fixes the state dimension");
+  if (!adapted && !values.count("state-dim"))
+    throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
+  if (fits_pooled_or_adapted(values))
+    for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
+      if (!values[name].defaulted())
+        throw UsageError(std::string("--") + name +
+                         " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
+                         "fit's prior is centred on the pooled model (--relevance)");
   LdsFitOptions options;
-  options.state_dim = values["state-dim"].as<long>();
+  if (!adapted) options.state_dim = values["state-dim"].as<long>();
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
-  read_lds_prior(context, options);
+  if (!fits_pooled_or_adapted(values)) read_lds_prior(context, options);
   return lds_estimator(options);
 }
 
@@ -81,7 +92,8 @@ FitFamily lds_family() {
           add_lds_options,
           make_lds,
           read_sequence_input,
-          {kLdsFlags, kLdsPriorFlags, kEmOptionFlags}};
+          {kLdsFlags, kLdsPriorFlags, kEmOptionFlags},
+          true};
 }
 
 }  // namespace ppk::cli

@@ -41,7 +41,9 @@
 #include <Eigen/Core>
 
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/families/hmm.hpp"
+#include "ppk/families/lds.hpp"
 #include "ppk/families/mixture.hpp"
 
 namespace ppk {
@@ -122,5 +124,12 @@ SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, co
 HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options);
 HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
 GaussianMixtureFit adapt_mixture(const MixtureModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
+
+// LDS: the pooled fit of fit_lds's EM over all the sequences (each of at least 2 vectors) and the MAP
+// adaptation of a pooled LDS to one sequence (see "LDS" above); log_likelihoods holds the pooled
+// penalised L resp. the MAP objective after 0, 1, 2, ... M-steps. The pooled LDS stores T = the
+// first sequence's N - 1 (or options.length), the adapted one the sequence's N - 1 (or length).
+LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options, unsigned threads = 1);
+LdsFit adapt_lds(const LdsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
 
 }  // namespace ppk
