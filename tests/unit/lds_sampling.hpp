@@ -1,6 +1,7 @@
 // Random linear dynamical systems (and switching ones), sequences simulated from them by running
-// the recursion, and utterance-like sequences built to provoke explosive fits with a check that the
-// fitted models' kernels are finite; shared by the LDS and SLDS kernel, estimator and Monte Carlo tests.
+// the recursion, the dense joint Gaussian of an LDS's states and observations, and utterance-like
+// sequences built to provoke explosive fits with a check that the fitted models' kernels are finite;
+// shared by the LDS and SLDS kernel, estimator, adaptation and Monte Carlo tests.
 #pragma once
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include "ppk/core/kernel.hpp"
+#include "ppk/families/gaussian.hpp"
 #include "ppk/families/lds.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/families/slds.hpp"
@@ -89,6 +91,66 @@ class Simulator {
   Eigen::MatrixXd l0_, lq_, lr_;
   std::normal_distribution<double> normal_;
 };
+
+// The stacked (T+1)d vector of the simulator as the rows x_0..x_T.
+inline Eigen::MatrixXd as_rows(const Eigen::VectorXd& stacked, long d) {
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(stacked.data(),
+                                                                                                  stacked.size() / d, d);
+}
+
+inline Eigen::MatrixXd simulate_rows(const Lds& s, long count, unsigned seed) {
+  std::mt19937 rng(seed);
+  return as_rows(Simulator(s).draw(rng, count - 1), s.C.rows());
+}
+
+// The rows x_0..x_{N-1} stacked into one vector.
+inline Eigen::VectorXd stacked(const Eigen::MatrixXd& x) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;
+  return Eigen::Map<const Eigen::VectorXd>(rows.data(), rows.size());
+}
+
+// log p(X) by the dense joint Gaussian of the observations (lds.hpp), a model of stored length N - 1.
+inline double dense_log_likelihood(const LdsModel& model, const Eigen::MatrixXd& x) {
+  return model.joint_observations()->log_density(stacked(x));
+}
+
+// The joint Gaussian of the states S = (s_0..s_T) and observations X = (x_0..x_T), built densely from
+// the model's equations: E s_t = A^t mean0, Cov(s_t, s_u) = A^(t-u) Sigma_u (t >= u) with
+// Sigma_0 = cov0, Sigma_u = A Sigma_{u-1} A' + Q; X = (I kron C) S + V with V ~ N(0, I kron R).
+struct DenseJoint {
+  Eigen::VectorXd state_mean, observation_mean;
+  Eigen::MatrixXd state_cov, cross_cov, observation_cov;  // Cov(S), Cov(X, S), Cov(X)
+};
+
+inline DenseJoint dense_joint(const Lds& s, long count) {
+  const long n = s.A.rows(), d = s.C.rows();
+  DenseJoint j;
+  j.state_mean.resize(count * n);
+  j.state_cov.resize(count * n, count * n);
+  Eigen::VectorXd mean = s.mean0;
+  Eigen::MatrixXd marginal = s.cov0;
+  for (long u = 0; u < count; ++u) {
+    j.state_mean.segment(u * n, n) = mean;
+    Eigen::MatrixXd block = marginal;  // A^(t-u) Sigma_u
+    for (long t = u; t < count; ++t) {
+      j.state_cov.block(t * n, u * n, n, n) = block;
+      j.state_cov.block(u * n, t * n, n, n) = block.transpose();
+      block = s.A * block;
+    }
+    mean = s.A * mean;
+    marginal = s.A * marginal * s.A.transpose() + s.Q;
+  }
+  Eigen::MatrixXd c_big = Eigen::MatrixXd::Zero(count * d, count * n),
+                  r_big = Eigen::MatrixXd::Zero(count * d, count * d);
+  for (long t = 0; t < count; ++t) {
+    c_big.block(t * d, t * n, d, n) = s.C;
+    r_big.block(t * d, t * d, d, d) = s.R;
+  }
+  j.observation_mean = c_big * j.state_mean;
+  j.cross_cov = c_big * j.state_cov;
+  j.observation_cov = c_big * j.state_cov * c_big.transpose() + r_big;
+  return j;
+}
 
 // A stochastic vector with every entry at least 0.05 (each state reachable).
 inline Eigen::VectorXd random_reachable_probabilities(std::mt19937& rng, long size) {
