@@ -75,7 +75,10 @@ aligned across examples, so kernels compare like with like. Adapt the
 training file AND the test files from the same POOL. --adapt LIST: what
 adapts (start, transitions, emissions, weights, means, covariances, cpts, or
 all); the rest keeps pooled values. A network's CPT rows adapt as
-probability vectors.
+probability vectors. An lds adapts start (mean0, cov0), transitions (A, Q)
+and emissions (C, R) under matrix-normal and inverse-Wishart priors centred on
+the pooled ones; the pooled LDS fixes the state basis, so adapted LDSs are
+comparable.
 --fisher-from POOL writes, instead of model rows, each example's Fisher score
 under the pooled model (Jaakkola & Haussler 1999) as LIBSVM feature rows for
 svm-train -t 0 or LIBLINEAR: the gradient of log p(example) with respect to

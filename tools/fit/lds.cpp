@@ -42,6 +42,19 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   cov0 = I; seeded by (--seed, the sequence), so fits are reproducible; the
   best of --restarts runs is kept. The row stores T = N - 1 or --length T; LDS
   kernels need one T for all rows (svm-train/ppk gram -d T sets it).
+  --pooled: one LDS fitted to all the sequences by the same EM (sums over the
+  sequences; R floor from all the vectors' variances), without the priors
+  above (--prior-* apply to per-example fits); it stores T of the first
+  sequence. --adapt-from POOL (no --state-dim: the pool's): MAP-EM from the
+  pooled LDS with TAU = --relevance pseudo-observations of it: matrix-normal
+  priors on A and C centred on A0, C0 (row covariance Q resp. R, column
+  precision TAU M0, M0 the pooled model's mean E[s_t s_t'] over its T),
+  inverse-Wishart priors with modes Q0, R0, and a normal-inverse-Wishart one
+  on (mean0, cov0); e.g. C = (Sxs + TAU C0 M0)(P + TAU M0)^-1. --adapt: start
+  (mean0, cov0), transitions (A, Q), emissions (C, R). The constraints above
+  are kept (the floors at most the pooled R0's and Q0's least eigenvalues).
+  Every adapted LDS is in the pooled model's state basis, which makes the rows
+  comparable (per-sequence fits are each in a basis of their own).
 )";
 
 void add_lds_options(po::options_description& options) {
@@ -60,23 +73,27 @@ const OptionFlags kLdsFlags{{"state_dim", "--state-dim"}, {"ridge", "--ridge"}, 
 
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
-  const bool adapted = values.count("adapt-from") > 0;
-  if (adapted && values.count("state-dim"))
-    throw UsageError("--state-dim does not apply to --adapt-from: the pooled LDS in POOL fixes the state dimension");
-  if (!adapted && !values.count("state-dim"))
+  // --adapt-from and --fisher-from take the pooled LDS of POOL; only per-example fits have priors to choose.
+  const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
+  const bool per_example = !from_pool && !values.count("pooled");
+  if (from_pool && values.count("state-dim"))
+    throw UsageError(
+        "--state-dim does not apply to --adapt-from and --fisher-from: the pooled LDS in POOL fixes the state "
+        "dimension");
+  if (!from_pool && !values.count("state-dim"))
     throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
-  if (fits_pooled_or_adapted(values))
+  if (!per_example)
     for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
       if (!values[name].defaulted())
         throw UsageError(std::string("--") + name +
                          " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
                          "fit's prior is centred on the pooled model (--relevance)");
   LdsFitOptions options;
-  if (!adapted) options.state_dim = values["state-dim"].as<long>();
+  if (!from_pool) options.state_dim = values["state-dim"].as<long>();
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
-  if (!fits_pooled_or_adapted(values)) read_lds_prior(context, options);
+  if (per_example) read_lds_prior(context, options);
   return lds_estimator(options);
 }
 

@@ -124,7 +124,8 @@ struct LdsFitOptions {
 };
 
 // The estimator for `ppk fit lds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2; the
-// statistic "x", N x d, so it cannot pool).
+// statistic "x", N x d, so it cannot pool statistics). Its fit_pooled and adapt are fit_pooled_lds
+// and adapt_lds (adaptation.hpp).
 std::unique_ptr<Estimator> lds_estimator(const LdsFitOptions& options);
 
 // The Kalman filter and Rauch-Tung-Striebel smoother of `model` on the rows of x (x_0..x_{N-1}; the
