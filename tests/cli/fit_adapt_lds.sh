@@ -59,15 +59,19 @@ for (q, label, n), line in zip(groups, open("adapted_test.jsonl")):
     assert m["mean0"] == pooled["mean0"] and m["cov0"] == pooled["cov0"] and m["A"] != pooled["A"], m
 PY
 pass
-"$PPK" gram -t ppk_norm -g 0.5 -d 11 adapted_test.ppk pooled.row -o cross.txt
-python3 - <<'PY' || fail "the adapted x pooled kernels: $(head -3 cross.txt)"
+# The normalised Gram of the adapted test rows and the pooled row: finite, in (0, 1], ones on the
+# diagonal, and PSD (ppk gram --psd).
+cat adapted_test.ppk pooled.row > together.ppk
+"$PPK" gram -t ppk_norm -g 0.5 -d 11 together.ppk -o together.txt
+python3 - <<'PY' || fail "the Gram of the adapted and pooled rows: $(head -3 together.txt)"
 import math
-values = [float(v) for line in open("cross.txt") for v in line.split()]
-assert len(values) == 8 and all(math.isfinite(v) and 0 < v <= 1 + 1e-12 for v in values), values
+gram = [[float(v) for v in line.split()] for line in open("together.txt")]
+assert len(gram) == 9 and all(len(row) == 9 for row in gram), gram
+assert all(abs(gram[i][i] - 1) < 1e-12 for i in range(9)), gram
+assert all(math.isfinite(v) and 0 < v <= 1 + 1e-12 for row in gram for v in row), gram
 PY
 pass
-cat adapted_test.ppk pooled.row > together.ppk
-"$PPK" gram -t ppk -g 0.5 -d 11 --psd together.ppk > psd.txt
+"$PPK" gram -t ppk_norm -g 0.5 -d 11 --psd together.ppk > psd.txt
 [[ $(sed -n 's/^size: //p' psd.txt) == 9 && $(sed -n 's/^negative eigenvalues: //p' psd.txt) == 0 ]] ||
   fail "the Gram of the adapted and pooled rows is not PSD: $(cat psd.txt)"
 pass

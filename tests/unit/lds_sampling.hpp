@@ -152,6 +152,19 @@ inline DenseJoint dense_joint(const Lds& s, long count) {
   return j;
 }
 
+// The conditional moments of the states given the observations x (rows x_0..x_{N-1}) from the dense
+// joint: E[S | X] = m_S + Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
+struct DensePosterior {
+  Eigen::VectorXd mean;  // E[S | X], (s_0..s_{N-1}) stacked
+  Eigen::MatrixXd cov;   // Cov(S | X)
+};
+inline DensePosterior dense_posterior(const Lds& s, const Eigen::MatrixXd& x) {
+  const DenseJoint joint = dense_joint(s, x.rows());
+  const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
+  return {joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean),
+          joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov)};
+}
+
 // A stochastic vector with every entry at least 0.05 (each state reachable).
 inline Eigen::VectorXd random_reachable_probabilities(std::mt19937& rng, long size) {
   std::uniform_real_distribution<double> uniform(0.05, 1.0);

@@ -139,15 +139,12 @@ TEST(AdaptedLds, InfiniteRelevanceGivesThePooledModel) {
 }
 
 // One EM step of maximum likelihood (Shumway and Stoffer 1982; Ghahramani and Hinton 1996) with the
-// E-step by the dense joint Gaussian of the states S and observations X: E[S | X] = m_S +
-// Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
+// E-step by the dense joint Gaussian of the states S and observations X (dense_posterior).
 Lds dense_em_step(const Lds& s, const Eigen::MatrixXd& x) {
   const long count = x.rows(), n = s.A.rows();
-  const DenseJoint joint = dense_joint(s, count);
-  const Eigen::LLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
-  const Eigen::VectorXd mean =
-      joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean);
-  const Eigen::MatrixXd cov = joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov);
+  const DensePosterior dense = dense_posterior(s, x);
+  const Eigen::VectorXd& mean = dense.mean;
+  const Eigen::MatrixXd& cov = dense.cov;
   const auto moment = [&](long t, long u) -> Eigen::MatrixXd {
     return cov.block(t * n, u * n, n, n) + mean.segment(t * n, n) * mean.segment(u * n, n).transpose();
   };

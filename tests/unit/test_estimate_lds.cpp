@@ -50,14 +50,12 @@ TEST(LdsEstimate, KalmanLogLikelihoodEqualsTheDenseJointDensity) {
 }
 
 // The smoother's moments of s (simulated rows x_0..x_{count-1}) against the conditional moments of the
-// dense joint: E[S | X] = m_S + Cov(S, X) Cov(X)^-1 (X - m_X), Cov(S | X) = Cov(S) - Cov(S, X) Cov(X)^-1 Cov(X, S).
+// dense joint (dense_posterior).
 void expect_dense_smoother_moments(const Lds& s, const Eigen::MatrixXd& x, const std::string& what) {
   const long count = x.rows(), n = s.A.rows();
-  const DenseJoint joint = dense_joint(s, count);
-  const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
-  const Eigen::VectorXd mean =
-      joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean);
-  const Eigen::MatrixXd cov = joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov);
+  const DensePosterior dense = dense_posterior(s, x);
+  const Eigen::VectorXd& mean = dense.mean;
+  const Eigen::MatrixXd& cov = dense.cov;
   const LdsPosterior posterior = smooth_lds(*lds_model(s), x);
   ASSERT_EQ(posterior.means.size(), static_cast<std::size_t>(count));
   ASSERT_EQ(posterior.lag_covariances.size(), static_cast<std::size_t>(count - 1));
