@@ -134,7 +134,8 @@ FitFamily mixture_family() {
           make_mixture,
           read_libsvm_input,
           {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
-          true};
+          true,
+          {"components", "cov", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli
