@@ -247,9 +247,6 @@ class LdsEstimator : public detail::DataMatrixEstimator {
                                const AdaptationOptions& options) const override {
     const auto* lds = dynamic_cast<const LdsModel*>(&pooled);
     if (lds == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an lds");
-    if (lds->state_dim() != options_.state_dim)
-      throw OptionError("{state_dim} is " + std::to_string(options_.state_dim) +
-                        ", but the pooled LDS has n = " + std::to_string(lds->state_dim()));
     AdaptationOptions adaptation = options;
     if (!adaptation.length) adaptation.length = options_.length;
     return std::move(adapt_lds(*lds, detail::data_of(example), adaptation).model);

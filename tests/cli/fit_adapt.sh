@@ -129,7 +129,7 @@ with open("sets.txt", "w") as f:
             f.write("%d qid:%d 1:%.6f 2:%.6f\n" % (label, i + 1, x, random.gauss(0.0, 1.0)))
 PY
 "$PPK" fit mixture --pooled --components 2 --cov diag --save-pooled mixture_pool.json sets.txt -o mixture_pooled.row
-"$PPK" fit mixture --components 2 --cov diag --adapt-from mixture_pool.json --adapt means --relevance 4 sets.txt -o sets.ppk
+"$PPK" fit mixture --adapt-from mixture_pool.json --adapt means --relevance 4 sets.txt -o sets.ppk
 [[ $(wc -l < sets.ppk) == 12 ]] || fail "expected 12 adapted mixture rows"
 pass
 "$PPK" gram -t ppk -g 1 sets.ppk mixture_pooled.row -o mixture_cross.txt
@@ -188,6 +188,16 @@ done
 expect_error 2 "--adapt" "foo" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,foo "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--adapt" "twice" -- "$PPK" fit hmm --adapt-from pool.json --adapt means,means "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit hmm --relevance 3 "${A[@]}" test.txt -o bad.ppk
+# What shaped the pooled model is the pool's: giving it again is an error, not silently ignored.
+expect_error 2 "--states shapes the pooled model" "--adapt-from" -- \
+  "$PPK" fit hmm --adapt-from pool.json --states 3 "${A[@]}" test.txt -o bad.ppk
+expect_error 2 "--smoothing shapes the pooled model" -- \
+  "$PPK" fit hmm --adapt-from pool.json --smoothing 1 "${A[@]}" test.txt -o bad.ppk
+expect_error 2 "--components shapes the pooled model" "--fisher-from" "ppk fit mixture --pooled" -- \
+  "$PPK" fit mixture --fisher-from mixture_pool.json --components 2 sets.txt -o bad.ppk
+expect_error 2 "--alpha shapes the pooled model" -- "$PPK" fit bayesnet --structure structure.json --estimator ml \
+  --adapt-from net_pool.json --alpha 2 observations.txt -o bad.ppk
+expect_no_output bad.ppk
 expect_error 2 "--pooled, --adapt-from and --fisher-from exclude each other" -- \
   "$PPK" fit hmm --pooled --adapt-from pool.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--save-pooled keeps the model that --pooled fits" -- \

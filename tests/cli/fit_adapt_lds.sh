@@ -36,8 +36,8 @@ pass
 cmp -s pooled.row pooled2.row || fail "--threads 2 changed the pooled row"
 pass
 
-"$PPK" fit lds --state-dim 2 --adapt-from pool.json train.txt -o adapted.ppk
-"$PPK" fit lds --state-dim 2 --adapt-from pool.json --relevance 4 --adapt transitions,emissions test.txt -o adapted_test.ppk
+"$PPK" fit lds --adapt-from pool.json train.txt -o adapted.ppk
+"$PPK" fit lds --adapt-from pool.json --relevance 4 --adapt transitions,emissions test.txt -o adapted_test.ppk
 [[ $(wc -l < adapted.ppk) == 30 && $(wc -l < adapted_test.ppk) == 8 ]] || fail "adapted row counts"
 pass
 "$PPK" decode adapted_test.ppk -o adapted_test.jsonl
@@ -77,7 +77,7 @@ pass
 pass
 
 # --relevance 1e14: every adapted row is the pooled model to 1e-9.
-"$PPK" fit lds --state-dim 2 --adapt-from pool.json --relevance 1e14 test.txt -o stiff.ppk
+"$PPK" fit lds --adapt-from pool.json --relevance 1e14 test.txt -o stiff.ppk
 "$PPK" decode stiff.ppk -o stiff.jsonl
 python3 - <<'PY' || fail "--relevance 1e14 moved away from the pooled model"
 import json
@@ -95,29 +95,31 @@ pass
 
 # Bad options (status 2) and files (status 1): refused by name, nothing written.
 for tau in 0 -1 nan abc; do
-  expect_error 2 "--relevance" -- "$PPK" fit lds --state-dim 2 --adapt-from pool.json --relevance "$tau" test.txt -o bad.ppk
+  expect_error 2 "--relevance" -- "$PPK" fit lds --adapt-from pool.json --relevance "$tau" test.txt -o bad.ppk
   expect_no_output bad.ppk
 done
 expect_error 2 "--adapt" "'means'" "lds" "start, transitions, emissions" -- \
-  "$PPK" fit lds --state-dim 2 --adapt-from pool.json --adapt means test.txt -o bad.ppk
-expect_error 2 "--adapt" "foo" -- "$PPK" fit lds --state-dim 2 --adapt-from pool.json --adapt start,foo test.txt -o bad.ppk
-expect_error 2 "--state-dim is 3, but the pooled LDS has n = 2" -- \
-  "$PPK" fit lds --state-dim 3 --adapt-from pool.json test.txt -o bad.ppk
+  "$PPK" fit lds --adapt-from pool.json --adapt means test.txt -o bad.ppk
+expect_error 2 "--adapt" "foo" -- "$PPK" fit lds --adapt-from pool.json --adapt start,foo test.txt -o bad.ppk
+for option in "--state-dim 2" "--restarts 5" "--seed 7"; do
+  # shellcheck disable=SC2086
+  expect_error 2 "${option% *} shapes the pooled model" -- "$PPK" fit lds --adapt-from pool.json $option test.txt -o bad.ppk
+done
 expect_error 2 "ppk fit lds needs --state-dim n" -- "$PPK" fit lds --pooled train.txt -o bad.ppk
 expect_error 2 "--prior-strength applies to per-example fits" -- \
   "$PPK" fit lds --pooled --state-dim 2 --prior-strength 4 train.txt -o bad.ppk
 expect_error 2 "--prior-state-noise applies to per-example fits" -- \
-  "$PPK" fit lds --state-dim 2 --adapt-from pool.json --prior-state-noise 0.5 test.txt -o bad.ppk
+  "$PPK" fit lds --adapt-from pool.json --prior-state-noise 0.5 test.txt -o bad.ppk
 expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit lds --state-dim 2 --relevance 3 test.txt -o bad.ppk
-expect_error 2 "holds no Fisher information" -- "$PPK" fit lds --state-dim 2 --fisher-from pool.json test.txt -o bad.ppk
+expect_error 2 "holds no Fisher information" -- "$PPK" fit lds --fisher-from pool.json test.txt -o bad.ppk
 printf '1 qid:1 1:0.5 2:1\n1 qid:1 1:0.2 2:0.1\n-1 qid:2 1:0.3 2:0.4\n' > short.txt
 expect_error 1 "short.txt" "the pooled fit failed" "sequence 2" "1 vector" -- \
   "$PPK" fit lds --pooled --state-dim 1 short.txt -o bad.ppk
-expect_error 1 "short.txt" "1 vector" -- "$PPK" fit lds --state-dim 2 --adapt-from pool.json short.txt -o bad.ppk
+expect_error 1 "short.txt" "1 vector" -- "$PPK" fit lds --adapt-from pool.json short.txt -o bad.ppk
 printf '1 qid:1 1:0.5 2:1 3:2\n1 qid:1 1:0.2 2:0.1 3:1\n' > wide.txt
-expect_error 1 "pool.json" "dimension 2" "dimension 3" -- "$PPK" fit lds --state-dim 2 --adapt-from pool.json wide.txt -o bad.ppk
+expect_error 1 "pool.json" "dimension 2" "dimension 3" -- "$PPK" fit lds --adapt-from pool.json wide.txt -o bad.ppk
 "$PPK" fit mixture --pooled --components 2 --cov diag --save-pooled mixture_pool.json train.txt -o /dev/null
 expect_error 1 "mixture_pool.json was written by ppk fit mixture" -- \
-  "$PPK" fit lds --state-dim 2 --adapt-from mixture_pool.json test.txt -o bad.ppk
+  "$PPK" fit lds --adapt-from mixture_pool.json test.txt -o bad.ppk
 expect_no_output bad.ppk
 finish

@@ -81,7 +81,7 @@ with open("sets.txt", "w") as f:
             f.write("%d qid:%d 1:%.6f 2:%.6f\n" % (1 if i % 2 else -1, i + 1, random.gauss(i % 2, 1), random.gauss(0, 1)))
 PY
 "$PPK" fit mixture --pooled --components 2 --cov diag --save-pooled mixture_pool.json sets.txt -o /dev/null
-"$PPK" fit mixture --components 2 --cov diag --fisher-from mixture_pool.json sets.txt -o sets.features
+"$PPK" fit mixture --fisher-from mixture_pool.json sets.txt -o sets.features
 [[ $(wc -l < sets.features) == 10 ]] || fail "mixture features: $(head -2 sets.features)"
 pass
 

@@ -38,6 +38,17 @@ assert abs(sum(c["size"] for c in m["components"]) - 200) < 1e-9
 PY
 pass
 
+# Without --components the mediator has one component per distinct label of INPUT: two here, and
+# three when a third label appears (the points keep their places; only the labels change).
+"$PPK" fit mi mixture --lambda 5 --unlabeled unlabeled.txt --save-mediator by-class.json train.txt -o by-class.ppk
+cmp -s train.ppk by-class.ppk || fail "the default (classes: 2 labels) differs from --components 2"
+pass
+awk 'NR % 3 == 0 { $1 = 7 } { print }' train.txt > three-labels.txt
+"$PPK" fit mi mixture --lambda 5 --unlabeled unlabeled.txt --save-mediator three.json three-labels.txt -o /dev/null
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); assert len(m["components"]) == 3, m' three.json ||
+  fail "three labels gave $(cat three.json)"
+pass
+
 # The saved mediator gives the same rows, bit for bit.
 "$PPK" fit mi mixture --mediator-from mediator.json train.txt -o again.ppk
 cmp -s train.ppk again.ppk || fail "--mediator-from gave other rows: $(diff train.ppk again.ppk | head -3)"
@@ -65,6 +76,12 @@ pass
 
 # Errors: bad options exit 2, bad mediator files or rows exit 1; nothing is written.
 expect_error 2 "--components" -- "$PPK" fit mi mixture --components 0 --lambda 1 --unlabeled unlabeled.txt train.txt -o out.ppk
+expect_no_output out.ppk
+expect_error 2 "--components" "whole number or classes" -- "$PPK" fit mi mixture --components auto --lambda 1 \
+  --unlabeled unlabeled.txt train.txt -o out.ppk
+sed 's/^-1 /1 /' train.txt > one-label.txt
+expect_error 2 "--components classes" "which has 1" -- "$PPK" fit mi mixture --lambda 1 --unlabeled unlabeled.txt \
+  one-label.txt -o out.ppk
 expect_no_output out.ppk
 expect_error 2 "lambda" "> 0" -- "$PPK" fit mi mixture --components 2 --lambda 0 --unlabeled unlabeled.txt train.txt -o out.ppk
 expect_error 2 "--lambda" -- "$PPK" fit mi mixture --components 2 --lambda -1 --unlabeled unlabeled.txt train.txt -o out.ppk

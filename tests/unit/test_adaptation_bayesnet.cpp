@@ -56,12 +56,36 @@ BayesNetFitOptions em_options() {
 
 const BayesNetModel& network(const Model& model) { return static_cast<const BayesNetModel&>(model); }
 
-std::unique_ptr<Model> pooled_network() {
-  const std::unique_ptr<Estimator> estimator = bayesnet_estimator(kStructure, em_options());
+std::unique_ptr<Model> pooled_network(const BayesNetFitOptions& options = em_options()) {
+  const std::unique_ptr<Estimator> estimator = bayesnet_estimator(kStructure, options);
   std::vector<Statistics> examples;
   for (int e = 0; e < 6; ++e)
     examples.push_back(estimator->statistics(vectors_of(observations(20, 10 + e, 0.2 + 0.1 * e)), 2));
   return estimator->fit_pooled(examples, 1);
+}
+
+// One maximum-likelihood EM step of the network's CPTs {P(h), P(x0 | h), P(x1 | h)} (rows h = 0, 1)
+// on the observations, by enumeration over the hidden class h.
+std::vector<std::vector<double>> em_step(const std::vector<std::vector<double>>& cpts,
+                                         const std::vector<std::vector<long>>& xs) {
+  const std::vector<double>&ph = cpts[0], &p0 = cpts[1], &p1 = cpts[2];
+  std::vector<double> nh(2, 0), n0(6, 0), n1(4, 0);
+  for (const std::vector<long>& x : xs) {
+    double joint[2], total = 0;
+    for (int h = 0; h < 2; ++h) total += joint[h] = ph[h] * p0[h * 3 + x[0]] * p1[h * 2 + x[1]];
+    for (int h = 0; h < 2; ++h) {
+      nh[h] += joint[h] / total;
+      n0[h * 3 + x[0]] += joint[h] / total;
+      n1[h * 2 + x[1]] += joint[h] / total;
+    }
+  }
+  std::vector<std::vector<double>> next{std::vector<double>(2), std::vector<double>(6), std::vector<double>(4)};
+  for (int h = 0; h < 2; ++h) {
+    next[0][h] = nh[h] / (nh[0] + nh[1]);
+    for (int k = 0; k < 3; ++k) next[1][h * 3 + k] = n0[h * 3 + k] / nh[h];
+    for (int k = 0; k < 2; ++k) next[2][h * 2 + k] = n1[h * 2 + k] / nh[h];
+  }
+  return next;
 }
 
 double max_cpt_difference(const BayesNetModel& a, const BayesNetModel& b) {
@@ -76,8 +100,20 @@ TEST(BayesNetAdaptation, PooledFitIsEmOverEveryExamplesObservations) {
   std::vector<std::vector<long>> all;
   for (int e = 0; e < 6; ++e)
     for (const std::vector<long>& x : observations(20, 10 + e, 0.2 + 0.1 * e)) all.push_back(x);
-  EXPECT_EQ(format_entries(encode_row(*pooled_network())),
-            format_entries(encode_row(*fit_bayesnet_em(kStructure, all, em_options()).model)));
+  BayesNetFitOptions converged = em_options();
+  converged.iterations = 20000;
+  converged.tolerance = 0;
+  const std::unique_ptr<Model> pooled = pooled_network(converged);
+  EXPECT_EQ(format_entries(encode_row(*pooled)),
+            format_entries(encode_row(*fit_bayesnet_em(kStructure, all, converged).model)));
+  // And it is a maximum-likelihood EM fit of all the observations (run to convergence): a fixed
+  // point of the EM step written out by enumeration (em_step).
+  const BayesNetModel& fit = network(*pooled);
+  const std::vector<std::vector<double>> cpts{fit.node(0).cpt, fit.node(1).cpt, fit.node(2).cpt};
+  const std::vector<std::vector<double>> next = em_step(cpts, all);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t e = 0; e < cpts[i].size(); ++e)
+      EXPECT_NEAR(next[i][e], cpts[i][e], 1e-6) << "node " << i << " entry " << e;
 }
 
 TEST(BayesNetAdaptation, RelevanceLimits) {
@@ -85,28 +121,11 @@ TEST(BayesNetAdaptation, RelevanceLimits) {
   const std::vector<std::vector<long>> xs = observations(30, 99, 0.9);
   EXPECT_LE(max_cpt_difference(*adapt_bayesnet(network(*pooled), xs, adaptation(1e14)).model, network(*pooled)), 1e-9);
 
-  // tau -> 0: plain EM from the pooled network. cpt[0] = P(h); node 1 row h = P(x0 | h); node 2 row h = P(x1 | h).
-  std::vector<double> ph = network(*pooled).node(0).cpt, p0 = network(*pooled).node(1).cpt,
-                      p1 = network(*pooled).node(2).cpt;
-  for (int step = 0; step < 15; ++step) {
-    std::vector<double> nh(2, 0), n0(6, 0), n1(4, 0);
-    for (const std::vector<long>& x : xs) {
-      double joint[2], total = 0;
-      for (int h = 0; h < 2; ++h) total += joint[h] = ph[h] * p0[h * 3 + x[0]] * p1[h * 2 + x[1]];
-      for (int h = 0; h < 2; ++h) {
-        nh[h] += joint[h] / total;
-        n0[h * 3 + x[0]] += joint[h] / total;
-        n1[h * 2 + x[1]] += joint[h] / total;
-      }
-    }
-    for (int h = 0; h < 2; ++h) {
-      ph[h] = nh[h] / (nh[0] + nh[1]);
-      for (int k = 0; k < 3; ++k) p0[h * 3 + k] = n0[h * 3 + k] / nh[h];
-      for (int k = 0; k < 2; ++k) p1[h * 2 + k] = n1[h * 2 + k] / nh[h];
-    }
-  }
+  // tau -> 0: plain EM from the pooled network, written out (em_step).
+  std::vector<std::vector<double>> expected{network(*pooled).node(0).cpt, network(*pooled).node(1).cpt,
+                                            network(*pooled).node(2).cpt};
+  for (int step = 0; step < 15; ++step) expected = em_step(expected, xs);
   const BayesNetFit ml = adapt_bayesnet(network(*pooled), xs, adaptation(1e-12, 15));
-  const std::vector<std::vector<double>> expected{ph, p0, p1};
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t e = 0; e < expected[i].size(); ++e)
       EXPECT_NEAR(ml.model->node(i).cpt[e], expected[i][e], 1e-8) << "node " << i << " entry " << e;

@@ -82,7 +82,8 @@ FitFamily bayesnet_family() {
           make_bayesnet,
           read_libsvm_input,
           {kBayesNetFlags, kEmOptionFlags},
-          true};
+          true,
+          {"alpha", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli

@@ -261,7 +261,7 @@ Statistics pool_examples(const Estimator& estimator, const Dataset& data, long d
 }
 
 // UsageError unless --pooled, --adapt-from and their options are used together as documented.
-void check_latent_options(const po::variables_map& values) {
+void check_latent_options(const po::variables_map& values, const FitFamily& family) {
   const bool pooled = values.count("pooled") > 0, adapted = values.count("adapt-from") > 0,
              fisher = values.count("fisher-from") > 0;
   if (pooled + adapted + fisher > 1)
@@ -276,6 +276,12 @@ void check_latent_options(const po::variables_map& values) {
   if (!adapted && !values["relevance"].defaulted()) throw UsageError("--relevance applies to --adapt-from POOL");
   if (!adapted && !fisher && !values["adapt"].defaulted())
     throw UsageError("--adapt applies to --adapt-from POOL and --fisher-from POOL");
+  if (adapted || fisher)
+    for (const char* name : family.decided_by_pool)
+      if (values.count(name) && !values[name].defaulted())
+        throw UsageError(std::string("--") + name + " shapes the pooled model, which " +
+                         (adapted ? "--adapt-from" : "--fisher-from") + " reads from POOL: give it to ppk fit " +
+                         family.name + " --pooled --save-pooled POOL and leave it out here");
   if ((pooled || adapted || fisher) &&
       ((values.count("prior") && !values["prior"].defaulted()) || values.count("prior-count")))
     throw UsageError(
@@ -389,7 +395,7 @@ int run_fit(const std::vector<std::string>& args) {
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
   }
-  if (family->latent) check_latent_options(values);
+  if (family->latent) check_latent_options(values, *family);
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
   const unsigned threads = threads_option(values);
@@ -472,8 +478,15 @@ int run_fit(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < lines.size(); ++i)
     lines[i] = format_row_line(pooled_model ? 0.0 : data.examples[i].label, rows[i]);
   if (values.count("save-pooled")) {
-    PoolFile pool{"",     source.name,    family->name,       dim, choices.chosen(), choices.matrices(),
-                  pooled, choices.base(), choices.smoothing()};
+    PoolFile pool;
+    pool.source = source.name;
+    pool.family = family->name;
+    pool.dim = dim;
+    pool.chosen = choices.chosen();
+    pool.matrices = choices.matrices();
+    pool.statistics = pooled;
+    pool.base = choices.base();
+    pool.smoothing = choices.smoothing();
     if (pooled_model) {
       pool.model = model_to_json(*pooled_model);
       pool.fisher = fisher_information(*pooled_model, pooled_examples, threads);

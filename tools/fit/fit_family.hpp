@@ -57,6 +57,9 @@ struct FitFamily {
   std::vector<OptionFlags> option_flags;
   // --pooled and --adapt-from (latent-variable models: adaptation.hpp).
   bool latent = false;
+  // The family's options that shape the fit of the pooled model (--states, --components, ...): with
+  // --adapt-from or --fisher-from the pool file's model has decided them, so giving one is an error.
+  std::vector<const char*> decided_by_pool = {};
 };
 
 // The statistics of every example of `data`; an example that has none is an InputError naming it.

@@ -265,7 +265,8 @@ FitFamily hmm_family() {
           make_hmm,
           read_hmm_input,
           {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags},
-          true};
+          true,
+          {"states", "param-ratio", "smoothing", "cov", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli

@@ -45,7 +45,7 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   --pooled: one LDS fitted to all the sequences by the same EM (sums over the
   sequences; R floor from all the vectors' variances), without the priors
   above (--prior-* apply to per-example fits); it stores T of the first
-  sequence. --adapt-from POOL (--state-dim as the pool's): MAP-EM from the
+  sequence. --adapt-from POOL (n from POOL): MAP-EM from the
   pooled LDS with TAU = --relevance pseudo-observations of it: matrix-normal
   priors on A and C centred on A0, C0 (row covariance Q resp. R, column
   precision TAU M0, M0 the pooled model's mean E[s_t s_t'] over its T),
@@ -73,10 +73,13 @@ const OptionFlags kLdsFlags{{"state_dim", "--state-dim"}, {"ridge", "--ridge"}, 
 
 std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   const po::variables_map& values = context.values;
-  if (!values.count("state-dim")) throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
-  // Only per-example fits have priors to choose: the pooled fit has every sequence's data, and an
-  // adapted fit's prior is centred on the pooled model.
-  const bool per_example = !values.count("pooled") && !values.count("adapt-from") && !values.count("fisher-from");
+  // --adapt-from and --fisher-from read the pooled LDS, state dimension included, from POOL. Only
+  // per-example fits have priors to choose: the pooled fit has every sequence's data, and an adapted
+  // fit's prior is centred on the pooled model.
+  const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
+  const bool per_example = !from_pool && !values.count("pooled");
+  if (!from_pool && !values.count("state-dim"))
+    throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
   if (!per_example)
     for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
       if (!values[name].defaulted())
@@ -84,7 +87,7 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
                          " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
                          "fit's prior is centred on the pooled model (--relevance)");
   LdsFitOptions options;
-  options.state_dim = values["state-dim"].as<long>();
+  if (!from_pool) options.state_dim = values["state-dim"].as<long>();
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
@@ -105,7 +108,8 @@ FitFamily lds_family() {
           make_lds,
           read_sequence_input,
           {kLdsFlags, kLdsPriorFlags, kEmOptionFlags},
-          true};
+          true,
+          {"state-dim", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli

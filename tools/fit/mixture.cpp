@@ -16,11 +16,14 @@
 
 namespace ppk::cli {
 
-void add_mixture_options(po::options_description& options) {
+const ComponentsOption kPooledComponents{"2", "K|auto",
+                                         "the number of components K >= 1; auto (with --pooled): by held-out likelihood"};
+
+void add_mixture_options(po::options_description& options, const ComponentsOption& components) {
   // clang-format off
   options.add_options()
-      ("components", po::value<std::string>()->default_value("2")->value_name("K|auto"),
-       "the number of components K >= 1; auto (with --pooled): by held-out likelihood")
+      ("components", po::value<std::string>()->default_value(components.default_value)->value_name(components.value_name),
+       components.help)
       ("cov", po::value<std::string>()->default_value("full")->value_name("iso|diag|full"),
        "the components' covariance form")
       ("ridge", po::value<double>()->value_name("R"), "R > 0 (see above); default 1e-6 times the data's variance");
@@ -28,13 +31,19 @@ void add_mixture_options(po::options_description& options) {
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
-MixtureFitOptions mixture_fit_options(const po::variables_map& values) {
+MixtureFitOptions mixture_fit_options(const po::variables_map& values, std::optional<long> classes) {
   MixtureFitOptions options;
   const std::string components = values["components"].as<std::string>();
-  if (components != "auto") {
+  const std::string named = classes ? "classes" : "auto";  // the choice other than a number
+  if (components != named) {
     const std::optional<long> count = parse_long(components);
-    if (!count) throw UsageError("--components must be a whole number or auto, got '" + components + "'");
+    if (!count) throw UsageError("--components must be a whole number or " + named + ", got '" + components + "'");
     options.components = *count;
+  } else if (classes) {
+    if (*classes < 2)
+      throw UsageError("--components classes (the default) takes one component per distinct label of INPUT, which has " +
+                       std::to_string(*classes) + "; give --components K");
+    options.components = *classes;
   } else if (!values.count("pooled")) {
     throw UsageError("--components auto chooses K for ppk fit mixture --pooled; give a number");
   }
@@ -125,7 +134,8 @@ FitFamily mixture_family() {
           make_mixture,
           read_libsvm_input,
           {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
-          true};
+          true,
+          {"components", "cov", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli

@@ -2,17 +2,31 @@
 // `ppk fit mixture` and `ppk fit mi mixture` (defined in mixture.cpp).
 #pragma once
 
+#include <optional>
+
 #include "cli.hpp"
 #include "ppk/estimate/estimate.hpp"
 
 namespace ppk::cli {
 
-// --components K, --cov iso|diag|full, --ridge R, --iterations N, --tolerance T, --restarts N, --seed S.
-void add_mixture_options(po::options_description& options);
+// How a command offers --components: its default, its value's name and its help.
+struct ComponentsOption {
+  const char* default_value;
+  const char* value_name;
+  const char* help;
+};
+// ppk fit mixture's: a number, or auto (with --pooled) for the held-out choice.
+extern const ComponentsOption kPooledComponents;
+
+// --components (as `components` offers it), --cov iso|diag|full, --ridge R, --iterations N,
+// --tolerance T, --restarts N, --seed S.
+void add_mixture_options(po::options_description& options, const ComponentsOption& components = kPooledComponents);
 // The fields of MixtureFitOptions named by the flags of add_mixture_options.
 inline const OptionFlags kMixtureOptionFlags{
     {"components", "--components"}, {"covariance", "--cov"}, {"ridge", "--ridge"}};
-// Those options read back; UsageError naming the option when one is out of range.
-MixtureFitOptions mixture_fit_options(const po::variables_map& values);
+// Those options read back; UsageError naming the option when one is out of range. `classes` is the
+// number of distinct labels of the command's input when --components may be `classes` (ppk fit mi
+// mixture), and nullopt where it may not.
+MixtureFitOptions mixture_fit_options(const po::variables_map& values, std::optional<long> classes = std::nullopt);
 
 }  // namespace ppk::cli
