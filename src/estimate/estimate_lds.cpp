@@ -1,6 +1,7 @@
 // The LDS estimator (see estimate_lds.hpp): EM with a Kalman filter and Rauch-Tung-Striebel smoother
-// on one sequence. Like the HMMs, an LDS is not an exponential family: the estimator keeps the
-// example's data matrix "x" and cannot pool.
+// on one sequence, or on many at once for the pooled LDS, and the MAP adaptation of a pooled LDS
+// (adaptation.hpp). Like the HMMs, an LDS is not an exponential family: the estimator keeps the
+// example's data matrix "x" and cannot pool statistics.
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/adaptation.hpp"
 
@@ -116,13 +117,7 @@ void maximise(const EmProblem& problem, const std::vector<LdsPosterior>& posteri
   const AdaptedParameters everything;
   const AdaptedParameters& adapt = prior ? prior->adapt : everything;
   if (prior) {
-    observations.states += prior->observations.states;
-    observations.observed_states += prior->observations.observed_states;
-    observations.observations += prior->observations.observations;
-    observations.count += prior->observations.count;
-    observations.first_weights.push_back(prior->observations.first_weights[0]);
-    observations.first_means.push_back(prior->observations.first_means[0]);
-    observations.first_covariances.push_back(prior->observations.first_covariances[0]);
+    detail::add_observation_sums(prior->observations, observations);
     detail::add_transition_sums(prior->transitions, transitions);
     state_noise_floor = std::min(state_noise_floor, prior->state_noise_cap);
   }

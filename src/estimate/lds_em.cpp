@@ -411,6 +411,17 @@ void add_observation_sums(const Eigen::MatrixXd& x, const LdsPosterior& posterio
   sums.first_covariances.push_back(posterior.covariances[0]);
 }
 
+void add_observation_sums(const ObservationSums& more, ObservationSums& into) {
+  into.states += more.states;
+  into.observed_states += more.observed_states;
+  into.observations += more.observations;
+  into.count += more.count;
+  into.first_weights.insert(into.first_weights.end(), more.first_weights.begin(), more.first_weights.end());
+  into.first_means.insert(into.first_means.end(), more.first_means.begin(), more.first_means.end());
+  into.first_covariances.insert(into.first_covariances.end(), more.first_covariances.begin(),
+                                more.first_covariances.end());
+}
+
 void maximise_emission(const ObservationSums& sums, const Regularisation& regularisation,
                        const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
   const double strength = regularisation.strength;

@@ -63,6 +63,8 @@ struct ObservationSums {
 // Adds the sums of the sequence x (rows x_0..x_{N-1}) under its E-step `posterior` to `sums`
 // (whose empty matrices count as zeros).
 void add_observation_sums(const Eigen::MatrixXd& x, const LdsPosterior& posterior, ObservationSums& sums);
+// into += more (a prior's pseudo-observations, or the sums of other sequences).
+void add_observation_sums(const ObservationSums& more, ObservationSums& into);
 
 // The constraints of every LDS and SLDS fit (estimate_lds.hpp, "Finite kernels by construction"):
 constexpr double kStabilityBound = 0.999;        // of each transition's Stability measure below
