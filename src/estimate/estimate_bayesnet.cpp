@@ -223,9 +223,8 @@ double log_prior(const BayesNetModel& network, const PseudoCounts& pseudo) {
   double sum = 0;
   for (std::size_t i = 0; i < network.size(); ++i) {
     const std::vector<double>& cpt = network.node(i).cpt;
-    for (std::size_t e = 0; e < cpt.size(); ++e)
-      if (pseudo[i](static_cast<Eigen::Index>(e)) > 0.0)
-        sum += pseudo[i](static_cast<Eigen::Index>(e)) * std::log(cpt[e]);
+    sum += detail::log_dirichlet_prior(
+        Eigen::Map<const Eigen::ArrayXd>(cpt.data(), static_cast<Eigen::Index>(cpt.size())), pseudo[i].array());
   }
   return sum;
 }
