@@ -86,19 +86,7 @@ PY
 pass
 
 # A network with a hidden class: 2 + 2 x 3 + 2 x 2 CPT logits; a fully observed one from its counts.
-cat > structure.json <<'JSON'
-{"nodes":[{"states":2},{"states":3,"parents":[0],"variable":0},{"states":2,"parents":[0],"variable":1}]}
-JSON
-python3 - <<'PY'
-import random
-random.seed(6)
-with open("net.txt", "w") as f:
-    for i in range(8):
-        for _ in range(10):
-            h = random.random() < 0.2 + 0.08 * i
-            x0 = random.choice([1, 1, 2, 3]) if h else random.choice([1, 3, 3, 3])
-            f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
-PY
+hidden_class_network structure.json net.txt
 N=(--structure structure.json --estimator ml)
 "$PPK" fit bayesnet "${N[@]}" --pooled --save-pooled net.json net.txt -o /dev/null
 "$PPK" fit bayesnet "${N[@]}" --fisher-from net.json net.txt -o net.features
