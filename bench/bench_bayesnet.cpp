@@ -16,63 +16,41 @@
 #include "ppk/families/hmm.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/multinomial.hpp"
+#include "random_hmm.hpp"
 
 namespace {
 
+std::vector<double> std_vector(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
 std::vector<double> random_probabilities(long size, std::mt19937& rng) {
-  std::uniform_real_distribution<double> uniform(0.05, 1.0);
-  std::vector<double> p(static_cast<std::size_t>(size));
-  double sum = 0;
-  for (double& v : p) sum += v = uniform(rng);
-  for (double& v : p) v /= sum;
-  return p;
+  return std_vector(bench::random_probabilities(size, rng));
 }
 
 std::unique_ptr<ppk::Model> multinomial(const std::vector<double>& p) {
   return std::make_unique<ppk::MultinomialModel>(ppk::SparseProbabilities::from_dense(p), ppk::Trials{});
 }
 
-// A random HMM over x_0..x_T as an HmmModel, or as the equivalent network.
-struct HmmParameters {
-  std::vector<double> start;
-  std::vector<std::vector<double>> transitions, emissions;
-};
-
-HmmParameters random_hmm(long states, long alphabet, std::mt19937& rng) {
-  HmmParameters h{random_probabilities(states, rng), {}, {}};
-  for (long q = 0; q < states; ++q) {
-    h.transitions.push_back(random_probabilities(states, rng));
-    h.emissions.push_back(random_probabilities(alphabet, rng));
-  }
-  return h;
-}
-
-std::unique_ptr<ppk::Model> as_hmm(const HmmParameters& h, long length) {
-  const Eigen::Index m = static_cast<Eigen::Index>(h.start.size());
-  Eigen::MatrixXd transitions(m, m);
-  for (Eigen::Index p = 0; p < m; ++p)
-    for (Eigen::Index q = 0; q < m; ++q) transitions(p, q) = h.transitions[p][q];
-  std::vector<std::unique_ptr<ppk::Model>> emissions;
-  for (const auto& e : h.emissions) emissions.push_back(multinomial(e));
-  return std::make_unique<ppk::HmmModel>(Eigen::Map<const Eigen::VectorXd>(h.start.data(), m), transitions,
-                                         std::move(emissions), length);
-}
-
-std::unique_ptr<ppk::Model> as_network(const HmmParameters& h, long length) {
+// A random HMM over x_0..x_T (bench::random_hmm) as the equivalent network: hidden node 2t is s_t,
+// observed node 2t + 1 is x_t with one emission per state of its parent.
+std::unique_ptr<ppk::Model> as_network(const bench::RandomHmm& h, long length) {
   std::vector<ppk::BayesNode> nodes;
   for (long t = 0; t <= length; ++t) {
     ppk::BayesNode hidden;
     hidden.states = static_cast<long>(h.start.size());
     if (t == 0) {
-      hidden.cpt = h.start;
+      hidden.cpt = std_vector(h.start);
     } else {
       hidden.parents = {2 * (t - 1)};
-      for (const auto& row : h.transitions) hidden.cpt.insert(hidden.cpt.end(), row.begin(), row.end());
+      for (Eigen::Index p = 0; p < h.transitions.rows(); ++p) {
+        const std::vector<double> row = std_vector(h.transitions.row(p).transpose());
+        hidden.cpt.insert(hidden.cpt.end(), row.begin(), row.end());
+      }
     }
     ppk::BayesNode observed;
     observed.variable = t;
     observed.parents = {2 * t};
-    for (const auto& e : h.emissions) observed.emissions.push_back(multinomial(e));
+    for (Eigen::Index q = 0; q < h.emissions.rows(); ++q)
+      observed.emissions.push_back(multinomial(std_vector(h.emissions.row(q).transpose())));
     nodes.push_back(std::move(hidden));
     nodes.push_back(std::move(observed));
   }
@@ -83,7 +61,7 @@ template <class Build>
 void run_pair(benchmark::State& state, Build build) {
   const long states = state.range(0), length = state.range(1);
   std::mt19937 rng(7);
-  const HmmParameters a = random_hmm(states, 4, rng), b = random_hmm(states, 4, rng);
+  const bench::RandomHmm a = bench::random_hmm(states, 4, rng), b = bench::random_hmm(states, 4, rng);
   const ppk::KernelParams params{1.0, 0};
   const ppk::PreparedModel pa(build(a, length), params), pb(build(b, length), params);
   for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
@@ -91,7 +69,7 @@ void run_pair(benchmark::State& state, Build build) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_HmmAsHmm(benchmark::State& state) { run_pair(state, as_hmm); }
+void BM_HmmAsHmm(benchmark::State& state) { run_pair(state, bench::as_model); }
 void BM_HmmAsNetwork(benchmark::State& state) { run_pair(state, as_network); }
 
 void hmm_sizes(benchmark::internal::Benchmark* bench) {

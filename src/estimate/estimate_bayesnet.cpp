@@ -118,10 +118,7 @@ Patterns patterns_of(const std::vector<std::vector<long>>& observations) {
   return patterns;
 }
 
-struct ExpectedCounts {
-  std::vector<Eigen::VectorXd> counts;  // n(i, c, k) at node i's CPT entry c K + k
-  double log_likelihood = 0;            // sum over the observations of log p(x)
-};
+using ExpectedCounts = BayesNetExpectedCounts;
 
 // The E-step of estimate_bayesnet.hpp: for each observation x the log joint log p(h, x) of every
 // hidden configuration h (node i's state in h: the mixed-radix digit of h, the last hidden node
@@ -223,9 +220,8 @@ double log_prior(const BayesNetModel& network, const PseudoCounts& pseudo) {
   double sum = 0;
   for (std::size_t i = 0; i < network.size(); ++i) {
     const std::vector<double>& cpt = network.node(i).cpt;
-    for (std::size_t e = 0; e < cpt.size(); ++e)
-      if (pseudo[i](static_cast<Eigen::Index>(e)) > 0.0)
-        sum += pseudo[i](static_cast<Eigen::Index>(e)) * std::log(cpt[e]);
+    sum += detail::log_dirichlet_prior(
+        Eigen::Map<const Eigen::ArrayXd>(cpt.data(), static_cast<Eigen::Index>(cpt.size())), pseudo[i].array());
   }
   return sum;
 }
@@ -469,6 +465,28 @@ class BayesNetEstimator : public Estimator {
 
 std::unique_ptr<Estimator> bayesnet_estimator(const nlohmann::json& structure, const BayesNetFitOptions& options) {
   return std::make_unique<BayesNetEstimator>(structure_network(structure), options);
+}
+
+BayesNetExpectedCounts bayesnet_expected_counts(const BayesNetModel& network,
+                                                const std::vector<std::vector<long>>& observations) {
+  const Layout layout = layout_of(network);
+  check_observations(network, layout, observations);
+  return expected_counts(network, layout, patterns_of(observations));
+}
+
+BayesNetExpectedCounts bayesnet_expected_counts(const BayesNetModel& network, const Statistics& example) {
+  if (example.sums.count("states")) return bayesnet_expected_counts(network, observations_of(example));
+  BayesNetExpectedCounts out;
+  for (std::size_t i = 0; i < network.size(); ++i) {
+    const std::vector<double>& cpt = network.node(i).cpt;
+    out.counts.push_back(detail::sum_of(example, count_name(i)));
+    if (out.counts.back().size() != static_cast<Eigen::Index>(cpt.size()))
+      throw EstimationError("the statistics are of another structure than the network's");
+    // sum n(i, c, k) log P(k | c), the entries never observed left out (their P may be 0).
+    out.log_likelihood += detail::log_dirichlet_prior(
+        Eigen::Map<const Eigen::ArrayXd>(cpt.data(), static_cast<Eigen::Index>(cpt.size())), out.counts.back().array());
+  }
+  return out;
 }
 
 BayesNetFit adapt_bayesnet(const BayesNetModel& pooled, const std::vector<std::vector<long>>& observations,

@@ -134,6 +134,11 @@ void normalise_rows(const Eigen::MatrixXd& counts, const Eigen::MatrixXd& pseudo
 void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& rows);
 // a sum log theta over the entries of p: the log Dirichlet(1 + a) prior density up to a constant.
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
+// sum_o a_o log p_o over the entries of p with pseudo-count a_o > 0 (pseudo_counts of p's shape): the
+// log Dirichlet(1 + a) prior up to a constant. An entry without pseudo-count adds nothing, so its
+// maximum-likelihood value may be 0.
+double log_dirichlet_prior(const Eigen::Ref<const Eigen::ArrayXXd>& p,
+                           const Eigen::Ref<const Eigen::ArrayXXd>& pseudo_counts);
 // The M x O table E_qo of an HMM whose emissions are all one-event multinomials over O symbols
 // (not leveled); EstimationError naming the first emission that is not, followed by `why`.
 Eigen::MatrixXd one_event_emission_table(const HmmModel& hmm, const std::string& why);

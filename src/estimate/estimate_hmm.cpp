@@ -63,6 +63,11 @@ void normalise_rows(const Eigen::MatrixXd& counts, double a, Eigen::MatrixXd& ro
 
 double log_dirichlet_prior(const Eigen::MatrixXd& p, double a) { return a > 0.0 ? a * p.array().log().sum() : 0.0; }
 
+double log_dirichlet_prior(const Eigen::Ref<const Eigen::ArrayXXd>& p,
+                           const Eigen::Ref<const Eigen::ArrayXXd>& pseudo_counts) {
+  return (pseudo_counts > 0.0).select(pseudo_counts * p.log(), 0.0).sum();
+}
+
 Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   Eigen::MatrixXd p(rows, cols);
@@ -121,7 +126,7 @@ struct TablePrior {
   static TablePrior adapted(const Eigen::MatrixXd& pooled, double tau, bool adapt) { return {tau * pooled, !adapt}; }
   double log_prior(const Eigen::MatrixXd& p) const {
     if (fixed) return 0.0;
-    return (pseudo_counts.array() > 0.0).select(pseudo_counts.array() * p.array().log(), 0.0).sum();
+    return detail::log_dirichlet_prior(p.array(), pseudo_counts.array());
   }
   void update(const Eigen::MatrixXd& counts, Eigen::MatrixXd& p) const {
     if (!fixed) normalise_rows(counts, pseudo_counts, p);

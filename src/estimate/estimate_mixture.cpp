@@ -37,9 +37,7 @@ struct MixtureMStep {
     terms += detail::adaptation_log_prior(c, *adaptation);
     // tau w0_k log w_k, the weights' Dirichlet(1 + tau w0) prior.
     if (adapt_weights)
-      terms += (pooled_weights->array() > 0.0)
-                   .select(adaptation->relevance * pooled_weights->array() * weights.array().log(), 0.0)
-                   .sum();
+      terms += detail::log_dirichlet_prior(weights.array(), adaptation->relevance * pooled_weights->array());
     return terms;
   }
   void update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibilities, Eigen::VectorXd& weights,

@@ -1,10 +1,11 @@
-// Fisher scores of pooled HMMs and Gaussian mixtures (formulas in fisher.hpp). The E-step is
-// Baum-Welch's forward-backward (estimate_hmm.cpp) or the mixture's responsibilities (gaussian_em.cpp)
-// under the pooled parameters; the scores are then expected counts minus their expectations, and
-// the Gaussian blocks weighted sums of residuals.
+// Fisher scores of pooled HMMs, Gaussian mixtures and networks (formulas in fisher.hpp). The E-step
+// is Baum-Welch's forward-backward (estimate_hmm.cpp), the mixture's responsibilities (gaussian_em.cpp)
+// or the network's expected counts (estimate_bayesnet.cpp) under the pooled parameters; the scores are then expected
+// counts minus their expectations, and the Gaussian blocks weighted sums of residuals.
 #include "ppk/estimate/fisher.hpp"
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,8 @@
 #include "estimate/gaussian_em.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_bayesnet.hpp"
+#include "ppk/families/bayesnet.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/mixture.hpp"
@@ -22,7 +25,7 @@ namespace ppk {
 
 namespace {
 
-enum class ScoredModel { discrete_hmm, gaussian_hmm, gaussian_mixture };
+enum class ScoredModel { discrete_hmm, gaussian_hmm, gaussian_mixture, bayesnet };
 
 std::string indexed(const std::string& name, long i) { return name + "[" + std::to_string(i) + "]"; }
 
@@ -44,6 +47,7 @@ struct FisherScorer::Impl {
   Eigen::MatrixXd emission_probabilities;   // discrete HMMs: E, M x O
   Eigen::MatrixXd log_emissions_by_symbol;  // discrete HMMs: log E', O x M (row o: log E_.o)
   detail::GaussianComponents gaussians;     // Gaussian states: their form, mu_q, dense Sigma_q
+  std::unique_ptr<BayesNetModel> network;   // networks: a copy of the discrete nodes
   std::vector<Eigen::MatrixXd> precisions;  // Gaussian states: P_q = Sigma_q^-1
   long dim = 0;                             // O (discrete) or D (Gaussian)
   std::vector<std::string> names;
@@ -64,6 +68,12 @@ void FisherScorer::Impl::read_gaussians(const std::vector<const Model*>& models,
 }
 
 void FisherScorer::Impl::name_features() {
+  if (kind == ScoredModel::bayesnet) {
+    for (std::size_t i = 0; i < network->size(); ++i)
+      for (std::size_t e = 0; e < network->node(i).cpt.size(); ++e)
+        names.push_back(indexed(indexed("cpts", static_cast<long>(i)), static_cast<long>(e)));
+    return;
+  }
   const long states = kind == ScoredModel::gaussian_mixture ? static_cast<long>(mixture_weights.size())
                                                             : static_cast<long>(chain.start.size());
   if (start)
@@ -129,9 +139,26 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     m.means = parameters.means;
     m.covariances = parameters.covariances;
     check_adapted_parameters(parameters, "mixture", {"weights", "means", "covariances"});
+  } else if (const auto* network = dynamic_cast<const BayesNetModel*>(&pooled)) {
+    m.kind = ScoredModel::bayesnet;
+    std::vector<BayesNode> nodes;
+    for (std::size_t i = 0; i < network->size(); ++i) {
+      const BayesNode& from = network->node(i);
+      if (from.states == 0)
+        throw EstimationError("the pooled network's node " + std::to_string(i) +
+                              " is an emission leaf: Fisher scores need every node discrete");
+      BayesNode node;
+      node.states = from.states;
+      node.variable = from.variable;
+      node.parents = from.parents;
+      node.cpt = from.cpt;
+      nodes.push_back(std::move(node));
+    }
+    m.network = std::make_unique<BayesNetModel>(std::move(nodes));
+    check_adapted_parameters(parameters, "bayesnet", {"cpts"});
   } else {
     throw EstimationError("the pooled model is a " + pooled.family().name +
-                          " model: Fisher scores need an HMM or a mixture of Gaussians");
+                          " model: Fisher scores need an HMM, a mixture of Gaussians or a network");
   }
   m.name_features();
 }
@@ -282,6 +309,38 @@ Eigen::VectorXd FisherScorer::score(const Eigen::MatrixXd& x) const {
   for (std::size_t q = 0; q < m.gaussians.means.size(); ++q)
     j = m.write_gaussian_scores(x, responsibilities.col(static_cast<Eigen::Index>(q)), q, out, j);
   return out / static_cast<double>(x.rows());
+}
+
+Eigen::VectorXd FisherScorer::score(const std::vector<std::vector<long>>& observations) const {
+  if (impl_->kind != ScoredModel::bayesnet)
+    throw EstimationError("the pooled model is not a network: score its sequences or vectors");
+  const BayesNetExpectedCounts expected = bayesnet_expected_counts(*impl_->network, observations);
+  return score(expected.counts, static_cast<double>(observations.size()));
+}
+
+Eigen::VectorXd FisherScorer::score(const std::vector<Eigen::VectorXd>& expected_counts, double observations) const {
+  const Impl& m = *impl_;
+  if (m.kind != ScoredModel::bayesnet)
+    throw EstimationError("the pooled model is not a network: score its sequences or vectors");
+  if (!(observations > 0)) throw EstimationError("there are no observations");
+  if (expected_counts.size() != m.network->size())
+    throw EstimationError("the counts are of " + std::to_string(expected_counts.size()) +
+                          " nodes, the pooled network has " + std::to_string(m.network->size()));
+  Eigen::VectorXd out(size());
+  Eigen::Index j = 0;
+  for (std::size_t i = 0; i < m.network->size(); ++i) {
+    const BayesNode& node = m.network->node(i);
+    const Eigen::Index entries = static_cast<Eigen::Index>(node.cpt.size());
+    if (expected_counts[i].size() != entries)
+      throw EstimationError("node " + std::to_string(i) + "'s counts have " + std::to_string(expected_counts[i].size()) +
+                            " entries, its CPT " + std::to_string(entries));
+    const Eigen::Map<const Eigen::VectorXd> cpt(node.cpt.data(), entries);
+    for (Eigen::Index row = 0; row < entries; row += node.states)
+      write_logit_scores(expected_counts[i].segment(row, node.states), cpt.segment(row, node.states),
+                         out.segment(j + row, node.states));
+    j += entries;
+  }
+  return out / observations;
 }
 
 FisherScaling::FisherScaling(Eigen::VectorXd information_diagonal)

@@ -156,19 +156,7 @@ pass
 expect_error 2 "--components auto chooses K for ppk fit mixture --pooled" -- "$PPK" fit mixture --components auto sets.txt -o bad.ppk
 
 # A Bayesian network with a hidden class: pooled over every example's observations, then adapted.
-cat > structure.json <<'JSON'
-{"nodes":[{"states":2},{"states":3,"parents":[0],"variable":0},{"states":2,"parents":[0],"variable":1}]}
-JSON
-python3 - <<'PY'
-import random
-random.seed(6)
-with open("observations.txt", "w") as f:
-    for i in range(8):
-        for _ in range(10):
-            h = random.random() < 0.2 + 0.08 * i
-            x0 = random.choice([1, 1, 2, 3]) if h else random.choice([1, 3, 3, 3])
-            f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
-PY
+hidden_class_network structure.json observations.txt
 "$PPK" fit bayesnet --structure structure.json --estimator ml --pooled --save-pooled net_pool.json observations.txt -o net.row
 "$PPK" fit bayesnet --structure structure.json --estimator ml --adapt-from net_pool.json --relevance 5 observations.txt -o nets.ppk
 [[ $(wc -l < nets.ppk) == 8 && $(field "$(head -1 nets.ppk)" 2) == 10 ]] || fail "adapted networks: $(head -c 200 nets.ppk)"

@@ -1,4 +1,4 @@
-# ppk fit hmm|mixture --fisher-from POOL (fisher.hpp, fisher_features.hpp): --pooled --save-pooled
+# ppk fit hmm|mixture|bayesnet --fisher-from POOL (fisher.hpp, fisher_features.hpp): --pooled --save-pooled
 # keeps the training examples' Fisher information beside the pooled model; --fisher-from writes one
 # LIBSVM feature row per example, the score with respect to the --adapt parameters scaled so that
 # every feature's mean square over the training file is 1 (checked here from the output); a test
@@ -85,6 +85,30 @@ PY
 [[ $(wc -l < sets.features) == 10 ]] || fail "mixture features: $(head -2 sets.features)"
 pass
 
+# A network with a hidden class: 2 + 2 x 3 + 2 x 2 CPT logits; a fully observed one from its counts.
+hidden_class_network structure.json net.txt
+N=(--structure structure.json --estimator ml)
+"$PPK" fit bayesnet "${N[@]}" --pooled --save-pooled net.json net.txt -o /dev/null
+"$PPK" fit bayesnet "${N[@]}" --fisher-from net.json net.txt -o net.features
+python3 - <<'PY' || fail "network features: $(head -2 net.features)"
+import json
+names = json.load(open("net.json"))["fisher"]["names"]
+assert names[:3] == ["cpts[0][0]", "cpts[0][1]", "cpts[1][0]"] and len(names) == 12, names
+rows = [dict((int(f.split(":")[0]), float(f.split(":")[1])) for f in line.split()[1:]) for line in open("net.features")]
+assert len(rows) == 8
+for j in range(1, 13):  # each feature's mean square over the training file is 1
+    assert abs(sum(r.get(j, 0) ** 2 for r in rows) / 8 - 1) < 1e-9, j
+PY
+pass
+printf '{"nodes":[{"states":2,"variable":0},{"states":3,"parents":[0],"variable":1}]}' > observed.json
+awk '{ print $1, $2, "1:" ($1 > 0 ? 2 : 1), "2:" substr($3, 3) }' net.txt > observed.txt
+"$PPK" fit bayesnet --structure observed.json --estimator posterior --pooled --save-pooled observed_pool.json \
+  observed.txt -o /dev/null
+"$PPK" fit bayesnet --structure observed.json --estimator posterior --fisher-from observed_pool.json observed.txt \
+  -o observed.features
+[[ $(wc -l < observed.features) == 8 ]] || fail "fully observed network features: $(head -2 observed.features)"
+pass
+
 # Refused: other options with --fisher-from, pool files without a model or without Fisher information.
 A=(--alphabet-from alphabet.txt)
 expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit hmm --fisher-from pool.json --relevance 3 "${A[@]}" test.txt -o bad.txt
@@ -94,13 +118,6 @@ expect_error 2 "--adapt" "'weights'" "start, transitions, emissions" -- \
   "$PPK" fit hmm --fisher-from pool.json --adapt weights "${A[@]}" test.txt -o bad.txt
 "$PPK" fit hmm --states 2 --save-pooled plain.json "${A[@]}" train.txt -o /dev/null
 expect_error 2 "plain.json holds no pooled model" -- "$PPK" fit hmm --fisher-from plain.json "${A[@]}" test.txt -o bad.txt
-cat > structure.json <<'JSON'
-{"nodes":[{"states":2},{"states":2,"parents":[0],"variable":0}]}
-JSON
-printf -- '1 qid:1 1:1\n1 qid:1 1:2\n-1 qid:2 1:2\n-1 qid:2 1:2\n' > net.txt
-"$PPK" fit bayesnet --structure structure.json --estimator ml --pooled --save-pooled net.json net.txt -o /dev/null
-expect_error 2 "net.json holds no Fisher information" "hmm or mixture" -- \
-  "$PPK" fit bayesnet --structure structure.json --estimator ml --fisher-from net.json net.txt -o bad.txt
 python3 -c '
 import json; p = json.load(open("pool.json")); p["fisher"]["information"][0] = -1; json.dump(p, open("broken.json", "w"))'
 expect_error 1 "broken.json" "\"fisher\"" ">= 0" -- "$PPK" fit hmm --fisher-from broken.json "${A[@]}" test.txt -o bad.txt

@@ -76,3 +76,22 @@ expect_chosen_strength() {
   grep -qF "prior-count = " "$1" && grep -qF "$2" "$1" || fail "the chosen strength is not printed: $(cat "$1")"
   pass
 }
+
+# hidden_class_network STRUCTURE OBSERVATIONS: a network with a hidden class h (2 states) and two
+# observed children (3 and 2 states), and 8 examples of 10 joint observations each (qid groups,
+# labels alternating), P(h = 1) rising from 0.2 to 0.76 over the examples; seeded.
+hidden_class_network() {
+  cat > "$1" <<'JSON'
+{"nodes":[{"states":2},{"states":3,"parents":[0],"variable":0},{"states":2,"parents":[0],"variable":1}]}
+JSON
+  python3 - "$2" <<'PY'
+import random, sys
+random.seed(6)
+with open(sys.argv[1], "w") as f:
+    for i in range(8):
+        for _ in range(10):
+            h = random.random() < 0.2 + 0.08 * i
+            x0 = random.choice([1, 1, 2, 3]) if h else random.choice([1, 3, 3, 3])
+            f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
+PY
+}

@@ -1,4 +1,4 @@
-// Fisher scores of pooled HMMs and Gaussian mixtures (fisher.hpp).
+// Fisher scores of pooled HMMs and Gaussian mixtures (fisher.hpp; networks: test_fisher_bayesnet.cpp).
 //
 // Every score component is checked against central finite differences of log p(x | theta), where
 // log p comes from independent oracles: HmmModel::log_probability / MixtureModel::log_probability
@@ -575,7 +575,7 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
 
   const std::unique_ptr<Model> plain = GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*plain, AdaptedParameters{}); }),
-                       {"pooled model is a gaussian model", "an HMM or a mixture of Gaussians"}));
+                       {"pooled model is a gaussian model", "an HMM, a mixture of Gaussians or a network"}));
 
   std::mt19937_64 rng(19);
   const std::unique_ptr<MixtureModel> mixture = mixture_model(random_mixture(2, 2, CovarianceForm::full, rng));

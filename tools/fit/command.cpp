@@ -86,7 +86,7 @@ the --adapt parameters (probabilities by their logits, Gaussian means, log
 variances or covariance entries), divided by the example's length or size
 and by the square root of the training examples' mean squared score (the
 diagonal of the empirical Fisher information, which --pooled --save-pooled
-keeps in POOL). Offered for hmm and mixture.
+keeps in POOL). Offered for hmm, mixture and bayesnet (the CPT rows' logits).
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
@@ -431,8 +431,8 @@ int run_fit(const std::vector<std::string>& args) {
     const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), *family, dim, source.name, command);
     if (pool.fisher.is_null())
       throw UsageError(pool.path +
-                       " holds no Fisher information: Fisher features are offered for a pooled hmm or "
-                       "mixture, saved by " +
+                       " holds no Fisher information: Fisher features are offered for a pooled hmm, "
+                       "mixture or bayesnet, saved by " +
                        command + " --pooled --save-pooled");
     std::vector<std::string> lines;
     try {

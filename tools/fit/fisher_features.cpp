@@ -9,13 +9,18 @@
 #include "cli.hpp"
 #include "parallel.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/estimate/estimate_bayesnet.hpp"
 #include "ppk/estimate/fisher.hpp"
+#include "ppk/families/bayesnet.hpp"
 
 namespace ppk::cli {
 namespace {
 
-// u(x) of one example from its statistics: the symbols of a discrete-emission HMM, else the rows "x".
-Eigen::VectorXd score_of(const FisherScorer& scorer, const Statistics& example) {
+// u(x) of one example from its statistics: a network's expected counts, the symbols of a
+// discrete-emission HMM, else the rows "x".
+Eigen::VectorXd score_of(const FisherScorer& scorer, const Model& pooled, const Statistics& example) {
+  if (const auto* network = dynamic_cast<const BayesNetModel*>(&pooled))
+    return scorer.score(bayesnet_expected_counts(*network, example).counts, example.count);
   const auto symbols = example.sums.find("symbols");
   if (symbols == example.sums.end()) return scorer.score(example.sums.at("x"));
   const Eigen::MatrixXd& column = symbols->second;
@@ -23,12 +28,12 @@ Eigen::VectorXd score_of(const FisherScorer& scorer, const Statistics& example) 
 }
 
 // Every example's u(x), in parallel; an example the pooled model cannot score is an error naming it.
-std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Dataset* data,
+std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Model& pooled, const Dataset* data,
                                        const std::vector<Statistics>& examples, unsigned threads) {
   std::vector<Eigen::VectorXd> scores(examples.size());
   for_each_index(examples.size(), threads, "scoring", [&](std::size_t i) {
     try {
-      scores[i] = score_of(scorer, examples[i]);
+      scores[i] = score_of(scorer, pooled, examples[i]);
     } catch (const EstimationError& e) {
       if (data == nullptr) throw;
       throw data->error_at(data->examples[i], message_of(e));
@@ -46,7 +51,8 @@ nlohmann::json fisher_information(const Model& pooled, const std::vector<Statist
   } catch (const EstimationError&) {
     return nullptr;  // a model without Fisher scores: --fisher-from says so
   }
-  const FisherScaling scaling = FisherScaling::from_training_scores(scores_of(*scorer, nullptr, training, threads));
+  const FisherScaling scaling =
+      FisherScaling::from_training_scores(scores_of(*scorer, pooled, nullptr, training, threads));
   const Eigen::VectorXd& diagonal = scaling.information_diagonal();
   return {{"names", scorer->feature_names()},
           {"information", std::vector<double>(diagonal.data(), diagonal.data() + diagonal.size())}};
@@ -88,7 +94,7 @@ std::vector<std::string> fisher_feature_lines(const Model& pooled, const nlohman
     diagonal(j) = found->second;
   }
   const FisherScaling scaling(diagonal);
-  const std::vector<Eigen::VectorXd> scores = scores_of(scorer, &data, examples, threads);
+  const std::vector<Eigen::VectorXd> scores = scores_of(scorer, pooled, &data, examples, threads);
   std::vector<std::string> lines(scores.size());
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const Eigen::VectorXd phi = scaling.features(scores[i]);

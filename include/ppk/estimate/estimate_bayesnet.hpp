@@ -41,6 +41,7 @@
 #include <memory>
 #include <vector>
 
+#include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
 
 #include "ppk/families/bayesnet.hpp"
@@ -75,6 +76,22 @@ struct BayesNetFit {
 };
 BayesNetFit fit_bayesnet_em(const nlohmann::json& structure, const std::vector<std::vector<long>>& observations,
                             const BayesNetFitOptions& options);
+
+// The E-step above under `network`: the expected counts n(i, c, k) of the observations (node i's CPT
+// entry c K + k; the plain counts for a fully observed network) and sum over the observations of
+// log p(x). Throws ModelError for a network EM cannot enumerate (emission leaves, too many hidden
+// configurations), EstimationError for observations that are not states of the observed variables or
+// an observation of probability 0.
+struct BayesNetExpectedCounts {
+  std::vector<Eigen::VectorXd> counts;
+  double log_likelihood = 0;
+};
+BayesNetExpectedCounts bayesnet_expected_counts(const BayesNetModel& network,
+                                                const std::vector<std::vector<long>>& observations);
+// The same for one example's statistics as bayesnet_estimator makes them: its observations (with
+// hidden nodes), or a fully observed network's counts, which are returned as they are. EstimationError
+// when they are not statistics of this network's shape.
+BayesNetExpectedCounts bayesnet_expected_counts(const BayesNetModel& network, const Statistics& example);
 
 // The MAP adaptation of a pooled network (adaptation.hpp; `ppk fit bayesnet --pooled`, then
 // --adapt-from): EM from `pooled` with the pseudo-counts tau P0(k | c) on every CPT entry, so each row

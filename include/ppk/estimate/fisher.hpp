@@ -7,7 +7,8 @@
 //
 // Models: an HmmModel whose emissions are all one-event multinomials (x a sequence of symbols
 // 0..O-1) or all Gaussians in one covariance form (x the rows x_0..x_{n-1} of an n x D matrix), and
-// a MixtureModel of Gaussians in one covariance form (x a set of vectors, the rows of an n x D matrix).
+// a MixtureModel of Gaussians in one covariance form (x a set of vectors, the rows of an n x D matrix),
+// and a BayesNetModel of discrete nodes (x a set of n joint observations of its observed variables).
 //
 // Parametrisation. A probability vector p (the HMM's start pi, each transition row A_p., each
 // discrete emission row E_q., the mixture's weights w) by its logits a, p = softmax(a); with
@@ -19,6 +20,9 @@
 //     transitions  c_pq = sum_{t < n-1} xi_t(p, q), N = sum_q c_pq;
 //     emissions    c_qo = sum_{t: x_t = o} gamma_t(q), N = sum_t gamma_t(q);
 //     weights      c_m = sum_t r_t(m), N = n.
+//     cpts         each row P(. | c) of node i's CPT: c_k = n(i, c, k), the expected count of node i in
+//                  state k with its parents in configuration c over the n observations (the E-step of
+//                  estimate_bayesnet.hpp, enumerating the hidden nodes), N = n(i, c).
 // A Gaussian state (component) q, N(mu_q, Sigma_q) with P_q = Sigma_q^-1, residuals
 // e_t = x_t - mu_q, N_q = sum_t gamma_t(q) and S_q = sum_t gamma_t(q) e_t e_t':
 //     means, by mu_q itself:  d log p / d mu_q = P_q sum_t gamma_t(q) e_t;
@@ -34,10 +38,12 @@
 //            its emission block: discrete emissions[q][o] (o = 0..O-1), or Gaussian means[q][d]
 //            (d = 0..D-1) followed by its covariance block;
 //   mixture: weights[m]; then component by component its means[m][d] and covariance block.
+//   network: cpts[i][e] for node i = 0.. and its CPT entry e = c K_i + k (row c, state k), every node.
 //   A covariance block: isotropic covariances[q] (log v); diagonal covariances[q][d][d] (log v_d);
 //   full covariances[q][i][j] for i <= j, row by row of the upper triangle. Indices are 0-based,
 //   as the symbols are. The selection's names: start, transitions, emissions (discrete emissions
-//   only), means, covariances (Gaussian states), weights (mixtures); the others do not apply.
+//   only), means, covariances (Gaussian states), weights (mixtures), cpts (networks); the others do
+//   not apply.
 //
 // Normalisation: the score per observation u(x) = U(x) / n (n the sequence's length or the set's
 // size), so that examples of different sizes are on one scale. From the training examples' scores
@@ -62,9 +68,9 @@ namespace ppk {
 class FisherScorer {
  public:
   // EstimationError unless `pooled` is an HmmModel with all emissions one-event multinomials
-  // (not leveled) or all Gaussians of one form, or a MixtureModel of Gaussians of one form
-  // (naming the first emission or component that is not); OptionError naming {adapt}
-  // when `parameters` lists a parameter the model does not have or selects none of its parameters
+  // (not leveled) or all Gaussians of one form, a MixtureModel of Gaussians of one form
+  // (naming the first emission or component that is not), or a BayesNetModel of discrete nodes; OptionError naming
+  // {adapt} when `parameters` lists a parameter the model does not have or selects none of its parameters
   // (check_adapted_parameters, adaptation.hpp).
   FisherScorer(const Model& pooled, const AdaptedParameters& parameters);
   ~FisherScorer();
@@ -84,6 +90,13 @@ class FisherScorer {
   // EstimationError for no rows, D other than the model's, a value that is not finite, or a
   // discrete-emission HMM.
   Eigen::VectorXd score(const Eigen::MatrixXd& x) const;
+  // u(x) = U(x) / n for a network's n joint observations (observations[v][j]: observed variable j's
+  // 0-based state). EstimationError for no observations, a value that is not a state of its
+  // variable, an observation of probability 0, or a model that is not a network.
+  Eigen::VectorXd score(const std::vector<std::vector<long>>& observations) const;
+  // The same from the expected counts n(i, c, k) of n observations (a fully observed network's
+  // counts, which are its sufficient statistics). EstimationError unless they have the CPTs' shapes.
+  Eigen::VectorXd score(const std::vector<Eigen::VectorXd>& expected_counts, double observations) const;
 
  private:
   struct Impl;
