@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages whose real data the evaluation scripts in examples/ read (the
+# tests and the demo do not need them). Run as root (or with sudo). Safe to run again.
+#   fortunes                             examples/fortunes_documents.py (docs/documents-smoothing.md)
+#   wamerican wngerman wfrench witalian  examples/word_languages.py, examples/latent-eval.sh
+#   python3-sklearn                      examples/mi_components.py (wine, breast cancer, iris)
+set -euo pipefail
+packages=(fortunes wamerican wngerman wfrench witalian python3-sklearn)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
