@@ -6,12 +6,4 @@
 #   python3-sklearn                      examples/mi_components.py (wine, breast cancer, iris)
 set -euo pipefail
 packages=(fortunes wamerican wngerman wfrench witalian python3-sklearn)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update
-  apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+bash "$(dirname "$0")/install-missing.sh" "${packages[@]}"
