@@ -65,37 +65,15 @@ struct EmProblem {
   const PooledPrior* prior = nullptr;
 };
 
-// -(tau/2) (log|S| + tr(S^-1 W)) for a covariance S.
-double inverse_wishart_term(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w, double tau, const char* what) {
-  const Eigen::LLT<Eigen::MatrixXd> llt(s);
-  if (llt.info() != Eigen::Success) throw EstimationError(std::string("the ") + what + " is not positive definite");
-  return -0.5 * tau * (2.0 * llt.matrixLLT().diagonal().array().log().sum() + llt.solve(w).trace());
-}
-
-// The log prior of the adapted parameters (adaptation.hpp, "LDS"):
-//   start:       -(tau/2) [log|cov0| + tr(cov0^-1 (cov0_0 + (mean0 - mean0_0)(mean0 - mean0_0)'))],
-//   transitions: -(tau/2) [log|Q| + tr(Q^-1 (Q0 + (A - A0) M0 (A - A0)'))],
-//   emissions:   -(tau/2) [log|R| + tr(R^-1 (R0 + (C - C0) M0 (C - C0)'))].
+// The log prior of the adapted parameters (adaptation.hpp, "LDS"; lds_em.hpp).
 double adaptation_log_prior(const Parameters& p, const PooledPrior& prior) {
   const Parameters& p0 = prior.pooled;
   const double tau = prior.relevance;
   double out = 0;
-  if (prior.adapt.start) {
-    const Eigen::VectorXd deviation = p.mean0 - p0.mean0;
-    out += inverse_wishart_term(p.cov0, p0.cov0 + deviation * deviation.transpose(), tau, "initial state covariance");
-  }
-  if (prior.adapt.transitions) {
-    const Eigen::MatrixXd deviation = p.dynamics[0].transition - p0.dynamics[0].transition;
-    out += inverse_wishart_term(p.dynamics[0].noise,
-                                p0.dynamics[0].noise + deviation * prior.second_moment * deviation.transpose(), tau,
-                                "state noise covariance");
-  }
-  if (prior.adapt.emissions) {
-    const Eigen::MatrixXd deviation = p.observation - p0.observation;
-    out += inverse_wishart_term(p.observation_noise,
-                                p0.observation_noise + deviation * prior.second_moment * deviation.transpose(), tau,
-                                "observation noise covariance");
-  }
+  if (prior.adapt.start) out += detail::start_log_prior(p, p0, tau);
+  if (prior.adapt.transitions)
+    out += detail::dynamics_log_prior(p.dynamics[0], p0.dynamics[0], prior.second_moment, tau);
+  if (prior.adapt.emissions) out += detail::emission_log_prior(p, p0, prior.second_moment, tau);
   return out;
 }
 
@@ -270,6 +248,16 @@ void check_lds_options(const LdsFitOptions& options) {
     throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
 }
 
+StackedRows checked_sequences(const std::vector<Eigen::MatrixXd>& sequences, const char* fit) {
+  StackedRows stacked = stack_rows(sequences, "sequence");
+  for (std::size_t i = 0; i < sequences.size(); ++i)
+    if (sequences[i].rows() < 2)
+      throw EstimationError((sequences.size() == 1 ? std::string("the sequence") : "sequence " + std::to_string(i + 1)) +
+                            " has " + vector_count(static_cast<double>(sequences[i].rows())) + "; " + fit +
+                            " needs at least 2 (one transition)");
+  return stacked;
+}
+
 }  // namespace detail
 
 LdsPosterior smooth_lds(const LdsModel& model, const Eigen::MatrixXd& x) {
@@ -291,17 +279,6 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
 }
 
 namespace {
-
-// The sequences of a pooled fit or an adaptation checked as one sequence of fit_lds, and stacked.
-detail::StackedRows checked_sequences(const std::vector<Eigen::MatrixXd>& sequences) {
-  detail::StackedRows stacked = detail::stack_rows(sequences, "sequence");
-  for (std::size_t i = 0; i < sequences.size(); ++i)
-    if (sequences[i].rows() < 2)
-      throw EstimationError((sequences.size() == 1 ? std::string("the sequence") : "sequence " + std::to_string(i + 1)) +
-                            " has " + detail::vector_count(static_cast<double>(sequences[i].rows())) +
-                            "; an LDS fit needs at least 2 (one transition)");
-  return stacked;
-}
 
 // M0 = (1/(T+1)) sum_{t=0..T} E[s_t s_t'] under the pooled model with its stored T: with
 // m_0 = mean0, V_0 = cov0, m_t = A m_t-1 and V_t = A V_t-1 A' + Q, E[s_t s_t'] = V_t + m_t m_t'.
@@ -326,20 +303,10 @@ PooledPrior pooled_prior(const LdsModel& pooled, const AdaptationOptions& option
   prior.pooled = parameters_of(pooled);
   prior.relevance = options.relevance;
   prior.adapt = options.adapt;
-  const double tau = options.relevance;
   const Eigen::MatrixXd& m0 = prior.second_moment = expected_state_second_moment(pooled);
-  const Eigen::MatrixXd& a0 = pooled.transition();
-  const Eigen::MatrixXd& c0 = pooled.observation();
-  prior.transitions = {tau * m0, tau * symmetrised(a0 * m0 * a0.transpose() + pooled.state_noise()), tau * a0 * m0, tau};
-  prior.observations.states = tau * m0;
-  prior.observations.observed_states = tau * c0 * m0;
-  prior.observations.observations = tau * symmetrised(c0 * m0 * c0.transpose() + pooled.observation_noise());
-  prior.observations.count = tau;
-  prior.observations.first_weights = {tau};
-  prior.observations.first_means = {pooled.mean0()};
-  prior.observations.first_covariances = {pooled.cov0()};
-  prior.state_noise_cap =
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(pooled.state_noise(), Eigen::EigenvaluesOnly).eigenvalues()(0);
+  prior.transitions = detail::pseudo_transition_sums(prior.pooled.dynamics[0], m0, options.relevance);
+  prior.observations = detail::pseudo_observation_sums(prior.pooled, m0, options.relevance);
+  prior.state_noise_cap = detail::least_eigenvalue(pooled.state_noise());
   return prior;
 }
 
@@ -347,7 +314,7 @@ PooledPrior pooled_prior(const LdsModel& pooled, const AdaptationOptions& option
 
 LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options, unsigned threads) {
   detail::check_lds_options(options);
-  const detail::StackedRows stacked = checked_sequences(sequences);
+  const detail::StackedRows stacked = detail::checked_sequences(sequences);
   EmProblem problem{{}, detail::regularisation_of(stacked.x, options), detail::observation_noise_floor(stacked.x)};
   for (const Eigen::MatrixXd& x : sequences) problem.sequences.push_back(&x);
   return fit_sequences(problem, stacked.x, options,
@@ -357,14 +324,13 @@ LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFi
 LdsFit adapt_lds(const LdsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options) {
   check_adaptation_options(options);
   check_adapted_parameters(options.adapt, "lds", {"start", "transitions", "emissions"});
-  checked_sequences({x});
+  detail::checked_sequences({x});
   if (x.cols() != pooled.observation_dim())
     throw EstimationError("the vectors have " + std::to_string(x.cols()) + " coordinates, the pooled LDS " +
                           std::to_string(pooled.observation_dim()));
   const PooledPrior prior = pooled_prior(pooled, options);
   // The R floor of fit_lds, at most lambda_min(R0) so that the pooled R0 meets it.
-  const double observation_noise_cap =
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(pooled.observation_noise(), Eigen::EigenvaluesOnly).eigenvalues()(0);
+  const double observation_noise_cap = detail::least_eigenvalue(pooled.observation_noise());
   Regularisation regularisation;
   regularisation.ridge = options.ridge ? *options.ridge : 0.0;
   regularisation.observation_centre = Eigen::VectorXd::Zero(x.cols());

@@ -453,6 +453,57 @@ void maximise_start(const ObservationSums& sums, const Regularisation& regularis
       symmetrised(scatter + (regularisation.ridge + strength) * Eigen::MatrixXd::Identity(n, n)) / (weight + strength);
 }
 
+ObservationSums pseudo_observation_sums(const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0, double tau) {
+  const Eigen::MatrixXd& c0 = pooled.observation;
+  ObservationSums sums;
+  sums.states = tau * m0;
+  sums.observed_states = tau * c0 * m0;
+  sums.observations = tau * symmetrised(c0 * m0 * c0.transpose() + pooled.observation_noise);
+  sums.count = tau;
+  sums.first_weights = {tau};
+  sums.first_means = {pooled.mean0};
+  sums.first_covariances = {pooled.cov0};
+  return sums;
+}
+
+TransitionSums pseudo_transition_sums(const StateDynamics& pooled, const Eigen::MatrixXd& m0, double tau) {
+  const Eigen::MatrixXd& a0 = pooled.transition;
+  return {tau * m0, tau * symmetrised(a0 * m0 * a0.transpose() + pooled.noise), tau * a0 * m0, tau};
+}
+
+namespace {
+
+// -(tau/2) (log|S| + tr(S^-1 W)) for a covariance S.
+double inverse_wishart_term(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w, double tau, const char* what) {
+  const Eigen::LLT<Eigen::MatrixXd> llt(s);
+  if (llt.info() != Eigen::Success) throw EstimationError(std::string("the ") + what + " is not positive definite");
+  return -0.5 * tau * (2.0 * llt.matrixLLT().diagonal().array().log().sum() + llt.solve(w).trace());
+}
+
+}  // namespace
+
+double start_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, double tau) {
+  const Eigen::VectorXd deviation = p.mean0 - pooled.mean0;
+  return inverse_wishart_term(p.cov0, pooled.cov0 + deviation * deviation.transpose(), tau, "initial state covariance");
+}
+
+double dynamics_log_prior(const StateDynamics& p, const StateDynamics& pooled, const Eigen::MatrixXd& m0, double tau) {
+  const Eigen::MatrixXd deviation = p.transition - pooled.transition;
+  return inverse_wishart_term(p.noise, pooled.noise + deviation * m0 * deviation.transpose(), tau,
+                              "state noise covariance");
+}
+
+double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0,
+                          double tau) {
+  const Eigen::MatrixXd deviation = p.observation - pooled.observation;
+  return inverse_wishart_term(p.observation_noise, pooled.observation_noise + deviation * m0 * deviation.transpose(),
+                              tau, "observation noise covariance");
+}
+
+double least_eigenvalue(const Eigen::MatrixXd& s) {
+  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(s, Eigen::EigenvaluesOnly).eigenvalues()(0);
+}
+
 void maximise_observation(const Eigen::MatrixXd& x, const LdsPosterior& posterior, const Regularisation& regularisation,
                           const Eigen::VectorXd& noise_floor, SwitchingStateSpace& p) {
   ObservationSums sums;

@@ -8,12 +8,16 @@
 #include <Eigen/Core>
 
 #include "ppk/estimate/estimate_lds.hpp"
+#include "estimate/gaussian_em.hpp"
 #include "families/state_space.hpp"
 
 namespace ppk::detail {
 
 // Checks the options of the LDS fit, which the SLDS fit shares (EstimationError naming the option).
 void check_lds_options(const LdsFitOptions& options);
+// The sequences of a pooled fit or an adaptation, each checked as the one sequence of fit_lds
+// (EstimationError: "sequence i has 1 vector; `fit` needs at least 2", or of stack_rows), and stacked.
+StackedRows checked_sequences(const std::vector<Eigen::MatrixXd>& sequences, const char* fit = "an LDS fit");
 
 // (S + S') / 2: rounding leaves computed covariances slightly asymmetric.
 Eigen::MatrixXd symmetrised(const Eigen::MatrixXd& s);
@@ -136,5 +140,23 @@ void maximise_emission(const ObservationSums& sums, const Regularisation& regula
 // cov0 = (sum_i w_i (V_i + (m_i - mean0)(m_i - mean0)') + (r + nu) I) / (W + nu), the maximiser of
 // sum_i w_i E log N(s_0; mean0, cov0) - (r/2) tr(cov0^-1) - (nu/2) (log|cov0| + tr(cov0^-1)).
 void maximise_start(const ObservationSums& sums, const Regularisation& regularisation, SwitchingStateSpace& model);
+
+// The MAP adaptation's priors (adaptation.hpp, "LDS"): tau pseudo-steps of the pooled model, whose
+// state has the second moment M0 = m0. As sums to add to the E-step's:
+// the observation model and the first state: P = tau M0, Sxs = tau C0 M0, Sxx = tau (C0 M0 C0' + R0),
+// tau vectors, and one first state of weight tau, mean mean0_0 and covariance cov0_0;
+ObservationSums pseudo_observation_sums(const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0, double tau);
+// the dynamics (A0, Q0): P- = tau M0, P+ = tau (A0 M0 A0' + Q0), P1 = tau A0 M0, tau steps.
+TransitionSums pseudo_transition_sums(const StateDynamics& pooled, const Eigen::MatrixXd& m0, double tau);
+// Their log priors:
+//   start (mean0, cov0):  -(tau/2) [log|cov0| + tr(cov0^-1 (cov0_0 + (mean0 - mean0_0)(mean0 - mean0_0)'))],
+//   dynamics (A, Q):      -(tau/2) [log|Q| + tr(Q^-1 (Q0 + (A - A0) M0 (A - A0)'))],
+//   emissions (C, R):     -(tau/2) [log|R| + tr(R^-1 (R0 + (C - C0) M0 (C - C0)'))].
+double start_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, double tau);
+double dynamics_log_prior(const StateDynamics& p, const StateDynamics& pooled, const Eigen::MatrixXd& m0, double tau);
+double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0,
+                          double tau);
+// The smallest eigenvalue of a symmetric matrix (the cap of a floor that the pooled model must meet).
+double least_eigenvalue(const Eigen::MatrixXd& s);
 
 }  // namespace ppk::detail

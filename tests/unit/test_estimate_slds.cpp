@@ -165,7 +165,7 @@ TEST(SldsEstimate, OneRegimeIsTheLdsFit) {
   EXPECT_TRUE(p.mean0.isApprox(lds.model->mean0(), 1e-9));
   EXPECT_TRUE(p.cov0.isApprox(lds.model->cov0(), 1e-9));
   EXPECT_DOUBLE_EQ(p.start(0), 1.0);
-  EXPECT_EQ(slds.path, std::vector<int>(80, 0));
+  EXPECT_EQ(slds.paths[0], std::vector<int>(80, 0));
 }
 
 // Finite kernels by construction (estimate_slds.hpp): SLDSs (K = 2, n = 4) fitted to the short 13-D
@@ -225,7 +225,7 @@ TEST(SldsEstimate, TheObjectiveNeverDecreasesAndEqualsTheDenseValue) {
         ASSERT_GE(fit.objectives.size(), 2u) << "no hard-EM round was taken";
         for (std::size_t i = 1; i < fit.objectives.size(); ++i)
           EXPECT_GE(fit.objectives[i], fit.objectives[i - 1] - 1e-9 * std::fabs(fit.objectives[i])) << "round " << i;
-        const double dense = dense_objective(fit.model->parameters(), fit.path, series.x, 1e-3, smoothing);
+        const double dense = dense_objective(fit.model->parameters(), fit.paths[0], series.x, 1e-3, smoothing);
         EXPECT_NEAR(fit.objectives.back(), dense, 1e-7 * std::fabs(dense));
       }
     }
@@ -259,7 +259,7 @@ TEST(SldsEstimate, TheObjectiveWithThePriorsNeverDecreasesAndEqualsTheDenseValue
     double log_prior =
         term(p.cov0, identity) + term(p.observation_noise, Eigen::MatrixXd((prior.observation_noise * v).asDiagonal()));
     for (const Eigen::MatrixXd& q : p.state_noises) log_prior += term(q, prior.state_noise * identity);
-    const double dense = dense_objective(p, fit.path, series.x, 1e-3, options.smoothing) + log_prior;
+    const double dense = dense_objective(p, fit.paths[0], series.x, 1e-3, options.smoothing) + log_prior;
     EXPECT_NEAR(fit.objectives.back(), dense, 1e-7 * std::fabs(dense)) << "seed " << seed;
   }
 }
@@ -271,7 +271,7 @@ SldsFit fit_two_regimes(const Series& series, long state_dim, bool& swapped) {
   options.states = 2;
   options.state_dim = state_dim;
   SldsFit fit = fit_slds(series.x, options);
-  EXPECT_GE(agreement(fit.path, series.path, swapped), 0.9);
+  EXPECT_GE(agreement(fit.paths[0], series.path, swapped), 0.9);
   return fit;
 }
 

@@ -77,15 +77,9 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   // per-example fits have priors to choose: the pooled fit has every sequence's data, and an adapted
   // fit's prior is centred on the pooled model.
   const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
-  const bool per_example = !from_pool && !values.count("pooled");
   if (!from_pool && !values.count("state-dim"))
     throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
-  if (!per_example)
-    for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
-      if (!values[name].defaulted())
-        throw UsageError(std::string("--") + name +
-                         " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
-                         "fit's prior is centred on the pooled model (--relevance)");
+  const bool per_example = per_example_lds_fit(values);
   LdsFitOptions options;
   if (!from_pool) options.state_dim = values["state-dim"].as<long>();
   if (values.count("ridge")) options.ridge = option(values, "ridge");

@@ -119,6 +119,17 @@ void add_lds_prior_options(po::options_description& options) {
   // clang-format on
 }
 
+bool per_example_lds_fit(const po::variables_map& values) {
+  const bool per_example = !values.count("adapt-from") && !values.count("fisher-from") && !values.count("pooled");
+  if (!per_example)
+    for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
+      if (!values[name].defaulted())
+        throw UsageError(std::string("--") + name +
+                         " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
+                         "fit's prior is centred on the pooled model (--relevance)");
+  return per_example;
+}
+
 void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
   const po::variables_map& values = context.values;
   const std::optional<double> strength = auto_or_number(values, "prior-strength", true),

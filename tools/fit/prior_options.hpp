@@ -87,5 +87,9 @@ inline const OptionFlags kLdsPriorFlags{{"prior.strength", "--prior-strength"},
 // The priors of an lds or slds fit: given values are recorded, "auto" ones chosen on INPUT (one
 // choose_lds_prior for all of them) or read from --pooled-from.
 void read_lds_prior(const FitContext& context, LdsFitOptions& options);
+// Whether an lds or slds fit is per-example (neither --pooled, --adapt-from nor --fisher-from): only
+// per-example fits have these priors to choose (a pooled fit has the data of every sequence, and an
+// adapted fit's prior is centred on the pooled model), so a --prior-* given otherwise is a UsageError.
+bool per_example_lds_fit(const po::variables_map& values);
 
 }  // namespace ppk::cli

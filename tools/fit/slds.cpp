@@ -40,6 +40,23 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   largest J is kept. With --states 1 the fit is the lds fit. The lds fit's
   constraints hold, with each A_k's spectral norm (not radius) <= 0.999.
   The row stores T = N - 1 or --length T and S = --paths paths for the kernel.
+  --pooled: one SLDS fitted to all the sequences by the same hard EM (one
+  regime path and one smoother per sequence, the sums over the sequences;
+  start: the pooled lds for every regime, k-means of all the sequences'
+  local dynamics together; R floor from all the vectors), without the
+  --prior-* priors (they apply to per-example fits); it stores T of the
+  first sequence. --adapt-from POOL (K, n from POOL): MAP hard EM from the
+  pooled SLDS and its best path for the sequence, with TAU = --relevance
+  pseudo-observations of it: the lds priors on (mean0, cov0) and (C, R), on
+  each (A_k, Q_k) the lds's transition prior centred on (A0_k, Q0_k) with one
+  column precision TAU M0 (M0 the pooled model's mean E[s_t s_t'] over its T,
+  the regime chain summed out), and Dirichlet priors of TAU pseudo-counts
+  centred on the pooled pi and trans rows; e.g. A_k = (P1_k + TAU A0_k M0)
+  (P-_k + TAU M0)^-1, trans_jk = (n_jk + TAU trans0_jk)/(n_j + TAU). --adapt:
+  start (pi, mean0, cov0), transitions (trans, A_k, Q_k), emissions (C, R).
+  The constraints above are kept (the floors at most the pooled R0's and
+  Q0_k's least eigenvalues). Adapted rows keep the pooled regimes and state
+  basis, so they are comparable with each other and the pooled row.
 )";
 
 void add_slds_options(po::options_description& options) {
@@ -63,17 +80,20 @@ const OptionFlags kSldsFlags{{"states", "--states"},       {"state_dim", "--stat
 
 std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   const po::variables_map& values = context.values;
-  if (!values.count("state-dim"))
+  // --adapt-from reads the pooled SLDS, K and n included, from POOL.
+  const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
+  if (!from_pool && !values.count("state-dim"))
     throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
+  const bool per_example = per_example_lds_fit(values);
   SldsFitOptions options;
   options.states = values["states"].as<long>();
-  options.state_dim = values["state-dim"].as<long>();
+  if (!from_pool) options.state_dim = values["state-dim"].as<long>();
   options.paths = values["paths"].as<long>();
   options.smoothing = option(values, "smoothing");
   if (values.count("ridge")) options.ridge = option(values, "ridge");
   read_em_options(values, options);
   if (values.count("length")) options.length = values["length"].as<long>();
-  read_lds_prior(context, options);
+  if (per_example) read_lds_prior(context, options);
   return slds_estimator(options);
 }
 
@@ -89,7 +109,9 @@ FitFamily slds_family() {
           add_slds_options,
           make_slds,
           read_sequence_input,
-          {kSldsFlags, kLdsPriorFlags, kEmOptionFlags}};
+          {kSldsFlags, kLdsPriorFlags, kEmOptionFlags},
+          true,
+          {"states", "state-dim", "smoothing", "restarts", "seed"}};
 }
 
 }  // namespace ppk::cli

@@ -1,4 +1,4 @@
-// Pooled models and MAP adaptation of latent-variable models (HMMs, Gaussian mixtures and LDSs).
+// Pooled models and MAP adaptation of latent-variable models (HMMs, Gaussian mixtures, LDSs and SLDSs).
 //
 // Per-example Baum-Welch or EM on a short example overfits, and its hidden states (components) mean
 // different things in different examples, so a kernel between two such fits compares unaligned
@@ -69,6 +69,48 @@
 // not comparable, while every adapted LDS starts in the pooled model's basis and the priors, centred
 // on theta0 in that basis, keep it there: adapted rows are comparable with each other and with the
 // pooled row.
+//
+// SLDS (estimate_slds.hpp: hard EM over regime paths, its objective J). Pooled: that hard EM over
+// all the sequences X_1..X_S at once, one regime path r^(i) per sequence, maximising
+//   J = sum_i [log p(r^(i) | theta) + log p(X_i | r^(i), theta)] + the priors of J (counted once)
+// with ONE theta = (pi, trans, A_k, Q_k, C, R, mean0, cov0): (1) one Kalman smoother per sequence
+// along its path; (2) one Viterbi path per sequence; (3) the M-step of estimate_slds.hpp from the
+// sums over the sequences (P-, P+, P1 and the step counts per regime, P, Sxs, Sxx, the first states
+// as for the pooled LDS; pi_k ~ #{i: r_0^(i) = k} + a, trans_jk ~ #{i, t: r_{t-1}^(i) = j, r_t^(i) = k} + a).
+// Start: the pooled LDS (fit_pooled_lds, same options) for every regime, a uniform chain, and first
+// paths from the k-means of the windowed local dynamics of all the sequences' steps together; R
+// floor from all the vectors, Q floor from all the steps, stability and R scaling as for one
+// sequence; restarts seeded by (seed, the stacked data) and run in parallel, the E-steps too; the
+// result does not depend on `threads`. One sequence gives fit_slds exactly (fit_slds is that case).
+// Adaptation from theta0 = (pi0, trans0, A0_k, Q0_k, C0, R0, mean0_0, cov0_0), tau the relevance,
+// with ONE M0 shared by the regimes: the pooled model's expected state second moment per step
+//   M0 = (1/(T+1)) sum_{t=0..T} E0[s_t s_t']   (T its stored length; the chain summed out exactly:
+//   M_t(k) = E0[s_t s_t' 1{r_t = k}] = sum_j trans0_jk (A0_k M_{t-1}(j) A0_k' + P0(r_{t-1} = j) Q0_k),
+//   M_0(k) = pi0_k (cov0_0 + mean0_0 mean0_0'), E0[s_t s_t'] = sum_k M_t(k)),
+// the log priors are those of the LDS above on (mean0, cov0) and (C, R), for each regime k that of
+// the LDS's transitions on (A_k, Q_k) with A0_k, Q0_k (a matrix-normal prior centred on A0_k with row
+// covariance Q_k and column precision tau M0, an inverse-Wishart-type prior with mode Q0_k: tau
+// pseudo-steps per regime), and the HMM's Dirichlet priors on the chain:
+//   start (pi, mean0, cov0):        tau sum_k pi0_k log pi_k  + the LDS's start prior,
+//   transitions (trans, A_k, Q_k):  tau sum_jk trans0_jk log trans_jk + sum_k -(tau/2) [log|Q_k|
+//                                   + tr(Q_k^-1 (Q0_k + (A_k - A0_k) M0 (A_k - A0_k)'))],
+//   emissions (C, R):               the LDS's emission prior.
+// Hard EM maximises J_MAP = log p(r | theta) + log p(X | r, theta) + the log priors of the adapted
+// groups - (r/2) sum_S tr(S^-1) (S = cov0, Q_k, R; r the ridge, default 0; no smoothing a and no
+// prior on A_k besides the pooled one) by the same three steps; (1) and (2) do not involve the priors,
+// and the M-step (3) has the closed forms
+//   pi_k = ([r_0 = k] + tau pi0_k) / (1 + tau),  trans_jk = (n_jk + tau trans0_jk) / (n_j + tau),
+//   A_k = (P1_k + tau A0_k M0) (P-_k + tau M0)^-1,
+//   Q_k = (P+_k + tau (A0_k M0 A0_k' + Q0_k) - A_k (P1_k + tau A0_k M0)' + r I) / (n_k + tau),
+//   C, R, mean0, cov0 as for the LDS above,
+// over the steps t >= 1 of regime k on the path (n_k of them; n_jk the path's j -> k moves, n_j its
+// moves from j), so no step decreases J_MAP. The constraints of the fit stay: with K >= 2 each A_k's
+// spectral norm (K = 1: spectral radius) <= 0.999 by the generalised M-step, R >= diag(min(0.01 v_j,
+// lambda_min(R0))), Q_k >= min(q, lambda_min(Q0_k)) I. The start: theta0 and the path reached from the
+// pooled chain's most probable path by steps (1) and (2) under theta0 until it repeats. Groups not
+// adapted keep their pooled values. tau -> infinity keeps theta0; tau -> 0 is hard EM for J with
+// a = r = 0 started from theta0. With K = 1 it is the LDS's adaptation. The regimes, like the state
+// basis, stay the pooled model's, so adapted rows are comparable with each other and the pooled row.
 #pragma once
 
 #include <initializer_list>
@@ -80,9 +122,11 @@
 
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/estimate_slds.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/lds.hpp"
 #include "ppk/families/mixture.hpp"
+#include "ppk/families/slds.hpp"
 
 namespace ppk {
 
@@ -106,8 +150,8 @@ struct AdaptedParameters {
 AdaptedParameters parse_adapted_parameters(const std::string& list);
 // OptionError naming {adapt} when a listed name is not a parameter of `family` ("hmm with discrete
 // emissions": start, transitions, emissions; "hmm with gaussian emissions": start, transitions,
-// means, covariances; "mixture": weights, means, covariances; "bayesnet": cpts; "lds": start,
-// transitions, emissions) or none of them is
+// means, covariances; "mixture": weights, means, covariances; "bayesnet": cpts; "lds" and "slds":
+// start, transitions, emissions) or none of them is
 // listed or selected. "all" adapts whatever the family has.
 void check_adapted_parameters(const AdaptedParameters& adapted, const std::string& family,
                               std::initializer_list<const char*> applicable);
@@ -171,5 +215,15 @@ GaussianMixtureFit adapt_mixture(const MixtureModel& pooled, const Eigen::Matrix
 // first sequence's N - 1 (or options.length), the adapted one the sequence's N - 1 (or length).
 LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options, unsigned threads = 1);
 LdsFit adapt_lds(const LdsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
+
+// SLDS: the pooled hard EM over all the sequences (each of at least 2 vectors) and the MAP adaptation
+// of a pooled SLDS to one sequence (see "SLDS" above); objectives holds J resp. J_MAP after the start
+// and each round, paths the final regime path of each sequence. The pooled SLDS stores T = the first
+// sequence's N - 1 (or options.length), the adapted one the sequence's N - 1 (or options.length) and
+// S = `paths` (default: the pooled model's S).
+SldsFit fit_pooled_slds(const std::vector<Eigen::MatrixXd>& sequences, const SldsFitOptions& options,
+                        unsigned threads = 1);
+SldsFit adapt_slds(const SldsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options,
+                   std::optional<long> paths = std::nullopt);
 
 }  // namespace ppk

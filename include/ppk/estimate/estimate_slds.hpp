@@ -74,13 +74,14 @@ struct SldsFitOptions : LdsFitOptions {
 // The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).
 std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options);
 
-// The fit, its regime path r_0..r_{N-1} and J after the start and each round of the kept restart
-// (the model is the one of the last entry). Throws EstimationError for bad options, fewer than 2
-// vectors, non-finite values, or a covariance that becomes singular (with r = 0).
+// The fit, its regime path r_0..r_{N-1} (paths[0]) and J after the start and each round of the kept
+// restart (the model is the one of the last entry). Throws EstimationError for bad options, fewer
+// than 2 vectors, non-finite values, or a covariance that becomes singular (with r = 0).
+// (fit_pooled_slds and adapt_slds, adaptation.hpp, return the same: one path per sequence.)
 struct SldsFit {
   std::unique_ptr<SldsModel> model;
-  std::vector<int> path;
-  std::vector<double> objectives;  // J above
+  std::vector<std::vector<int>> paths;  // per sequence
+  std::vector<double> objectives;       // J above
 };
 SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options);
 
