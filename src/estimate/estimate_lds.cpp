@@ -71,8 +71,7 @@ double adaptation_log_prior(const Parameters& p, const PooledPrior& prior) {
   const double tau = prior.relevance;
   double out = 0;
   if (prior.adapt.start) out += detail::start_log_prior(p, p0, tau);
-  if (prior.adapt.transitions)
-    out += detail::dynamics_log_prior(p.dynamics[0], p0.dynamics[0], prior.second_moment, tau);
+  if (prior.adapt.transitions) out += detail::dynamics_log_prior(p.dynamics[0], p0.dynamics[0], prior.second_moment, tau);
   if (prior.adapt.emissions) out += detail::emission_log_prior(p, p0, prior.second_moment, tau);
   return out;
 }

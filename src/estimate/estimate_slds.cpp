@@ -111,16 +111,16 @@ Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
 // The MAP adaptation's priors (adaptation.hpp, "SLDS"): tau pseudo-observations of the pooled model
 // theta0, as sums to add to the E-step's, and what the log prior needs.
 struct PooledPrior {
-  Parameters pooled;                                // theta0
-  Eigen::VectorXd start;                            // pi0
-  Eigen::MatrixXd transitions;                      // trans0
-  double relevance = 0;                             // tau
-  AdaptedParameters adapt;                          // start (pi, mean0, cov0), transitions (trans, A_k, Q_k),
-                                                    // emissions (C, R)
-  Eigen::MatrixXd second_moment;                    // M0
-  detail::ObservationSums observations;             // of (C0, R0) and (mean0_0, cov0_0), lds_em.hpp
-  std::vector<detail::TransitionSums> dynamics;     // of (A0_k, Q0_k), per regime
-  std::vector<double> state_noise_caps;             // lambda_min(Q0_k): regime k's Q floor is at most this
+  Parameters pooled;                             // theta0
+  Eigen::VectorXd start;                         // pi0
+  Eigen::MatrixXd transitions;                   // trans0
+  double relevance = 0;                          // tau
+  AdaptedParameters adapt;                       // start (pi, mean0, cov0), transitions (trans, A_k, Q_k),
+                                                 // emissions (C, R)
+  Eigen::MatrixXd second_moment;                 // M0
+  detail::ObservationSums observations;          // of (C0, R0) and (mean0_0, cov0_0), lds_em.hpp
+  std::vector<detail::TransitionSums> dynamics;  // of (A0_k, Q0_k), per regime
+  std::vector<double> state_noise_caps;          // lambda_min(Q0_k): regime k's Q floor is at most this
 };
 
 // What one hard-EM run fits: the sequences, the regularisation, the floor of R, the chain's
@@ -141,8 +141,8 @@ struct HardEmProblem {
 // Step (3): the M-step given the posteriors q along the paths, the sums over the sequences; with the
 // pooled prior, its pseudo-observations added to the sums of the parameters that adapt (the others
 // keep their pooled values) and regime k's Q floor at most lambda_min(Q0_k).
-void maximise(const HardEmProblem& problem, const std::vector<LdsPosterior>& posteriors,
-              const std::vector<Path>& paths, Parameters& p) {
+void maximise(const HardEmProblem& problem, const std::vector<LdsPosterior>& posteriors, const std::vector<Path>& paths,
+              Parameters& p) {
   const auto regimes = static_cast<Eigen::Index>(p.space.dynamics.size());
   const PooledPrior* prior = problem.prior;
   const AdaptedParameters everything;
@@ -338,8 +338,7 @@ std::vector<Path> best_paths(const HardEmProblem& problem, const Parameters& p,
 }
 
 // Hard EM from `p` and the first paths (estimate_slds.hpp).
-Restart run_hard_em(const HardEmProblem& problem, long rounds, double tolerance, Parameters p,
-                    std::vector<Path> paths) {
+Restart run_hard_em(const HardEmProblem& problem, long rounds, double tolerance, Parameters p, std::vector<Path> paths) {
   Restart out;
   out.paths = std::move(paths);
   const std::size_t count = out.paths.size();
@@ -587,11 +586,11 @@ SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options) {
   HardEmProblem problem{{&x}, detail::regularisation_of(x, options), detail::observation_noise_floor(x)};
   problem.smoothing = options.smoothing;
   problem.transition_ridge = problem.regularisation.ridge;
-  return fit_from_lds(problem, x, *lds.model, options, options.length ? *options.length : static_cast<long>(x.rows()) - 1);
+  return fit_from_lds(problem, x, *lds.model, options,
+                      options.length ? *options.length : static_cast<long>(x.rows()) - 1);
 }
 
-SldsFit fit_pooled_slds(const std::vector<Eigen::MatrixXd>& sequences, const SldsFitOptions& options,
-                        unsigned threads) {
+SldsFit fit_pooled_slds(const std::vector<Eigen::MatrixXd>& sequences, const SldsFitOptions& options, unsigned threads) {
   check_options(options);
   const detail::StackedRows stacked = detail::checked_sequences(sequences, "an SLDS fit");
   const LdsFit lds = fit_pooled_lds(sequences, options, threads);
@@ -622,12 +621,10 @@ SldsFit adapt_slds(const SldsModel& pooled, const Eigen::MatrixXd& x, const Adap
       detail::observation_noise_floor(x).cwiseMin(detail::least_eigenvalue(pooled.parameters().observation_noise));
   problem.stability = pooled.discrete_states() > 1 ? &detail::spectral_norm : &detail::spectral_radius;
   problem.prior = &prior;
-  Restart adapted =
-      run_hard_em(problem, options.iterations, options.tolerance, prior.pooled,
-                  {pooled_path(prior.pooled, x, options.iterations)});
+  Restart adapted = run_hard_em(problem, options.iterations, options.tolerance, prior.pooled,
+                                {pooled_path(prior.pooled, x, options.iterations)});
   SldsFit fit;
-  fit.model = slds_model_of(adapted.parameters,
-                            options.length ? *options.length : static_cast<long>(x.rows()) - 1,
+  fit.model = slds_model_of(adapted.parameters, options.length ? *options.length : static_cast<long>(x.rows()) - 1,
                             paths ? *paths : pooled.parameters().paths);
   fit.paths = std::move(adapted.paths);
   fit.objectives = std::move(adapted.objectives);

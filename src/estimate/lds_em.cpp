@@ -496,8 +496,8 @@ double dynamics_log_prior(const StateDynamics& p, const StateDynamics& pooled, c
 double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0,
                           double tau) {
   const Eigen::MatrixXd deviation = p.observation - pooled.observation;
-  return inverse_wishart_term(p.observation_noise, pooled.observation_noise + deviation * m0 * deviation.transpose(),
-                              tau, "observation noise covariance");
+  return inverse_wishart_term(p.observation_noise, pooled.observation_noise + deviation * m0 * deviation.transpose(), tau,
+                              "observation noise covariance");
 }
 
 double least_eigenvalue(const Eigen::MatrixXd& s) {

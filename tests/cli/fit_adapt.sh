@@ -192,7 +192,7 @@ expect_error 2 "--save-pooled keeps the model that --pooled fits" -- \
   "$PPK" fit hmm --adapt-from pool.json --save-pooled other.json "${A[@]}" test.txt -o bad.ppk
 expect_error 2 "--prior and --prior-count apply to per-example fits" -- \
   "$PPK" fit mixture --pooled --prior pooled sets.txt -o bad.ppk
-expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture, hmm, bayesnet and lds)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
+expect_error 2 "--pooled is not offered for ppk fit gaussian" "(mixture, hmm, bayesnet, lds and slds)" -- "$PPK" fit gaussian --pooled sets.txt -o bad.ppk
 expect_error 2 "--adapt-from is not offered for ppk fit poisson" -- "$PPK" fit poisson --adapt-from pool.json sets.txt -o bad.ppk
 expect_error 1 "mixture_pool.json was written by ppk fit mixture" -- \
   "$PPK" fit hmm --adapt-from mixture_pool.json "${A[@]}" test.txt -o bad.ppk
