@@ -564,12 +564,12 @@ PooledPrior pooled_prior(const SldsModel& pooled, const AdaptationOptions& optio
 }
 
 // The adaptation's first path (adaptation.hpp, "SLDS"): the pooled chain's most probable path, then
-// steps (1) and (2) under theta0 in turn until the path repeats (at most `rounds` times); neither
-// step decreases J.
-Path pooled_path(const Parameters& p, const Eigen::MatrixXd& x, long rounds) {
+// steps (1) and (2) under theta0 in turn until the path repeats (at most 100 times); neither step
+// decreases J.
+Path pooled_path(const Parameters& p, const Eigen::MatrixXd& x) {
   Path path = best_path(p, Eigen::MatrixXd::Zero(x.rows() - 1, p.log_start.size()));
   LdsPosterior q;
-  for (long round = 0; round < rounds; ++round) {
+  for (int round = 0; round < 100; ++round) {
     detail::smooth_along(p.space, x, path, q);
     Path next = best_path(p, expected_transition_log_densities(p, q));
     if (next == path) break;
@@ -621,8 +621,8 @@ SldsFit adapt_slds(const SldsModel& pooled, const Eigen::MatrixXd& x, const Adap
       detail::observation_noise_floor(x).cwiseMin(detail::least_eigenvalue(pooled.parameters().observation_noise));
   problem.stability = pooled.discrete_states() > 1 ? &detail::spectral_norm : &detail::spectral_radius;
   problem.prior = &prior;
-  Restart adapted = run_hard_em(problem, options.iterations, options.tolerance, prior.pooled,
-                                {pooled_path(prior.pooled, x, options.iterations)});
+  Restart adapted =
+      run_hard_em(problem, options.iterations, options.tolerance, prior.pooled, {pooled_path(prior.pooled, x)});
   SldsFit fit;
   fit.model = slds_model_of(adapted.parameters, options.length ? *options.length : static_cast<long>(x.rows()) - 1,
                             paths ? *paths : pooled.parameters().paths);

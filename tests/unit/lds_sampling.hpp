@@ -114,42 +114,78 @@ inline double dense_log_likelihood(const LdsModel& model, const Eigen::MatrixXd&
   return model.joint_observations()->log_density(stacked(x));
 }
 
-// The joint Gaussian of the states S = (s_0..s_T) and observations X = (x_0..x_T), built densely from
-// the model's equations: E s_t = A^t mean0, Cov(s_t, s_u) = A^(t-u) Sigma_u (t >= u) with
-// Sigma_0 = cov0, Sigma_u = A Sigma_{u-1} A' + Q; X = (I kron C) S + V with V ~ N(0, I kron R).
+// The joint Gaussian of the states S = (s_0..s_T) and observations X = (x_0..x_T) of an SLDS given
+// its regime path r_0..r_T (a non-stationary LDS; an LDS is the case of one regime), built densely
+// from the model's equations: E s_t = A_{r_t} E s_{t-1}, Cov(s_t, s_u) = A_{r_t} .. A_{r_{u+1}} Sigma_u
+// (t >= u) with Sigma_0 = cov0, Sigma_u = A_{r_u} Sigma_{u-1} A_{r_u}' + Q_{r_u}; X = (I kron C) S + V
+// with V ~ N(0, I kron R).
 struct DenseJoint {
   Eigen::VectorXd state_mean, observation_mean;
   Eigen::MatrixXd state_cov, cross_cov, observation_cov;  // Cov(S), Cov(X, S), Cov(X)
 };
 
-inline DenseJoint dense_joint(const Lds& s, long count) {
-  const long n = s.A.rows(), d = s.C.rows();
+inline DenseJoint dense_path_joint(const SldsParameters& p, const std::vector<int>& path) {
+  const long count = static_cast<long>(path.size()), n = p.mean0.size(), d = p.observation.rows();
+  const auto transition = [&](long t) -> const Eigen::MatrixXd& {
+    return p.state_transitions[static_cast<std::size_t>(path[static_cast<std::size_t>(t)])];
+  };
   DenseJoint j;
   j.state_mean.resize(count * n);
   j.state_cov.resize(count * n, count * n);
-  Eigen::VectorXd mean = s.mean0;
-  Eigen::MatrixXd marginal = s.cov0;
+  Eigen::VectorXd mean = p.mean0;
+  Eigen::MatrixXd marginal = p.cov0;
   for (long u = 0; u < count; ++u) {
     j.state_mean.segment(u * n, n) = mean;
-    Eigen::MatrixXd block = marginal;  // A^(t-u) Sigma_u
+    Eigen::MatrixXd block = marginal;  // A_{r_t} .. A_{r_{u+1}} Sigma_u
     for (long t = u; t < count; ++t) {
       j.state_cov.block(t * n, u * n, n, n) = block;
       j.state_cov.block(u * n, t * n, n, n) = block.transpose();
-      block = s.A * block;
+      if (t + 1 < count) block = transition(t + 1) * block;
     }
-    mean = s.A * mean;
-    marginal = s.A * marginal * s.A.transpose() + s.Q;
+    if (u + 1 < count) {
+      const Eigen::MatrixXd& a = transition(u + 1);
+      mean = a * mean;
+      marginal = a * marginal * a.transpose() + p.state_noises[static_cast<std::size_t>(path[u + 1])];
+    }
   }
   Eigen::MatrixXd c_big = Eigen::MatrixXd::Zero(count * d, count * n),
                   r_big = Eigen::MatrixXd::Zero(count * d, count * d);
   for (long t = 0; t < count; ++t) {
-    c_big.block(t * d, t * n, d, n) = s.C;
-    r_big.block(t * d, t * d, d, d) = s.R;
+    c_big.block(t * d, t * n, d, n) = p.observation;
+    r_big.block(t * d, t * d, d, d) = p.observation_noise;
   }
   j.observation_mean = c_big * j.state_mean;
   j.cross_cov = c_big * j.state_cov;
   j.observation_cov = c_big * j.state_cov * c_big.transpose() + r_big;
   return j;
+}
+
+// The LDS as an SLDS of one regime (its chain certain).
+inline SldsParameters one_regime(const Lds& s) {
+  SldsParameters p;
+  p.start = Eigen::VectorXd::Ones(1);
+  p.transitions = Eigen::MatrixXd::Ones(1, 1);
+  p.state_transitions = {s.A};
+  p.state_noises = {s.Q};
+  p.mean0 = s.mean0;
+  p.cov0 = s.cov0;
+  p.observation = s.C;
+  p.observation_noise = s.R;
+  p.length = s.length;
+  return p;
+}
+
+inline DenseJoint dense_joint(const Lds& s, long count) {
+  return dense_path_joint(one_regime(s), std::vector<int>(static_cast<std::size_t>(count), 0));
+}
+
+// log p(X | r) of an SLDS by the dense joint Gaussian of X given the path.
+inline double dense_path_log_likelihood(const SldsParameters& p, const std::vector<int>& path, const Eigen::MatrixXd& x) {
+  const DenseJoint joint = dense_path_joint(p, path);
+  const Eigen::LLT<Eigen::MatrixXd> llt(joint.observation_cov);
+  const Eigen::VectorXd whitened = llt.matrixL().solve(stacked(x) - joint.observation_mean);
+  return -0.5 * (static_cast<double>(x.size()) * std::log(2.0 * 3.14159265358979323846) +
+                 2.0 * llt.matrixLLT().diagonal().array().log().sum() + whitened.squaredNorm());
 }
 
 // The conditional moments of the states given the observations x (rows x_0..x_{N-1}) from the dense
@@ -158,11 +194,13 @@ struct DensePosterior {
   Eigen::VectorXd mean;  // E[S | X], (s_0..s_{N-1}) stacked
   Eigen::MatrixXd cov;   // Cov(S | X)
 };
-inline DensePosterior dense_posterior(const Lds& s, const Eigen::MatrixXd& x) {
-  const DenseJoint joint = dense_joint(s, x.rows());
+inline DensePosterior dense_posterior(const DenseJoint& joint, const Eigen::MatrixXd& x) {
   const Eigen::LDLT<Eigen::MatrixXd> observation_cov(joint.observation_cov);
   return {joint.state_mean + joint.cross_cov.transpose() * observation_cov.solve(stacked(x) - joint.observation_mean),
           joint.state_cov - joint.cross_cov.transpose() * observation_cov.solve(joint.cross_cov)};
+}
+inline DensePosterior dense_posterior(const Lds& s, const Eigen::MatrixXd& x) {
+  return dense_posterior(dense_joint(s, x.rows()), x);
 }
 
 // A stochastic vector with every entry at least 0.05 (each state reachable).

@@ -29,8 +29,6 @@ namespace {
 
 using checks::mentions;
 
-const double kLog2Pi = std::log(2.0 * 3.14159265358979323846);
-
 // A switching series: a sticky two-regime chain (switch probability 0.02), s_t = A_{r_t} s_{t-1}
 // + N(0, I), x_t = C s_t + N(0, 0.2^2 I). Returns the observations (one row per step) and the true path.
 struct Series {
@@ -73,53 +71,10 @@ double agreement(const std::vector<int>& fitted, const std::vector<int>& truth, 
   return static_cast<double>(swapped ? steps - same : same) / static_cast<double>(steps);
 }
 
-// log p(X | r, theta) by the dense joint Gaussian of X = (x_0..x_T) given the path: E s_t = A_{r_t} E s_{t-1},
-// Cov(s_t, s_u) = A_{r_t} .. A_{r_{u+1}} Sigma_u (t >= u), Sigma_u = A_{r_u} Sigma_{u-1} A_{r_u}' + Q_{r_u},
-// Sigma_0 = cov0; Cov(x_t, x_u) = C Cov(s_t, s_u) C' + [t = u] R.
-double dense_log_likelihood(const SldsParameters& p, const std::vector<int>& path, const Eigen::MatrixXd& x) {
-  const long count = x.rows(), n = p.mean0.size(), d = x.cols();
-  std::vector<Eigen::VectorXd> means(static_cast<std::size_t>(count));
-  std::vector<Eigen::MatrixXd> covs(static_cast<std::size_t>(count));
-  Eigen::MatrixXd states(count * n, count * n);
-  for (long t = 0; t < count; ++t) {
-    const auto u = static_cast<std::size_t>(t);
-    if (t == 0) {
-      means[0] = p.mean0;
-      covs[0] = p.cov0;
-    } else {
-      const Eigen::MatrixXd& a = p.state_transitions[static_cast<std::size_t>(path[u])];
-      means[u] = a * means[u - 1];
-      covs[u] = a * covs[u - 1] * a.transpose() + p.state_noises[static_cast<std::size_t>(path[u])];
-    }
-    states.block(t * n, t * n, n, n) = covs[u];
-  }
-  for (long t = 0; t < count; ++t)
-    for (long v = 0; v < t; ++v) {
-      Eigen::MatrixXd product = Eigen::MatrixXd::Identity(n, n);  // A_{r_t} .. A_{r_{v+1}}
-      for (long w = v + 1; w <= t; ++w)
-        product = p.state_transitions[static_cast<std::size_t>(path[static_cast<std::size_t>(w)])] * product;
-      states.block(t * n, v * n, n, n) = product * covs[static_cast<std::size_t>(v)];
-      states.block(v * n, t * n, n, n) = states.block(t * n, v * n, n, n).transpose();
-    }
-  Eigen::MatrixXd observe = Eigen::MatrixXd::Zero(count * d, count * n);
-  Eigen::VectorXd mean(count * d), data(count * d);
-  for (long t = 0; t < count; ++t) {
-    observe.block(t * d, t * n, d, n) = p.observation;
-    mean.segment(t * d, d) = p.observation * means[static_cast<std::size_t>(t)];
-    data.segment(t * d, d) = x.row(t).transpose();
-  }
-  Eigen::MatrixXd cov = observe * states * observe.transpose();
-  for (long t = 0; t < count; ++t) cov.block(t * d, t * d, d, d) += p.observation_noise;
-  const Eigen::LLT<Eigen::MatrixXd> llt(cov);
-  const Eigen::VectorXd whitened = llt.matrixL().solve(data - mean);
-  return -0.5 * (static_cast<double>(count * d) * kLog2Pi + 2.0 * llt.matrixLLT().diagonal().array().log().sum() +
-                 whitened.squaredNorm());
-}
-
-// J of estimate_slds.hpp from the fitted row and path, log p(X | r) dense.
+// J of estimate_slds.hpp from the fitted row and path, log p(X | r) dense (dense_path_log_likelihood).
 double dense_objective(const SldsParameters& p, const std::vector<int>& path, const Eigen::MatrixXd& x, double ridge,
                        double smoothing) {
-  double value = dense_log_likelihood(p, path, x) + std::log(p.start(path[0]));
+  double value = dense_path_log_likelihood(p, path, x) + std::log(p.start(path[0]));
   for (std::size_t t = 1; t < path.size(); ++t) value += std::log(p.transitions(path[t - 1], path[t]));
   if (smoothing > 0.0) value += smoothing * (p.start.array().log().sum() + p.transitions.array().log().sum());
   double traces = p.cov0.inverse().trace() + p.observation_noise.inverse().trace();

@@ -107,7 +107,8 @@
 // moves from j), so no step decreases J_MAP. The constraints of the fit stay: with K >= 2 each A_k's
 // spectral norm (K = 1: spectral radius) <= 0.999 by the generalised M-step, R >= diag(min(0.01 v_j,
 // lambda_min(R0))), Q_k >= min(q, lambda_min(Q0_k)) I. The start: theta0 and the path reached from the
-// pooled chain's most probable path by steps (1) and (2) under theta0 until it repeats. Groups not
+// pooled chain's most probable path by steps (1) and (2) under theta0 until it repeats (at most 100
+// times). Groups not
 // adapted keep their pooled values. tau -> infinity keeps theta0; tau -> 0 is hard EM for J with
 // a = r = 0 started from theta0. With K = 1 it is the LDS's adaptation. The regimes, like the state
 // basis, stay the pooled model's, so adapted rows are comparable with each other and the pooled row.
