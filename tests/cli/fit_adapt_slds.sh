@@ -64,21 +64,9 @@ for (q, label, n), line in zip(groups, open("adapted_test.jsonl")):
 PY
 pass
 # The normalised Gram of the adapted test rows and the pooled row: finite, in (0, 1], ones on the
-# diagonal, and PSD (ppk gram --psd).
+# diagonal, and PSD.
 cat adapted_test.ppk pooled.row > together.ppk
-"$PPK" gram -t ppk_norm -g 0.5 -d 13 together.ppk -o together.txt
-python3 - <<'PY' || fail "the Gram of the adapted and pooled rows: $(head -3 together.txt)"
-import math
-gram = [[float(v) for v in line.split()] for line in open("together.txt")]
-assert len(gram) == 7 and all(len(row) == 7 for row in gram), gram
-assert all(abs(gram[i][i] - 1) < 1e-12 for i in range(7)), gram
-assert all(math.isfinite(v) and 0 < v <= 1 + 1e-12 for row in gram for v in row), gram
-PY
-pass
-"$PPK" gram -t ppk_norm -g 0.5 -d 13 --psd together.ppk > psd.txt
-[[ $(sed -n 's/^size: //p' psd.txt) == 7 && $(sed -n 's/^negative eigenvalues: //p' psd.txt) == 0 ]] ||
-  fail "the Gram of the adapted and pooled rows is not PSD: $(cat psd.txt)"
-pass
+expect_unit_psd_gram together.ppk 13 7
 
 # --relevance 1e14: every adapted row is the pooled model to 1e-9 (and stores the pooled S without --paths).
 "$PPK" fit slds --adapt-from pool.json --relevance 1e14 test.txt -o stiff.ppk

@@ -77,6 +77,24 @@ expect_chosen_strength() {
   pass
 }
 
+# expect_unit_psd_gram ROWS T SIZE: the normalised Gram of ROWS (ppk gram -t ppk_norm -g 0.5 -d T)
+# is SIZE x SIZE, finite, in (0, 1] with ones on the diagonal, and PSD (ppk gram --psd).
+expect_unit_psd_gram() {
+  "$PPK" gram -t ppk_norm -g 0.5 -d "$2" "$1" -o gram.txt
+  python3 - "$3" <<'PY' || fail "the normalised Gram of $1: $(head -3 gram.txt)"
+import math, sys
+size = int(sys.argv[1])
+gram = [[float(v) for v in line.split()] for line in open("gram.txt")]
+assert len(gram) == size and all(len(row) == size for row in gram), gram
+assert all(abs(gram[i][i] - 1) < 1e-12 for i in range(size)), gram
+assert all(math.isfinite(v) and 0 < v <= 1 + 1e-12 for row in gram for v in row), gram
+PY
+  "$PPK" gram -t ppk_norm -g 0.5 -d "$2" --psd "$1" > psd.txt
+  [[ $(sed -n 's/^size: //p' psd.txt) == "$3" && $(sed -n 's/^negative eigenvalues: //p' psd.txt) == 0 ]] ||
+    fail "the normalised Gram of $1 is not PSD: $(cat psd.txt)"
+  pass
+}
+
 # hidden_class_network STRUCTURE OBSERVATIONS: a network with a hidden class h (2 states) and two
 # observed children (3 and 2 states), and 8 examples of 10 joint observations each (qid groups,
 # labels alternating), P(h = 1) rising from 0.2 to 0.76 over the examples; seeded.

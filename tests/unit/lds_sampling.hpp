@@ -1,6 +1,7 @@
 // Random linear dynamical systems (and switching ones), sequences simulated from them by running
 // the recursion, the dense joint Gaussian of an LDS's states and observations, and utterance-like
-// sequences built to provoke explosive fits with a check that the fitted models' kernels are finite;
+// sequences built to provoke explosive fits with a check that the fitted models' kernels are finite,
+// and a check of the Gram of adapted rows;
 // shared by the LDS and SLDS kernel, estimator, adaptation and Monte Carlo tests.
 #pragma once
 
@@ -300,6 +301,29 @@ inline void fitted_kernels_are_finite(const std::vector<std::unique_ptr<Model>>&
           }
         }
     }
+}
+
+// The kernels between rows at T = `length` and rho = 0.5, 1: every log k finite, and the normalised
+// Gram k(a, b) / sqrt(k(a, a) k(b, b)), from the log kernels, PSD (the adapted rows of a pooled
+// state-space model with the pooled row).
+inline void expect_finite_kernels_and_psd_normalised_gram(const std::vector<std::unique_ptr<Model>>& rows, long length) {
+  for (double rho : {0.5, 1.0}) {
+    std::vector<PreparedModel> prepared;
+    for (const auto& row : rows) prepared.emplace_back(decode_row(encode_row(*row)), KernelParams{rho, length});
+    const Eigen::Index count = static_cast<Eigen::Index>(prepared.size());
+    Eigen::MatrixXd gram(count, count);
+    for (Eigen::Index i = 0; i < count; ++i)
+      for (Eigen::Index j = 0; j < count; ++j) {
+        const double value = log_kernel(prepared[static_cast<std::size_t>(i)], prepared[static_cast<std::size_t>(j)]);
+        ASSERT_TRUE(std::isfinite(value)) << "rho " << rho << ", rows " << i << ", " << j;
+        gram(i, j) = value;
+      }
+    Eigen::MatrixXd normalised(count, count);
+    for (Eigen::Index i = 0; i < count; ++i)
+      for (Eigen::Index j = 0; j < count; ++j) normalised(i, j) = std::exp(gram(i, j) - 0.5 * (gram(i, i) + gram(j, j)));
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(normalised).eigenvalues().minCoeff(), -1e-9)
+        << "rho " << rho;
+  }
 }
 
 }  // namespace ppk

@@ -273,24 +273,7 @@ TEST(AdaptedLds, AdaptedRowsDecodeAndPairWithThePooledRowInAPsdGram) {
     const Eigen::MatrixXd x = simulate_rows(i % 2 ? s.truth : random_lds(rng, 2, 2, 0), 15 + 5 * i, 300 + i);
     rows.push_back(decode_row(encode_row(*adapt_lds(*s.pooled, x, adaptation(4.0, 50)).model)));
   }
-  for (double rho : {0.5, 1.0}) {
-    std::vector<PreparedModel> prepared;
-    for (const auto& row : rows) prepared.emplace_back(decode_row(encode_row(*row)), KernelParams{rho, 12});
-    const Eigen::Index count = static_cast<Eigen::Index>(prepared.size());
-    Eigen::MatrixXd gram(count, count);
-    for (Eigen::Index i = 0; i < count; ++i)
-      for (Eigen::Index j = 0; j < count; ++j) {
-        const double value = log_kernel(prepared[static_cast<std::size_t>(i)], prepared[static_cast<std::size_t>(j)]);
-        ASSERT_TRUE(std::isfinite(value)) << "rho " << rho << ", rows " << i << ", " << j;
-        gram(i, j) = value;
-      }
-    // The normalised Gram k(a, b) / sqrt(k(a, a) k(b, b)) from the log kernels: PSD, ones on the diagonal.
-    Eigen::MatrixXd normalised(count, count);
-    for (Eigen::Index i = 0; i < count; ++i)
-      for (Eigen::Index j = 0; j < count; ++j) normalised(i, j) = std::exp(gram(i, j) - 0.5 * (gram(i, i) + gram(j, j)));
-    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(normalised).eigenvalues().minCoeff(), -1e-9)
-        << "rho " << rho;
-  }
+  expect_finite_kernels_and_psd_normalised_gram(rows, 12);
 }
 
 // The EstimationError message of f, which must mention every part.
