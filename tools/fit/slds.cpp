@@ -56,7 +56,8 @@ slds: a switching linear dynamical system (JMLR 2004 section 5.1): a Markov
   start (pi, mean0, cov0), transitions (trans, A_k, Q_k), emissions (C, R).
   The constraints above are kept (the floors at most the pooled R0's and
   Q0_k's least eigenvalues). Adapted rows keep the pooled regimes and state
-  basis, so they are comparable with each other and the pooled row.
+  basis, so they are comparable with each other and the pooled row; they
+  store T = N - 1 (or --length) and S = --paths.
 )";
 
 void add_slds_options(po::options_description& options) {

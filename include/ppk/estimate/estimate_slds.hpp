@@ -72,6 +72,8 @@ struct SldsFitOptions : LdsFitOptions {
 };
 
 // The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).
+// Its fit_pooled and adapt are fit_pooled_slds and adapt_slds (adaptation.hpp, "SLDS"; adapt stores
+// S = options.paths in the adapted rows).
 std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options);
 
 // The fit, its regime path r_0..r_{N-1} (paths[0]) and J after the start and each round of the kept
