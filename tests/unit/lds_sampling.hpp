@@ -306,7 +306,7 @@ inline void fitted_kernels_are_finite(const std::vector<std::unique_ptr<Model>>&
 // The kernels between rows at T = `length` and rho = 0.5, 1: every log k finite, and the normalised
 // Gram k(a, b) / sqrt(k(a, a) k(b, b)), from the log kernels, PSD (the adapted rows of a pooled
 // state-space model with the pooled row).
-inline void expect_finite_kernels_and_psd_normalised_gram(const std::vector<std::unique_ptr<Model>>& rows, long length) {
+inline void expect_finite_kernels_and_psd_normalised_gram(const std::vector<std::unique_ptr<Model>>& rows, int length) {
   for (double rho : {0.5, 1.0}) {
     std::vector<PreparedModel> prepared;
     for (const auto& row : rows) prepared.emplace_back(decode_row(encode_row(*row)), KernelParams{rho, length});
