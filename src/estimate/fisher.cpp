@@ -338,7 +338,7 @@ void FisherScorer::Impl::check_vectors(const Eigen::MatrixXd& x) const {
   const char* example = kind == ScoredModel::gaussian_mixture ? "set" : "sequence";
   if (x.rows() < 1) throw EstimationError(std::string("the ") + example + " is empty");
   if (kind == ScoredModel::lds && x.rows() < 2)
-    throw EstimationError("the sequence has 1 vector: an LDS's Fisher score needs at least 2 (x_0 and x_1), as its fit");
+    throw EstimationError("the sequence has 1 vector: an LDS's Fisher score needs at least 2 (x_0 and x_1)");
   if (x.cols() != dim)
     throw EstimationError(std::string("the ") + example + "'s vectors have dimension " + std::to_string(x.cols()) +
                           " where the pooled model's have " + std::to_string(dim));

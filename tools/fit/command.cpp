@@ -86,7 +86,8 @@ the --adapt parameters (probabilities by their logits, Gaussian means, log
 variances or covariance entries), divided by the example's length or size
 and by the square root of the training examples' mean squared score (the
 diagonal of the empirical Fisher information, which --pooled --save-pooled
-keeps in POOL). Offered for hmm, mixture and bayesnet (the CPT rows' logits).
+keeps in POOL). Offered for hmm, mixture, bayesnet (the CPT rows' logits) and
+lds (the entries of mean0, A and C, the upper triangles of cov0, Q and R).
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
@@ -432,7 +433,7 @@ int run_fit(const std::vector<std::string>& args) {
     if (pool.fisher.is_null())
       throw UsageError(pool.path +
                        " holds no Fisher information: Fisher features are offered for a pooled hmm, "
-                       "mixture or bayesnet, saved by " +
+                       "mixture, bayesnet or lds, saved by " +
                        command + " --pooled --save-pooled");
     std::vector<std::string> lines;
     try {
