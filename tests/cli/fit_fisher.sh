@@ -34,6 +34,18 @@ PY
   pass
 }
 
+# check_linear_svm TRAIN TEST MIN_ACCURACY TEST_ROWS: svm-train -t 0's 5-fold accuracy on the training
+# features is at least MIN_ACCURACY %, and svm-predict gives one prediction per test row.
+check_linear_svm() {
+  local accuracy
+  accuracy=$("$BIN/svm-train" -t 0 -c 1 -v 5 "$1" | sed -n 's/.*Accuracy = \([0-9.]*\)%.*/\1/p')
+  awk -v a="$accuracy" -v min="$3" 'BEGIN { exit !(a >= min) }' || fail "svm-train -t 0 on $1: $accuracy%"
+  "$BIN/svm-train" -t 0 -c 1 "$1" "$1.model" >/dev/null
+  "$BIN/svm-predict" "$2" "$1.model" "$2.predictions" >/dev/null
+  [[ $(wc -l < "$2.predictions") == "$4" ]] || fail "svm-predict on $2"
+  pass
+}
+
 # 60 sequences of 30 symbols over 6 letters: two sticky states over disjoint halves of the alphabet;
 # class +1 stays (0.9), class -1 alternates (0.9 to the other state).
 python3 - <<'PY'
@@ -63,13 +75,7 @@ pass
 "$PPK" fit hmm --fisher-from pool.json --alphabet-from alphabet.txt train.txt -o train.features
 "$PPK" fit hmm --fisher-from pool.json --alphabet-from alphabet.txt test.txt -o test.features
 check_feature_rows train.features test.features 18 60 10
-accuracy=$("$BIN/svm-train" -t 0 -c 1 -v 5 train.features | sed -n 's/.*Accuracy = \([0-9.]*\)%.*/\1/p')
-awk -v a="$accuracy" 'BEGIN { exit !(a >= 90) }' || fail "svm-train -t 0 on the Fisher features: $accuracy%"
-pass
-"$BIN/svm-train" -t 0 -c 1 train.features model >/dev/null
-"$BIN/svm-predict" test.features model predictions >/dev/null
-[[ $(wc -l < predictions) == 10 ]] || fail "svm-predict on the test features"
-pass
+check_linear_svm train.features test.features 90 10
 
 # --adapt transitions: the 4 transition features only.
 "$PPK" fit hmm --fisher-from pool.json --adapt transitions --alphabet-from alphabet.txt train.txt -o transitions.features
@@ -129,13 +135,7 @@ pass
 "$PPK" fit lds --fisher-from lds_pool.json lds_train.txt -o lds_train.features
 "$PPK" fit lds --fisher-from lds_pool.json lds_test.txt -o lds_test.features
 check_feature_rows lds_train.features lds_test.features 19 30 8
-accuracy=$("$BIN/svm-train" -t 0 -c 1 -v 5 lds_train.features | sed -n 's/.*Accuracy = \([0-9.]*\)%.*/\1/p')
-awk -v a="$accuracy" 'BEGIN { exit !(a >= 80) }' || fail "svm-train -t 0 on the LDS's Fisher features: $accuracy%"
-pass
-"$BIN/svm-train" -t 0 -c 1 lds_train.features lds_model >/dev/null
-"$BIN/svm-predict" lds_test.features lds_model lds_predictions >/dev/null
-[[ $(wc -l < lds_predictions) == 8 ]] || fail "svm-predict on the LDS's test features"
-pass
+check_linear_svm lds_train.features lds_test.features 80 8
 # --adapt transitions: A's 4 and Q's 3 features only.
 "$PPK" fit lds --fisher-from lds_pool.json --adapt transitions lds_test.txt -o lds_transitions.features
 python3 -c '

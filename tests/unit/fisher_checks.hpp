@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "estimate_helpers.hpp"
+#include "positive_family_checks.hpp"
 #include "ppk/estimate/fisher.hpp"
 
 namespace ppk {
@@ -40,6 +43,22 @@ inline void expect_selection_of_full_score(const Model& pooled, const AdaptedPar
       ++next;
     }
   EXPECT_EQ(next, selected.feature_names().size());
+}
+
+// The refusals of score(x) that every model over D-dimensional vectors shares (`example`: "sequence"
+// or "set"): vectors of dimension D + 1, no vectors, and an infinite value (in vector 2 at index 2 of
+// `rows` >= 2 vectors), each named in the message.
+inline void expect_refuses_bad_vectors(const FisherScorer& scorer, long dim, long rows, const std::string& example) {
+  const std::string dimension = example + "'s vectors have dimension " + std::to_string(dim + 1),
+                    model_dimension = "pooled model's have " + std::to_string(dim), empty = example + " is empty",
+                    position = "vector 2 of the " + example;
+  EXPECT_TRUE(checks::mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(rows, dim + 1)); }),
+                               {dimension.c_str(), model_dimension.c_str()}));
+  EXPECT_TRUE(checks::mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(0, dim)); }), {empty.c_str()}));
+  Eigen::MatrixXd infinite = Eigen::MatrixXd::Zero(rows, dim);
+  infinite(1, 1) = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(checks::mentions(estimation_error([&] { scorer.score(infinite); }),
+                               {position.c_str(), "inf at index 2", "finite"}));
 }
 
 // The Gram matrix of the Fisher features of training scores.

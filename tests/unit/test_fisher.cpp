@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -456,22 +455,14 @@ TEST(FisherScore, RefusesBadExamples) {
 
   const FisherScorer gaussian(*hmm_model(random_gaussian_hmm(2, 2, CovarianceForm::diagonal, rng), 0),
                               AdaptedParameters{});
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(Eigen::MatrixXd::Zero(5, 3)); }),
-                       {"sequence's vectors have dimension 3", "pooled model's have 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(Eigen::MatrixXd::Zero(0, 2)); }), {"sequence is empty"}));
-  Eigen::MatrixXd infinite = Eigen::MatrixXd::Zero(3, 2);
-  infinite(1, 1) = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(infinite); }),
-                       {"vector 2 of the sequence", "inf at index 2", "finite"}));
+  expect_refuses_bad_vectors(gaussian, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] {
                          gaussian.score(std::vector<long>{0, 1});
                        }),
                        {"HMM has Gaussian emissions", "rows of a matrix"}));
 
   const FisherScorer mixture(*mixture_model(random_mixture(2, 2, CovarianceForm::full, rng)), AdaptedParameters{});
-  EXPECT_TRUE(mentions(estimation_error([&] { mixture.score(Eigen::MatrixXd::Zero(4, 1)); }),
-                       {"set's vectors have dimension 1", "pooled model's have 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { mixture.score(Eigen::MatrixXd::Zero(0, 2)); }), {"set is empty"}));
+  expect_refuses_bad_vectors(mixture, 2, 4, "set");
 }
 
 TEST(FisherScore, RefusesSequencesOfProbabilityZero) {

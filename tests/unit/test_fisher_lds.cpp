@@ -156,15 +156,12 @@ TEST(FisherScoreLds, RefusesBadSequencesAndParameters) {
   std::mt19937 rng(56);
   const std::unique_ptr<LdsModel> model = lds_model(random_lds(rng, 2, 2, 0));
   const FisherScorer scorer(*model, AdaptedParameters{});
-  EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(5, 3)); }),
-                       {"sequence's vectors have dimension 3", "pooled model's have 2"}));
+  expect_refuses_bad_vectors(scorer, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(1, 2)); }),
                        {"sequence has 1 vector", "at least 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(0, 2)); }), {"sequence is empty"}));
   Eigen::MatrixXd not_a_number = Eigen::MatrixXd::Zero(4, 2);
   not_a_number(2, 0) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(not_a_number); }),
-                       {"vector 3 of the sequence", "at index 1", "finite"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(not_a_number); }), {"vector 3 of the sequence", "nan"}));
   EXPECT_TRUE(mentions(estimation_error([&] {
                          scorer.score(std::vector<long>{0, 1});
                        }),
