@@ -292,7 +292,14 @@ Eigen::Index FisherScorer::Impl::write_gaussian_scores(const Eigen::MatrixXd& x,
 
 // The LDS's score (fisher.hpp) from the smoother's moments of x's states (lds_em.hpp's sums).
 Eigen::VectorXd FisherScorer::Impl::lds_score(const Eigen::MatrixXd& x) const {
-  const LdsPosterior posterior = smooth_lds(*lds, x);
+  LdsPosterior posterior;
+  try {
+    posterior = smooth_lds(*lds, x);
+  } catch (const OptionError&) {  // it suggests a ridge, which is the pooled fit's, not the scorer's
+    throw EstimationError(
+        "the pooled LDS's Kalman smoother failed on the sequence: a predicted state or innovation covariance is not "
+        "numerically positive definite (cov0 and Q singular along it)");
+  }
   const Eigen::Index n = lds->state_dim();
   Eigen::VectorXd out(static_cast<Eigen::Index>(names.size()));
   Eigen::Index j = 0;
@@ -338,7 +345,8 @@ void FisherScorer::Impl::check_vectors(const Eigen::MatrixXd& x) const {
   const char* example = kind == ScoredModel::gaussian_mixture ? "set" : "sequence";
   if (x.rows() < 1) throw EstimationError(std::string("the ") + example + " is empty");
   if (kind == ScoredModel::lds && x.rows() < 2)
-    throw EstimationError("the sequence has 1 vector: an LDS's Fisher score needs at least 2 (x_0 and x_1)");
+    throw EstimationError(
+        "the sequence has 1 vector; an LDS's Fisher score, like its fit, needs at least 2 (one transition)");
   if (x.cols() != dim)
     throw EstimationError(std::string("the ") + example + "'s vectors have dimension " + std::to_string(x.cols()) +
                           " where the pooled model's have " + std::to_string(dim));

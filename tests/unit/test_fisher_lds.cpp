@@ -124,6 +124,17 @@ TEST(FisherScoreLds, SemidefiniteCov0ScoresTransitionsAndEmissions) {
   s.Q = Eigen::MatrixXd::Zero(2, 2);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*lds_model(s), parse_adapted_parameters("transitions")); }),
                        {"pooled LDS's Q is not positive definite", "transitions (A, Q)"}));
+  // With cov0 = Q = 0 the states are not random: the smoother cannot run, and says so (an
+  // EstimationError, not the fit's OptionError asking for a ridge).
+  const FisherScorer emissions(*lds_model(s), parse_adapted_parameters("emissions"));
+  try {
+    emissions.score(simulate_rows(random_lds(rng, 2, 3, 0), 5, 10));
+    ADD_FAILURE() << "no error";
+  } catch (const OptionError& e) {
+    ADD_FAILURE() << e.what();
+  } catch (const EstimationError& e) {
+    EXPECT_TRUE(mentions(e.what(), {"Kalman smoother failed", "not numerically positive definite"})) << e.what();
+  }
 }
 
 TEST(FisherScoreLds, SelectedParametersOnlyInTheDocumentedOrder) {
@@ -158,7 +169,7 @@ TEST(FisherScoreLds, RefusesBadSequencesAndParameters) {
   const FisherScorer scorer(*model, AdaptedParameters{});
   expect_refuses_bad_vectors(scorer, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(1, 2)); }),
-                       {"sequence has 1 vector", "at least 2"}));
+                       {"sequence has 1 vector", "at least 2 (one transition)"}));
   Eigen::MatrixXd not_a_number = Eigen::MatrixXd::Zero(4, 2);
   not_a_number(2, 0) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(not_a_number); }), {"vector 3 of the sequence", "nan"}));
