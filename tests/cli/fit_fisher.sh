@@ -159,6 +159,18 @@ python3 -c '
 import json; p = json.load(open("lds_pool.json")); del p["fisher"]; json.dump(p, open("no_fisher.json", "w"))'
 expect_error 2 "no_fisher.json holds no Fisher information" "ppk fit lds --pooled --save-pooled" -- \
   "$PPK" fit lds --fisher-from no_fisher.json lds_test.txt -o bad.txt
+# A pooled model that has no Fisher score (an LDS whose cov0 is singular): the message says why.
+python3 -c '
+import json; p = json.load(open("no_fisher.json")); p["model"]["cov0"] = [[1, 0], [0, 0]]
+json.dump(p, open("singular.json", "w"))'
+expect_error 2 "singular.json holds no Fisher information" "cov0 is not positive definite" -- \
+  "$PPK" fit lds --fisher-from singular.json lds_test.txt -o bad.txt
+# Options of a fit: --fisher-from fits nothing.
+for option in "--iterations 5" "--tolerance 1e-3" "--ridge 0.1" "--length 4"; do
+  # shellcheck disable=SC2086  # OPTION is an option and its value
+  expect_error 2 "${option%% *} controls a fit" "--fisher-from fits nothing" -- \
+    "$PPK" fit lds --fisher-from lds_pool.json $option lds_test.txt -o bad.txt
+done
 # An LDS's: a parameter it does not have, options that shaped the pooled LDS, a sequence of one
 # vector, another dimension.
 expect_error 2 "--adapt" "'means'" "lds" "start, transitions, emissions" -- \
