@@ -14,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <Eigen/Dense>
 
+#include "lds_series.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/families/lds.hpp"
 #include "ppk/families/slds.hpp"
@@ -89,25 +90,8 @@ void BM_SldsKernel(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-// N vectors of dimension d as bench/make_series.py draws them: x_t = s_t c + N(0, 0.3^2 I), c of unit
-// length, s_t = 0.8 s_t-1 + N(0, 0.6^2), s_0 ~ N(0, 1).
-Eigen::MatrixXd series(std::mt19937& rng, long count, long dim) {
-  std::normal_distribution<double> normal;
-  const Eigen::VectorXd direction = random_matrix(rng, dim, 1).normalized();
-  Eigen::MatrixXd x(count, dim);
-  double state = normal(rng);
-  for (long t = 0; t < count; ++t) {
-    if (t > 0) state = 0.8 * state + 0.6 * normal(rng);
-    x.row(t) = (state * direction + 0.3 * random_matrix(rng, dim, 1)).transpose();
-  }
-  return x;
-}
-
-ppk::LdsFitOptions fit_options(long state_dim) {
-  ppk::LdsFitOptions options;
-  options.state_dim = state_dim;
-  return options;
-}
+using bench::fit_options;
+using bench::series;
 
 void BM_LdsEStep(benchmark::State& state) {
   std::mt19937 rng(7);

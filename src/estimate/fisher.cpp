@@ -1,7 +1,9 @@
-// Fisher scores of pooled HMMs, Gaussian mixtures and networks (formulas in fisher.hpp). The E-step
-// is Baum-Welch's forward-backward (estimate_hmm.cpp), the mixture's responsibilities (gaussian_em.cpp)
-// or the network's expected counts (estimate_bayesnet.cpp) under the pooled parameters; the scores are then expected
-// counts minus their expectations, and the Gaussian blocks weighted sums of residuals.
+// Fisher scores of pooled HMMs, Gaussian mixtures, LDSs and networks (formulas in fisher.hpp). The
+// E-step is Baum-Welch's forward-backward (estimate_hmm.cpp), the mixture's responsibilities
+// (gaussian_em.cpp), the LDS's Kalman filter and RTS smoother with their sufficient statistics
+// (lds_em.hpp) or the network's expected counts (estimate_bayesnet.cpp) under the pooled parameters;
+// the scores are then expected counts minus their expectations, the Gaussian blocks weighted sums of
+// residuals, and the LDS's blocks expected complete-data gradients.
 #include "ppk/estimate/fisher.hpp"
 
 #include <cmath>
@@ -13,27 +15,66 @@
 
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
+#include "estimate/lds_em.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_bayesnet.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/families/bayesnet.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
+#include "ppk/families/lds.hpp"
 #include "ppk/families/mixture.hpp"
 
 namespace ppk {
 
 namespace {
 
-enum class ScoredModel { discrete_hmm, gaussian_hmm, gaussian_mixture, bayesnet };
+enum class ScoredModel { discrete_hmm, gaussian_hmm, gaussian_mixture, lds, bayesnet };
 
 std::string indexed(const std::string& name, long i) { return name + "[" + std::to_string(i) + "]"; }
+
+// The names block[i][j] of a matrix's entries, row by row; of its upper triangle (j >= i) only when
+// `upper_triangle` (a symmetric matrix's free entries).
+void name_entries(const std::string& block, long rows, long cols, bool upper_triangle, std::vector<std::string>& names) {
+  for (long i = 0; i < rows; ++i)
+    for (long k = upper_triangle ? i : 0; k < cols; ++k) names.push_back(indexed(indexed(block, i), k));
+}
 
 // The scores of the logits a of p = softmax(a) from the expected counts c: c_o - (sum c) p_o.
 template <class Out>
 void write_logit_scores(const Eigen::Ref<const Eigen::VectorXd>& counts, const Eigen::Ref<const Eigen::VectorXd>& p,
                         Out&& out) {
   out = counts - counts.sum() * p;
+}
+
+// The scores of the upper-triangle entries s_ij (i <= j) of a full covariance Sigma with precision P,
+// from the expected scatter S about its mean and the expected count N: with
+// G = (P S P - N P) / 2, G_ii for i = j and 2 G_ij for i < j, row by row, from index j; returns the
+// next index.
+Eigen::Index write_covariance_entry_scores(const Eigen::MatrixXd& precision, const Eigen::MatrixXd& scatter, double count,
+                                           Eigen::VectorXd& out, Eigen::Index j) {
+  const Eigen::MatrixXd gradient = 0.5 * (precision * scatter * precision - count * precision);
+  for (Eigen::Index i = 0; i < gradient.rows(); ++i)
+    for (Eigen::Index k = i; k < gradient.cols(); ++k) out(j++) = (i == k ? 1.0 : 2.0) * gradient(i, k);
+  return j;
+}
+
+// The entries of a matrix row by row into out from index j; returns the next index.
+Eigen::Index write_row_by_row(const Eigen::MatrixXd& m, Eigen::VectorXd& out, Eigen::Index j) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index k = 0; k < m.cols(); ++k) out(j++) = m(i, k);
+  return j;
+}
+
+// S^-1 of a covariance S of the pooled LDS, EstimationError naming it and the block that needs it
+// unless S is numerically positive definite.
+Eigen::MatrixXd lds_precision(const Eigen::MatrixXd& covariance, const char* name, const char* block) {
+  const Eigen::LLT<Eigen::MatrixXd> llt(covariance);
+  if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().array() > 0.0).all())
+    throw EstimationError(std::string("the pooled LDS's ") + name + " is not positive definite: the Fisher score of " +
+                          block + " needs its inverse");
+  return llt.solve(Eigen::MatrixXd::Identity(covariance.rows(), covariance.cols()));
 }
 
 }  // namespace
@@ -49,7 +90,10 @@ struct FisherScorer::Impl {
   detail::GaussianComponents gaussians;     // Gaussian states: their form, mu_q, dense Sigma_q
   std::unique_ptr<BayesNetModel> network;   // networks: a copy of the discrete nodes
   std::vector<Eigen::MatrixXd> precisions;  // Gaussian states: P_q = Sigma_q^-1
-  long dim = 0;                             // O (discrete) or D (Gaussian)
+  std::unique_ptr<LdsModel> lds;            // LDSs: a copy of the pooled model
+  // LDSs: cov0^-1, Q^-1 and R^-1, each when its block (start, transitions, emissions) is selected.
+  Eigen::MatrixXd start_precision, state_noise_precision, observation_noise_precision;
+  long dim = 0;  // O (discrete) or D (Gaussian; an LDS's d)
   std::vector<std::string> names;
 
   void read_gaussians(const std::vector<const Model*>& models, const std::string& what);
@@ -57,6 +101,7 @@ struct FisherScorer::Impl {
   Eigen::Index write_gaussian_scores(const Eigen::MatrixXd& x, const Eigen::Ref<const Eigen::VectorXd>& weights,
                                      std::size_t q, Eigen::VectorXd& out, Eigen::Index j) const;
   Eigen::Index write_chain_scores(const detail::ChainPosteriors& posteriors, Eigen::VectorXd& out) const;
+  Eigen::VectorXd lds_score(const Eigen::MatrixXd& x) const;
   void check_vectors(const Eigen::MatrixXd& x) const;
 };
 
@@ -72,6 +117,22 @@ void FisherScorer::Impl::name_features() {
     for (std::size_t i = 0; i < network->size(); ++i)
       for (std::size_t e = 0; e < network->node(i).cpt.size(); ++e)
         names.push_back(indexed(indexed("cpts", static_cast<long>(i)), static_cast<long>(e)));
+    return;
+  }
+  if (kind == ScoredModel::lds) {
+    const long n = lds->state_dim(), d = lds->observation_dim();
+    if (start) {
+      for (long i = 0; i < n; ++i) names.push_back(indexed("mean0", i));
+      name_entries("cov0", n, n, true, names);
+    }
+    if (transitions) {
+      name_entries("A", n, n, false, names);
+      name_entries("Q", n, n, true, names);
+    }
+    if (emissions) {
+      name_entries("C", d, n, false, names);
+      name_entries("R", d, d, true, names);
+    }
     return;
   }
   const long states = kind == ScoredModel::gaussian_mixture ? static_cast<long>(mixture_weights.size())
@@ -95,10 +156,7 @@ void FisherScorer::Impl::name_features() {
       case CovarianceForm::diagonal:
         for (long d = 0; d < dim; ++d) names.push_back(indexed(indexed(block, d), d));
         break;
-      case CovarianceForm::full:
-        for (long i = 0; i < dim; ++i)
-          for (long k = i; k < dim; ++k) names.push_back(indexed(indexed(block, i), k));
-        break;
+      case CovarianceForm::full: name_entries(block, dim, dim, true, names); break;
     }
   }
 }
@@ -139,6 +197,17 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     m.means = parameters.means;
     m.covariances = parameters.covariances;
     check_adapted_parameters(parameters, "mixture", {"weights", "means", "covariances"});
+  } else if (const auto* lds = dynamic_cast<const LdsModel*>(&pooled)) {
+    m.kind = ScoredModel::lds;
+    check_adapted_parameters(parameters, "lds", {"start", "transitions", "emissions"});
+    m.lds = std::make_unique<LdsModel>(lds->parameters());
+    m.start = parameters.start;
+    m.transitions = parameters.transitions;
+    m.emissions = parameters.emissions;
+    m.dim = lds->observation_dim();
+    if (m.start) m.start_precision = lds_precision(lds->cov0(), "cov0", "start (mean0, cov0)");
+    if (m.transitions) m.state_noise_precision = lds_precision(lds->state_noise(), "Q", "transitions (A, Q)");
+    if (m.emissions) m.observation_noise_precision = lds_precision(lds->observation_noise(), "R", "emissions (C, R)");
   } else if (const auto* network = dynamic_cast<const BayesNetModel*>(&pooled)) {
     m.kind = ScoredModel::bayesnet;
     std::vector<BayesNode> nodes;
@@ -158,7 +227,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     check_adapted_parameters(parameters, "bayesnet", {"cpts"});
   } else {
     throw EstimationError("the pooled model is a " + pooled.family().name +
-                          " model: Fisher scores need an HMM, a mixture of Gaussians or a network");
+                          " model: Fisher scores need an HMM, a mixture of Gaussians, an LDS or a network");
   }
   m.name_features();
 }
@@ -213,22 +282,71 @@ Eigen::Index FisherScorer::Impl::write_gaussian_scores(const Eigen::MatrixXd& x,
       j += dim;
       break;
     }
-    case CovarianceForm::full: {
-      const Eigen::MatrixXd scatter = residuals.transpose() * weights.asDiagonal() * residuals;  // S_q
-      const Eigen::MatrixXd gradient = 0.5 * (precision * scatter * precision - count * precision);
-      for (long i = 0; i < dim; ++i)
-        for (long k = i; k < dim; ++k) out(j++) = (i == k ? 1.0 : 2.0) * gradient(i, k);
+    case CovarianceForm::full:  // S_q = sum_t gamma_t(q) e_t e_t'
+      j = write_covariance_entry_scores(precision, residuals.transpose() * weights.asDiagonal() * residuals, count, out,
+                                        j);
       break;
-    }
   }
   return j;
+}
+
+// The LDS's score (fisher.hpp) from the smoother's moments of x's states (lds_em.hpp's sums).
+Eigen::VectorXd FisherScorer::Impl::lds_score(const Eigen::MatrixXd& x) const {
+  LdsPosterior posterior;
+  try {
+    posterior = smooth_lds(*lds, x);
+  } catch (const OptionError&) {  // it suggests a ridge, which is the pooled fit's, not the scorer's
+    throw EstimationError(
+        "the pooled LDS's Kalman smoother failed on the sequence: a predicted state or innovation covariance is not "
+        "numerically positive definite (cov0 and Q singular along it)");
+  }
+  const Eigen::Index n = lds->state_dim();
+  Eigen::VectorXd out(static_cast<Eigen::Index>(names.size()));
+  Eigen::Index j = 0;
+  if (start) {
+    // s_0 ~ N(mean0, cov0), one expected observation: the Gaussian's mean and full covariance scores
+    // with e = E[s_0] - mean0 and S = Cov(s_0 | X) + e e'.
+    const Eigen::VectorXd residual = posterior.means[0] - lds->mean0();
+    out.segment(j, n) = start_precision * residual;
+    j = write_covariance_entry_scores(start_precision, posterior.covariances[0] + residual * residual.transpose(), 1.0,
+                                      out, j + n);
+  }
+  if (transitions) {
+    const detail::TransitionSums sums =
+        detail::transition_sums(posterior, std::vector<int>(static_cast<std::size_t>(x.rows()), 0), 0);
+    const Eigen::MatrixXd& a = lds->transition();
+    const Eigen::MatrixXd lag_residual = sums.lag - a * sums.previous;  // P1 - A P-
+    j = write_row_by_row(state_noise_precision * lag_residual, out, j);
+    // sum_t E[(s_t - A s_t-1)(s_t - A s_t-1)'] = P+ - A P1' - P1 A' + A P- A' = (P+ - A P1') - (P1 - A P-) A'.
+    j = write_covariance_entry_scores(
+        state_noise_precision, detail::symmetrised(sums.next - a * sums.lag.transpose() - lag_residual * a.transpose()),
+        sums.steps, out, j);
+  }
+  if (emissions) {
+    detail::ObservationSums sums;
+    detail::add_observation_sums(x, posterior, sums);
+    const Eigen::MatrixXd& c = lds->observation();
+    const Eigen::MatrixXd cross_residual = sums.observed_states - c * sums.states;  // Sxs - C P
+    j = write_row_by_row(observation_noise_precision * cross_residual, out, j);
+    // sum_t E[(x_t - C s_t)(x_t - C s_t)'] = Sxx - C Sxs' - Sxs C' + C P C' = (Sxx - C Sxs') - (Sxs - C P) C'.
+    write_covariance_entry_scores(
+        observation_noise_precision,
+        detail::symmetrised(sums.observations - c * sums.observed_states.transpose() - cross_residual * c.transpose()),
+        sums.count, out, j);
+  }
+  return out / static_cast<double>(x.rows());
 }
 
 void FisherScorer::Impl::check_vectors(const Eigen::MatrixXd& x) const {
   if (kind == ScoredModel::discrete_hmm)
     throw EstimationError("the pooled HMM has discrete emissions: score a sequence of symbols, not vectors");
-  const char* example = kind == ScoredModel::gaussian_hmm ? "sequence" : "set";
+  if (kind == ScoredModel::bayesnet)
+    throw EstimationError("the pooled model is a network: score its joint observations, not vectors");
+  const char* example = kind == ScoredModel::gaussian_mixture ? "set" : "sequence";
   if (x.rows() < 1) throw EstimationError(std::string("the ") + example + " is empty");
+  if (kind == ScoredModel::lds && x.rows() < 2)
+    throw EstimationError(
+        "the sequence has 1 vector; an LDS's Fisher score, like its fit, needs at least 2 (one transition)");
   if (x.cols() != dim)
     throw EstimationError(std::string("the ") + example + "'s vectors have dimension " + std::to_string(x.cols()) +
                           " where the pooled model's have " + std::to_string(dim));
@@ -254,8 +372,11 @@ void check_probability(double log_likelihood, const char* example) {
 Eigen::VectorXd FisherScorer::score(const std::vector<long>& sequence) const {
   const Impl& m = *impl_;
   if (m.kind != ScoredModel::discrete_hmm)
-    throw EstimationError("the pooled model has Gaussian " +
-                          std::string(m.kind == ScoredModel::gaussian_hmm ? "emissions" : "components") +
+    throw EstimationError(std::string(m.kind == ScoredModel::gaussian_hmm ? "the pooled HMM has Gaussian emissions"
+                                      : m.kind == ScoredModel::gaussian_mixture
+                                          ? "the pooled mixture has Gaussian components"
+                                      : m.kind == ScoredModel::lds ? "the pooled model is an LDS"
+                                                                   : "the pooled model is a network") +
                           ": score the rows of a matrix, not a sequence of symbols");
   if (sequence.empty()) throw EstimationError("the sequence is empty");
   const Eigen::Index n = static_cast<Eigen::Index>(sequence.size()), states = m.chain.start.size();
@@ -288,6 +409,7 @@ Eigen::VectorXd FisherScorer::score(const std::vector<long>& sequence) const {
 Eigen::VectorXd FisherScorer::score(const Eigen::MatrixXd& x) const {
   const Impl& m = *impl_;
   m.check_vectors(x);
+  if (m.kind == ScoredModel::lds) return m.lds_score(x);
   Eigen::VectorXd out(size());
   Eigen::Index j = 0;
   Eigen::MatrixXd responsibilities;  // gamma_t(q) or r_t(m), n x M

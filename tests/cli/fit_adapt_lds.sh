@@ -4,27 +4,7 @@
 # reproduces the pooled model; every bad option or file is refused by name with nothing written.
 source "$(dirname "$0")/lib.bash" "$@"
 
-# 30 training and 8 test sequences of 12-14 2-D vectors (seed 4): a rotating 2-D state, slower for
-# class +1 than for class -1, observed through a fixed C with noise.
-python3 - <<'PY'
-import math, random
-random.seed(4)
-def sequence(label, n):
-    w = 0.5 if label > 0 else 0.9
-    a = [[0.9 * math.cos(w), -0.9 * math.sin(w)], [0.9 * math.sin(w), 0.9 * math.cos(w)]]
-    s, out = [random.gauss(0, 1), random.gauss(0, 1)], []
-    for t in range(n):
-        if t:
-            s = [a[0][0] * s[0] + a[0][1] * s[1] + random.gauss(0, 0.4), a[1][0] * s[0] + a[1][1] * s[1] + random.gauss(0, 0.4)]
-        out.append((s[0] + 0.3 * s[1] + random.gauss(0, 0.5), -0.4 * s[0] + 0.8 * s[1] + random.gauss(0, 0.5)))
-    return out
-for path, count in (("train.txt", 30), ("test.txt", 8)):
-    with open(path, "w") as f:
-        for i in range(count):
-            label = 1 if i % 2 == 0 else -1
-            for x in sequence(label, 12 + i % 3):
-                f.write("%d qid:%d 1:%.6f 2:%.6f\n" % (label, i + 1, x[0], x[1]))
-PY
+rotating_state_sequences train.txt test.txt
 
 "$PPK" fit lds --pooled --state-dim 2 --save-pooled pool.json train.txt -o pooled.row
 [[ $(wc -l < pooled.row) == 1 && $(cut -d' ' -f1 pooled.row) == 0 ]] || fail "the pooled row: $(head -c 200 pooled.row)"
@@ -99,7 +79,6 @@ expect_error 2 "--prior-strength applies to per-example fits" -- \
 expect_error 2 "--prior-state-noise applies to per-example fits" -- \
   "$PPK" fit lds --adapt-from pool.json --prior-state-noise 0.5 test.txt -o bad.ppk
 expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit lds --state-dim 2 --relevance 3 test.txt -o bad.ppk
-expect_error 2 "holds no Fisher information" -- "$PPK" fit lds --fisher-from pool.json test.txt -o bad.ppk
 printf '1 qid:1 1:0.5 2:1\n1 qid:1 1:0.2 2:0.1\n-1 qid:2 1:0.3 2:0.4\n' > short.txt
 expect_error 1 "short.txt" "the pooled fit failed" "sequence 2" "1 vector" -- \
   "$PPK" fit lds --pooled --state-dim 1 short.txt -o bad.ppk

@@ -1,4 +1,4 @@
-# ppk fit hmm|mixture|bayesnet --fisher-from POOL (fisher.hpp, fisher_features.hpp): --pooled --save-pooled
+# ppk fit hmm|mixture|bayesnet|lds --fisher-from POOL (fisher.hpp, fisher_features.hpp): --pooled --save-pooled
 # keeps the training examples' Fisher information beside the pooled model; --fisher-from writes one
 # LIBSVM feature row per example, the score with respect to the --adapt parameters scaled so that
 # every feature's mean square over the training file is 1 (checked here from the output); a test
@@ -6,6 +6,45 @@
 # options and pool files are refused by name with nothing written.
 source "$(dirname "$0")/lib.bash" "$@"
 BIN=$(dirname "$PPK")
+
+# check_feature_rows TRAIN TEST FEATURES TRAIN_ROWS TEST_ROWS: every row "LABEL j:phi_j ..." has
+# finite values at increasing indices 1..FEATURES, the labels alternate from +1 as in the examples,
+# and phi_j = u_j / sqrt(mean_i u_ij^2) over the training file: every used feature's mean square is 1.
+check_feature_rows() {
+  python3 - "$@" <<'PY' || fail "the features: $(head -c 300 "$1")"
+import math, sys
+train_path, test_path, features, train_rows, test_rows = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+def rows(path):
+    out = []
+    for line in open(path):
+        label, *fields = line.split()
+        entries = [(int(i), float(v)) for i, v in (f.split(":") for f in fields)]
+        assert [i for i, _ in entries] == sorted(i for i, _ in entries) and all(1 <= i <= features for i, _ in entries)
+        assert all(math.isfinite(v) for _, v in entries)
+        out.append((int(label), dict(entries)))
+    return out
+train, test = rows(train_path), rows(test_path)
+assert len(train) == train_rows and len(test) == test_rows
+assert [label for label, _ in train] == [1 if i % 2 == 0 else -1 for i in range(train_rows)]
+used = {j for _, r in train for j in r}
+for j in used:
+    mean_square = sum(r.get(j, 0.0) ** 2 for _, r in train) / len(train)
+    assert abs(mean_square - 1) < 1e-9, (j, mean_square)
+PY
+  pass
+}
+
+# check_linear_svm TRAIN TEST MIN_ACCURACY TEST_ROWS: svm-train -t 0's 5-fold accuracy on the training
+# features is at least MIN_ACCURACY %, and svm-predict gives one prediction per test row.
+check_linear_svm() {
+  local accuracy
+  accuracy=$("$BIN/svm-train" -t 0 -c 1 -v 5 "$1" | sed -n 's/.*Accuracy = \([0-9.]*\)%.*/\1/p')
+  awk -v a="$accuracy" -v min="$3" 'BEGIN { exit !(a >= min) }' || fail "svm-train -t 0 on $1: $accuracy%"
+  "$BIN/svm-train" -t 0 -c 1 "$1" "$1.model" >/dev/null
+  "$BIN/svm-predict" "$2" "$1.model" "$2.predictions" >/dev/null
+  [[ $(wc -l < "$2.predictions") == "$4" ]] || fail "svm-predict on $2"
+  pass
+}
 
 # 60 sequences of 30 symbols over 6 letters: two sticky states over disjoint halves of the alphabet;
 # class +1 stays (0.9), class -1 alternates (0.9 to the other state).
@@ -35,34 +74,8 @@ pass
 
 "$PPK" fit hmm --fisher-from pool.json --alphabet-from alphabet.txt train.txt -o train.features
 "$PPK" fit hmm --fisher-from pool.json --alphabet-from alphabet.txt test.txt -o test.features
-python3 - <<'PY' || fail "the features: $(head -c 300 train.features)"
-import math
-def rows(path):
-    out = []
-    for line in open(path):
-        label, *fields = line.split()
-        entries = [(int(i), float(v)) for i, v in (f.split(":") for f in fields)]
-        assert [i for i, _ in entries] == sorted(i for i, _ in entries) and all(1 <= i <= 18 for i, _ in entries)
-        assert all(math.isfinite(v) for _, v in entries)
-        out.append((int(label), dict(entries)))
-    return out
-train, test = rows("train.features"), rows("test.features")
-assert len(train) == 60 and len(test) == 10
-assert [label for label, _ in train] == [1 if i % 2 == 0 else -1 for i in range(60)]
-# phi_j = u_j / sqrt(mean_i u_ij^2) over the training file: every used feature's mean square is 1.
-used = {j for _, r in train for j in r}
-for j in used:
-    mean_square = sum(r.get(j, 0.0) ** 2 for _, r in train) / len(train)
-    assert abs(mean_square - 1) < 1e-9, (j, mean_square)
-PY
-pass
-accuracy=$("$BIN/svm-train" -t 0 -c 1 -v 5 train.features | sed -n 's/.*Accuracy = \([0-9.]*\)%.*/\1/p')
-awk -v a="$accuracy" 'BEGIN { exit !(a >= 90) }' || fail "svm-train -t 0 on the Fisher features: $accuracy%"
-pass
-"$BIN/svm-train" -t 0 -c 1 train.features model >/dev/null
-"$BIN/svm-predict" test.features model predictions >/dev/null
-[[ $(wc -l < predictions) == 10 ]] || fail "svm-predict on the test features"
-pass
+check_feature_rows train.features test.features 18 60 10
+check_linear_svm train.features test.features 90 10
 
 # --adapt transitions: the 4 transition features only.
 "$PPK" fit hmm --fisher-from pool.json --adapt transitions --alphabet-from alphabet.txt train.txt -o transitions.features
@@ -109,6 +122,27 @@ awk '{ print $1, $2, "1:" ($1 > 0 ? 2 : 1), "2:" substr($3, 3) }' net.txt > obse
 [[ $(wc -l < observed.features) == 8 ]] || fail "fully observed network features: $(head -2 observed.features)"
 pass
 
+# An LDS's features (n = 2, d = 2): mean0 and cov0's upper triangle, A and Q's, C and R's (19);
+# svm-train -t 0 separates the two rotation speeds.
+rotating_state_sequences lds_train.txt lds_test.txt
+"$PPK" fit lds --pooled --state-dim 2 --save-pooled lds_pool.json lds_train.txt -o /dev/null
+python3 -c '
+import json; names = json.load(open("lds_pool.json"))["fisher"]["names"]
+assert names == ["mean0[0]", "mean0[1]", "cov0[0][0]", "cov0[0][1]", "cov0[1][1]", "A[0][0]", "A[0][1]", "A[1][0]",
+                 "A[1][1]", "Q[0][0]", "Q[0][1]", "Q[1][1]", "C[0][0]", "C[0][1]", "C[1][0]", "C[1][1]", "R[0][0]",
+                 "R[0][1]", "R[1][1]"], names' || fail "lds_pool.json's Fisher information: $(head -c 400 lds_pool.json)"
+pass
+"$PPK" fit lds --fisher-from lds_pool.json lds_train.txt -o lds_train.features
+"$PPK" fit lds --fisher-from lds_pool.json lds_test.txt -o lds_test.features
+check_feature_rows lds_train.features lds_test.features 19 30 8
+check_linear_svm lds_train.features lds_test.features 80 8
+# --adapt transitions: A's 4 and Q's 3 features only.
+"$PPK" fit lds --fisher-from lds_pool.json --adapt transitions lds_test.txt -o lds_transitions.features
+python3 -c '
+for line in open("lds_transitions.features"):
+    assert all(1 <= int(f.split(":")[0]) <= 7 for f in line.split()[1:]), line' || fail "lds --adapt transitions"
+pass
+
 # Refused: other options with --fisher-from, pool files without a model or without Fisher information.
 A=(--alphabet-from alphabet.txt)
 expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit hmm --fisher-from pool.json --relevance 3 "${A[@]}" test.txt -o bad.txt
@@ -121,5 +155,35 @@ expect_error 2 "plain.json holds no pooled model" -- "$PPK" fit hmm --fisher-fro
 python3 -c '
 import json; p = json.load(open("pool.json")); p["fisher"]["information"][0] = -1; json.dump(p, open("broken.json", "w"))'
 expect_error 1 "broken.json" "\"fisher\"" ">= 0" -- "$PPK" fit hmm --fisher-from broken.json "${A[@]}" test.txt -o bad.txt
+python3 -c '
+import json; p = json.load(open("lds_pool.json")); del p["fisher"]; json.dump(p, open("no_fisher.json", "w"))'
+expect_error 2 "no_fisher.json holds no Fisher information" "ppk fit lds --pooled --save-pooled" -- \
+  "$PPK" fit lds --fisher-from no_fisher.json lds_test.txt -o bad.txt
+# A pooled model that has no Fisher score (an LDS whose cov0 is singular): the message says why.
+python3 -c '
+import json; p = json.load(open("no_fisher.json")); p["model"]["cov0"] = [[1, 0], [0, 0]]
+json.dump(p, open("singular.json", "w"))'
+expect_error 2 "singular.json holds no Fisher information" "cov0 is not positive definite" -- \
+  "$PPK" fit lds --fisher-from singular.json lds_test.txt -o bad.txt
+# Options of a fit: --fisher-from fits nothing.
+for option in "--iterations 5" "--tolerance 1e-3" "--ridge 0.1" "--length 4"; do
+  # shellcheck disable=SC2086  # OPTION is an option and its value
+  expect_error 2 "${option%% *} controls a fit" "--fisher-from fits nothing" -- \
+    "$PPK" fit lds --fisher-from lds_pool.json $option lds_test.txt -o bad.txt
+done
+# An LDS's: a parameter it does not have, options that shaped the pooled LDS, a sequence of one
+# vector, another dimension.
+expect_error 2 "--adapt" "'means'" "lds" "start, transitions, emissions" -- \
+  "$PPK" fit lds --fisher-from lds_pool.json --adapt means lds_test.txt -o bad.txt
+expect_error 2 "--state-dim shapes the pooled model" "--fisher-from" -- \
+  "$PPK" fit lds --fisher-from lds_pool.json --state-dim 3 lds_test.txt -o bad.txt
+expect_error 2 "--prior-strength applies to per-example fits" -- \
+  "$PPK" fit lds --fisher-from lds_pool.json --prior-strength 4 lds_test.txt -o bad.txt
+{ head -12 lds_test.txt; echo "1 qid:99 1:0.5 2:0.1"; } > lds_short.txt
+expect_error 1 "lds_short.txt:13" "qid 99" "1 vector" "at least 2" -- \
+  "$PPK" fit lds --fisher-from lds_pool.json lds_short.txt -o bad.txt
+awk '{ print $0, "3:0.5" }' lds_test.txt > lds_3d.txt
+expect_error 1 "lds_pool.json" "over dimension 2" "lds_3d.txt" "over dimension 3" -- \
+  "$PPK" fit lds --fisher-from lds_pool.json lds_3d.txt -o bad.txt
 expect_no_output bad.txt
 finish

@@ -113,3 +113,28 @@ with open(sys.argv[1], "w") as f:
             f.write("%d qid:%d 1:%d 2:%d\n" % (1 if i % 2 else -1, i + 1, x0, random.choice([1, 2])))
 PY
 }
+
+# rotating_state_sequences TRAIN TEST: 30 training and 8 test sequences of 12-14 2-D vectors (qid
+# groups, labels alternating from +1; seed 4): a rotating 2-D state, slower for class +1 than for
+# class -1, observed through a fixed C with noise.
+rotating_state_sequences() {
+  python3 - "$1" "$2" <<'PY'
+import math, random, sys
+random.seed(4)
+def sequence(label, n):
+    w = 0.5 if label > 0 else 0.9
+    a = [[0.9 * math.cos(w), -0.9 * math.sin(w)], [0.9 * math.sin(w), 0.9 * math.cos(w)]]
+    s, out = [random.gauss(0, 1), random.gauss(0, 1)], []
+    for t in range(n):
+        if t:
+            s = [a[0][0] * s[0] + a[0][1] * s[1] + random.gauss(0, 0.4), a[1][0] * s[0] + a[1][1] * s[1] + random.gauss(0, 0.4)]
+        out.append((s[0] + 0.3 * s[1] + random.gauss(0, 0.5), -0.4 * s[0] + 0.8 * s[1] + random.gauss(0, 0.5)))
+    return out
+for path, count in ((sys.argv[1], 30), (sys.argv[2], 8)):
+    with open(path, "w") as f:
+        for i in range(count):
+            label = 1 if i % 2 == 0 else -1
+            for x in sequence(label, 12 + i % 3):
+                f.write("%d qid:%d 1:%.6f 2:%.6f\n" % (label, i + 1, x[0], x[1]))
+PY
+}

@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -21,6 +20,7 @@
 #include <Eigen/Dense>
 
 #include "estimate_helpers.hpp"
+#include "fisher_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/estimate/fisher.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -191,18 +191,6 @@ double brute_force_log_probability(const Parameters& theta, const Eigen::MatrixX
   });
 }
 
-// A feature's name "block[i][j]..." as the block and its indices.
-struct FeatureName {
-  std::string block;
-  std::vector<long> index;
-};
-FeatureName parse_name(const std::string& name) {
-  FeatureName parsed{name.substr(0, name.find('[')), {}};
-  for (std::size_t at = name.find('['); at != std::string::npos; at = name.find('[', at + 1))
-    parsed.index.push_back(std::stol(name.substr(at + 1)));
-  return parsed;
-}
-
 // p = softmax(a) after a_o += h: p_o e^h, renormalised.
 template <class Vector>
 void shift_logit(Vector&& p, long o, double h) {
@@ -359,21 +347,6 @@ TEST(FisherScore, SelectedParametersOnlyInTheDocumentedOrder) {
             (std::vector<std::string>{"covariances[0]", "covariances[1]"}));
 }
 
-// A selection's score is the full score's entries of the same names.
-void expect_selection_of_full_score(const Model& pooled, const AdaptedParameters& selection,
-                                    const std::function<Eigen::VectorXd(const FisherScorer&)>& score) {
-  const FisherScorer full(pooled, AdaptedParameters{}), selected(pooled, selection);
-  const Eigen::VectorXd u_full = score(full), u_selected = score(selected);
-  std::size_t next = 0;
-  for (std::size_t j = 0; j < full.feature_names().size() && next < selected.feature_names().size(); ++j)
-    if (full.feature_names()[j] == selected.feature_names()[next]) {
-      EXPECT_EQ(u_selected(static_cast<Eigen::Index>(next)), u_full(static_cast<Eigen::Index>(j)))
-          << selected.feature_names()[next];
-      ++next;
-    }
-  EXPECT_EQ(next, selected.feature_names().size());
-}
-
 TEST(FisherScore, SelectionsAreTheFullScoresEntries) {
   std::mt19937_64 rng(20);
   AdaptedParameters start_and_emissions, means_only;
@@ -409,27 +382,6 @@ TEST(FisherScore, DiscreteHmmScoreHasMeanZeroOverAllSequences) {
   }
   EXPECT_NEAR(total_probability, 1.0, 1e-12);
   for (Eigen::Index j = 0; j < mean.size(); ++j) EXPECT_NEAR(mean(j), 0.0, 1e-12) << scorer.feature_names()[j];
-}
-
-// The Gram matrix of a Gaussian's Fisher features over the pooled model's components.
-Eigen::MatrixXd fisher_gram(const std::vector<Eigen::VectorXd>& scores) {
-  const FisherScaling scaling = FisherScaling::from_training_scores(scores);
-  Eigen::MatrixXd phi(static_cast<Eigen::Index>(scores.size()), scaling.information_diagonal().size());
-  for (std::size_t i = 0; i < scores.size(); ++i)
-    phi.row(static_cast<Eigen::Index>(i)) = scaling.features(scores[i]).transpose();
-  // Each feature with I_jj > 0 has mean square 1 over the training examples.
-  for (Eigen::Index j = 0; j < phi.cols(); ++j)
-    if (scaling.information_diagonal()(j) > 0.0) {
-      EXPECT_NEAR(phi.col(j).squaredNorm() / phi.rows(), 1.0, 1e-12) << j;
-    }
-  return phi * phi.transpose();
-}
-
-void expect_positive_semidefinite(const Eigen::MatrixXd& gram, const std::string& what) {
-  ASSERT_TRUE(gram.allFinite()) << what;
-  const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-  EXPECT_GT(eigenvalues.maxCoeff(), 0.0) << what;
-  EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff()) << what;
 }
 
 TEST(FisherScore, FisherGramIsPositiveSemidefinite) {
@@ -503,22 +455,14 @@ TEST(FisherScore, RefusesBadExamples) {
 
   const FisherScorer gaussian(*hmm_model(random_gaussian_hmm(2, 2, CovarianceForm::diagonal, rng), 0),
                               AdaptedParameters{});
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(Eigen::MatrixXd::Zero(5, 3)); }),
-                       {"sequence's vectors have dimension 3", "pooled model's have 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(Eigen::MatrixXd::Zero(0, 2)); }), {"sequence is empty"}));
-  Eigen::MatrixXd infinite = Eigen::MatrixXd::Zero(3, 2);
-  infinite(1, 1) = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(mentions(estimation_error([&] { gaussian.score(infinite); }),
-                       {"vector 2 of the sequence", "inf at index 2", "finite"}));
+  expect_refuses_bad_vectors(gaussian, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] {
                          gaussian.score(std::vector<long>{0, 1});
                        }),
-                       {"Gaussian emissions", "rows of a matrix"}));
+                       {"HMM has Gaussian emissions", "rows of a matrix"}));
 
   const FisherScorer mixture(*mixture_model(random_mixture(2, 2, CovarianceForm::full, rng)), AdaptedParameters{});
-  EXPECT_TRUE(mentions(estimation_error([&] { mixture.score(Eigen::MatrixXd::Zero(4, 1)); }),
-                       {"set's vectors have dimension 1", "pooled model's have 2"}));
-  EXPECT_TRUE(mentions(estimation_error([&] { mixture.score(Eigen::MatrixXd::Zero(0, 2)); }), {"set is empty"}));
+  expect_refuses_bad_vectors(mixture, 2, 4, "set");
 }
 
 TEST(FisherScore, RefusesSequencesOfProbabilityZero) {
@@ -575,7 +519,7 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
 
   const std::unique_ptr<Model> plain = GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0);
   EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*plain, AdaptedParameters{}); }),
-                       {"pooled model is a gaussian model", "an HMM, a mixture of Gaussians or a network"}));
+                       {"pooled model is a gaussian model", "an HMM, a mixture of Gaussians, an LDS or a network"}));
 
   std::mt19937_64 rng(19);
   const std::unique_ptr<MixtureModel> mixture = mixture_model(random_mixture(2, 2, CovarianceForm::full, rng));

@@ -15,6 +15,7 @@
 #include "ppk/core/json.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/fisher.hpp"
 #include "ppk/core/row.hpp"
 #include "training_choices.hpp"
 
@@ -86,7 +87,8 @@ the --adapt parameters (probabilities by their logits, Gaussian means, log
 variances or covariance entries), divided by the example's length or size
 and by the square root of the training examples' mean squared score (the
 diagonal of the empirical Fisher information, which --pooled --save-pooled
-keeps in POOL). Offered for hmm, mixture and bayesnet (the CPT rows' logits).
+keeps in POOL). Offered for hmm, mixture, bayesnet (the CPT rows' logits) and
+lds (the entries of mean0, A and C, the upper triangles of cov0, Q and R).
 )";
 
 // --pooled, --adapt-from, --relevance and --adapt (latent-variable families).
@@ -282,6 +284,12 @@ void check_latent_options(const po::variables_map& values, const FitFamily& fami
         throw UsageError(std::string("--") + name + " shapes the pooled model, which " +
                          (adapted ? "--adapt-from" : "--fisher-from") + " reads from POOL: give it to ppk fit " +
                          family.name + " --pooled --save-pooled POOL and leave it out here");
+  if (fisher)
+    for (const char* name : {"iterations", "tolerance", "ridge", "length"})
+      if (values.count(name) && !values[name].defaulted())
+        throw UsageError(std::string("--") + name +
+                         " controls a fit, and --fisher-from fits nothing: it scores every example under the "
+                         "pooled model in POOL as it is");
   if ((pooled || adapted || fisher) &&
       ((values.count("prior") && !values["prior"].defaulted()) || values.count("prior-count")))
     throw UsageError(
@@ -429,11 +437,17 @@ int run_fit(const std::vector<std::string>& args) {
   // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
   if (family->latent && values.count("fisher-from")) {
     const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), *family, dim, source.name, command);
-    if (pool.fisher.is_null())
-      throw UsageError(pool.path +
-                       " holds no Fisher information: Fisher features are offered for a pooled hmm, "
-                       "mixture or bayesnet, saved by " +
-                       command + " --pooled --save-pooled");
+    if (pool.fisher.is_null()) {
+      // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
+      std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " + command +
+                        " --pooled --save-pooled";
+      try {
+        FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
+      } catch (const EstimationError& e) {
+        why = "its pooled model has no Fisher score: " + message_of(e);
+      }
+      throw UsageError(pool.path + " holds no Fisher information: " + why);
+    }
     std::vector<std::string> lines;
     try {
       lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher,

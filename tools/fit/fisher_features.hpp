@@ -1,4 +1,4 @@
-// Fisher-kernel features (fisher.hpp) on the command line: `ppk fit hmm|mixture --pooled
+// Fisher-kernel features (fisher.hpp) on the command line: `ppk fit hmm|mixture|bayesnet|lds --pooled
 // --save-pooled POOL` keeps the diagonal of the training examples' empirical Fisher information
 // beside the pooled model, and `--fisher-from POOL` writes every example's scaled Fisher score as
 // a LIBSVM feature row, for `svm-train -t 0` and LIBLINEAR.
@@ -17,7 +17,7 @@
 namespace ppk::cli {
 
 // {"names": [every feature of every parameter], "information": [I_jj]} from the training examples'
-// statistics ("symbols" or "x"), or null when the pooled model has no Fisher scores (a network).
+// statistics ("symbols" or "x"), or null when the pooled model has no Fisher scores (a network with emission leaves).
 nlohmann::json fisher_information(const Model& pooled, const std::vector<Statistics>& training, unsigned threads);
 
 // InputError naming `path` unless `record` is such an object (names unique strings, information

@@ -55,6 +55,10 @@ lds: a linear dynamical system s_0 ~ N(mean0, cov0), s_t = A s_{t-1} + N(0, Q),
   are kept (the floors at most the pooled R0's and Q0's least eigenvalues).
   Every adapted LDS is in the pooled model's state basis, which makes the rows
   comparable (per-sequence fits are each in a basis of their own).
+  --fisher-from POOL: each sequence's Fisher score under the pooled LDS, by the
+  smoother's E[s_t], E[s_t s_t'], E[s_t s_t-1'] (e.g. Q^-1 (P1 - A P-) for A),
+  per vector, as LIBSVM features: the entries of mean0 (start), A
+  (transitions) and C (emissions), and the upper triangles of cov0, Q and R.
 )";
 
 void add_lds_options(po::options_description& options) {
