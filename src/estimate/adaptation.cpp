@@ -62,11 +62,12 @@ void check_adapted_parameters(const AdaptedParameters& adapted, const std::strin
     bool applies = false;
     for (const char* candidate : applicable) applies = applies || std::string(candidate) == name;
     if (!applies && !adapted.all)
-      throw OptionError("{adapt} names '" + std::string(name) + "', which a " + family + " does not have (it has " +
-                        names + ")");
+      throw OptionError("{adapt} names '" + std::string(name) + "', which " + detail::with_article(family) +
+                        " does not have (it has " + names + ")");
     any = any || applies;
   }
-  if (!any) throw OptionError("{adapt} selects none of the parameters of a " + family + " (" + names + ")");
+  if (!any)
+    throw OptionError("{adapt} selects none of the parameters of " + detail::with_article(family) + " (" + names + ")");
 }
 
 void check_adaptation_options(const AdaptationOptions& options) {

@@ -68,6 +68,13 @@ const Eigen::MatrixXd& data_of(const Statistics& statistics) {
   return x;
 }
 
+std::string with_article(const std::string& family) {
+  const bool letter_by_letter =
+      family.rfind("hmm", 0) == 0 || family.rfind("lds", 0) == 0 || family.rfind("slds", 0) == 0;
+  const bool vowel = !family.empty() && std::string("aeiou").find(family[0]) != std::string::npos;
+  return (letter_by_letter || vowel ? "an " : "a ") + family;
+}
+
 }  // namespace detail
 
 const char* method_name(Method method) {
@@ -100,9 +107,9 @@ Statistics Estimator::pool(const Statistics& a, const Statistics& b, double weig
 namespace {
 
 [[noreturn]] void reject_latent_fit(const std::string& family) {
-  throw OptionError("a " + family +
+  throw OptionError(detail::with_article(family) +
                     " fit has no hidden states or components to pool and adapt: {pooled} and {adapt_from} take the "
-                    "latent-variable models (hmm, mixture, bayesnet)");
+                    "latent-variable models (hmm, mixture, bayesnet, lds, slds)");
 }
 
 }  // namespace

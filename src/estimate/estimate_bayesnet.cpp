@@ -444,15 +444,14 @@ class BayesNetEstimator : public Estimator {
 
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                const AdaptationOptions& options) const override {
-    const auto* network = dynamic_cast<const BayesNetModel*>(&pooled);
-    if (network == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not a bayesnet");
-    check_same_structure(*structure_, *network);
+    const auto& network = detail::pooled_model_as<BayesNetModel>(pooled, family());
+    check_same_structure(*structure_, network);
     if (!layout_.hidden.empty())
-      return std::move(adapt_network(*network, layout_, observations_of(example), options).model);
+      return std::move(adapt_network(network, layout_, observations_of(example), options).model);
     check_adaptation_options(options);
     std::vector<Eigen::VectorXd> counts;
     for (std::size_t i = 0; i < structure_->size(); ++i) counts.push_back(detail::sum_of(example, count_name(i)));
-    return maximise(*structure_, counts, adaptation_counts(*network, options.relevance), options_);
+    return maximise(*structure_, counts, adaptation_counts(network, options.relevance), options_);
   }
 
  private:

@@ -66,6 +66,20 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 // The statistic "x" (the n x D data matrix), which must have one column per dimension.
 const Eigen::MatrixXd& data_of(const Statistics& statistics);
 
+// "a mixture", "an hmm", "an lds": a family's name with its article for messages (the names that
+// are read letter by letter, hmm, lds, slds, take "an").
+std::string with_article(const std::string& family);
+
+// A latent-variable estimator's pooled model as its family's model (Estimator::adapt); EstimationError
+// naming both families when it is of another.
+template <class FamilyModel>
+const FamilyModel& pooled_model_as(const Model& pooled, const std::string& family) {
+  const auto* model = dynamic_cast<const FamilyModel*>(&pooled);
+  if (model == nullptr)
+    throw EstimationError("the pooled model is " + with_article(pooled.family().name) + ", not " + with_article(family));
+  return *model;
+}
+
 // FNV-1a over the bytes of the values: part of the EM estimators' seeds, so that different data of
 // one size start from different points, and the same data always from the same.
 template <class Value>

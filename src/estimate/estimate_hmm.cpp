@@ -415,13 +415,12 @@ class HmmEstimator : public Estimator {
   }
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                const AdaptationOptions& options) const override {
-    const auto* hmm = dynamic_cast<const HmmModel*>(&pooled);
-    if (hmm == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an hmm");
+    const auto& hmm = detail::pooled_model_as<HmmModel>(pooled, family());
     AdaptationOptions adaptation = options;
     if (!adaptation.length) adaptation.length = options_.length;
     if (options_.emissions == HmmEmissions::gaussian)
-      return std::move(adapt_hmm(*hmm, detail::data_of(example), adaptation).model);
-    return std::move(adapt_hmm(*hmm, symbols_of(example), adaptation).model);
+      return std::move(adapt_hmm(hmm, detail::data_of(example), adaptation).model);
+    return std::move(adapt_hmm(hmm, symbols_of(example), adaptation).model);
   }
 
  private:

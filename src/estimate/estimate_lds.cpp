@@ -217,11 +217,10 @@ class LdsEstimator : public detail::DataMatrixEstimator {
   }
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                const AdaptationOptions& options) const override {
-    const auto* lds = dynamic_cast<const LdsModel*>(&pooled);
-    if (lds == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an lds");
     AdaptationOptions adaptation = options;
     if (!adaptation.length) adaptation.length = options_.length;
-    return std::move(adapt_lds(*lds, detail::data_of(example), adaptation).model);
+    return std::move(
+        adapt_lds(detail::pooled_model_as<LdsModel>(pooled, family()), detail::data_of(example), adaptation).model);
   }
 
  private:

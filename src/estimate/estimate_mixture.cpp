@@ -103,9 +103,8 @@ class MixtureEstimator : public detail::DataMatrixEstimator {
   }
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                const AdaptationOptions& options) const override {
-    const auto* mixture = dynamic_cast<const MixtureModel*>(&pooled);
-    if (mixture == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not a mixture");
-    return std::move(adapt_mixture(*mixture, detail::data_of(example), options).model);
+    return std::move(
+        adapt_mixture(detail::pooled_model_as<MixtureModel>(pooled, family()), detail::data_of(example), options).model);
   }
 
  private:

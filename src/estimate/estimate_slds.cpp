@@ -500,11 +500,11 @@ class SldsEstimator : public detail::DataMatrixEstimator {
   }
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                const AdaptationOptions& options) const override {
-    const auto* slds = dynamic_cast<const SldsModel*>(&pooled);
-    if (slds == nullptr) throw EstimationError("the pooled model is a " + pooled.family().name + ", not an slds");
     AdaptationOptions adaptation = options;
     if (!adaptation.length) adaptation.length = options_.length;
-    return std::move(adapt_slds(*slds, detail::data_of(example), adaptation, options_.paths).model);
+    return std::move(adapt_slds(detail::pooled_model_as<SldsModel>(pooled, family()), detail::data_of(example),
+                                adaptation, options_.paths)
+                         .model);
   }
 
  private:

@@ -226,7 +226,7 @@ FisherScorer::FisherScorer(const Model& pooled, const AdaptedParameters& paramet
     m.network = std::make_unique<BayesNetModel>(std::move(nodes));
     check_adapted_parameters(parameters, "bayesnet", {"cpts"});
   } else {
-    throw EstimationError("the pooled model is a " + pooled.family().name +
+    throw EstimationError("the pooled model is " + detail::with_article(pooled.family().name) +
                           " model: Fisher scores need an HMM, a mixture of Gaussians, an LDS or a network");
   }
   m.name_features();

@@ -267,7 +267,8 @@ GaussianComponents gaussian_components(const std::vector<const Model*>& models, 
   for (std::size_t k = 0; k < models.size(); ++k) {
     const auto* gaussian = dynamic_cast<const GaussianModel*>(models[k]);
     const std::string name = what + " " + std::to_string(k + 1);
-    if (gaussian == nullptr) throw EstimationError(name + " is a " + models[k]->family().name + ", not a gaussian");
+    if (gaussian == nullptr)
+      throw EstimationError(name + " is " + with_article(models[k]->family().name) + ", not a gaussian");
     if (k == 0) c.form = gaussian->form();
     if (gaussian->form() != c.form || gaussian->dim() != models[0]->sample_space().dim)
       throw EstimationError(name + " differs in covariance form or dimension from the first");
