@@ -95,6 +95,36 @@ PY
   pass
 }
 
+# expect_rows_are_pooled ROWS POOLED: every model row of ROWS (decoded) is the one of POOLED, the
+# pooled model, to 1e-9 in every number (same fields, shapes and strings), except its label and the
+# kernel settings it stores, the length T and an slds's path count S: what a huge --relevance must give.
+expect_rows_are_pooled() {
+  "$PPK" decode "$1" -o rows_check.jsonl
+  "$PPK" decode "$2" -o pooled_check.jsonl
+  python3 - <<'PY' || fail "the rows of $1 are not the pooled model of $2"
+import json
+def same(a, b):
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return isinstance(b, (int, float)) and abs(a - b) < 1e-9
+    return a == b
+pooled = json.loads(open("pooled_check.jsonl").readline())
+settings = ("label", "length", "paths")
+for key in settings:
+    pooled.pop(key, None)
+rows = [json.loads(line) for line in open("rows_check.jsonl")]
+assert rows
+for m in rows:
+    for key in settings:
+        m.pop(key, None)
+    assert same(m, pooled), (m, pooled)
+PY
+  pass
+}
+
 # hidden_class_network STRUCTURE OBSERVATIONS: a network with a hidden class h (2 states) and two
 # observed children (3 and 2 states), and 8 examples of 10 joint observations each (qid groups,
 # labels alternating), P(h = 1) rising from 0.2 to 0.76 over the examples; seeded.
