@@ -278,30 +278,15 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
 
 namespace {
 
-// M0 = (1/(T+1)) sum_{t=0..T} E[s_t s_t'] under the pooled model with its stored T: with
-// m_0 = mean0, V_0 = cov0, m_t = A m_t-1 and V_t = A V_t-1 A' + Q, E[s_t s_t'] = V_t + m_t m_t'.
-Eigen::MatrixXd expected_state_second_moment(const LdsModel& model) {
-  Eigen::VectorXd mean = model.mean0();
-  Eigen::MatrixXd covariance = model.cov0();
-  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(covariance.rows(), covariance.cols());
-  const long length = std::max(0L, model.length());
-  for (long t = 0; t <= length; ++t) {
-    if (t > 0) {
-      mean = model.transition() * mean;
-      covariance = symmetrised(model.transition() * covariance * model.transition().transpose() + model.state_noise());
-    }
-    sum += covariance + mean * mean.transpose();
-  }
-  return symmetrised(sum / static_cast<double>(length + 1));
-}
-
 // The pooled model's priors of strength tau (adaptation.hpp) as pseudo-observations.
 PooledPrior pooled_prior(const LdsModel& pooled, const AdaptationOptions& options) {
   PooledPrior prior;
   prior.pooled = parameters_of(pooled);
   prior.relevance = options.relevance;
   prior.adapt = options.adapt;
-  const Eigen::MatrixXd& m0 = prior.second_moment = expected_state_second_moment(pooled);
+  // One regime: r_0 = 0 and r_t = r_t-1 with probability 1.
+  const Eigen::MatrixXd& m0 = prior.second_moment = detail::expected_state_second_moment(
+      prior.pooled, Eigen::VectorXd::Ones(1), Eigen::MatrixXd::Ones(1, 1), pooled.length());
   prior.transitions = detail::pseudo_transition_sums(prior.pooled.dynamics[0], m0, options.relevance);
   prior.observations = detail::pseudo_observation_sums(prior.pooled, m0, options.relevance);
   prior.state_noise_cap = detail::least_eigenvalue(pooled.state_noise());

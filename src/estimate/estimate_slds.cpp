@@ -511,36 +511,6 @@ class SldsEstimator : public detail::DataMatrixEstimator {
   SldsFitOptions options_;
 };
 
-// M0 = (1/(T+1)) sum_{t=0..T} E0[s_t s_t'] under the pooled SLDS with its stored T, the regime chain
-// summed out exactly (adaptation.hpp, "SLDS"): with M_t(k) = E[s_t s_t' 1{r_t = k}] and
-// w_t(k) = P(r_t = k), M_0(k) = pi_k (cov0 + mean0 mean0'), w_0 = pi, and, as r_t depends on s_{t-1}
-// only through r_{t-1},
-//   M_t(k) = sum_j trans_jk (A_k M_{t-1}(j) A_k' + w_{t-1}(j) Q_k),   w_t = trans' w_{t-1};
-// E0[s_t s_t'] = sum_k M_t(k).
-Eigen::MatrixXd expected_state_second_moment(const SldsModel& model) {
-  const SldsParameters& p = model.parameters();
-  const auto regimes = static_cast<std::size_t>(p.start.size());
-  const Eigen::MatrixXd first = p.cov0 + p.mean0 * p.mean0.transpose();
-  std::vector<Eigen::MatrixXd> moments(regimes);
-  Eigen::VectorXd weights = p.start;
-  for (std::size_t k = 0; k < regimes; ++k) moments[k] = p.start(static_cast<Eigen::Index>(k)) * first;
-  Eigen::MatrixXd sum = first;
-  for (long t = 1; t <= std::max(0L, p.length); ++t) {
-    std::vector<Eigen::MatrixXd> next(regimes, Eigen::MatrixXd::Zero(first.rows(), first.cols()));
-    for (std::size_t k = 0; k < regimes; ++k) {
-      const Eigen::MatrixXd& a = p.state_transitions[k];
-      for (std::size_t j = 0; j < regimes; ++j) {
-        const double move = p.transitions(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k));
-        next[k] += move * (a * moments[j] * a.transpose() + weights(static_cast<Eigen::Index>(j)) * p.state_noises[k]);
-      }
-      sum += next[k];
-    }
-    moments = std::move(next);
-    weights = p.transitions.transpose() * weights;
-  }
-  return detail::symmetrised(sum / static_cast<double>(std::max(0L, p.length) + 1));
-}
-
 // The pooled model's priors of strength tau (adaptation.hpp, "SLDS") as pseudo-observations.
 PooledPrior pooled_prior(const SldsModel& pooled, const AdaptationOptions& options) {
   const SldsParameters& p0 = pooled.parameters();
@@ -554,7 +524,8 @@ PooledPrior pooled_prior(const SldsModel& pooled, const AdaptationOptions& optio
   prior.transitions = p0.transitions;
   prior.relevance = options.relevance;
   prior.adapt = options.adapt;
-  const Eigen::MatrixXd& m0 = prior.second_moment = expected_state_second_moment(pooled);
+  const Eigen::MatrixXd& m0 = prior.second_moment =
+      detail::expected_state_second_moment(prior.pooled.space, p0.start, p0.transitions, p0.length);
   prior.observations = detail::pseudo_observation_sums(prior.pooled.space, m0, options.relevance);
   for (const StateDynamics& dynamics : prior.pooled.space.dynamics) {
     prior.dynamics.push_back(detail::pseudo_transition_sums(dynamics, m0, options.relevance));

@@ -2,6 +2,7 @@
 // M-step's closed forms (the derivations are in estimate_lds.hpp and estimate_slds.hpp).
 #include "estimate/lds_em.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -498,6 +499,30 @@ double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpac
   const Eigen::MatrixXd deviation = p.observation - pooled.observation;
   return inverse_wishart_term(p.observation_noise, pooled.observation_noise + deviation * m0 * deviation.transpose(), tau,
                               "observation noise covariance");
+}
+
+Eigen::MatrixXd expected_state_second_moment(const SwitchingStateSpace& model, const Eigen::VectorXd& start,
+                                             const Eigen::MatrixXd& chain, long length) {
+  const auto regimes = static_cast<std::size_t>(start.size());
+  const Eigen::MatrixXd first = model.cov0 + model.mean0 * model.mean0.transpose();
+  std::vector<Eigen::MatrixXd> moments(regimes);
+  Eigen::VectorXd weights = start;
+  for (std::size_t k = 0; k < regimes; ++k) moments[k] = start(static_cast<Eigen::Index>(k)) * first;
+  Eigen::MatrixXd sum = first;
+  for (long t = 1; t <= std::max(0L, length); ++t) {
+    std::vector<Eigen::MatrixXd> next(regimes, Eigen::MatrixXd::Zero(first.rows(), first.cols()));
+    for (std::size_t k = 0; k < regimes; ++k) {
+      const StateDynamics& dynamics = model.dynamics[k];
+      for (std::size_t j = 0; j < regimes; ++j)
+        next[k] += chain(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k)) *
+                   (dynamics.transition * moments[j] * dynamics.transition.transpose() +
+                    weights(static_cast<Eigen::Index>(j)) * dynamics.noise);
+      sum += next[k];
+    }
+    moments = std::move(next);
+    weights = chain.transpose() * weights;
+  }
+  return symmetrised(sum / static_cast<double>(std::max(0L, length) + 1));
 }
 
 double least_eigenvalue(const Eigen::MatrixXd& s) {

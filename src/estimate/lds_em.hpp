@@ -156,6 +156,15 @@ double start_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& 
 double dynamics_log_prior(const StateDynamics& p, const StateDynamics& pooled, const Eigen::MatrixXd& m0, double tau);
 double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpace& pooled, const Eigen::MatrixXd& m0,
                           double tau);
+// M0 = (1/(T+1)) sum_{t=0..T} E[s_t s_t'], the state's second moment per step of a switching
+// state-space model whose regime starts r_0 ~ start and moves by the chain (chain_jk = P(r_t = k |
+// r_t-1 = j)), over T = length steps (adaptation.hpp, "LDS" and "SLDS"), the regimes summed out
+// exactly: with M_t(k) = E[s_t s_t' 1{r_t = k}] and w_t(k) = P(r_t = k), M_0(k) = start_k (cov0 +
+// mean0 mean0'), w_0 = start and, as r_t depends on s_t-1 only through r_t-1,
+//   M_t(k) = sum_j chain_jk (A_k M_t-1(j) A_k' + w_t-1(j) Q_k),   w_t = chain' w_t-1;
+// E[s_t s_t'] = sum_k M_t(k). An LDS is the one-regime case (start = chain = 1), where M_t = V_t + m_t m_t'.
+Eigen::MatrixXd expected_state_second_moment(const SwitchingStateSpace& model, const Eigen::VectorXd& start,
+                                             const Eigen::MatrixXd& chain, long length);
 // The smallest eigenvalue of a symmetric matrix (the cap of a floor that the pooled model must meet).
 double least_eigenvalue(const Eigen::MatrixXd& s);
 
