@@ -12,6 +12,8 @@ packages=(
   gnuplot-nox                         # the semi-supervised demo draws its learning curves
   wordnet-base                        # WordNet's noun glosses: the real corpus of docs/documents-smoothing.md
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
+  liblinear-tools                     # ppk map's tests train LIBLINEAR on the feature maps
+  python3-numpy python3-dask python3-distributed  # the feature maps' checks and the Dask pipeline
   clang-format                        # cli.format: the C++ sources follow .clang-format (clang-format 14)
 )
 bash "$(dirname "$0")/install-missing.sh" "${packages[@]}"

@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cerrno>
 #include <cstdio>
@@ -247,6 +248,33 @@ std::string format_shortest(double x) {
   char buffer[32];
   const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof buffer, x);
   return std::string(buffer, end.ptr);
+}
+
+void add_kernel_options(po::options_description& options, std::string& kind_text, KernelParams& params) {
+  // clang-format off
+  options.add_options()
+      ("kernel-type,t", po::value<std::string>(&kind_text)->value_name("ppk|ppk_norm"),
+       "the kernel: ppk (5) or ppk_norm (6); required")
+      ("rho,g", po::value<double>(&params.rho)->value_name("RHO"),
+       "the exponent rho > 0 (1/2: Bhattacharyya, 1: expected likelihood); required")
+      ("length,d", po::value<int>(&params.length)->default_value(0)->value_name("T"),
+       "time steps of sequence models (observations x_0..x_T); 0: each model's own length");
+  // clang-format on
+}
+
+KernelKind kernel_option_values(const po::variables_map& values, const std::string& kind_text,
+                                const KernelParams& params) {
+  if (!values.count("kernel-type")) throw UsageError("missing -t ppk|ppk_norm");
+  KernelKind kind = KernelKind::ppk;
+  if (kind_text == "ppk_norm" || kind_text == "6")
+    kind = KernelKind::ppk_norm;
+  else if (kind_text != "ppk" && kind_text != "5")
+    throw UsageError("-t must be ppk (5) or ppk_norm (6), got '" + kind_text + "'");
+  if (!values.count("rho")) throw UsageError("missing -g RHO (the kernel's rho > 0)");
+  if (!(params.rho > 0) || !std::isfinite(params.rho))
+    throw UsageError("-g (rho) must be a finite number > 0, got " + format_double(params.rho));
+  if (params.length < 0) throw UsageError("-d (T) must be >= 0, got " + std::to_string(params.length));
+  return kind;
 }
 
 }  // namespace ppk::cli

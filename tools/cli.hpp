@@ -13,6 +13,7 @@
 #include <boost/program_options.hpp>
 
 #include "ppk/core/data.hpp"
+#include "ppk/core/kernel.hpp"
 
 namespace ppk::cli {
 
@@ -139,6 +140,13 @@ std::string format_double(double x);
 // The shortest text that reads back as the same double (0.1, not 0.10000000000000001), for messages.
 std::string format_shortest(double x);
 
+// The kernel's options of svm-train, for the commands that evaluate it: -t ppk|ppk_norm (5|6),
+// -g RHO, -d T, stored in `kind_text` and `params`.
+void add_kernel_options(po::options_description& options, std::string& kind_text, KernelParams& params);
+// The kernel kind, once -t and -g are checked as given and valid (else a UsageError saying which).
+KernelKind kernel_option_values(const po::variables_map& values, const std::string& kind_text,
+                                const KernelParams& params);
+
 // "gaussian, bernoulli, ..., slds and mi": every FAMILY of `ppk fit` (for `ppk --help`).
 std::string fit_family_names();
 
@@ -150,5 +158,6 @@ int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);
 int run_montecarlo(const std::vector<std::string>& args);
 int run_kgm(const std::vector<std::string>& args);
+int run_map(const std::vector<std::string>& args);
 
 }  // namespace ppk::cli

@@ -65,12 +65,6 @@ cases ppk gram (and svm-train -t ppk|ppk_norm) warns on standard error when at
 least 95% of the values are below 1e-6 or above 1 - 1e-6, with what to try.
 )usage";
 
-KernelKind parse_kernel_kind(const std::string& text) {
-  if (text == "ppk" || text == "5") return KernelKind::ppk;
-  if (text == "ppk_norm" || text == "6") return KernelKind::ppk_norm;
-  throw UsageError("-t must be ppk (5) or ppk_norm (6), got '" + text + "'");
-}
-
 // A file's rows, decoded and prepared for the kernel parameters, and their labels.
 struct PreparedFile {
   std::string name;
@@ -276,13 +270,8 @@ int run_gram(const std::vector<std::string>& args) {
   double psd_tolerance = -1;
   po::options_description options("Options");
   // clang-format off
+  add_kernel_options(options, kind_text, params);
   options.add_options()
-      ("kernel-type,t", po::value<std::string>(&kind_text)->value_name("ppk|ppk_norm"),
-       "the kernel: ppk (5) or ppk_norm (6); required")
-      ("rho,g", po::value<double>(&params.rho)->value_name("RHO"),
-       "the exponent rho > 0 (1/2: Bhattacharyya, 1: expected likelihood); required")
-      ("length,d", po::value<int>(&params.length)->default_value(0)->value_name("T"),
-       "time steps of sequence models (observations x_0..x_T); 0: each model's own length")
       ("output,o", po::value<std::string>(&output_path)->value_name("OUTPUT"),
        "where to write the matrix ('-' = standard output, the default without --psd and --png)")
       ("format", po::value<std::string>(&format)->default_value("matrix")->value_name("matrix|precomputed"),
@@ -307,12 +296,7 @@ int run_gram(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("a", 1).add("b", 1);
   const po::variables_map values = parse_command_line(args, all, positional);
-  if (!values.count("kernel-type")) throw UsageError("missing -t ppk|ppk_norm");
-  const KernelKind kind = parse_kernel_kind(kind_text);
-  if (!values.count("rho")) throw UsageError("missing -g RHO (the kernel's rho > 0)");
-  if (!(params.rho > 0) || !std::isfinite(params.rho))
-    throw UsageError("-g (rho) must be a finite number > 0, got " + format_double(params.rho));
-  if (params.length < 0) throw UsageError("-d (T) must be >= 0, got " + std::to_string(params.length));
+  const KernelKind kind = kernel_option_values(values, kind_text, params);
   if (format != "matrix" && format != "precomputed")
     throw UsageError("--format must be matrix or precomputed, got '" + format + "'");
   if (!values.count("a")) throw UsageError("missing A, the file of model rows");

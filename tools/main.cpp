@@ -41,6 +41,9 @@ constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -
   decode [FILE] [-o OUTPUT]   model rows -> JSON lines
   gram -t ppk|ppk_norm -g RHO [-d T] A [B] [-o OUTPUT]
                    the kernel matrix between the rows of A and B (or A and A)
+  map -t ppk|ppk_norm -g RHO [-d T] [--map exact|sparse|nystrom] INPUT [-o OUTPUT]
+                   model rows -> feature vectors for linear models (LIBLINEAR),
+                   whose inner products are the kernel (--save-map, --map-from)
   montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
                    model rows -> montecarlo rows around them (the Monte Carlo
                    kernel from N samples per row instead of the closed form)
@@ -76,6 +79,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"fit", ppk::cli::run_fit},   {"encode", ppk::cli::run_encode},         {"decode", ppk::cli::run_decode},
     {"gram", ppk::cli::run_gram}, {"montecarlo", ppk::cli::run_montecarlo}, {"kgm", ppk::cli::run_kgm},
+    {"map", ppk::cli::run_map},
 };
 
 }  // namespace

@@ -467,25 +467,39 @@ SequenceSet read_sequences(std::istream& in, const std::string& source, std::opt
   return builder.result(format.value_or(SequenceFormat::lines));
 }
 
+struct RowStream::Impl {
+  Impl(std::istream& in, std::string name) : source(std::move(name)), lines(in, source) {}
+  std::string source;
+  LineReader lines;  // holds a reference to source
+  std::string text;
+};
+
+RowStream::RowStream(std::istream& in, std::string source) : impl_(std::make_unique<Impl>(in, std::move(source))) {}
+RowStream::~RowStream() = default;
+
+bool RowStream::next(LabeledRow& row) {
+  LineReader& lines = impl_->lines;
+  if (!lines.next(impl_->text)) return false;
+  const std::vector<std::string_view> tokens = split_tokens(impl_->text);
+  if (tokens.empty()) lines.fail("empty line; expected a model row 'label index:value ...'");
+  row.label = parse_label(lines, tokens[0]);
+  row.row.clear();
+  row.row.reserve(tokens.size() - 1);
+  long previous = 0;
+  for (std::size_t t = 1; t < tokens.size(); ++t) {
+    if (is_qid(tokens[t])) lines.fail("qid: has no place in a model row");
+    RowEntry entry = parse_entry(lines, tokens[t], previous);
+    previous = entry.index;
+    row.row.push_back(entry);
+  }
+  return true;
+}
+
 std::vector<LabeledRow> read_rows(std::istream& in, const std::string& source) {
   std::vector<LabeledRow> rows;
-  LineReader lines(in, source);
-  std::string text;
-  while (lines.next(text)) {
-    std::vector<std::string_view> tokens = split_tokens(text);
-    if (tokens.empty()) lines.fail("empty line; expected a model row 'label index:value ...'");
-    LabeledRow row;
-    row.label = parse_label(lines, tokens[0]);
-    row.row.reserve(tokens.size() - 1);
-    long previous = 0;
-    for (std::size_t t = 1; t < tokens.size(); ++t) {
-      if (is_qid(tokens[t])) lines.fail("qid: has no place in a model row");
-      RowEntry entry = parse_entry(lines, tokens[t], previous);
-      previous = entry.index;
-      row.row.push_back(entry);
-    }
-    rows.push_back(std::move(row));
-  }
+  RowStream stream(in, source);
+  LabeledRow row;
+  while (stream.next(row)) rows.push_back(std::move(row));
   return rows;
 }
 

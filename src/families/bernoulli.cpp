@@ -118,6 +118,38 @@ double BernoulliModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& 
   return log_p;
 }
 
+// phi over {0,1}^D built one coordinate at a time: after coordinates 0..d-1 the 2^d entries are the
+// products over those coordinates, and coordinate d doubles them, x with x_d = 0 times (1-g_d)^rho
+// first, then x + 2^d times g_d^rho.
+ExactFeatures BernoulliModel::exact_features() const {
+  constexpr long kMaxExactDimension = 20;
+  const Impl& m = *impl_;
+  if (m.p.dim > kMaxExactDimension)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the exact map has a feature for each of the 2^D binary vectors, too many beyond D = " +
+                            std::to_string(kMaxExactDimension) + "; use a Nystrom map");
+  std::vector<double> phi(std::size_t{1} << m.p.dim);
+  phi[0] = 1.0;
+  std::size_t i = 0, filled = 1;
+  for (long d = 0; d < m.p.dim; ++d, filled *= 2) {
+    const bool listed = i < m.p.listed() && m.p.index[i] == d;
+    const double on = listed ? m.on[i] : m.base_on, off = listed ? m.off[i] : m.base_off;
+    i += listed;
+    for (std::size_t x = 0; x < filled; ++x) {
+      phi[x + filled] = phi[x] * on;
+      phi[x] *= off;
+    }
+  }
+  ExactFeatures features;
+  features.dim = static_cast<long>(phi.size());
+  for (std::size_t x = 0; x < phi.size(); ++x)
+    if (phi[x] != 0.0) {
+      features.index.push_back(static_cast<long>(x));
+      features.value.push_back(phi[x]);
+    }
+  return features;
+}
+
 const FamilyInfo& bernoulli_family() {
   static const FamilyInfo info = make_family<BernoulliModel>(kFamily, 2);
   return info;

@@ -485,6 +485,29 @@ void MultinomialModel::prepare(const KernelParams& params) {
   }
 }
 
+// phi = c beta + u of exact_map.hpp from what prepare() keeps: c = base_power, |beta|^2 = base_sum,
+// u = excess and <beta, u> = excess_sum.
+ExactFeatures MultinomialModel::exact_features() const {
+  const Impl& m = *impl_;
+  if (m.trials.kind != Trials::one_event)
+    throw KernelDomainError(std::string(kFamily) + " over " + sample_space().describe() +
+                            ": the kernel over counts has a feature for every count vector, no exact map is "
+                            "written out; use a Nystrom map");
+  ExactFeatures features;
+  features.dim = m.a.dim;
+  features.index.reserve(m.excess.size());
+  features.value.reserve(m.excess.size());
+  for (const Impl::Excess& excess : m.excess) {
+    features.index.push_back(excess.index);
+    features.value.push_back(excess.value);
+  }
+  features.shared = m.base_power;
+  features.shared_norm2 = m.base_sum;
+  features.shared_dot = m.excess_sum;
+  features.shared_is_uniform = !m.leveled;
+  return features;
+}
+
 const MultinomialModel::Impl& MultinomialModel::impl_of(const Model& other) {
   return *static_cast<const MultinomialModel&>(other).impl_;
 }

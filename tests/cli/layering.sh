@@ -1,11 +1,11 @@
 # The library's layers (docs/design.md "Source layout"): src/LAYER/ and include/ppk/LAYER/ for the
-# layers core, inference, families, estimate, in that order. A file may include headers of its own
+# layers core, inference, families, estimate, maps, in that order. A file may include headers of its own
 # layer and of the layers before it, never of a later one; public headers (include/ppk/) include
 # only public headers; no source or header lies outside a layer folder (src/libsvm/, the LIBSVM
 # glue, comes after every layer).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
-layers=(core inference families estimate)
+layers=(core inference families estimate maps)
 rank() {  # LAYER -> its position, or nothing when it is not a layer
   local i
   for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && echo "$i"; done

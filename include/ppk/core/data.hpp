@@ -172,6 +172,19 @@ struct LabeledRow {
 // Throws InputError "SOURCE:LINE: ...".
 std::vector<LabeledRow> read_rows(std::istream& in, const std::string& source);
 
+// read_rows one row at a time, holding one line: for files of any number of rows.
+class RowStream {
+ public:
+  RowStream(std::istream& in, std::string source);
+  ~RowStream();
+  // The next row into `row`; false at the end of the input. Throws InputError as read_rows.
+  bool next(LabeledRow& row);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // The error "SOURCE: row N: what" about a row that parsed (row_number is 1-based).
 InputError row_error(const std::string& source, long row_number, const std::string& what);
 

@@ -7,12 +7,17 @@
 // Sampling (sampling.hpp): p^rho / Z is the Bernoulli model of g_d^rho / (g_d^rho + (1-g_d)^rho),
 // Z(rho) = prod_d [g_d^rho + (1-g_d)^rho], any rho > 0.
 //
+// Exact map (exact_map.hpp): p(x)^rho over the 2^D binary vectors, phi_x = prod_d (g_d^rho)^x_d
+// ((1-g_d)^rho)^(1-x_d), feature index x read as a binary number (x_0 its lowest bit); for D <= 20 only
+// (2^20 features), a Nystrom map beyond.
+//
 // Row fields (family code 2): 3: D (>= 1)   4: base probability
 //   5..4+D: g_d for coordinates that differ from the base (absent or 0 means base).
 #pragma once
 
 #include <memory>
 
+#include "ppk/core/exact_map.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/sampling.hpp"
@@ -28,7 +33,7 @@ struct BernoulliParameters {
   void fields(Archive& archive);
 };
 
-class BernoulliModel : public Model, public SamplableModel {
+class BernoulliModel : public Model, public SamplableModel, public MappableModel {
  public:
   // Throws ModelError unless every g_d is in [0, 1] and finite.
   using Parameters = BernoulliParameters;
@@ -48,6 +53,8 @@ class BernoulliModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  // MappableModel interface: see the top of this file (KernelDomainError for D > 20).
+  ExactFeatures exact_features() const override;
 
  private:
   struct Impl;

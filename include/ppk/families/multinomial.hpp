@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "ppk/core/exact_map.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/sampling.hpp"
@@ -105,7 +106,7 @@ struct MultinomialParameters {
   void fields(Archive& archive);
 };
 
-class MultinomialModel : public Model, public SamplableModel {
+class MultinomialModel : public Model, public SamplableModel, public MappableModel {
  public:
   // Throws ModelError (a FieldError naming the field) as the constructors below, and unless trials
   // >= -1, a decay comes only with trials -1, and (a leveled row) the level counts are whole numbers
@@ -136,6 +137,12 @@ class MultinomialModel : public Model, public SamplableModel {
   // One pass over this model's listed coordinates per call, then O(listed) per other model.
   void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
+
+  // MappableModel interface (exact_map.hpp), one event only: phi_d = a_d^rho, with c = b^rho
+  // (leveled: s^rho, beta_d = m_d^rho), u the listed u_d and <beta, u> = U (leveled: W) of the top
+  // of this file. KernelDomainError for s trials or all trial counts (the map of counts has a
+  // feature per count vector).
+  ExactFeatures exact_features() const override;
 
   // SamplableModel interface: see sampling.hpp (one event or s trials).
   bool can_sample() const override;
