@@ -26,6 +26,10 @@ def main():
     ap.add_argument("--test", required=True, help="output file for the test documents")
     ap.add_argument("--n-train", type=int, default=400)
     ap.add_argument("--n-test", type=int, default=600)
+    ap.add_argument("--document-seed", type=int,
+                    help="draw the documents from this seed (the topics still from --seed): training and "
+                         "test sets of one vocabulary and topics drawn apart, e.g. a fixed test set for "
+                         "training sets of any size; default: continue --seed's stream")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -37,6 +41,8 @@ def main():
     k = args.topic_words
     # topic 0 and 1 are the classes' topics; topics 2..5 are distractors
     topics = [words[i * k:(i + 1) * k] for i in range(6)]
+    if args.document_seed is not None:
+        rng.seed(args.document_seed)
 
     def document(label):
         length = int(math.exp(rng.uniform(math.log(15), math.log(1500))))
