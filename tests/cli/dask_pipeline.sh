@@ -14,6 +14,17 @@ expect_ppk_notes_only() {
   if grep -v '^ppk ' "$1"; then fail "a successful run wrote more than ppk's notes on standard error"; fi
   pass
 }
+# expect_one_machine_files ROUTE: the pipeline's ROUTE/{train.features,test.features,train.map} are
+# the one-machine ROUTE_train.features, ROUTE_test.features and ROUTE.map, byte for byte.
+expect_one_machine_files() {
+  local file
+  for file in train.features test.features; do
+    cmp "$1_$file" "$1/$file" || fail "$1: the pipeline's $file differs from ppk map's"
+    pass
+  done
+  cmp "$1.map" "$1/train.map" || fail "$1: the pipeline's map differs from ppk map's"
+  pass
+}
 
 python3 "$EXAMPLES/make_documents.py" --seed 3 --vocabulary 200 --n-train 100 --n-test 70 --train docs.txt --test docs_test.txt
 # A comment line: the training file's partitions (30 lines each: 4 of them) hold 30 or 29 examples.
@@ -28,12 +39,7 @@ sed -i '40i # a comment, not an example' docs.txt
 pipeline --family multinomial --fit-options "--dim 200" -t ppk -g 0.5 --map exact \
   --train docs.txt --test docs_test.txt --out-dir exact --train-linear "liblinear-train -s 2 -c 1" \
   > exact_stdout.txt 2> exact_stderr.txt || fail "the exact pipeline failed: $(cat exact_stderr.txt)"
-for file in train.features test.features; do
-  cmp exact_$file exact/$file || fail "exact: the pipeline's $file differs from ppk map's"
-  pass
-done
-cmp exact.map exact/train.map || fail "exact: the pipeline's map differs from ppk map's"
-pass
+expect_one_machine_files exact
 liblinear-train -s 2 -c 1 exact_train.features linear.model > /dev/null
 accuracy=$(liblinear-predict exact_test.features linear.model predictions.txt)
 [[ $(cat exact_stdout.txt) == "ppk_dask.py: $accuracy" ]] ||
@@ -49,12 +55,7 @@ expect_ppk_notes_only exact_stderr.txt
 pipeline --family multinomial --fit-options "--dim 200" -t ppk_norm -g 0.5 --map nystrom --landmarks 20 \
   --landmark-choice kmeans++ --seed 4 --train docs.txt --test docs_test.txt --out-dir nystrom \
   2> nystrom_stderr.txt || fail "the Nystrom pipeline failed: $(cat nystrom_stderr.txt)"
-for file in train.features test.features; do
-  cmp nystrom_$file nystrom/$file || fail "nystrom: the pipeline's $file differs from ppk map's"
-  pass
-done
-cmp nystrom.map nystrom/train.map || fail "nystrom: the pipeline's map differs from ppk map's"
-pass
+expect_one_machine_files nystrom
 expect_ppk_notes_only nystrom_stderr.txt
 
 # Nystrom on a sample of 50 fitted training rows, the smoothing chosen by maximum evidence on the
