@@ -298,7 +298,8 @@ std::vector<std::size_t> uniform_landmarks(std::size_t n, std::size_t m, SampleG
 }
 
 // k-means++ seeding in the kernel's feature space (feature_map.hpp), increasing indices. Stops early
-// when every candidate coincides with a landmark (no distance left to sample by).
+// when every candidate coincides with a landmark (no distance left to sample by), so a row and its
+// copies are never both landmarks.
 std::vector<std::size_t> kmeans_plus_plus_landmarks(const std::vector<Row>& candidates, KernelKind kind,
                                                     const KernelParams& params, std::size_t m, SampleGenerator& generator,
                                                     unsigned threads) {
@@ -321,7 +322,9 @@ std::vector<std::size_t> kmeans_plus_plus_landmarks(const std::vector<Row>& cand
     });
     double total = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-      distance[i] = std::min(distance[i], std::max(0.0, self[i] + self[c] - 2.0 * to_new[i]));
+      // A squared distance within rounding of k(x,x) + k(c,c) is a copy of c: 0, never drawn.
+      const double squared = self[i] + self[c] - 2.0 * to_new[i];
+      distance[i] = std::min(distance[i], squared > 1e-12 * (self[i] + self[c]) ? squared : 0.0);
       total += distance[i];
       cumulative[i] = total;
     }
