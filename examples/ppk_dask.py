@@ -33,6 +33,7 @@ Example (a LocalCluster of 2 worker processes):
       --workers 2 --partition-rows 2000 --train-linear "liblinear-train -s 2 -c 1"
 """
 import argparse
+import asyncio
 import collections
 import itertools
 import logging
@@ -55,6 +56,8 @@ RESERVED_FIT_OPTIONS = ("-o", "--output", "--save-pooled", "--save-alphabet", "-
 # Option values that make a fit decide on the whole file (the per-sequence --states auto does not).
 WHOLE_FILE_VALUES = ("auto", "evidence", "pooled")
 PER_EXAMPLE_AUTO_OPTIONS = ("--states",)
+# How long a client of a scheduler waits for its first worker, in seconds.
+WORKER_TIMEOUT = 120
 
 
 class PipelineError(Exception):
@@ -277,11 +280,21 @@ def sample_rows(path, size, seed):
 
 
 def start_client(args):
+    """A client of the scheduler given, once a worker has joined it; else of a LocalCluster."""
     from dask.distributed import Client, LocalCluster
-    if args.scheduler:
-        return Client(args.scheduler)
+    if args.scheduler or args.scheduler_file:
+        client = Client(args.scheduler, scheduler_file=args.scheduler_file)
+        try:
+            client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
+        except (TimeoutError, asyncio.TimeoutError):
+            address = client.scheduler.address
+            client.close()
+            raise PipelineError("no worker joined the scheduler %s in %d s" % (address, WORKER_TIMEOUT))
+        return client
+    # No dashboard, and the scheduler's HTTP server on a free port (not 8787, perhaps taken).
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=None, silence_logs=logging.ERROR,
+                           scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"})
     return Client(cluster)
 
 
@@ -389,7 +402,9 @@ def parse_arguments():
     group.add_argument("--sample-seed", type=int, default=1, help="the seed of --map-sample's draw")
     group.add_argument("--map-from", help="a saved map (ppk map --save-map) instead of fitting one")
     group = ap.add_argument_group("the cluster")
-    group.add_argument("--scheduler", help="a dask scheduler's address (tcp://HOST:PORT); default: a LocalCluster")
+    schedulers = group.add_mutually_exclusive_group()
+    schedulers.add_argument("--scheduler", help="a dask scheduler's address (tcp://HOST:PORT); default: a LocalCluster")
+    schedulers.add_argument("--scheduler-file", help="the scheduler's file (dask scheduler --scheduler-file)")
     group.add_argument("--workers", type=int, default=2, help="the LocalCluster's worker processes (default 2)")
     group.add_argument("--partition-rows", type=int, default=2000, help="lines per partition (default 2000)")
     group.add_argument("--in-flight", type=int, default=0,
@@ -439,7 +454,7 @@ def main():
     finally:
         if client is not None:
             client.close()
-            if not args.scheduler:
+            if not (args.scheduler or args.scheduler_file):
                 client.cluster.close()
         shutil.rmtree(work, ignore_errors=True)
         if status != 0 and created:

@@ -2,8 +2,9 @@
 # its features and map are byte for byte those of ppk fit + ppk map on one machine, for the exact
 # route and the Nystrom route (landmarks drawn from every fitted training row, or from a sample of
 # them with the training rows mapped on the cluster); a whole-file decision (--alpha evidence) is
-# taken once on the training file; liblinear's accuracy on them is reported; a bad row is named by
-# its line in the input file and nothing is written; dask logs nothing on success.
+# taken once on the training file; `dask scheduler` and `dask worker` processes give the same files;
+# liblinear's accuracy on them is reported; a bad row is named by its line in the input file (a
+# model row that does not map, by its example) and nothing is written; dask logs nothing on success.
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.bash" "$@"
 EXAMPLES=$HERE/../../examples
@@ -48,6 +49,29 @@ cmp predictions.txt exact/test.predictions || fail "the pipeline's predictions d
 pass
 expect_ppk_notes_only exact_stderr.txt
 
+# A cluster as docs/dask.md starts one: `dask scheduler` and a `dask worker` of 2 processes, the
+# client given the scheduler's file. The same files as on one machine.
+/usr/bin/dask scheduler --host 127.0.0.1 --port 0 --no-dashboard --scheduler-file scheduler.json \
+  > scheduler.log 2>&1 &
+scheduler=$!
+workers=
+trap 'kill $workers $scheduler 2> /dev/null; wait; rm -rf "$WORK"' EXIT
+for _ in $(seq 100); do
+  [[ -s scheduler.json ]] && break
+  sleep 0.2
+done
+/usr/bin/dask worker --scheduler-file scheduler.json --nworkers 2 --nthreads 1 --no-dashboard \
+  --local-directory "$WORK/worker-space" > workers.log 2>&1 &
+workers=$!
+pipeline --scheduler-file scheduler.json --worker-ppk "$PPK" --family multinomial --fit-options "--dim 200" \
+  -t ppk -g 0.5 --map exact --train docs.txt --test docs_test.txt --out-dir scheduler \
+  2> scheduler_stderr.txt || fail "the pipeline on dask scheduler failed: $(cat scheduler_stderr.txt)"
+for file in train.features test.features train.map; do
+  cmp exact/$file scheduler/$file || fail "the scheduler's $file differs from the LocalCluster's"
+done
+pass
+expect_ppk_notes_only scheduler_stderr.txt
+
 # Nystrom, k-means++ landmarks among all the fitted training rows: ppk map's map, bit for bit.
 "$PPK" map -t ppk_norm -g 0.5 --map nystrom --landmarks 20 --landmark-choice kmeans++ --seed 4 train.ppk \
   --save-map nystrom.map -o nystrom_train.features 2> /dev/null
@@ -87,6 +111,20 @@ sed '75s/.*/1 3:x 4:2/' docs.txt > bad.txt
 expect_error 1 "ppk_dask.py: ppk fit: bad.txt:75: value 'x' of index 3 is not a number" -- \
   pipeline --family multinomial --fit-options "--dim 200" -t ppk -g 0.5 --train bad.txt --test docs_test.txt --out-dir bad
 [[ ! -e bad ]] || fail "the failed run left its output folder: $(ls -A bad)"
+pass
+
+# ppk map's message about a partition's model row names the input file's example: row 3 of the
+# partition whose first example is the input's 31st is its 33rd.
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 - "$EXAMPLES" <<'EOF' || fail "a partition's error does not name the input's line or example"
+import sys
+sys.path.insert(0, sys.argv[1])
+from ppk_dask import input_message
+task = {"input": "train.txt", "first_line": 32, "first_example": 31}
+message = input_message("ppk map: rows.ppk: row 3: a multinomial row over categories of dimension 400", task)
+assert message == "ppk map: train.txt: example 33 (its model row): a multinomial row over categories of dimension 400", message
+message = input_message("ppk fit: partition.txt:3: empty line", task)
+assert message == "ppk fit: train.txt:34: empty line", message
+EOF
 pass
 
 # Refused before any cluster starts: what partitions cannot split.
