@@ -379,42 +379,55 @@ def run(args, client, work, arguments, files):
 
 
 def parse_arguments():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ppk", required=True, help="the ppk binary on this machine (fits the map)")
-    ap.add_argument("--worker-ppk", help="the ppk binary on the workers (default: --ppk)")
-    ap.add_argument("--family", required=True, help="ppk fit's FAMILY (multinomial, bernoulli, hmm, ...)")
-    ap.add_argument("--fit-options", default="", help="ppk fit's options, one string (\"--dim 3000 --alpha 0.01\")")
-    ap.add_argument("--train", required=True, help="the training file, one example per line")
-    ap.add_argument("--test", required=True, help="the test file, one example per line")
-    ap.add_argument("--out-dir", required=True, help="where train.features, test.features and train.map go")
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ppk", metavar="PATH", required=True,
+                    help="the ppk binary on this machine (fits the map)")
+    ap.add_argument("--worker-ppk", metavar="PATH", help="the ppk binary on the workers (default: --ppk)")
+    ap.add_argument("--family", metavar="FAMILY", required=True,
+                    help="ppk fit's FAMILY (multinomial, bernoulli, hmm, ...)")
+    ap.add_argument("--fit-options", metavar='"OPTIONS"', default="",
+                    help="ppk fit's options, one string (\"--dim 3000 --alpha 0.01\")")
+    ap.add_argument("--train", metavar="FILE", required=True, help="the training file, one example per line")
+    ap.add_argument("--test", metavar="FILE", required=True, help="the test file, one example per line")
+    ap.add_argument("--out-dir", metavar="DIR", required=True,
+                    help="where train.features, test.features and train.map go")
     group = ap.add_argument_group("the map (ppk map --help)")
     group.add_argument("-t", "--kernel-type", choices=("ppk", "ppk_norm"), help="the kernel")
     group.add_argument("-g", "--rho", help="the exponent rho > 0")
-    group.add_argument("-d", "--length", default="0", help="time steps of sequence models (default 0)")
+    group.add_argument("-d", "--length", metavar="T", default="0",
+                       help="time steps of sequence models (default 0)")
     group.add_argument("--map", default="exact", choices=("exact", "sparse", "nystrom"), help="the route")
-    group.add_argument("--landmarks", help="nystrom: the number of landmarks")
+    group.add_argument("--landmarks", metavar="M", help="nystrom: the number of landmarks")
     group.add_argument("--landmark-choice", choices=("uniform", "kmeans++"), help="nystrom: how they are drawn")
-    group.add_argument("--seed", help="nystrom: the seed of the landmarks' draw")
-    group.add_argument("--eigen-floor", help="nystrom: the eigenvalue floor")
-    group.add_argument("--map-sample", type=int, default=0,
+    group.add_argument("--seed", metavar="S", help="nystrom: the seed of the landmarks' draw")
+    group.add_argument("--eigen-floor", metavar="F", help="nystrom: the eigenvalue floor")
+    group.add_argument("--map-sample", metavar="N", type=int, default=0,
                        help="nystrom: fit the map on a uniform sample of this many fitted training rows "
                             "(default 0: all of them, the map `ppk map --save-map` gives on one machine)")
-    group.add_argument("--sample-seed", type=int, default=1, help="the seed of --map-sample's draw")
-    group.add_argument("--map-from", help="a saved map (ppk map --save-map) instead of fitting one")
+    group.add_argument("--sample-seed", metavar="S", type=int, default=1, help="the seed of --map-sample's draw")
+    group.add_argument("--map-from", metavar="MAP", help="a saved map (ppk map --save-map) instead of fitting one")
     group = ap.add_argument_group("the cluster")
     schedulers = group.add_mutually_exclusive_group()
-    schedulers.add_argument("--scheduler", help="a dask scheduler's address (tcp://HOST:PORT); default: a LocalCluster")
-    schedulers.add_argument("--scheduler-file", help="the scheduler's file (dask scheduler --scheduler-file)")
-    group.add_argument("--workers", type=int, default=2, help="the LocalCluster's worker processes (default 2)")
-    group.add_argument("--partition-rows", type=int, default=2000, help="lines per partition (default 2000)")
-    group.add_argument("--in-flight", type=int, default=0,
+    schedulers.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                            help="a dask scheduler's address; default: a LocalCluster")
+    schedulers.add_argument("--scheduler-file", metavar="FILE",
+                            help="the scheduler's file (dask scheduler --scheduler-file)")
+    group.add_argument("--workers", metavar="N", type=int, default=2,
+                       help="the LocalCluster's worker processes (default 2)")
+    group.add_argument("--partition-rows", metavar="LINES", type=int, default=2000,
+                       help="lines per partition (default 2000)")
+    group.add_argument("--in-flight", metavar="N", type=int, default=0,
                        help="partitions on the cluster at a time (default: 2 per worker thread)")
-    group.add_argument("--task-threads", type=int, default=1, help="ppk's --threads in each task (default 1)")
+    group.add_argument("--task-threads", metavar="N", type=int, default=1,
+                       help="ppk's --threads in each task (default 1)")
     group = ap.add_argument_group("the linear SVM")
-    group.add_argument("--train-linear", help="train on train.features with this command "
-                                              "(\"liblinear-train -s 2 -c 1\"), report the test accuracy")
-    group.add_argument("--predict-linear", help="the prediction command (default: --train-linear's "
-                                                "program with 'train' replaced by 'predict')")
+    group.add_argument("--train-linear", metavar='"COMMAND"',
+                       help="train on train.features with this command (\"liblinear-train -s 2 -c 1\"), "
+                            "report the test accuracy")
+    group.add_argument("--predict-linear", metavar='"COMMAND"',
+                       help="the prediction command (default: --train-linear's program with 'train' "
+                            "replaced by 'predict')")
     args = ap.parse_args()
     if not args.map_from and (args.kernel_type is None or args.rho is None):
         ap.error("-t and -g are required (or --map-from)")

@@ -127,6 +127,9 @@ assert message == "ppk fit: train.txt:34: empty line", message
 EOF
 pass
 
+/usr/bin/python3 "$EXAMPLES/ppk_dask.py" --help | grep -qF -- "--scheduler-file" || fail "--help lacks --scheduler-file"
+pass
+
 # Refused before any cluster starts: what partitions cannot split.
 expect_error 1 "--pooled fits one model to the whole file" "--adapt-from" -- pipeline --family hmm \
   --fit-options "--pooled --alphabet ACGT" -t ppk -g 1 --train docs.txt --test docs_test.txt --out-dir refused
