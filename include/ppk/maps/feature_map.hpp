@@ -26,10 +26,12 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "ppk/core/data.hpp"  // InputError, thrown by load_feature_map
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/row.hpp"
@@ -129,7 +131,9 @@ class NystromMap : public FeatureMap {
 //   kmeans++  k-means++ seeding (Arthur and Vassilvitskii, SODA 2007) in the kernel's feature
 //             space: the first uniformly, each next with probability proportional to its squared
 //             distance k(x,x) + k(c,c) - 2 k(x,c) to the nearest landmark chosen so far.
-// Landmarks keep the candidates' order. The same candidates and seed give the same map.
+// k-means++ stops early when every candidate left is a copy of a landmark (squared distance within
+// rounding of 0), so a row and its copy are never both landmarks. Landmarks keep the candidates'
+// order. The same candidates and seed give the same map.
 std::unique_ptr<NystromMap> fit_nystrom_map(const std::vector<Row>& candidates, KernelKind kind,
                                             const KernelParams& params, const NystromOptions& options);
 
