@@ -277,4 +277,16 @@ KernelKind kernel_option_values(const po::variables_map& values, const std::stri
   return kind;
 }
 
+std::unique_ptr<PreparedModel> prepare_labeled_row(const LabeledRow& row, const std::string& source, long number,
+                                                   KernelKind kind, const KernelParams& params) {
+  std::unique_ptr<Model> model = decode_labeled_row(row, source, number);
+  try {
+    auto prepared = std::make_unique<PreparedModel>(std::move(model), params);
+    check_finite_kernel_values(kind, *prepared);
+    return prepared;
+  } catch (const KernelDomainError& e) {
+    throw row_error(source, number, e.what());
+  }
+}
+
 }  // namespace ppk::cli

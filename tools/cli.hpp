@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iosfwd>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -146,6 +147,11 @@ void add_kernel_options(po::options_description& options, std::string& kind_text
 // The kernel kind, once -t and -g are checked as given and valid (else a UsageError saying which).
 KernelKind kernel_option_values(const po::variables_map& values, const std::string& kind_text,
                                 const KernelParams& params);
+
+// Row `number` (1-based) of `source`, decoded and prepared for the kernel (kind, params), its kernel
+// values checked finite (check_finite_kernel_values). InputError "SOURCE: row N: ..." otherwise.
+std::unique_ptr<PreparedModel> prepare_labeled_row(const LabeledRow& row, const std::string& source, long number,
+                                                   KernelKind kind, const KernelParams& params);
 
 // "gaussian, bernoulli, ..., slds and mi": every FAMILY of `ppk fit` (for `ppk --help`).
 std::string fit_family_names();

@@ -80,13 +80,7 @@ PreparedFile prepare_file(const std::string& path, KernelKind kind, const Kernel
   file.models.reserve(rows.size());
   file.labels.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::unique_ptr<Model> model = decode_labeled_row(rows[i], file.name, i + 1);
-    try {
-      file.models.push_back(std::make_unique<PreparedModel>(std::move(model), params));
-      check_finite_kernel_values(kind, *file.models.back());
-    } catch (const KernelDomainError& e) {
-      throw row_error(file.name, i + 1, e.what());
-    }
+    file.models.push_back(prepare_labeled_row(rows[i], file.name, static_cast<long>(i + 1), kind, params));
     file.labels.push_back(rows[i].label);
   }
   return file;

@@ -64,19 +64,6 @@ MapRoute parse_route(const std::string& text) {
   throw UsageError("--map must be exact, sparse or nystrom, got '" + text + "'");
 }
 
-// The row `row` (1-based `number`) of `source`, decoded and prepared for the kernel.
-std::unique_ptr<PreparedModel> prepare_row(const LabeledRow& row, const std::string& source, long number, KernelKind kind,
-                                           const KernelParams& params) {
-  std::unique_ptr<Model> model = decode_labeled_row(row, source, number);
-  try {
-    auto prepared = std::make_unique<PreparedModel>(std::move(model), params);
-    check_finite_kernel_values(kind, *prepared);
-    return prepared;
-  } catch (const KernelDomainError& e) {
-    throw row_error(source, number, e.what());
-  }
-}
-
 // The Nystrom map's candidates in one pass over INPUT: a uniform sample of R rows by reservoir
 // sampling (Vitter's algorithm R with the seed), R = m for uniform landmarks, 16 m for k-means++ to
 // choose among; each candidate checked as a row of INPUT.
@@ -109,7 +96,7 @@ std::unique_ptr<FeatureMap> fit_nystrom(const MapOptions& options, KernelKind ki
   std::vector<Row> candidates;
   std::unique_ptr<PreparedModel> first;
   for (std::size_t i : order) {
-    auto model = prepare_row(reservoir[i], input.name(), numbers[i], kind, options.params);
+    auto model = prepare_labeled_row(reservoir[i], input.name(), numbers[i], kind, options.params);
     if (first) {
       try {
         check_compatible(first->model(), model->model());
@@ -141,14 +128,16 @@ std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind,
     std::size_t count = 0;
     while (count < kChunkRows && rows.next(chunk[count])) ++count;
     if (count == 0) break;
-    if (!map) map = make_exact_map(*prepare_row(chunk[0], input.name(), first_number, kind, options.params), kind, route);
+    if (!map)
+      map = make_exact_map(*prepare_labeled_row(chunk[0], input.name(), first_number, kind, options.params), kind, route);
     const FeatureMap& the_map = *map;
     for_each_index(
         count, threads,
         "map rows " + std::to_string(first_number) + "-" + std::to_string(first_number + static_cast<long>(count) - 1),
         [&](std::size_t i) {
           const long number = first_number + static_cast<long>(i);
-          const auto model = prepare_row(chunk[i], input.name(), number, the_map.domain().kind, the_map.domain().params);
+          const auto model =
+              prepare_labeled_row(chunk[i], input.name(), number, the_map.domain().kind, the_map.domain().params);
           Row features;
           try {
             the_map.features(*model, features);
