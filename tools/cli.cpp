@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <sstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,10 +117,27 @@ FitSource read_fit_source(const std::string& path) {
   InputFile input(path);
   FitSource source;
   source.name = input.name();
-  source.text.assign(std::istreambuf_iterator<char>(input.stream()), std::istreambuf_iterator<char>());
+  struct stat status {};
+  if (path != "-" && ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
+    source.path = path;
+    std::string line;
+    for (long number = 1; !source.format && std::getline(input.stream(), line); ++number) {
+      source.format = detect_format(line);
+      if (source.format) source.format->line = number;
+    }
+  } else {
+    source.text.assign(std::istreambuf_iterator<char>(input.stream()), std::istreambuf_iterator<char>());
+    source.format = detect_format(source.text);
+  }
   if (input.stream().bad()) throw InputError(source.name + ": read error");
-  source.format = detect_format(source.text);
   return source;
+}
+
+std::unique_ptr<std::istream> FitSource::open() const {
+  if (path.empty()) return std::make_unique<std::istringstream>(text);
+  auto file = std::make_unique<std::ifstream>(path);
+  if (!*file) throw InputError("cannot open '" + path + "': " + system_error());
+  return file;
 }
 
 std::string join_list(const std::vector<std::string>& items, const std::string& last_join) {

@@ -66,12 +66,17 @@ void print_help_with_entries(const std::string& usage, const Entries& entries, c
   std::cout << "\n" << common;
 }
 
-// The input of a fit command, read whole, and the format of its first data line (detect_format):
-// every fit command checks what it reads with check_fit_format, by the same rule.
+// The input of a fit command and the format of its first data line (detect_format): every fit
+// command checks what it reads with check_fit_format, by the same rule. A regular file is read as far
+// as its first data line and opened again to be read (so that a large file can be streamed); standard
+// input and pipes are read whole, once.
 struct FitSource {
-  std::string name;  // for messages ("<stdin>" for standard input)
-  std::string text;
+  std::string name;                  // for messages ("<stdin>" for standard input)
+  std::string path;                  // the regular file to open again; empty: the input is in `text`
+  std::string text;                  // the whole input, when it is not a regular file
   std::optional<LineFormat> format;  // nothing: the file has no data line
+  // The input from its beginning. Throws InputError if the file can no longer be opened.
+  std::unique_ptr<std::istream> open() const;
 };
 FitSource read_fit_source(const std::string& path);  // "-" is standard input
 

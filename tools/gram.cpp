@@ -38,8 +38,8 @@ fhmm, lds, slds): the kernel compares x_0..x_T, i.e. T + 1 observations (default
 decoded and validated once.
 
 The matrix is written (to -o OUTPUT, else standard output unless --psd, --png or
---summary is given) in one of two formats, every value printed with %.17g so that
-it reads back as the same double, except subnormal values (0 < |K| < 2.2e-308),
+--summary is given) in one of two formats, every value in the fewest digits that
+read back as the same double, except subnormal values (0 < |K| < 2.2e-308),
 which LIBSVM's reader refuses: they are written as 2.2250738585072014e-308, the
 smallest normal double. That changes no decision: a decision value sums
 alpha_i y_i K(x_i, x) with alpha_i <= C, so the change is below C * 2.3e-308 per
@@ -214,7 +214,7 @@ void write_gram(std::ostream& out, const GramMatrix& gram, const std::vector<dou
     } else {
       for (Eigen::Index j = 0; j < gram.cols(); ++j) {
         if (j > 0) line += ' ';
-        line += format_double(libsvm_readable(gram(i, j)));
+        append_number(line, libsvm_readable(gram(i, j)));
       }
     }
     line += '\n';

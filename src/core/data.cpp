@@ -1,6 +1,7 @@
 #include "ppk/core/data.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -65,9 +66,15 @@ std::vector<std::string_view> split_tokens(std::string_view text) {
 
 enum class NumberStatus { ok, not_a_number, not_finite };
 
-// The whole token as a double (strtod syntax).
+// The whole token as a double (strtod syntax). std::from_chars reads plain decimals (nearly every
+// token) without a copy, rounding as strtod does; what it declines ("+1", "0x1p-3", a value out of
+// range) goes to strtod.
 NumberStatus parse_number(std::string_view token, double& out) {
   if (token.empty()) return NumberStatus::not_a_number;
+  const char* const end_of_token = token.data() + token.size();
+  const std::from_chars_result decimal = std::from_chars(token.data(), end_of_token, out);
+  if (decimal.ec == std::errc() && decimal.ptr == end_of_token)
+    return std::isfinite(out) ? NumberStatus::ok : NumberStatus::not_finite;
   std::string text(token);
   char* end = nullptr;
   errno = 0;
@@ -173,15 +180,30 @@ DataLine parse_data_line(const LineReader& lines, const std::vector<std::string_
 
 }  // namespace
 
-Dataset read_data(std::istream& in, const std::string& source) {
-  Dataset data;
-  data.source = source;
-  LineReader lines(in, source);
-  long first_data_line = 0;
-  std::map<long, long> first_line_of_qid;  // qid -> the line its example starts at
+struct DataStream::Impl {
+  Impl(std::istream& in, std::string name) : source(std::move(name)), lines(in, source) {}
+  std::string source;
+  LineReader lines;  // holds a reference to source
   std::string text;
-  while (lines.next(text)) {
-    std::string_view content(text);
+  long first_data_line = 0;
+  bool grouped = false;
+  long max_index = 0;
+  std::map<long, long> first_line_of_qid;  // qid -> the line its example starts at
+  std::optional<Example> group;            // a grouped file's example whose lines are being read
+};
+
+DataStream::DataStream(std::istream& in, std::string source) : impl_(std::make_unique<Impl>(in, std::move(source))) {}
+DataStream::~DataStream() = default;
+
+bool DataStream::grouped() const { return impl_->grouped; }
+
+long DataStream::max_index() const { return impl_->max_index; }
+
+bool DataStream::next(Example& out) {
+  Impl& state = *impl_;
+  LineReader& lines = state.lines;
+  while (lines.next(state.text)) {
+    std::string_view content(state.text);
     const std::size_t hash = content.find('#');
     const bool has_comment = hash != std::string_view::npos;
     if (has_comment) content = content.substr(0, hash);
@@ -191,22 +213,22 @@ Dataset read_data(std::istream& in, const std::string& source) {
       lines.fail("empty line; expected 'label index:value ...'");
     }
     DataLine line = parse_data_line(lines, tokens);
-    data.max_index = std::max(data.max_index, line.max_index);
+    state.max_index = std::max(state.max_index, line.max_index);
 
     // A file is grouped or not as its first data line is.
-    if (first_data_line == 0) {
-      first_data_line = lines.line();
-      data.grouped = line.has_qid;
-    } else if (line.has_qid != data.grouped) {
-      std::string first = "line " + std::to_string(first_data_line) + " (the first data line)";
+    if (state.first_data_line == 0) {
+      state.first_data_line = lines.line();
+      state.grouped = line.has_qid;
+    } else if (line.has_qid != state.grouped) {
+      std::string first = "line " + std::to_string(state.first_data_line) + " (the first data line)";
       lines.fail(
           (line.has_qid ? "qid: on this line but not on " + first : "no qid: on this line but " + first + " has one") +
           "; either every line carries qid: or none does");
     }
 
     // The next line of the current group.
-    if (line.has_qid && !data.examples.empty() && data.examples.back().qid == line.qid) {
-      Example& example = data.examples.back();
+    if (line.has_qid && state.group && state.group->qid == line.qid) {
+      Example& example = *state.group;
       if (line.label != example.label)
         lines.fail("label " + std::string(tokens[0]) + " differs from label " + format_label(example.label) +
                    " of the qid " + std::to_string(line.qid) + " example that starts at line " +
@@ -214,9 +236,9 @@ Dataset read_data(std::istream& in, const std::string& source) {
       example.vectors.push_back(std::move(line.vector));
       continue;
     }
-    // A new example.
+    // A new example: in a grouped file it ends the current group, which is then complete.
     if (line.has_qid) {
-      auto [it, inserted] = first_line_of_qid.emplace(line.qid, lines.line());
+      auto [it, inserted] = state.first_line_of_qid.emplace(line.qid, lines.line());
       if (!inserted)
         lines.fail("qid " + std::to_string(line.qid) + " was already used by the example at line " +
                    std::to_string(it->second) + "; the lines of one example must be consecutive");
@@ -227,8 +249,29 @@ Dataset read_data(std::istream& in, const std::string& source) {
     example.has_qid = line.has_qid;
     example.qid = line.qid;
     example.vectors.push_back(std::move(line.vector));
-    data.examples.push_back(std::move(example));
+    if (!line.has_qid) {
+      out = std::move(example);
+      return true;
+    }
+    const bool complete = state.group.has_value();
+    if (complete) out = std::move(*state.group);
+    state.group = std::move(example);
+    if (complete) return true;
   }
+  if (!state.group) return false;
+  out = std::move(*state.group);
+  state.group.reset();
+  return true;
+}
+
+Dataset read_data(std::istream& in, const std::string& source) {
+  DataStream stream(in, source);
+  Dataset data;
+  data.source = source;
+  Example example;
+  while (stream.next(example)) data.examples.push_back(std::move(example));
+  data.grouped = stream.grouped();
+  data.max_index = stream.max_index();
   return data;
 }
 

@@ -1,9 +1,9 @@
 // The row codec (see row.hpp): models as LIBSVM sparse rows.
 #include "ppk/core/row.hpp"
 
+#include <charconv>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "core/model_fields.hpp"
@@ -196,21 +196,31 @@ double libsvm_readable(double x) {
   return x != 0 && std::fabs(x) < smallest ? std::copysign(smallest, x) : x;
 }
 
+void append_number(std::string& text, double x) {
+  char buffer[32];
+  const bool whole = std::fabs(x) < 1e15 && x == std::trunc(x);
+  text.append(buffer, (whole ? std::to_chars(buffer, buffer + sizeof buffer, x, std::chars_format::fixed)
+                             : std::to_chars(buffer, buffer + sizeof buffer, x))
+                          .ptr);
+}
+
 std::string format_entries(const Row& row) {
   std::string text;
-  char buffer[64];
+  text.reserve(row.size() * 24);
+  char index[16];
   for (const RowEntry& entry : row) {
-    std::snprintf(buffer, sizeof buffer, "%s%d:%.17g", text.empty() ? "" : " ", entry.index,
-                  libsvm_readable(entry.value));
-    text += buffer;
+    if (!text.empty()) text += ' ';
+    text.append(index, std::to_chars(index, index + sizeof index, entry.index).ptr);
+    text += ':';
+    append_number(text, libsvm_readable(entry.value));
   }
   return text;
 }
 
 std::string format_label(double label) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", label);
-  return buffer;
+  std::string text;
+  append_number(text, label);
+  return text;
 }
 
 }  // namespace ppk

@@ -35,6 +35,7 @@ SparseProbabilities smoothed(const Eigen::MatrixXd& totals, double shift, double
   p.dim = totals.rows();
   p.base = shift / denominator;
   for (Eigen::Index d = 0; d < totals.rows(); ++d) {
+    if (totals(d, 0) == 0) continue;  // p_d = base: no division for the unlisted coordinates
     const double value = (totals(d, 0) + shift) / denominator;
     if (value == p.base) continue;
     p.index.push_back(d);

@@ -16,6 +16,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "core/model_fields.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/core/exact_map.hpp"
 #include "ppk/core/family.hpp"
@@ -27,12 +28,6 @@ namespace ppk {
 namespace {
 
 constexpr const char* kMapHeader = "ppk feature map 1";
-
-std::string number_text(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
 
 const char* kind_name(KernelKind kind) { return kind == KernelKind::ppk ? "ppk" : "ppk_norm"; }
 
@@ -53,7 +48,7 @@ void normalize(Row& features) {
 void check_finite(const Row& features, const MapDomain& domain) {
   for (const RowEntry& entry : features)
     if (!std::isfinite(entry.value))
-      throw KernelDomainError("feature " + std::to_string(entry.index) + " is " + number_text(entry.value) +
+      throw KernelDomainError("feature " + std::to_string(entry.index) + " is " + detail::format_number(entry.value) +
                               " under the map of " + domain.describe());
 }
 
@@ -118,7 +113,7 @@ void save_header(std::ostream& out, MapRoute route, const MapDomain& domain, lon
   out << kMapHeader << "\n"
       << "route " << route_name(route) << "\n"
       << "kernel " << kind_name(domain.kind) << "\n"
-      << "rho " << number_text(domain.params.rho) << "\n"
+      << "rho " << detail::format_number(domain.params.rho) << "\n"
       << "length " << domain.params.length << "\n"
       << "family " << domain.family << "\n"
       << "space " << domain.space.dim << " " << domain.space.kind << "\n"
@@ -145,7 +140,7 @@ const char* route_name(MapRoute route) {
 }
 
 std::string MapDomain::describe() const {
-  std::string text = std::string(kind_name(kind)) + " (rho " + number_text(params.rho);
+  std::string text = std::string(kind_name(kind)) + " (rho " + detail::format_number(params.rho);
   if (params.length != 0) text += ", T " + std::to_string(params.length);
   return text + ") on " + family + " rows over " + space.describe();
 }
@@ -199,8 +194,8 @@ Whitening whitening_of(const Eigen::MatrixXd& gram, double eigen_floor) {
   for (Eigen::Index i = m - 1; i >= 0; --i) whitening.eigenvalues.push_back(solver.eigenvalues()[i]);
   const double largest = whitening.eigenvalues.front();
   if (!(largest > 0.0) || !std::isfinite(largest))
-    throw KernelDomainError("the landmarks' kernel matrix has no positive eigenvalue (largest " + number_text(largest) +
-                            ")");
+    throw KernelDomainError("the landmarks' kernel matrix has no positive eigenvalue (largest " +
+                            detail::format_number(largest) + ")");
   Eigen::Index rank = 0;
   while (rank < m && whitening.eigenvalues[static_cast<std::size_t>(rank)] > eigen_floor * largest) ++rank;
   whitening.matrix.resize(m, rank);
@@ -268,15 +263,16 @@ void NystromMap::features(const PreparedModel& model, Row& out) const {
 
 void NystromMap::save(std::ostream& out) const {
   save_header(out, MapRoute::nystrom, domain(), dimension());
-  out << "eigen-floor " << number_text(eigen_floor_) << "\n"
+  out << "eigen-floor " << detail::format_number(eigen_floor_) << "\n"
       << "landmarks " << rows_.size() << "\n";
   for (const Row& row : rows_) out << format_row_line(0, row) << "\n";
   out << "eigenvalues";
-  for (double value : eigenvalues_) out << " " << number_text(value);
+  for (double value : eigenvalues_) out << " " << detail::format_number(value);
   out << "\n"
       << "whitening " << whitening_.rows() << " " << whitening_.cols() << "\n";
   for (Eigen::Index i = 0; i < whitening_.rows(); ++i) {
-    for (Eigen::Index k = 0; k < whitening_.cols(); ++k) out << (k == 0 ? "" : " ") << number_text(whitening_(i, k));
+    for (Eigen::Index k = 0; k < whitening_.cols(); ++k)
+      out << (k == 0 ? "" : " ") << detail::format_number(whitening_(i, k));
     out << "\n";
   }
 }

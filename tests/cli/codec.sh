@@ -19,7 +19,7 @@ pass
 [[ $(cut -d' ' -f1 rows.ppk | tr '\n' ' ') == "1 -0 -1 2.5 0 3 3 4 " ]] || fail "labels or order: $(cut -d' ' -f1 rows.ppk)"
 pass
 # An isotropic Gaussian's row, written out by hand from the layout in gaussian.hpp.
-[[ $(head -1 rows.ppk) == "1 1:1 2:1 3:2 4:1 5:0.10000000000000001 6:-2 7:0.29999999999999999" ]] ||
+[[ $(head -1 rows.ppk) == "1 1:1 2:1 3:2 4:1 5:0.1 6:-2 7:0.3" ]] ||
   fail "row 1: $(head -1 rows.ppk)"
 pass
 

@@ -1,11 +1,28 @@
 """What the command-line tests share to check `ppk gram` output (imported; not a test itself)."""
 import math
+from decimal import Decimal
+
+
+def shortest(x):
+    """x as std::to_chars writes it, and ppk with it: the fewest significant digits that read back
+    as x (Python's repr finds them), in fixed or scientific notation, whichever is shorter (fixed on
+    a tie); whole numbers below 10^15 always fixed."""
+    digits = Decimal(repr(x)).normalize()
+    if digits == digits.to_integral_value() and abs(x) < 1e15:
+        return "%d" % x
+    sign, mantissa, exponent = digits.as_tuple()
+    mantissa = "".join(map(str, mantissa))
+    power = exponent + len(mantissa) - 1
+    scientific = ("-" if sign else "") + mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "") + \
+        "e%s%02d" % ("-" if power < 0 else "+", abs(power))
+    fixed = format(digits, "f")
+    return fixed if len(fixed) <= len(scientific) else scientific
 
 
 def read_gram(path, rows, cols):
     """The matrix `ppk gram` wrote to `path`, checked to be exactly its documented format: `rows`
-    lines, each of `cols` values separated by single spaces, every value printed as %.17g, and a
-    final newline."""
+    lines, each of `cols` values separated by single spaces, every value in the fewest digits that read back as the same double
+    (std::to_chars), and a final newline."""
     text = open(path).read()
     assert text.endswith("\n"), "no final newline"
     lines = text[:-1].split("\n")
@@ -15,7 +32,7 @@ def read_gram(path, rows, cols):
         tokens = line.split(" ")  # single spaces: no empty tokens
         assert len(tokens) == cols, f"{len(tokens)} columns, expected {cols}: {line!r}"
         for t in tokens:
-            assert t == "%.17g" % float(t), f"{t} is not %.17g"
+            assert t == shortest(float(t)), f"{t} is not {shortest(float(t))}, its shortest form"
         matrix.append([float(t) for t in tokens])
     return matrix
 

@@ -138,6 +138,64 @@ TEST(DataFile, ErrorAtNamesTheExample) {
   EXPECT_EQ(std::string(plain.error_at(plain.examples[1], "bad").what()), "train.txt:2: bad");
 }
 
+// DataStream hands out each example as soon as it is complete: a plain line at once, a qid group
+// when the line after it starts another (or the input ends), with the lines it started at.
+TEST(DataStream, GivesExamplesOneAtATimeAsTheyComplete) {
+  std::istringstream in(
+      "1 qid:4 1:1 3:2\n"
+      "1 qid:4 2:5\n"
+      "# a comment\n"
+      "-1 qid:9 7:1\n"
+      "2 qid:3 1:0.5\n"
+      "2 qid:3 2:0.25\n");
+  DataStream stream(in, "sets.txt");
+  Example example;
+  ASSERT_TRUE(stream.next(example));
+  EXPECT_TRUE(stream.grouped());
+  EXPECT_EQ(example.label, 1);
+  EXPECT_EQ(example.qid, 4);
+  EXPECT_EQ(example.line, 1);
+  ASSERT_EQ(example.vectors.size(), 2u);
+  EXPECT_EQ(example.vectors[1][0].coord, 1);
+  EXPECT_EQ(example.vectors[1][0].value, 5);
+  EXPECT_EQ(stream.max_index(), 7);  // the line that ended the group is read
+  ASSERT_TRUE(stream.next(example));
+  EXPECT_EQ(example.qid, 9);
+  EXPECT_EQ(example.line, 4);
+  EXPECT_EQ(example.vectors.size(), 1u);
+  ASSERT_TRUE(stream.next(example));
+  EXPECT_EQ(example.qid, 3);
+  EXPECT_EQ(example.line, 5);
+  EXPECT_EQ(example.vectors.size(), 2u);
+  EXPECT_FALSE(stream.next(example));
+  EXPECT_FALSE(stream.next(example));
+
+  std::istringstream plain("1 2:1\n-1 5:2\n");
+  DataStream rows(plain, "rows.txt");
+  ASSERT_TRUE(rows.next(example));
+  EXPECT_FALSE(rows.grouped());
+  EXPECT_EQ(rows.max_index(), 2);  // nothing read beyond the example handed out
+  ASSERT_TRUE(rows.next(example));
+  EXPECT_EQ(example.label, -1);
+  EXPECT_EQ(example.line, 2);
+  EXPECT_FALSE(rows.next(example));
+}
+
+// The examples before a bad line are handed out; the bad line's error names it when it is reached.
+TEST(DataStream, AnErrorComesWhenItsLineIsRead) {
+  std::istringstream in("1 1:1\n1 2:1\n1 3:x\n");
+  DataStream stream(in, "docs.txt");
+  Example example;
+  ASSERT_TRUE(stream.next(example));
+  ASSERT_TRUE(stream.next(example));
+  try {
+    stream.next(example);
+    FAIL() << "line 3 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("docs.txt:3:"), HasSubstr("value 'x' of index 3 is not a number")));
+  }
+}
+
 TEST(RowFile, ReadsLabelsAndEntries) {
   const std::vector<LabeledRow> rows = read_row_text("1 1:1 2:3 5:0.25\n-2.5 1:1\n");
   ASSERT_EQ(rows.size(), 2u);
@@ -167,7 +225,7 @@ TEST(RowFile, DecodeErrorsNameTheRow) {
 }
 
 TEST(RowFile, FormatRowLine) {
-  EXPECT_EQ(format_row_line(1, Row{{1, 1.0}, {3, 0.1}}), "1 1:1 3:0.10000000000000001");
+  EXPECT_EQ(format_row_line(1, Row{{1, 1.0}, {3, 0.1}}), "1 1:1 3:0.1");
   EXPECT_EQ(format_row_line(-0.5, Row{}), "-0.5");
 }
 

@@ -35,10 +35,10 @@ void add_bernoulli_options(po::options_description& options) {
 }
 
 std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
-  const std::vector<Example>& examples = context.input.data.examples;
   return smoothed_estimator(context,
                             SmoothedFamily{"bernoulli",
                                            [&] {
+                                             const std::vector<Example>& examples = context.input.data().examples;
                                              bool several = false;
                                              for (const Example& example : examples)
                                                several = several || example.vectors.size() > 1;
@@ -47,7 +47,7 @@ std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
                                                    "every example is one vector, and the evidence of one binary draw "
                                                    "is 1/2 whatever the Beta(A, A) prior, so the data cannot choose A; "
                                                    "group each example's vectors with qid:, or give --alpha a number");
-                                             return bernoulli_polya_counts(examples, context.input.dim);
+                                             return bernoulli_polya_counts(examples, context.input.dim());
                                            },
                                            2.0, "2A (Beta(A, A) per feature)", false,
                                            [](Method method, double alpha) {

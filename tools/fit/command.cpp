@@ -33,7 +33,11 @@ INPUT's format is detected from its first line that is neither blank nor a '#'
 comment: a FASTA header '>...', a LIBSVM row (a label, alone or with qid:N or
 index:value fields) or a 'LABEL SEQUENCE' line (a label and anything else). A
 file in a format the family does not read is refused, naming the file, the
-line and what to use instead.
+line and what to use instead. A fit that decides nothing on the whole of INPUT
+(no value chosen by the data, no pool) reads LIBSVM rows 4096 examples at a
+time, so memory does not grow with INPUT; give --dim to spare the pass that
+finds the largest index. A file given with -o is written only if every
+example fits.
 )";
 
 constexpr const char* kEstimatorHelp = R"(
@@ -412,8 +416,7 @@ int run_fit(const std::vector<std::string>& args) {
   // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   const FitInput fit_input = family->read_input(source, values, command);
-  const Dataset& data = fit_input.data;
-  const long dim = fit_input.dim;
+  const long dim = fit_input.dim();
 
   std::optional<PoolFile> pool_from;
   if (values.count("pooled-from")) {
@@ -451,8 +454,8 @@ int run_fit(const std::vector<std::string>& args) {
     std::vector<std::string> lines;
     try {
       lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher,
-                                   parse_adapted_parameters(values["adapt"].as<std::string>()), data,
-                                   example_statistics(*estimator, data, dim), pool.path, threads);
+                                   parse_adapted_parameters(values["adapt"].as<std::string>()), fit_input.data(),
+                                   example_statistics(*estimator, fit_input.data(), dim), pool.path, threads);
     } catch (const OptionError& e) {
       throw UsageError(message_of(e));
     }
@@ -464,13 +467,14 @@ int run_fit(const std::vector<std::string>& args) {
   std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
   std::optional<Statistics> pooled;
   std::vector<Row> rows;
+  OutputFile output(values["output"].as<std::string>());
   if (family->latent && values.count("pooled")) {
-    pooled_examples = example_statistics(*estimator, data, dim);
-    pooled_model = fit_pooled_model(*estimator, data, pooled_examples, threads);
+    pooled_examples = example_statistics(*estimator, fit_input.data(), dim);
+    pooled_model = fit_pooled_model(*estimator, fit_input.data(), pooled_examples, threads);
     rows.push_back(encode_row(*pooled_model));
   } else if (family->latent && values.count("adapt-from")) {
     const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), *family, dim, source.name, command);
-    rows = adapted_rows(*estimator, *model_from_json(pool.model), data, dim, values, threads);
+    rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, values, threads);
   } else {
     if (pool_from && pool_from->statistics) {
       pooled = pool_from->statistics;
@@ -480,17 +484,20 @@ int run_fit(const std::vector<std::string>& args) {
                          " with the options used for " + pool_from->source + ")");
     } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(*family)))) {
       try {
-        pooled = pool_examples(*estimator, data, dim);
+        pooled = pool_examples(*estimator, fit_input.data(), dim);
       } catch (const PoolingUnsupported& e) {
         if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
       }
     }
-    rows = fit_rows(*estimator, data, dim, pooled ? &*pooled : nullptr, lambda, threads);
+    // No choice read the examples, and no pool needs them: INPUT is fitted a chunk at a time.
+    if (const FitSource* rows_to_stream = fit_input.streamable(); rows_to_stream != nullptr && !pooled)
+      fit_streamed_rows(*estimator, *rows_to_stream, dim, threads, output.stream());
+    else
+      rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
   }
 
-  std::vector<std::string> lines(rows.size());
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    lines[i] = format_row_line(pooled_model ? 0.0 : data.examples[i].label, rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    output.stream() << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
   if (values.count("save-pooled")) {
     PoolFile pool;
     pool.source = source.name;
@@ -508,7 +515,7 @@ int run_fit(const std::vector<std::string>& args) {
     write_pool_file(values["save-pooled"].as<std::string>(), pool);
   }
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
-  write_lines(values["output"].as<std::string>(), lines);
+  output.commit();
   return 0;
 }
 

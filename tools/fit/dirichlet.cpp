@@ -50,8 +50,8 @@ const OptionFlags kDirichletFlags{
 // N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
 // from --pooled-from.
 void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& options) {
-  const Dataset& data = context.input.data;
-  const long dim = context.input.dim;
+  const Dataset& data = context.input.data();
+  const long dim = context.input.dim();
   const std::unique_ptr<Estimator> reader = dirichlet_estimator(DirichletFitOptions{});
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});

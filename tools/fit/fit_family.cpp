@@ -14,28 +14,72 @@
 namespace ppk::cli {
 namespace {
 
-// The models' dimension: --dim, or the largest index in the data.
-long model_dimension(const Dataset& data, const po::variables_map& values) {
-  if (!values.count("dim")) {
-    if (data.max_index == 0 && !data.examples.empty())
-      throw InputError(data.source + ": no example has any feature; give --dim D");
-    return data.max_index;
-  }
+// --dim, or nothing when it is absent.
+std::optional<long> dim_option(const po::variables_map& values) {
+  if (!values.count("dim")) return std::nullopt;
   const long dim = values["dim"].as<long>();
   if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
   return dim;
 }
 
+// The models' dimension without --dim: the largest index of INPUT's examples.
+long largest_index(const std::string& source, long max_index, bool has_examples) {
+  if (max_index == 0 && has_examples) throw InputError(source + ": no example has any feature; give --dim D");
+  return max_index;
+}
+
 constexpr FitFormats kRows{true, true, false, false};
+
+// Examples fitted (and held) at a time by fit_streamed_rows.
+constexpr std::size_t kChunkExamples = 4096;
+
+// The row of example i of `data` (fit_rows); an example that cannot be fitted is an InputError naming it.
+Row fit_row(const Estimator& estimator, const Dataset& data, std::size_t i, long dim, const Statistics* pooled,
+            double lambda) {
+  const Example& example = data.examples[i];
+  std::unique_ptr<Model> model;
+  try {
+    model = estimate(estimator, example.vectors, dim, pooled, lambda);
+  } catch (const PoolingUnsupported& e) {
+    throw UsageError(message_of(e));
+  } catch (const EstimationError& e) {
+    throw data.error_at(example, message_of(e));
+  }
+  return encode_row(*model);
+}
 
 }  // namespace
 
+FitInput::FitInput(const FitSource& source, std::optional<long> dim) : source_(&source), dim_(dim) {}
+
+FitInput::FitInput(Dataset data, long dim) : data_(std::move(data)), dim_(dim) {}
+
+const Dataset& FitInput::data() const {
+  if (!data_) {
+    const std::unique_ptr<std::istream> in = source_->open();
+    data_ = read_data(*in, source_->name);
+  }
+  return *data_;
+}
+
+long FitInput::dim() const {
+  if (!dim_) {
+    if (data_) {
+      dim_ = largest_index(data_->source, data_->max_index, !data_->examples.empty());
+    } else {
+      const std::unique_ptr<std::istream> in = source_->open();
+      DataStream stream(*in, source_->name);
+      Example example;
+      bool any = false;
+      while (stream.next(example)) any = true;
+      dim_ = largest_index(source_->name, stream.max_index(), any);
+    }
+  }
+  return *dim_;
+}
+
 FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values) {
-  FitInput out;
-  std::istringstream text(source.text);
-  out.data = read_data(text, source.name);
-  out.dim = model_dimension(out.data, values);
-  return out;
+  return FitInput(source, dim_option(values));
 }
 
 FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
@@ -94,19 +138,36 @@ CovarianceForm covariance_form(const std::string& form) {
 std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long dim, const Statistics* pooled,
                           double lambda, unsigned threads) {
   std::vector<Row> rows(data.examples.size());
-  for_each_index(data.examples.size(), threads, "fitting", [&](std::size_t i) {
-    const Example& example = data.examples[i];
-    std::unique_ptr<Model> model;
-    try {
-      model = estimate(estimator, example.vectors, dim, pooled, lambda);
-    } catch (const PoolingUnsupported& e) {
-      throw UsageError(message_of(e));
-    } catch (const EstimationError& e) {
-      throw data.error_at(example, message_of(e));
-    }
-    rows[i] = encode_row(*model);
-  });
+  for_each_index(data.examples.size(), threads, "fitting",
+                 [&](std::size_t i) { rows[i] = fit_row(estimator, data, i, dim, pooled, lambda); });
   return rows;
+}
+
+void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, unsigned threads,
+                       std::ostream& out) {
+  const std::unique_ptr<std::istream> in = source.open();
+  DataStream stream(*in, source.name);
+  Dataset chunk;
+  chunk.source = source.name;
+  std::vector<std::string> lines;
+  long first_number = 1;
+  for (;;) {
+    chunk.examples.clear();
+    Example example;
+    while (chunk.examples.size() < kChunkExamples && stream.next(example)) chunk.examples.push_back(std::move(example));
+    if (chunk.examples.empty()) return;
+    chunk.grouped = stream.grouped();
+    const std::size_t count = chunk.examples.size();
+    lines.resize(count);
+    for_each_index(count, threads,
+                   "fitting examples " + std::to_string(first_number) + "-" +
+                       std::to_string(first_number + static_cast<long>(count) - 1),
+                   [&](std::size_t i) {
+                     lines[i] = format_row_line(chunk.examples[i].label, fit_row(estimator, chunk, i, dim, nullptr, 0));
+                   });
+    for (const std::string& line : lines) out << line << '\n';
+    first_number += static_cast<long>(count);
+  }
 }
 
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help) {

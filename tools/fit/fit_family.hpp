@@ -20,11 +20,31 @@
 
 namespace ppk::cli {
 
-// The examples to fit, the models' dimension, and files to write when every example fits.
-struct FitInput {
-  Dataset data;
-  long dim = 0;
+// The examples to fit, the models' dimension, and files to write when every example fits. LIBSVM
+// rows are read when first asked for (data()): a per-example fit that makes no choice on INPUT (a
+// smoothing chosen by cross-validation or evidence, a pooled prior or base, a pool to save) never
+// asks, and streams INPUT instead (fit_streamed_rows), holding one chunk of examples.
+class FitInput {
+ public:
+  // The LIBSVM rows of `source` (which must outlive this), read when asked for; the dimension
+  // `dim`, or, when nothing, INPUT's largest index.
+  FitInput(const FitSource& source, std::optional<long> dim);
+  // Examples read already (symbol sequences).
+  FitInput(Dataset data, long dim);
+
+  // Every example, read on the first call.
+  const Dataset& data() const;
+  // The models' dimension; without --dim, INPUT's largest index (a pass over INPUT if it is not read).
+  long dim() const;
+  // The LIBSVM rows to stream, when they have not been read (else null).
+  const FitSource* streamable() const { return data_ ? nullptr : source_; }
+
   std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
+
+ private:
+  const FitSource* source_ = nullptr;
+  mutable std::optional<Dataset> data_;
+  mutable std::optional<long> dim_;
 };
 // INPUT as examples; `command` ("ppk fit lds") names the command in messages.
 using InputReader = FitInput (*)(const FitSource& source, const po::variables_map& values, const std::string& command);
@@ -79,7 +99,8 @@ const std::vector<FitFamily>& fit_families();
 FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command);
 // qid-grouped LIBSVM rows, one sequence per group.
 FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command);
-// INPUT's LIBSVM rows (its format checked by the caller); the dimension from --dim or the data.
+// INPUT's LIBSVM rows (its format checked by the caller), read when asked for; the dimension from
+// --dim or the data.
 FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values);
 // The formats of read_sequence_input.
 inline constexpr FitFormats kSequenceRows{false, true, false, false};
@@ -96,6 +117,11 @@ CovarianceForm covariance_form(const std::string& form);
 // threads. `pooled` (null: none) and `lambda` are --shrink's pool and weight.
 std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long dim, const Statistics* pooled,
                           double lambda, unsigned threads);
+// fit_rows over the LIBSVM rows of `source` a chunk of examples at a time, each row's line written to
+// `out` in input order: memory is one chunk of examples and their rows, whatever the number of
+// examples. The rows are those of fit_rows on the whole file.
+void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, unsigned threads,
+                       std::ostream& out);
 
 // --iterations (default `iterations`), --tolerance, --restarts and --seed of the EM fits.
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help);

@@ -53,8 +53,8 @@ const OptionFlags kGammaFlags{{"prior_shape", "--prior-shape"},
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
 // read from --pooled-from.
 void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
-  const Dataset& data = context.input.data;
-  const long dim = context.input.dim;
+  const Dataset& data = context.input.data();
+  const long dim = context.input.dim();
   const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});

@@ -55,8 +55,8 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
   }
   if (!values["prior-rate"].defaulted())
     throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
-  const Dataset& data = context.input.data;
-  const long dim = context.input.dim;
+  const Dataset& data = context.input.data();
+  const long dim = context.input.dim();
   const std::unique_ptr<Estimator> statistics_of = make(FitOptions{});
   LazyExampleStatistics examples(*statistics_of, data, dim);
   const Eigen::MatrixXd means = context.choices.matrix(means_name, [&] {

@@ -77,8 +77,8 @@ const OptionFlags kGaussianFlags{{"covariance", "--cov"},
 // --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
 // file (by maximum evidence for --prior-count auto) or read from --pooled-from.
 void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
-  const Dataset& data = context.input.data;
-  options.prior_centre = pooled_covariance_centre(data, context.input.dim, options.covariance, context.choices);
+  const Dataset& data = context.input.data();
+  options.prior_centre = pooled_covariance_centre(data, context.input.dim(), options.covariance, context.choices);
   const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + message_of(e)); };
   const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
   if (count) {
@@ -88,8 +88,8 @@ void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options)
   options.prior_count = context.choices.value("prior-count", [&] {
     StrengthChoice choice;
     try {
-      choice = maximise_evidence(gaussian_prior_evidence(example_statistics(data, context.input.dim, options.covariance),
-                                                         options.covariance, *options.prior_centre));
+      choice = maximise_evidence(gaussian_prior_evidence(
+          example_statistics(data, context.input.dim(), options.covariance), options.covariance, *options.prior_centre));
     } catch (const EstimationError& e) {
       throw in_input(e);
     }

@@ -131,14 +131,14 @@ DataFormat hmm_format(const po::variables_map& values, const FitSource& source) 
 // --pooled --states auto: M by the held-out likelihood of the pooled model (choose_pooled_states).
 Choice pooled_state_choice(const FitContext& context, const HmmFitOptions& options) {
   const std::vector<Statistics> examples =
-      example_statistics(*hmm_estimator(options), context.input.data, context.input.dim);
+      example_statistics(*hmm_estimator(options), context.input.data(), context.input.dim());
   try {
     return held_out_size(choose_pooled_states(examples, options, default_state_grid(), threads_option(context.values)),
                          "every fifth sequence under the pooled HMM of the others", "M");
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   } catch (const EstimationError& e) {
-    throw InputError(context.input.data.source + ": choosing the number of states: " + message_of(e));
+    throw InputError(context.input.data().source + ": choosing the number of states: " + message_of(e));
   }
 }
 
@@ -229,21 +229,21 @@ FitInput read_hmm_input(const FitSource& source, const po::variables_map& values
     InputFile file(values["alphabet-from"].as<std::string>());
     alphabet = read_alphabet(file.stream(), file.name());
   }
-  std::istringstream text(source.text);
+  const std::unique_ptr<std::istream> text = source.open();
   const SequenceSet set = read_sequences(
-      text, source.name, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
-  FitInput out;
-  out.data.source = set.source;
-  out.data.max_index = set.alphabet->size();
-  out.dim = set.alphabet->size();
+      *text, source.name, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
+  Dataset data;
+  data.source = set.source;
+  data.max_index = set.alphabet->size();
   for (const SymbolSequence& sequence : set.sequences) {
     Example example;
     example.label = sequence.label;
     example.line = sequence.line;
     example.vectors.reserve(sequence.symbols.size());
     for (long symbol : sequence.symbols) example.vectors.push_back(SparseVector{Feature{symbol, 1.0}});
-    out.data.examples.push_back(std::move(example));
+    data.examples.push_back(std::move(example));
   }
+  FitInput out(std::move(data), set.alphabet->size());
   if (values.count("save-alphabet"))
     out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
                                   std::vector<std::string>{set.alphabet->symbols()});

@@ -232,8 +232,8 @@ Dataset read_datum_file(const std::string& path) {
                    source.format && source.format->grouped
                        ? "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)"
                        : "");
-  std::istringstream text(source.text);
-  return read_data(text, source.name);
+  const std::unique_ptr<std::istream> text = source.open();
+  return read_data(*text, source.name);
 }
 
 // The example's vector as a dense D-vector; an index beyond D is an error naming the line.

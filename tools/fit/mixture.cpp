@@ -95,7 +95,8 @@ void add_mixture_fit_options(po::options_description& options) {
 // --pooled --components auto: K by the held-out likelihood of the pooled mixture (choose_pooled_components).
 Choice pooled_component_choice(const FitContext& context, const MixtureFitOptions& options) {
   std::vector<Eigen::MatrixXd> sets;
-  for (const Statistics& example : example_statistics(*mixture_estimator(options), context.input.data, context.input.dim))
+  for (const Statistics& example :
+       example_statistics(*mixture_estimator(options), context.input.data(), context.input.dim()))
     sets.push_back(example.sums.at("x"));
   try {
     return held_out_size(choose_pooled_components(sets, options, default_component_grid()),
@@ -103,7 +104,7 @@ Choice pooled_component_choice(const FitContext& context, const MixtureFitOption
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   } catch (const EstimationError& e) {
-    throw InputError(context.input.data.source + ": choosing the number of components: " + message_of(e));
+    throw InputError(context.input.data().source + ": choosing the number of components: " + message_of(e));
   }
 }
 

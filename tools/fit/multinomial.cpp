@@ -106,10 +106,10 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     } catch (const nlohmann::json::exception&) {
       throw InputError(from->path + ": \"base\": expected {\"level_values\", \"level_counts\", \"word_levels\"}");
     }
-    if (static_cast<long>(leveled->word_level.size()) != context.input.dim)
+    if (static_cast<long>(leveled->word_level.size()) != context.input.dim())
       throw UsageError(from->path + " holds the pooled base of " + from->source + " over " +
                        std::to_string(leveled->word_level.size()) + " words, but " + input +
-                       " has D = " + std::to_string(context.input.dim) + " (give both files the same --dim)");
+                       " has D = " + std::to_string(context.input.dim()) + " (give both files the same --dim)");
     // The table is checked as a row's would be (a model with no listed word), and every word's level
     // against it: the level counts are the number of words at each level.
     std::vector<long> words_at(leveled->levels.count.size(), 0);
@@ -121,7 +121,7 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
     if (words_at != leveled->levels.count)
       throw InputError(from->path + ": \"base\": \"level_counts\" differ from the number of words at each level");
     try {
-      MultinomialModel(LeveledProbabilities{context.input.dim, 1.0, leveled->levels, {}, {}, {}}, Trials());
+      MultinomialModel(LeveledProbabilities{context.input.dim(), 1.0, leveled->levels, {}, {}, {}}, Trials());
     } catch (const ModelError& e) {
       throw InputError(from->path + ": \"base\": " + message_of(e));
     }
@@ -130,8 +130,8 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
       throw UsageError("--base pooled on " + input +
                        " needs --save-pooled POOL (the training file, whose base the "
                        "test file must share) or --pooled-from POOL (a test file)");
-    const Dataset& data = context.input.data;
-    std::vector<double> pooled(static_cast<std::size_t>(context.input.dim), 0.0);
+    const Dataset& data = context.input.data();
+    std::vector<double> pooled(static_cast<std::size_t>(context.input.dim()), 0.0);
     for (const Example& example : data.examples)
       for (const SparseVector& vector : example.vectors)
         for (const Feature& feature : vector) {
@@ -182,7 +182,7 @@ Trials trials_option(const po::variables_map& values) {
 }
 
 std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
-  const long dim = context.input.dim;
+  const long dim = context.input.dim();
   std::shared_ptr<const LeveledBase> base = base_option(context);
   const Trials trials = trials_option(context.values);
   return smoothed_estimator(
@@ -192,7 +192,7 @@ std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
                                 Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
                                 if (base)
                                   for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
-                                return multinomial_polya_counts(context.input.data.examples, m);
+                                return multinomial_polya_counts(context.input.data().examples, m);
                               },
                               static_cast<double>(dim), "alpha D", true,
                               [&](Method method, double alpha) {

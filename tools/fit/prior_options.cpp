@@ -57,7 +57,7 @@ bool pooled_prior_option(const po::variables_map& values, Method method, bool& p
 
 Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,
                                          const std::vector<std::string>& statistic_names) {
-  const long dim = context.input.dim;
+  const long dim = context.input.dim();
   const auto columns = static_cast<Eigen::Index>(statistic_names.size());
   const Eigen::MatrixXd centre = context.choices.matrix("prior-centre", [&] {
     Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(dim, columns);
@@ -72,7 +72,7 @@ Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleS
   if (centre.rows() != dim || centre.cols() != columns)
     throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior-centre of " +
                      std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " +
-                     context.input.data.source + " needs " + std::to_string(dim) + " x " + std::to_string(columns) +
+                     context.input.data().source + " needs " + std::to_string(dim) + " x " + std::to_string(columns) +
                      ": fit both files with the same family and --dim");
   return centre;
 }
@@ -104,7 +104,7 @@ bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<
 std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
                                                 const PriorCountChooser& choose) {
   return covariance_prior_option(context.values, number_or_auto(context.values, "prior-count", "auto"),
-                                 context.input.data, context.input.dim, form, reader, context.choices, choose);
+                                 context.input.data(), context.input.dim(), form, reader, context.choices, choose);
 }
 
 void add_lds_prior_options(po::options_description& options) {
@@ -140,9 +140,9 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
     if (!chosen) {
       std::vector<Eigen::MatrixXd> sequences;
       const std::unique_ptr<Estimator> reader = lds_estimator(options);
-      for (const Example& example : context.input.data.examples) {
+      for (const Example& example : context.input.data().examples) {
         try {
-          sequences.push_back(reader->statistics(example.vectors, context.input.dim).sums.at("x"));
+          sequences.push_back(reader->statistics(example.vectors, context.input.dim()).sums.at("x"));
         } catch (const EstimationError&) {  // reported with its line when the example is fitted
         }
       }

@@ -104,7 +104,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
   if (values.count("estimator"))
     throw UsageError("--alpha auto chooses between maximum-likelihood rows and posterior means itself; drop --estimator");
   if (values.count("shrink")) throw UsageError("--alpha auto and --shrink exclude each other");
-  const Dataset& data = context.input.data;
+  const Dataset& data = context.input.data();
   std::vector<double> labels;
   for (const Example& example : data.examples) labels.push_back(example.label);
   const unsigned threads = threads_option(values);
@@ -126,7 +126,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
         } catch (const EstimationError& e) {
           throw InputError(message_of(e));
         }
-        return fit_rows(*estimator, data, context.input.dim, nullptr, 0, threads);
+        return fit_rows(*estimator, data, context.input.dim(), nullptr, 0, threads);
       },
       context.command, context.source.name);
   return {choice.smoothing.ml ? Method::ml : Method::posterior, choice.smoothing.alpha, text, choice.how, choice.record};

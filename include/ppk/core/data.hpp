@@ -79,6 +79,22 @@ struct Dataset {
 // Reads a data file. Throws InputError "SOURCE:LINE: ...".
 Dataset read_data(std::istream& in, const std::string& source);
 
+// read_data one example at a time, holding one example (and in a grouped file the line that starts
+// the next): for files of any number of examples.
+class DataStream {
+ public:
+  DataStream(std::istream& in, std::string source);
+  ~DataStream();
+  // The next example into `example`; false at the end of the input. Throws InputError as read_data.
+  bool next(Example& example);
+  bool grouped() const;    // whether the first data line carries qid: (false before it is read)
+  long max_index() const;  // the largest LIBSVM index read so far (0 if none)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // The formats of `ppk fit` input, told apart by one rule for every fit command, line by line:
 //   fasta    a FASTA header, '>' first;
