@@ -53,9 +53,9 @@ class LogOfProduct {
 // scaled_forward_backward with M known at compile time (or Eigen::Dynamic). Each step works on
 // local vectors: at fixed M the step's M x M product is unrolled and the vectors stay in
 // registers, where dynamic-size expressions reading the previous step back from the storage
-// spend most of their time in set-up and in loads waiting on the store just made (M = 2: 4 times
-// slower). The backward pass keeps beta_t local and writes gamma_t over alpha_t once xi_{t-1} has
-// used alpha_{t-1}. (At Eigen::Dynamic the local vectors and xi's sum are allocated once per call.)
+// spend most of their time in set-up and in loads waiting on the store just made (docs/
+// performance.md, the per-sequence fit). The backward pass keeps beta_t local and writes gamma_t over alpha_t once
+// xi_{t-1} has used alpha_{t-1}. (At Eigen::Dynamic the local vectors and xi's sum are allocated once per call.)
 template <int M>
 double scaled_recursions(const MarkovChain& chain, ForwardBackwardStorage& storage,
                          Eigen::Ref<Eigen::MatrixXd>& transition_counts) {
