@@ -4,6 +4,9 @@
 // against a straightforward implementation of the same recursion written here,
 //     Phi_t(q, q') = sum_{p, p'} A(p, q)^rho A'(p', q')^rho psi(p, p') Phi_{t-1}(p, p')   O(T M^2 N^2),
 // with the powers taken inside the loop and each step rescaled, as a first implementation would.
+// BM_FitHmmDnaSequence: one per-sequence fit of ppk fit hmm --states 2 --alphabet ACGT (Baum-Welch,
+// 3 restarts of at most 400 iterations, tolerance 1e-8) to a 275-base sequence of the sequences
+// demo's generator (examples/make_sequences.py, class +1), the cost of each row of bench/map_hmm.sh.
 #include <cmath>
 #include <memory>
 #include <random>
@@ -13,6 +16,7 @@
 #include <Eigen/Core>
 
 #include "ppk/core/kernel.hpp"
+#include "ppk/estimate/estimate.hpp"
 #include "random_hmm.hpp"
 
 namespace {
@@ -84,6 +88,33 @@ void hmm_sizes(benchmark::internal::Benchmark* bench) {
 
 BENCHMARK(BM_HmmKernel)->Apply(hmm_sizes);
 BENCHMARK(BM_HmmKernelStraightforward)->Apply(hmm_sizes);
+
+// T bases from examples/make_sequences.py's class +1: an AT-rich and a GC-rich state, kept with
+// probability 0.97 at each step.
+std::vector<long> dna_sequence(long length, unsigned seed) {
+  const double emissions[2][4] = {{0.35, 0.15, 0.15, 0.35}, {0.15, 0.35, 0.35, 0.15}};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<long> out;
+  int state = static_cast<int>(rng() % 2);
+  for (long t = 0; t < length; ++t) {
+    std::discrete_distribution<long> base(emissions[state], emissions[state] + 4);
+    out.push_back(base(rng));
+    if (uniform(rng) > 0.97) state = 1 - state;
+  }
+  return out;
+}
+
+void BM_FitHmmDnaSequence(benchmark::State& state) {
+  const std::vector<long> sequence = dna_sequence(state.range(0), 1);
+  ppk::HmmFitOptions options;  // ppk fit hmm's defaults: 3 restarts, at most 400 iterations, tolerance 1e-8
+  options.states = 2;
+  options.seed = 1;
+  std::size_t iterations = 0;
+  for (auto _ : state) iterations = ppk::fit_discrete_hmm(sequence, 4, options).log_likelihoods.size() - 1;
+  state.counters["best restart's iterations"] = static_cast<double>(iterations);
+}
+BENCHMARK(BM_FitHmmDnaSequence)->ArgName("T")->Arg(275)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

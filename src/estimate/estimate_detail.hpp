@@ -140,7 +140,27 @@ struct ChainPosteriors {
   Eigen::MatrixXd states;             // gamma_t(q), n x M
   Eigen::MatrixXd transition_counts;  // sum_t xi_t(p, q), M x M
 };
-// The scaled forward-backward recursions, from log p_q(x_t) (n x M).
+// The storage of scaled_forward_backward over one sequence of n steps: M x n, column t for x_t.
+// `emissions` holds b_t(q) = p_q(x_t) / m_t, for any m_t > 0; with m_t = max_q p_q(x_t) no step
+// can underflow, as every b_t has an entry 1 and every alpha_t is renormalised to sum 1.
+// `states` returns gamma_t(q) = P(s_t = q | X), `scales` the normalisers c_t (n).
+struct ForwardBackwardStorage {
+  Eigen::Ref<const Eigen::MatrixXd> emissions;
+  Eigen::Ref<Eigen::MatrixXd> states;
+  Eigen::Ref<Eigen::VectorXd> scales;
+};
+// The scaled forward-backward recursions (Rabiner 1989, section V.A) in the caller's storage,
+// allocating nothing for M <= 6 states (Baum-Welch runs them on every iteration):
+//   alpha_0 = pi .* b_0 / c_0,  alpha_t = (A' alpha_{t-1}) .* b_t / c_t,  c_t making alpha_t sum to 1;
+//   beta_{n-1} = 1,  beta_{t-1} = A (b_t .* beta_t / c_t);  gamma_t = alpha_t .* beta_t;
+//   sum_t xi_t = A .* sum_{t>=1} alpha_{t-1} (b_t .* beta_t / c_t)' into `transition_counts` (M x M).
+// Returns sum_t log c_t = log p(x_0..x_{n-1}) - sum_t log m_t.
+double scaled_forward_backward(const MarkovChain& chain, ForwardBackwardStorage storage,
+                               Eigen::Ref<Eigen::MatrixXd> transition_counts);
+// b_t(q) = exp(log p_q(x_t) - log m_t), m_t = max_q p_q(x_t), from `log_emissions` (n x M) into
+// `scaled` (M x n) for scaled_forward_backward; returns sum_t log m_t.
+double scale_log_emissions(const Eigen::Ref<const Eigen::MatrixXd>& log_emissions, Eigen::Ref<Eigen::MatrixXd> scaled);
+// scaled_forward_backward from log p_q(x_t) (n x M), in storage of its own.
 ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<const Eigen::MatrixXd>& log_emissions);
 // Each row of `counts` plus the pseudo-counts (a matrix of counts' shape, or a on every entry),
 // divided by its sum; a row whose sum is 0 keeps its value in `rows`.

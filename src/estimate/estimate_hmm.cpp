@@ -2,6 +2,7 @@
 // multinomial) or Gaussian emissions. Like the mixtures, an HMM is not an exponential family: the
 // estimator keeps the example's sequence (the symbols, or the data matrix "x") and cannot pool.
 // Also the pooled HMM of many sequences and its MAP adaptation to one (adaptation.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,29 +25,111 @@ namespace ppk {
 
 namespace detail {
 
+namespace {
+
+// sum_t log c_t as the logs of running products of the c_t: one log per hundreds of steps rather
+// than one per step. A product is logged and restarted when it leaves [1e-100, 1e100], and a c_t
+// outside that range is logged alone, so no product overflows or underflows.
+class LogOfProduct {
+ public:
+  void add(double c) {
+    if (!(c >= kSmallest && c <= kLargest)) {
+      log_ += std::log(c);  // also 0 (-inf) and NaN, which then stay in the sum
+      return;
+    }
+    product_ *= c;
+    if (product_ < kSmallest || product_ > kLargest) {
+      log_ += std::log(product_);
+      product_ = 1.0;
+    }
+  }
+  double value() const { return log_ + std::log(product_); }
+
+ private:
+  static constexpr double kSmallest = 1e-100, kLargest = 1e100;
+  double log_ = 0.0, product_ = 1.0;
+};
+
+// scaled_forward_backward with M known at compile time (or Eigen::Dynamic). Each step works on
+// local vectors: at fixed M the step's M x M product is unrolled and the vectors stay in
+// registers, where dynamic-size expressions reading the previous step back from the storage
+// spend most of their time in set-up and in loads waiting on the store just made (docs/
+// performance.md, the per-sequence fit). The backward pass keeps beta_t local and writes gamma_t over alpha_t once
+// xi_{t-1} has used alpha_{t-1}. (At Eigen::Dynamic the local vectors and xi's sum are allocated once per call.)
+template <int M>
+double scaled_recursions(const MarkovChain& chain, ForwardBackwardStorage& storage,
+                         Eigen::Ref<Eigen::MatrixXd>& transition_counts) {
+  using Vector = Eigen::Matrix<double, M, 1>;
+  using Square = Eigen::Matrix<double, M, M>;
+  const Eigen::Index m = chain.start.size(), n = storage.emissions.cols();
+  const Eigen::Map<const Square> a(chain.transitions.data(), m, m);
+  const auto b = [&](Eigen::Index t) {
+    return Eigen::Map<const Vector>(storage.emissions.data() + t * storage.emissions.outerStride(), m);
+  };
+  const auto states = [&](Eigen::Index t) {
+    return Eigen::Map<Vector>(storage.states.data() + t * storage.states.outerStride(), m);
+  };
+  Eigen::Ref<Eigen::VectorXd>& scale = storage.scales;
+  LogOfProduct log_scale;
+  Vector alpha = Eigen::Map<const Vector>(chain.start.data(), m).cwiseProduct(b(0)), next(m);
+  for (Eigen::Index t = 0;;) {
+    scale(t) = alpha.sum();
+    log_scale.add(scale(t));
+    alpha /= scale(t);
+    states(t) = alpha;
+    if (++t == n) break;
+    next.noalias() = a.transpose() * alpha;
+    alpha = next.cwiseProduct(b(t));
+  }
+  Vector& beta = next;
+  Vector& ahead = alpha;  // b_t .* beta_t / c_t
+  Square xi = Square::Zero(m, m);
+  beta.setOnes();
+  for (Eigen::Index t = n - 1; t > 0; --t) {
+    ahead = b(t).cwiseProduct(beta) * (1.0 / scale(t));  // 1 / c_t off the chain of steps
+    xi.noalias() += states(t - 1) * ahead.transpose();
+    states(t) = states(t).cwiseProduct(beta);
+    beta.noalias() = a * ahead;
+  }
+  states(0) = states(0).cwiseProduct(beta);
+  transition_counts = a.cwiseProduct(xi);
+  return log_scale.value();
+}
+
+}  // namespace
+
+double scaled_forward_backward(const MarkovChain& chain, ForwardBackwardStorage storage,
+                               Eigen::Ref<Eigen::MatrixXd> transition_counts) {
+  switch (chain.start.size()) {
+    case 1: return scaled_recursions<1>(chain, storage, transition_counts);
+    case 2: return scaled_recursions<2>(chain, storage, transition_counts);
+    case 3: return scaled_recursions<3>(chain, storage, transition_counts);
+    case 4: return scaled_recursions<4>(chain, storage, transition_counts);
+    case 5: return scaled_recursions<5>(chain, storage, transition_counts);
+    case 6: return scaled_recursions<6>(chain, storage, transition_counts);
+    default: return scaled_recursions<Eigen::Dynamic>(chain, storage, transition_counts);
+  }
+}
+
+double scale_log_emissions(const Eigen::Ref<const Eigen::MatrixXd>& log_emissions, Eigen::Ref<Eigen::MatrixXd> scaled) {
+  double log_scale = 0.0;
+  for (Eigen::Index t = 0; t < log_emissions.rows(); ++t) {
+    const double log_max = log_emissions.row(t).maxCoeff();  // log m_t
+    scaled.col(t) = detail::exp_entries(log_emissions.row(t).transpose().array() - log_max).matrix();
+    log_scale += log_max;
+  }
+  return log_scale;
+}
+
 ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<const Eigen::MatrixXd>& log_emissions) {
   const Eigen::Index n = log_emissions.rows(), m = log_emissions.cols();
-  const Eigen::VectorXd log_max = log_emissions.rowwise().maxCoeff();  // log m_t
-  const Eigen::MatrixXd b = detail::exp_entries((log_emissions.colwise() - log_max).array()).matrix();
-  Eigen::MatrixXd alpha(n, m);
-  Eigen::VectorXd scale(n);  // c_t
-  alpha.row(0) = chain.start.transpose().cwiseProduct(b.row(0));
-  for (Eigen::Index t = 0; t < n; ++t) {
-    if (t > 0) alpha.row(t) = (alpha.row(t - 1) * chain.transitions).cwiseProduct(b.row(t));
-    scale(t) = alpha.row(t).sum();
-    alpha.row(t) /= scale(t);
-  }
-  // beta_t, and (b_t .* beta_t) / c_t for t >= 1, the factor xi_{t-1} takes from step t.
-  Eigen::MatrixXd beta(n, m), ahead(n, m);
-  beta.row(n - 1).setOnes();
-  for (Eigen::Index t = n - 1; t > 0; --t) {
-    ahead.row(t) = b.row(t).cwiseProduct(beta.row(t)) / scale(t);
-    beta.row(t - 1) = (chain.transitions * ahead.row(t).transpose()).transpose();
-  }
+  Eigen::MatrixXd b(m, n), states(m, n);
+  Eigen::VectorXd scale(n);
   ChainPosteriors out;
-  out.log_likelihood = scale.array().log().sum() + log_max.sum();
-  out.states = alpha.cwiseProduct(beta);
-  out.transition_counts = chain.transitions.cwiseProduct(alpha.topRows(n - 1).transpose() * ahead.bottomRows(n - 1));
+  out.transition_counts.resize(m, m);
+  const double log_scale = scale_log_emissions(log_emissions, b);
+  out.log_likelihood = scaled_forward_backward(chain, {b, states, scale}, out.transition_counts) + log_scale;
+  out.states = states.transpose();
   return out;
 }
 
@@ -103,7 +186,6 @@ namespace {
 constexpr const char* kDiscreteOnly = "a symbol sequence adapts only an HMM whose emissions are one-event multinomials";
 
 using Chain = detail::MarkovChain;
-using Posteriors = detail::ChainPosteriors;
 using detail::normalise_rows;
 using detail::random_rows;
 
@@ -142,11 +224,12 @@ struct ChainPrior {
 class Emissions {
  public:
   virtual ~Emissions() = default;
-  // log p_q(x_t), n x M.
-  virtual Eigen::MatrixXd log_probabilities() const = 0;
+  // b_t(q) = p_q(x_t) / m_t, m_t = max_q p_q(x_t), into `scaled` (M x n, column t; see
+  // detail::ForwardBackwardStorage); returns sum_t log m_t.
+  virtual double scaled_probabilities(Eigen::Ref<Eigen::MatrixXd> scaled) const = 0;
   // The emissions' terms of the penalised (MAP) objective L.
   virtual double log_prior() const = 0;
-  // The M-step from gamma_t(q) (n x M).
+  // The M-step from gamma_t(q) (M x n, column t).
   virtual void update(const Eigen::MatrixXd& states) = 0;
   virtual std::unique_ptr<Model> model(std::size_t q) const = 0;
 };
@@ -155,21 +238,31 @@ class Emissions {
 class DiscreteEmissions : public Emissions {
  public:
   DiscreteEmissions(const std::vector<long>& sequence, Eigen::MatrixXd probabilities, TablePrior prior)
-      : sequence_(sequence), probabilities_(std::move(probabilities)), prior_(std::move(prior)) {}
-  Eigen::MatrixXd log_probabilities() const override {
-    const Eigen::MatrixXd log_e = probabilities_.array().log().matrix();
-    Eigen::MatrixXd out(static_cast<Eigen::Index>(sequence_.size()), log_e.rows());
-    for (std::size_t t = 0; t < sequence_.size(); ++t)
-      out.row(static_cast<Eigen::Index>(t)) = log_e.col(sequence_[t]).transpose();
-    return out;
+      : sequence_(sequence),
+        probabilities_(std::move(probabilities)),
+        prior_(std::move(prior)),
+        counts_(probabilities_.rows(), probabilities_.cols()),
+        scaled_(probabilities_.rows(), probabilities_.cols()),
+        log_maxima_(probabilities_.cols()) {
+    scale_table();
+  }
+  // b_t = column x_t of E divided by its largest entry: a look-up, no exp or log per step.
+  double scaled_probabilities(Eigen::Ref<Eigen::MatrixXd> scaled) const override {
+    double log_scale = 0.0;
+    for (std::size_t t = 0; t < sequence_.size(); ++t) {
+      scaled.col(static_cast<Eigen::Index>(t)) = scaled_.col(sequence_[t]);
+      log_scale += log_maxima_(sequence_[t]);
+    }
+    return log_scale;
   }
   double log_prior() const override { return prior_.log_prior(probabilities_); }
   // E_qo ∝ sum_{t: x_t = o} gamma_t(q) + the pseudo-count.
   void update(const Eigen::MatrixXd& states) override {
-    Eigen::MatrixXd counts = Eigen::MatrixXd::Zero(probabilities_.rows(), probabilities_.cols());
+    counts_.setZero();
     for (std::size_t t = 0; t < sequence_.size(); ++t)
-      counts.col(sequence_[t]) += states.row(static_cast<Eigen::Index>(t)).transpose();
-    prior_.update(counts, probabilities_);
+      counts_.col(sequence_[t]) += states.col(static_cast<Eigen::Index>(t));
+    prior_.update(counts_, probabilities_);
+    scale_table();
   }
   std::unique_ptr<Model> model(std::size_t q) const override {
     const Eigen::VectorXd row = probabilities_.row(static_cast<Eigen::Index>(q)).transpose();
@@ -180,9 +273,21 @@ class DiscreteEmissions : public Emissions {
   }
 
  private:
+  // scaled_ = each column of E divided by its largest entry m_o, log_maxima_(o) = log m_o.
+  void scale_table() {
+    for (Eigen::Index o = 0; o < probabilities_.cols(); ++o) {
+      const double largest = probabilities_.col(o).maxCoeff();
+      scaled_.col(o) = probabilities_.col(o) / largest;
+      log_maxima_(o) = std::log(largest);
+    }
+  }
+
   const std::vector<long>& sequence_;
   Eigen::MatrixXd probabilities_;  // M x O
   TablePrior prior_;
+  Eigen::MatrixXd counts_;      // the M-step's expected counts (storage reused by every update)
+  Eigen::MatrixXd scaled_;      // M x O
+  Eigen::VectorXd log_maxima_;  // O
 };
 
 // N(mu_q, Sigma_q) updated as the mixture's components, with responsibilities gamma_t(q): by ML
@@ -194,16 +299,19 @@ class GaussianEmissions : public Emissions {
       : x_(x), gaussians_(std::move(gaussians)), ridge_(ridge), prior_(prior) {}
   GaussianEmissions(const Eigen::MatrixXd& x, const detail::GaussianAdaptation& adaptation, double ridge)
       : x_(x), gaussians_(*adaptation.pooled), ridge_(ridge), prior_(nullptr), adaptation_(adaptation) {}
-  Eigen::MatrixXd log_probabilities() const override { return detail::log_densities(x_, gaussians_); }
+  double scaled_probabilities(Eigen::Ref<Eigen::MatrixXd> scaled) const override {
+    return detail::scale_log_emissions(detail::log_densities(x_, gaussians_), scaled);
+  }
   double log_prior() const override {
     const double adapted = adaptation_ ? detail::adaptation_log_prior(gaussians_, *adaptation_) : 0.0;
     return adapted + detail::covariance_log_prior(gaussians_, prior_) - detail::ridge_penalty(gaussians_, ridge_);
   }
   void update(const Eigen::MatrixXd& states) override {
+    responsibilities_ = states.transpose();
     if (adaptation_)
-      detail::adapt_gaussians(x_, states, ridge_, *adaptation_, gaussians_);
+      detail::adapt_gaussians(x_, responsibilities_, ridge_, *adaptation_, gaussians_);
     else
-      detail::update_gaussians(x_, states, ridge_, prior_, gaussians_);
+      detail::update_gaussians(x_, responsibilities_, ridge_, prior_, gaussians_);
   }
   std::unique_ptr<Model> model(std::size_t q) const override { return detail::gaussian_model(gaussians_, q); }
 
@@ -213,6 +321,7 @@ class GaussianEmissions : public Emissions {
   double ridge_;
   const CovariancePrior* prior_;  // null: none
   std::optional<detail::GaussianAdaptation> adaptation_;
+  Eigen::MatrixXd responsibilities_;  // gamma_t(q), n x M as the mixture's M-step takes them
 };
 
 // How long Baum-Welch runs, and on how many threads its E-step does.
@@ -222,60 +331,87 @@ struct EmControl {
   unsigned threads = 1;
 };
 
-// The E-step over the stacked sequences: forward-backward on each (in parallel; the sums are taken
-// in sequence order, so the result does not depend on the threads). `states` gathers gamma_t (n x M),
-// `start_counts` sum_s gamma_0 of each sequence, `transition_counts` sum_s sum_t xi_t.
-struct StackedPosteriors {
+// Baum-Welch's storage over the stacked sequences of `bounds`: made once per run of restarts and
+// reused by every iteration, so that an iteration of discrete-emission Baum-Welch allocates nothing.
+// After e_step: log p(X); `states` gamma_t (M x n); `start_counts` sum_s gamma_0 of each sequence
+// (1 x M); `transition_counts` sum_s sum_t xi_t (M x M).
+struct BaumWelchWorkspace {
+  BaumWelchWorkspace(Eigen::Index m, const SequenceBounds& sequence_bounds)
+      : bounds(sequence_bounds),
+        emissions(m, bounds.back()),
+        states(m, bounds.back()),
+        scales(bounds.back()),
+        sequence_transition_counts(m, m * static_cast<Eigen::Index>(bounds.size() - 1)),
+        sequence_log_scales(static_cast<Eigen::Index>(bounds.size() - 1)),
+        start_counts(1, m),
+        transition_counts(m, m),
+        start(1, m) {}
+  const SequenceBounds& bounds;
+  // detail::ForwardBackwardStorage of every sequence, side by side (sequence s in columns
+  // [bounds[s], bounds[s + 1])).
+  Eigen::MatrixXd emissions, states;
+  Eigen::VectorXd scales;
+  Eigen::MatrixXd sequence_transition_counts;  // sequence s's sum_t xi_t in columns [s M, (s + 1) M)
+  Eigen::VectorXd sequence_log_scales;         // sequence s's sum_t log c_t
   double log_likelihood = 0.0;
-  Eigen::MatrixXd states, start_counts, transition_counts;
+  Eigen::MatrixXd start_counts, transition_counts;
+  Eigen::MatrixXd start;  // pi as the 1 x M table of its TablePrior
 };
-StackedPosteriors e_step(const Chain& chain, const Eigen::MatrixXd& log_emissions, const SequenceBounds& bounds,
-                         unsigned threads) {
+
+// The E-step over the stacked sequences: forward-backward on each (in parallel; the sums are taken
+// in sequence order, so the result does not depend on the threads), into `workspace`.
+void e_step(const Chain& chain, const Emissions& emissions, unsigned threads, BaumWelchWorkspace& workspace) {
+  const SequenceBounds& bounds = workspace.bounds;
   const std::size_t count = bounds.size() - 1;
-  const Eigen::Index m = log_emissions.cols();
-  StackedPosteriors out;
-  out.states.resize(log_emissions.rows(), m);
-  std::vector<Posteriors> each(count);
+  const Eigen::Index m = chain.start.size();
+  const double log_scale = emissions.scaled_probabilities(workspace.emissions);
   // In parallel only when the E-step is long (20 ms): a short one finishes within a scheduler time
   // slice, and a helper descheduled by another process while it holds a range would delay it more
-  // than the helper saves.
-  for_each_range(count, threads, 4, 0.02, [&](std::size_t begin, std::size_t end) {
+  // than the helper saves. (The lambda captures two references: std::function keeps it without
+  // allocating.)
+  for_each_range(count, threads, 4, 0.02, [&chain, &workspace](std::size_t begin, std::size_t end) {
+    BaumWelchWorkspace& w = workspace;
+    const Eigen::Index states = chain.start.size();
     for (std::size_t s = begin; s < end; ++s) {
-      const Eigen::Index first = bounds[s], length = bounds[s + 1] - bounds[s];
-      each[s] = detail::forward_backward(chain, log_emissions.middleRows(first, length));
-      out.states.middleRows(first, length) = each[s].states;
-      each[s].states.resize(0, 0);
+      const Eigen::Index first = w.bounds[s], length = w.bounds[s + 1] - w.bounds[s];
+      w.sequence_log_scales(static_cast<Eigen::Index>(s)) = detail::scaled_forward_backward(
+          chain,
+          {w.emissions.middleCols(first, length), w.states.middleCols(first, length), w.scales.segment(first, length)},
+          w.sequence_transition_counts.middleCols(static_cast<Eigen::Index>(s) * states, states));
     }
   });
-  out.start_counts = Eigen::MatrixXd::Zero(1, m);
-  out.transition_counts = Eigen::MatrixXd::Zero(m, m);
+  workspace.log_likelihood = log_scale;
+  workspace.start_counts.setZero();
+  workspace.transition_counts.setZero();
   for (std::size_t s = 0; s < count; ++s) {
-    out.log_likelihood += each[s].log_likelihood;
-    out.start_counts += out.states.row(bounds[s]);
-    out.transition_counts += each[s].transition_counts;
+    workspace.log_likelihood += workspace.sequence_log_scales(static_cast<Eigen::Index>(s));
+    workspace.start_counts += workspace.states.col(bounds[s]).transpose();
+    workspace.transition_counts += workspace.sequence_transition_counts.middleCols(static_cast<Eigen::Index>(s) * m, m);
   }
-  return out;
 }
 
 // Baum-Welch from the given start; returns the objective L (log p(X) plus the priors' terms) after
 // 0, 1, 2, ... M-steps (the last for the final parameters).
-std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const ChainPrior& prior,
-                                   const SequenceBounds& bounds, const EmControl& control) {
+std::vector<double> run_baum_welch(Chain& chain, Emissions& emissions, const ChainPrior& prior, const EmControl& control,
+                                   BaumWelchWorkspace& workspace) {
   std::vector<double> objectives;
+  // Room for the usual number of iterations (ppk fit hmm's 400), so that the record does not grow
+  // inside the loop; a larger --iterations grows it as needed.
+  objectives.reserve(static_cast<std::size_t>(std::min(control.iterations, 1024L)) + 1);
   for (long step = 0;; ++step) {
-    const StackedPosteriors posteriors = e_step(chain, emissions.log_probabilities(), bounds, control.threads);
-    const double objective = posteriors.log_likelihood + prior.start.log_prior(chain.start.transpose()) +
+    e_step(chain, emissions, control.threads, workspace);
+    workspace.start = chain.start.transpose();
+    const double objective = workspace.log_likelihood + prior.start.log_prior(workspace.start) +
                              prior.transitions.log_prior(chain.transitions) + emissions.log_prior();
     const bool converged =
         !objectives.empty() && objective - objectives.back() < control.tolerance * std::fabs(objective);
     objectives.push_back(objective);
     if (converged || step == control.iterations) break;
     // M-step: pi_q ∝ sum_s gamma_0(q) + pseudo, A_pq ∝ sum_t xi_t(p, q) + pseudo, then the emissions.
-    Eigen::MatrixXd start = chain.start.transpose();
-    prior.start.update(posteriors.start_counts, start);
-    chain.start = start.transpose();
-    prior.transitions.update(posteriors.transition_counts, chain.transitions);
-    emissions.update(posteriors.states);
+    prior.start.update(workspace.start_counts, workspace.start);
+    chain.start = workspace.start.transpose();
+    prior.transitions.update(workspace.transition_counts, chain.transitions);
+    emissions.update(workspace.states);
   }
   return objectives;
 }
@@ -338,8 +474,9 @@ HmmFit best_of_restarts(long states, const SequenceBounds& bounds, std::seed_seq
   }
   std::vector<std::vector<double>> log_likelihoods(restarts);
   for_each_range(restarts, threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+    BaumWelchWorkspace workspace(states, bounds);
     for (std::size_t restart = begin; restart < end; ++restart)
-      log_likelihoods[restart] = run_baum_welch(chains[restart], *emissions[restart], prior, bounds, control);
+      log_likelihoods[restart] = run_baum_welch(chains[restart], *emissions[restart], prior, control, workspace);
   });
   std::size_t best = 0;  // the first of the largest final L
   for (std::size_t restart = 1; restart < restarts; ++restart)
@@ -463,7 +600,9 @@ StackedSymbols stack_symbols(const std::vector<std::vector<long>>& sequences, lo
 // log p of the stacked sequences under the HMM's chain and these emissions: the forward recursion.
 double sequences_log_likelihood(const HmmModel& hmm, const Emissions& emissions, const SequenceBounds& bounds,
                                 unsigned threads) {
-  return e_step(pooled_chain(hmm), emissions.log_probabilities(), bounds, threads).log_likelihood;
+  BaumWelchWorkspace workspace(static_cast<Eigen::Index>(hmm.states()), bounds);
+  e_step(pooled_chain(hmm), emissions, threads, workspace);
+  return workspace.log_likelihood;
 }
 
 }  // namespace
@@ -578,8 +717,9 @@ HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, cons
   DiscreteEmissions emissions(sequence, emission_table,
                               TablePrior::adapted(emission_table, options.relevance, options.adapt.emissions));
   const SequenceBounds bounds{0, static_cast<Eigen::Index>(sequence.size())};
+  BaumWelchWorkspace workspace(chain.start.size(), bounds);
   std::vector<double> objectives =
-      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), bounds, adaptation_control(options));
+      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), adaptation_control(options), workspace);
   const long length = options.length ? *options.length : static_cast<long>(sequence.size()) - 1;
   return hmm_fit(chain, emissions, length, std::move(objectives));
 }
@@ -599,8 +739,9 @@ HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const Adaptat
                                               options.adapt.covariances};
   GaussianEmissions emissions(x, adaptation, options.ridge.value_or(0.0));
   const SequenceBounds bounds{0, x.rows()};
+  BaumWelchWorkspace workspace(chain.start.size(), bounds);
   std::vector<double> objectives =
-      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), bounds, adaptation_control(options));
+      run_baum_welch(chain, emissions, adapted_chain_prior(pooled, options), adaptation_control(options), workspace);
   const long length = options.length ? *options.length : static_cast<long>(x.rows()) - 1;
   return hmm_fit(chain, emissions, length, std::move(objectives));
 }

@@ -1,4 +1,5 @@
-// The kernel hot loop does not allocate (it runs from several threads inside LIBSVM's solver).
+// The kernel hot loop does not allocate (it runs from several threads inside LIBSVM's solver), nor
+// does an iteration of Baum-Welch with discrete emissions (ppk fit hmm runs hundreds per sequence).
 //
 // This file counts heap allocations by interposing malloc, calloc and realloc in the test
 // executable (they forward to glibc's own allocator, so nothing else changes); Eigen and
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -17,6 +19,7 @@
 #include "ppk/families/fhmm.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/kernel.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/families/linear_gaussian.hpp"
 #include "ppk/families/multinomial.hpp"
 #include "ppk/families/slds.hpp"
@@ -236,6 +239,42 @@ TEST(KernelAllocations, SwitchingLdsKernelsDoNotAllocateAfterWarmUp) {
   const PreparedModel a(slds(2, 0.9, 4), with_rho(0.7)), b(slds(3, 0.5, 3), with_rho(0.7));
   EXPECT_EQ(allocations_while_evaluating(a, b), 0);
   EXPECT_EQ(allocations_while_evaluating(b, b), 0);
+}
+
+// Baum-Welch keeps its E-step's storage across iterations and restarts: after a warm-up, fits
+// running 5 and 40 iterations allocate alike, per-sequence and pooled, at M = 2, 3 and 6 states
+// (the unrolled recursions).
+TEST(KernelAllocations, BaumWelchIterationsDoNotAllocate) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  std::mt19937 rng(5);
+  std::vector<std::vector<long>> sequences(3);
+  for (std::vector<long>& sequence : sequences) {
+    long state = 0;  // a sticky 2-state chain over 4 symbols, so that EM is still gaining at 40 steps
+    for (int t = 0; t < 300; ++t) {
+      if (rng() % 20 == 0) state = 1 - state;
+      sequence.push_back(rng() % 3 == 0 ? static_cast<long>(rng() % 4) : 2 * state + static_cast<long>(rng() % 2));
+    }
+  }
+  const auto allocations = [&](long states, long iterations, bool pooled) {
+    HmmFitOptions options;
+    options.states = states;
+    options.iterations = iterations;
+    options.tolerance = 0.0;
+    options.restarts = 2;
+    const long before = g_allocations.load();
+    t_counting = true;
+    const HmmFit fit =
+        pooled ? fit_pooled_discrete_hmm(sequences, 4, options, 1) : fit_discrete_hmm(sequences[0], 4, options);
+    t_counting = false;
+    EXPECT_EQ(fit.log_likelihoods.size(), static_cast<std::size_t>(iterations) + 1) << "stopped early";
+    return g_allocations.load() - before;
+  };
+  allocations(2, 1, false);  // warm-up: a first fit makes one-time allocations
+  allocations(2, 1, true);
+  for (long states : {2, 3, 6})
+    for (bool pooled : {false, true})
+      EXPECT_EQ(allocations(states, 40, pooled), allocations(states, 5, pooled))
+          << "M " << states << (pooled ? ", pooled" : "");
 }
 
 }  // namespace
