@@ -15,5 +15,11 @@ packages=(
   liblinear-tools                     # ppk map's tests train LIBLINEAR on the feature maps
   python3-numpy python3-dask python3-distributed  # the feature maps' checks and the Dask pipeline
   clang-format                        # cli.format: the C++ sources follow .clang-format (clang-format 14)
+  python3-dev                         # Python.h, for the Python package's module ppk._ppk
+  python3-pybind11                    # the Python package's bindings (pybind11 2.10, PPK_PYTHON)
+  python3-scipy                       # ppk.fit takes scipy.sparse matrices
+  python3-sklearn                     # the scikit-learn estimators of the Python package
+  python3-pytest                      # python.pytest: the Python package's tests
+  python3-hypothesis                  # python.pytest's property tests of bad inputs
 )
 bash "$(dirname "$0")/install-missing.sh" "${packages[@]}"
