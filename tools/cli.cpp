@@ -11,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,10 +127,18 @@ FitSource read_fit_source(const std::string& path) {
       if (source.format) source.format->line = number;
     }
   } else {
-    source.text.assign(std::istreambuf_iterator<char>(input.stream()), std::istreambuf_iterator<char>());
-    source.format = detect_format(source.text);
+    source = text_fit_source(
+        source.name, std::string(std::istreambuf_iterator<char>(input.stream()), std::istreambuf_iterator<char>()));
   }
   if (input.stream().bad()) throw InputError(source.name + ": read error");
+  return source;
+}
+
+FitSource text_fit_source(const std::string& name, std::string text) {
+  FitSource source;
+  source.name = name;
+  source.text = std::move(text);
+  source.format = detect_format(source.text);
   return source;
 }
 

@@ -79,6 +79,8 @@ struct FitSource {
   std::unique_ptr<std::istream> open() const;
 };
 FitSource read_fit_source(const std::string& path);  // "-" is standard input
+// Input held in memory: `text`, named `name` in messages.
+FitSource text_fit_source(const std::string& name, std::string text);
 
 // The formats a fit command reads.
 struct FitFormats {
@@ -163,6 +165,11 @@ std::string fit_family_names();
 
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);
+// `ppk fit` on `source` without a file: `args` are FAMILY and its options (no INPUT, no -o; the
+// family mi is not offered). Returns the model rows' lines, each ending in a newline, exactly as
+// run_fit writes them; writes the files of --save-pooled and the family's side outputs. Throws what
+// run_fit throws.
+std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source);
 int run_fit_mi(const std::vector<std::string>& args);  // ppk fit mi: args after "mi"
 int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include "cli.hpp"
+#include "gram_matrix.hpp"
 #include "parallel.hpp"
 #include "png_image.hpp"
 #include "ppk/core/data.hpp"
@@ -65,25 +66,9 @@ cases ppk gram (and svm-train -t ppk|ppk_norm) warns on standard error when at
 least 95% of the values are below 1e-6 or above 1 - 1e-6, with what to try.
 )usage";
 
-// A file's rows, decoded and prepared for the kernel parameters, and their labels.
-struct PreparedFile {
-  std::string name;
-  std::vector<std::unique_ptr<PreparedModel>> models;
-  std::vector<double> labels;
-};
-
 PreparedFile prepare_file(const std::string& path, KernelKind kind, const KernelParams& params) {
   InputFile input(path);
-  const std::vector<LabeledRow> rows = read_rows(input.stream(), input.name());
-  PreparedFile file;
-  file.name = input.name();
-  file.models.reserve(rows.size());
-  file.labels.reserve(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    file.models.push_back(prepare_labeled_row(rows[i], file.name, static_cast<long>(i + 1), kind, params));
-    file.labels.push_back(rows[i].label);
-  }
-  return file;
+  return prepare_rows(read_rows(input.stream(), input.name()), input.name(), kind, params);
 }
 
 // One warning on standard error per family in A or B whose kernel is a bound or an estimate
@@ -105,34 +90,6 @@ std::vector<const PreparedModel*> model_pointers(const PreparedFile& file) {
   return models;
 }
 
-// "A: row i and B: row j" for messages.
-std::string pair_name(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
-  return a.name + ": row " + std::to_string(i + 1) + " and " + b.name + ": row " + std::to_string(j + 1);
-}
-
-// evaluate_pair(a_i, b_j) for a pair with a kernel (check_compatible); an error names the pair.
-template <class EvaluatePair>
-double pair_value(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j,
-                  EvaluatePair evaluate_pair) {
-  const PreparedModel& left = *a.models[i];
-  const PreparedModel& right = *b.models[j];
-  try {
-    check_compatible(left.model(), right.model());
-    return evaluate_pair(left, right);
-  } catch (const KernelDomainError& e) {
-    throw InputError(pair_name(a, i, b, j) + ": " + e.what());
-  }
-}
-
-// k(a_i, b_j), checked for compatibility and finiteness.
-double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
-  const double value = pair_value(
-      a, i, b, j, [kind](const PreparedModel& left, const PreparedModel& right) { return evaluate(kind, left, right); });
-  if (!std::isfinite(value))
-    throw InputError(pair_name(a, i, b, j) + ": the kernel value " + format_double(value) + " is not finite");
-  return value;
-}
-
 // log of the normalised kernel c(a_i, b_j) = k / sqrt(k(a_i, a_i) k(b_j, b_j)), checked: -inf (k = 0)
 // is a value, NaN and +inf are errors.
 double log_normalized_entry(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
@@ -142,29 +99,6 @@ double log_normalized_entry(const PreparedFile& a, std::size_t i, const Prepared
   if (std::isnan(value) || value == std::numeric_limits<double>::infinity())
     throw InputError(pair_name(a, i, b, j) + ": the log of the normalised kernel value is " + format_double(value));
   return value;
-}
-
-// Row-major: each task of compute_gram writes one contiguous matrix row, so threads do not share
-// cache lines.
-using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// K(i, j) = k(a_i, b_j), one matrix row per task on `threads` threads. Every entry is one
-// kernel_entry call that depends on (i, j) alone, so the matrix is the same bit for bit for any
-// number of threads; an error names the first bad pair in row order. Against itself only the upper
-// triangle is evaluated and mirrored, so the matrix is exactly symmetric.
-GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
-                        unsigned threads) {
-  const auto rows = static_cast<Eigen::Index>(a.models.size());
-  const auto cols = static_cast<Eigen::Index>(b.models.size());
-  GramMatrix gram(rows, cols);
-  for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
-    for (std::size_t j = against_self ? i : 0; j < b.models.size(); ++j)
-      gram(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = kernel_entry(kind, a, i, b, j);
-  });
-  if (against_self)
-    for (Eigen::Index i = 1; i < rows; ++i)
-      for (Eigen::Index j = 0; j < i; ++j) gram(i, j) = gram(j, i);
-  return gram;
 }
 
 // log c(a_i, b_j) for every pair of different rows (i < j against itself), row by row on `threads`
@@ -319,13 +253,7 @@ int run_gram(const std::vector<std::string>& args) {
     throw InputError("--png: the matrix is empty (" + std::to_string(a.models.size()) + " x " +
                      std::to_string(b.models.size()) + "), and a PNG image cannot be");
 
-  // Every pair must have a kernel; checking row 1 of each file against all rows
-  // of the other finds the usual mistake (files of different dimension or family)
-  // before the long computation.
-  if (!a.models.empty() && !b.models.empty()) {
-    for (std::size_t j = 0; j < b.models.size(); ++j) kernel_entry(kind, a, 0, b, j);
-    for (std::size_t i = 0; i < a.models.size(); ++i) kernel_entry(kind, a, i, b, 0);
-  }
+  check_first_row_and_column(kind, a, b);
   const bool needs_matrix = !output_path.empty() || psd || png;
   const GramMatrix gram = needs_matrix ? compute_gram(kind, a, b, against_self, threads) : GramMatrix{};
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -368,60 +370,52 @@ std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, c
   return rows;
 }
 
-}  // namespace
+// The family named `name` (FAMILY of `ppk fit`); a UsageError naming the families otherwise.
+const FitFamily& find_fit_family(const std::string& name) {
+  for (const FitFamily& family : fit_families())
+    if (name == family.name) return family;
+  throw UsageError("unknown family '" + name + "'; ppk fit supports " + family_names("and"));
+}
 
-std::string fit_family_names() { return family_names("and"); }
-
-int run_fit(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
-    print_fit_help(nullptr);
-    return 0;
-  }
-  if (args[0] == kMiName) return run_fit_mi(std::vector<std::string>(args.begin() + 1, args.end()));
-  const FitFamily* family = nullptr;
-  for (const FitFamily& candidate : fit_families())
-    if (args[0] == candidate.name) family = &candidate;
-  if (family == nullptr) throw UsageError("unknown family '" + args[0] + "'; ppk fit supports " + family_names("and"));
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (wants_help(rest)) {
-    print_fit_help(family);
-    return 0;
-  }
-
-  reject_options_of_other_families(*family, rest);
+// The options `args` of `ppk fit FAMILY` (the words after FAMILY), with INPUT among them when
+// `with_input`: the family's options and those it shares, checked against the other families'.
+po::variables_map parse_fit_options(const FitFamily& family, const std::vector<std::string>& args, bool with_input) {
+  reject_options_of_other_families(family, args);
   use_option_flags(kCommonOptionFlags);
   use_option_flags(kLatentOptionFlags);
-  for (const OptionFlags& flags : family->option_flags) use_option_flags(flags);
-  po::options_description options = common_options(family);
-  family->add_options(options);
-  options.add_options()("input", po::value<std::string>(), "INPUT");
+  for (const OptionFlags& flags : family.option_flags) use_option_flags(flags);
+  po::options_description options = common_options(&family);
+  family.add_options(options);
   po::positional_options_description positional;
-  positional.add("input", 1);
-  const po::variables_map values = parse_command_line(rest, options, positional);
-  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
+  if (with_input) {
+    options.add_options()("input", po::value<std::string>(), "INPUT");
+    positional.add("input", 1);
+  }
+  return parse_command_line(args, options, positional);
+}
 
+// Fits every example of `source` as `ppk fit FAMILY` with the options `values`: the rows' lines to
+// `out`, the --save-pooled file and the family's side outputs written once every example fits.
+void fit_examples(const FitFamily& family, const po::variables_map& values, const FitSource& source, std::ostream& out) {
   double lambda = 0;
   if (values.count("shrink")) {
     lambda = values["shrink"].as<double>();
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
   }
-  if (family->latent) check_latent_options(values, *family);
+  if (family.latent) check_latent_options(values, family);
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
   const unsigned threads = threads_option(values);
-  const std::string command = std::string("ppk fit ") + family->name;
+  const std::string command = std::string("ppk fit ") + family.name;
 
-  // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
-  const FitSource source = read_fit_source(values["input"].as<std::string>());
-  const FitInput fit_input = family->read_input(source, values, command);
+  const FitInput fit_input = family.read_input(source, values, command);
   const long dim = fit_input.dim();
 
   std::optional<PoolFile> pool_from;
   if (values.count("pooled-from")) {
     pool_from = read_pool_file(values["pooled-from"].as<std::string>());
-    check_pool_matches(*pool_from, *family, dim, source.name, command);
+    check_pool_matches(*pool_from, family, dim, source.name, command);
     if (lambda > 0 && !pool_from->statistics)
       throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
                        " with --shrink L --save-pooled " + pool_from->path);
@@ -430,16 +424,16 @@ int run_fit(const std::vector<std::string>& args) {
   std::unique_ptr<Estimator> estimator;
   try {
     const Method method =
-        values.count("estimator") ? parse_method(values["estimator"].as<std::string>()) : family->default_method;
-    estimator = family->make_estimator(FitContext{values, method, source, fit_input, choices, command});
+        values.count("estimator") ? parse_method(values["estimator"].as<std::string>()) : family.default_method;
+    estimator = family.make_estimator(FitContext{values, method, source, fit_input, choices, command});
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));
   }
 
   // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
   // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
-  if (family->latent && values.count("fisher-from")) {
-    const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), *family, dim, source.name, command);
+  if (family.latent && values.count("fisher-from")) {
+    const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), family, dim, source.name, command);
     if (pool.fisher.is_null()) {
       // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
       std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " + command +
@@ -460,20 +454,19 @@ int run_fit(const std::vector<std::string>& args) {
       throw UsageError(message_of(e));
     }
     for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
-    write_lines(values["output"].as<std::string>(), lines);
-    return 0;
+    for (const std::string& line : lines) out << line << '\n';
+    return;
   }
   std::unique_ptr<Model> pooled_model;
   std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
   std::optional<Statistics> pooled;
   std::vector<Row> rows;
-  OutputFile output(values["output"].as<std::string>());
-  if (family->latent && values.count("pooled")) {
+  if (family.latent && values.count("pooled")) {
     pooled_examples = example_statistics(*estimator, fit_input.data(), dim);
     pooled_model = fit_pooled_model(*estimator, fit_input.data(), pooled_examples, threads);
     rows.push_back(encode_row(*pooled_model));
-  } else if (family->latent && values.count("adapt-from")) {
-    const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), *family, dim, source.name, command);
+  } else if (family.latent && values.count("adapt-from")) {
+    const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), family, dim, source.name, command);
     rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, values, threads);
   } else {
     if (pool_from && pool_from->statistics) {
@@ -482,7 +475,7 @@ int run_fit(const std::vector<std::string>& args) {
         throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
                          " with these options fits a " + estimator->family() + " (fit " + source.name +
                          " with the options used for " + pool_from->source + ")");
-    } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(*family)))) {
+    } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(family)))) {
       try {
         pooled = pool_examples(*estimator, fit_input.data(), dim);
       } catch (const PoolingUnsupported& e) {
@@ -491,17 +484,17 @@ int run_fit(const std::vector<std::string>& args) {
     }
     // No choice read the examples, and no pool needs them: INPUT is fitted a chunk at a time.
     if (const FitSource* rows_to_stream = fit_input.streamable(); rows_to_stream != nullptr && !pooled)
-      fit_streamed_rows(*estimator, *rows_to_stream, dim, threads, output.stream());
+      fit_streamed_rows(*estimator, *rows_to_stream, dim, threads, out);
     else
       rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
   }
 
   for (std::size_t i = 0; i < rows.size(); ++i)
-    output.stream() << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
+    out << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
   if (values.count("save-pooled")) {
     PoolFile pool;
     pool.source = source.name;
-    pool.family = family->name;
+    pool.family = family.name;
     pool.dim = dim;
     pool.chosen = choices.chosen();
     pool.matrices = choices.matrices();
@@ -515,8 +508,46 @@ int run_fit(const std::vector<std::string>& args) {
     write_pool_file(values["save-pooled"].as<std::string>(), pool);
   }
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
+}
+
+}  // namespace
+
+std::string fit_family_names() { return family_names("and"); }
+
+int run_fit(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
+    print_fit_help(nullptr);
+    return 0;
+  }
+  if (args[0] == kMiName) return run_fit_mi(std::vector<std::string>(args.begin() + 1, args.end()));
+  const FitFamily& family = find_fit_family(args[0]);
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (wants_help(rest)) {
+    print_fit_help(&family);
+    return 0;
+  }
+  const po::variables_map values = parse_fit_options(family, rest, true);
+  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
+  // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
+  const FitSource source = read_fit_source(values["input"].as<std::string>());
+  OutputFile output(values["output"].as<std::string>());
+  fit_examples(family, values, source, output.stream());
   output.commit();
   return 0;
+}
+
+std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source) {
+  if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
+  if (args[0] == kMiName)
+    throw UsageError("the family mi is fitted by 'ppk fit mi' on files only (its own options and formats)");
+  const FitFamily& family = find_fit_family(args[0]);
+  const po::variables_map values =
+      parse_fit_options(family, std::vector<std::string>(args.begin() + 1, args.end()), false);
+  if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
+  std::ostringstream rows;
+  fit_examples(family, values, source, rows);
+  return rows.str();
 }
 
 }  // namespace ppk::cli

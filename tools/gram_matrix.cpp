@@ -1,0 +1,56 @@
+#include "gram_matrix.hpp"
+
+#include <cmath>
+
+#include "cli.hpp"
+#include "parallel.hpp"
+
+namespace ppk::cli {
+
+PreparedFile prepare_rows(const std::vector<LabeledRow>& rows, const std::string& name, KernelKind kind,
+                          const KernelParams& params) {
+  PreparedFile file;
+  file.name = name;
+  file.models.reserve(rows.size());
+  file.labels.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    file.models.push_back(prepare_labeled_row(rows[i], file.name, static_cast<long>(i + 1), kind, params));
+    file.labels.push_back(rows[i].label);
+  }
+  return file;
+}
+
+std::string pair_name(const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
+  return a.name + ": row " + std::to_string(i + 1) + " and " + b.name + ": row " + std::to_string(j + 1);
+}
+
+double kernel_entry(KernelKind kind, const PreparedFile& a, std::size_t i, const PreparedFile& b, std::size_t j) {
+  const double value = pair_value(
+      a, i, b, j, [kind](const PreparedModel& left, const PreparedModel& right) { return evaluate(kind, left, right); });
+  if (!std::isfinite(value))
+    throw InputError(pair_name(a, i, b, j) + ": the kernel value " + format_double(value) + " is not finite");
+  return value;
+}
+
+void check_first_row_and_column(KernelKind kind, const PreparedFile& a, const PreparedFile& b) {
+  if (a.models.empty() || b.models.empty()) return;
+  for (std::size_t j = 0; j < b.models.size(); ++j) kernel_entry(kind, a, 0, b, j);
+  for (std::size_t i = 0; i < a.models.size(); ++i) kernel_entry(kind, a, i, b, 0);
+}
+
+GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
+                        unsigned threads) {
+  const auto rows = static_cast<Eigen::Index>(a.models.size());
+  const auto cols = static_cast<Eigen::Index>(b.models.size());
+  GramMatrix gram(rows, cols);
+  for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
+    for (std::size_t j = against_self ? i : 0; j < b.models.size(); ++j)
+      gram(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = kernel_entry(kind, a, i, b, j);
+  });
+  if (against_self)
+    for (Eigen::Index i = 1; i < rows; ++i)
+      for (Eigen::Index j = 0; j < i; ++j) gram(i, j) = gram(j, i);
+  return gram;
+}
+
+}  // namespace ppk::cli
