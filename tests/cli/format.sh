@@ -1,5 +1,5 @@
 # The C++ sources follow .clang-format: `clang-format --dry-run -Werror` (clang-format 14, Debian
-# 12's) over every *.cpp and *.hpp of src/, include/, tools/, tests/ and bench/; the failure lists
+# 12's) over every *.cpp and *.hpp of src/, include/, tools/, python/, tests/ and bench/; the failure lists
 # the files that do not. The fix is the reformat command of docs/building.md ("Code style").
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
@@ -17,7 +17,7 @@ pass
 unformatted=()
 while IFS= read -r -d '' file; do
   clang-format --style=file --dry-run -Werror "$file" >/dev/null 2>&1 || unformatted+=("${file#"$ROOT"/}")
-done < <(find "$ROOT/src" "$ROOT/include" "$ROOT/tools" "$ROOT/tests" "$ROOT/bench" \
+done < <(find "$ROOT/src" "$ROOT/include" "$ROOT/tools" "$ROOT/python" "$ROOT/tests" "$ROOT/bench" \
   \( -name '*.cpp' -o -name '*.hpp' \) -print0 | sort -z)
 ((${#unformatted[@]} == 0)) ||
   fail "${#unformatted[@]} files do not follow .clang-format (docs/building.md, Code style):"$'\n'"$(printf '  %s\n' "${unformatted[@]}")"

@@ -2,7 +2,9 @@
 # layers core, inference, families, estimate, maps, in that order. A file may include headers of its own
 # layer and of the layers before it, never of a later one; public headers (include/ppk/) include
 # only public headers; no source or header lies outside a layer folder (src/libsvm/, the LIBSVM
-# glue, comes after every layer).
+# glue, comes after every layer). Above the library are the top layers, in order: the command line
+# (tools/, tools/fit/) and the Python bindings (python/src/); each includes the library's public
+# headers, its own and those of the top layers before it (and LIBSVM's svm.h).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
 layers=(core inference families estimate maps)
@@ -35,8 +37,30 @@ breaches() {
   done
 }
 
+top_layers=(tools python/src)
+
+# Prints every include of a top layer in the tree at $1 that breaks the rule.
+top_breaches() {
+  local root=$1 i k layer file line included dir known
+  for i in "${!top_layers[@]}"; do
+    layer=${top_layers[$i]}
+    while IFS=: read -r file line included; do
+      [[ $included == svm.h ]] && continue
+      [[ $included == ppk/* && -n $(rank "$(sed -E 's#^ppk/([a-z_]+)/.*#\1#' <<<"$included")") ]] && continue
+      known=""
+      for ((k = 0; k <= i; k++)); do
+        for dir in "$root/${top_layers[$k]}" "$root/${top_layers[$k]}"/*/; do
+          [[ -f $dir/$included ]] && known=yes
+        done
+      done
+      [[ -n $known ]] ||
+        echo "$file:$line: $layer includes \"$included\", neither a public header nor one of its own or an earlier top layer's"
+    done < <(cd "$root" && grep -HnoP '^#include "\K[^"]+' -r "$layer" 2>/dev/null || true)
+  done
+}
+
 # The rule holds in the repository.
-found=$(breaches "$ROOT")
+found=$(breaches "$ROOT"; top_breaches "$ROOT")
 [[ -z $found ]] || fail "layering breaches:"$'\n'"$found"
 pass
 
@@ -46,10 +70,15 @@ echo '#include "ppk/families/poisson.hpp"' > tree/src/core/row.cpp
 echo '#include "core/model_fields.hpp"' > tree/include/ppk/core/row.hpp
 echo '#include "ppk/poisson.hpp"' > tree/src/families/poisson.cpp
 touch tree/src/flat.cpp tree/include/ppk/families/poisson.hpp
-found=$(breaches "$WORK/tree")
+mkdir -p tree/tools tree/python/src
+echo '#include "bindings.hpp"' > tree/tools/cli.cpp
+echo '#include "core/model_fields.hpp"' > tree/python/src/module.cpp
+touch tree/python/src/bindings.hpp
+found=$(breaches "$WORK/tree"; top_breaches "$WORK/tree")
 for expected in "core includes the later layer families" "a public header includes the private" \
                 '"ppk/poisson.hpp" is not in a layer folder' "not in a layer folder: src/flat.cpp" \
-                "not a layer: src/extra/"; do
+                "not a layer: src/extra/" 'tools/cli.cpp:1: tools includes "bindings.hpp"' \
+                'python/src/module.cpp:1: python/src includes "core/model_fields.hpp"'; do
   grep -qF -- "$expected" <<<"$found" || fail "the check missed: $expected; it found:"$'\n'"$found"
   pass
 done

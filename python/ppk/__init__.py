@@ -1,0 +1,134 @@
+"""Probability product kernels in Python: the C++ library and the ``ppk`` command line's own code.
+
+    models = ppk.fit("multinomial", counts, y, alpha=0.5)   # one model per example
+    K = ppk.gram(models, rho=0.5)                          # the kernel matrix, numpy
+
+``fit`` takes ``ppk fit FAMILY``'s options as keywords (``alpha=0.5`` for ``--alpha 0.5``,
+underscores for dashes, ``pooled=True`` for a switch) with its defaults and checks. Errors are
+``ValueError`` (bad values, unknown options, invalid data) or ``TypeError`` (a wrong kind of
+argument), with the message of the library or the command line. See docs/python.md.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _ppk
+
+Models = _ppk.Models
+
+__all__ = ["Models", "fit", "gram"]
+
+
+def _labels(y):
+    if y is None:
+        return None
+    try:
+        return np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"y must be an array of numbers (one label per example): {error}") from None
+
+
+def _is_sparse(X):
+    try:
+        import scipy.sparse
+    except ImportError:  # without scipy there are no sparse matrices
+        return False
+    return scipy.sparse.issparse(X)
+
+
+def _sparse_examples(X, y):
+    X = X.tocsr().copy()
+    X.sum_duplicates()
+    X.sort_indices()
+    return _ppk.csr_examples(X.indptr, X.indices, X.data, X.shape[1], y)
+
+
+def _sequence_examples(X, y):
+    arrays = []
+    for i, example in enumerate(X):
+        try:
+            array = np.asarray(example, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"X[{i}] must be an array of numbers: {error}") from None
+        if array.ndim == 1:  # a sequence of numbers: one 1-D vector per element
+            array = array.reshape(-1, 1)
+        arrays.append(np.ascontiguousarray(array))
+    return _ppk.grouped_examples(arrays, y)
+
+
+def _examples(X, y):
+    """X as the LIBSVM data rows ``ppk fit`` reads (``_ppk.Examples``)."""
+    y = _labels(y)
+    if _is_sparse(X):
+        return _sparse_examples(X, y)
+    if isinstance(X, (list, tuple)):
+        return _sequence_examples(X, y)
+    if isinstance(X, np.ndarray):
+        if X.dtype == object:
+            raise TypeError("X must be a numeric array, a scipy.sparse matrix or a list of arrays, "
+                            "got an array of Python objects")
+        return _ppk.dense_examples(np.ascontiguousarray(X, dtype=np.float64), y)
+    raise TypeError("X must be a 2-D numpy array, a scipy.sparse matrix or a list of 2-D arrays "
+                    f"(one per example), got {type(X).__name__}")
+
+
+def _option_words(options):
+    """``ppk fit``'s words for keyword options: ``alpha=0.5`` is ``--alpha 0.5``, ``pooled=True``
+    is ``--pooled``; False and None leave an option out."""
+    words = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, (str, numbers.Integral)):
+            words += [flag, str(value)]
+        elif isinstance(value, numbers.Real):
+            words += [flag, repr(float(value))]  # the shortest text that reads back the same
+        else:
+            raise TypeError(f"{name} must be a number, a string or a bool, got {type(value).__name__}")
+    return words
+
+
+def fit(family, X, y=None, **options):
+    """One model per example of X, as ``ppk fit FAMILY`` fits it: a ``Models``.
+
+    X: a 2-D numpy array or scipy.sparse matrix (one example per row, a LIBSVM row each), or a list
+    of 2-D arrays (one example = a set or sequence of vectors, one per row; a 1-D array is a
+    sequence of numbers). y: the labels (default 0). options: ``ppk fit FAMILY``'s options
+    (``ppk fit FAMILY --help``) as keywords; ``dim`` defaults to X's number of columns. The rows
+    are those ``ppk fit FAMILY --dim D`` writes for the same data, byte for byte.
+    """
+    if not isinstance(family, str):
+        raise TypeError(f"family must be a string such as 'multinomial', got {type(family).__name__}")
+    for name in ("output", "o", "help", "h"):
+        if name in options:
+            raise ValueError(f"{name} is not an option of ppk.fit: the models are returned")
+    examples = _examples(X, y)
+    if "dim" not in options and examples.columns > 0:
+        options = {"dim": examples.columns, **options}
+    return _ppk.fit([family] + _option_words(options), examples)
+
+
+def gram(A, B=None, kernel="ppk", rho=1.0, T=0, n_jobs=None):
+    """The kernel matrix K[i, j] = k(A[i], B[j]) (B None: A against itself) as a numpy array:
+    ``ppk gram -t KERNEL -g RHO -d T`` on the same rows, value for value, for any n_jobs.
+
+    kernel: "ppk" (k_rho(p, p') = integral of p^rho p'^rho) or "ppk_norm" (normalised to
+    k(p, p) = 1); T: time steps of sequence models (0: each model's own); n_jobs: threads (None
+    or -1: OMP_NUM_THREADS, else every hardware thread). The GIL is released while it computes.
+    """
+    for name, models in (("A", A), ("B", B)):
+        if models is not None and not isinstance(models, Models):
+            raise TypeError(f"{name} must be ppk.Models, got {type(models).__name__}")
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be 'ppk' or 'ppk_norm', got {type(kernel).__name__}")
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
+        raise TypeError(f"rho must be a number, got {type(rho).__name__}")
+    if isinstance(T, bool) or not isinstance(T, numbers.Integral):
+        raise TypeError(f"T must be a whole number, got {type(T).__name__}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
+        raise TypeError(f"n_jobs must be None or a whole number, got {type(n_jobs).__name__}")
+    return _ppk.gram(A, B, kernel, float(rho), int(T), None if n_jobs is None else int(n_jobs))
