@@ -1,0 +1,111 @@
+"""Bad input is a ValueError or TypeError naming what is wrong, never a crash; and a hypothesis
+property test: over random shapes, NaN, infinities, negative and huge values and ragged lists, every
+call is a clean exception or a correct result."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ppk
+
+COUNTS = np.array([[1.0, 0, 3], [0, 2, 1]])
+
+
+def gaussians():
+    return ppk.fit("gaussian", COUNTS, var=1.0)
+
+
+@pytest.mark.parametrize(
+    "call,error,message",
+    [
+        (lambda: ppk.fit("multinomial", np.array([[1.0, np.nan]])), ValueError, r"X\[0\], column 1 is nan"),
+        (lambda: ppk.fit("gaussian", np.array([[1.0], [np.inf]])), ValueError, r"X\[1\], column 0 is infinite"),
+        (lambda: ppk.fit("gaussian", [np.ones((2, 2)), np.array([[0.0, -np.inf]])]), ValueError,
+         r"X\[1\] row 0, column 1 is infinite"),
+        (lambda: ppk.fit("multinomial", np.array([[1.0, 2], [3, -1]])), ValueError,
+         r"X\[1\] \(line 2 of its LIBSVM rows\): count -1 at index 2 is negative"),
+        (lambda: ppk.fit("poisson", [np.ones((2, 2)), -np.ones((1, 2))]), ValueError, r"X\[1\] \(line 3"),
+        (lambda: ppk.fit("multinomial", np.ones(3)), ValueError, "X must be 2-D"),
+        (lambda: ppk.fit("gaussian", [np.ones((2, 2)), np.ones((0, 2))]), ValueError, r"X\[1\] is empty"),
+        (lambda: ppk.fit("gaussian", [np.ones((2, 2)), np.ones((2, 3))]), ValueError, r"X\[1\] has 3 columns"),
+        (lambda: ppk.fit("gaussian", [np.ones((2, 2, 2))]), ValueError, r"X\[0\] must be 2-D"),
+        (lambda: ppk.fit("gaussian", [[1.0, [2.0, 3.0]]]), ValueError, r"X\[0\] must be an array of numbers"),
+        (lambda: ppk.fit("multinomial", COUNTS, [1]), ValueError, "y must be a 1-D array of one label per example"),
+        (lambda: ppk.fit("multinomial", COUNTS, [1, np.nan]), ValueError, r"y\[1\] is not a finite number"),
+        (lambda: ppk.fit("multinomial", COUNTS, alpha=-1), ValueError, "--alpha"),
+        (lambda: ppk.fit("multinomial", COUNTS, alpha="lots"), ValueError, "--alpha"),
+        (lambda: ppk.fit("multinomial", COUNTS, no_such_option=1), ValueError, "--no-such-option"),
+        (lambda: ppk.fit("multinomial", COUNTS, states=2), ValueError, "--states"),
+        (lambda: ppk.fit("gaussian", COUNTS, pooled=True), ValueError, "--pooled is not offered"),
+        (lambda: ppk.fit("multinomial", COUNTS, output="x"), ValueError, "output is not an option"),
+        (lambda: ppk.fit("no_such_family", COUNTS), ValueError, "unknown family 'no_such_family'"),
+        (lambda: ppk.fit("mi", COUNTS), ValueError, "ppk fit mi"),
+        (lambda: ppk.fit(3, COUNTS), TypeError, "family must be a string"),
+        (lambda: ppk.fit("gaussian", "1 1:2"), TypeError, "X must be"),
+        (lambda: ppk.fit("gaussian", np.array([[object()]])), TypeError, "X must be a numeric array"),
+        (lambda: ppk.fit("gaussian", COUNTS, var=[1, 2]), TypeError, "var must be"),
+        (lambda: ppk.gram(COUNTS), TypeError, "A must be ppk.Models"),
+        (lambda: ppk.gram(gaussians(), kernel="rbf"), ValueError, "kernel must be 'ppk' or 'ppk_norm'"),
+        (lambda: ppk.gram(gaussians(), rho=0), ValueError, "rho must be a finite number > 0"),
+        (lambda: ppk.gram(gaussians(), rho=math.nan), ValueError, "rho must be"),
+        (lambda: ppk.gram(gaussians(), T=-1), ValueError, "T must be"),
+        (lambda: ppk.gram(gaussians(), T=1.5), TypeError, "T must be a whole number"),
+        (lambda: ppk.gram(gaussians(), n_jobs=0), ValueError, "n_jobs must be"),
+        (lambda: ppk.gram(gaussians(), ppk.fit("multinomial", COUNTS)), ValueError,
+         "A: row 1 and B: row 1"),
+    ],
+)
+def test_bad_input_is_an_exception_naming_it(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+FAMILIES = ["gaussian", "multinomial", "bernoulli", "poisson", "exponential"]
+
+values = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from([0.0, 1.0, -1.0, 1e308, -1e308, 5e-324, 0.5]),
+)
+
+
+def arrays(min_rows=0):
+    shapes = st.tuples(st.integers(min_rows, 4), st.integers(0, 4))
+    return hnp.arrays(np.float64, shapes, elements=values)
+
+
+inputs = st.one_of(
+    arrays(),
+    arrays().map(scipy.sparse.csr_matrix),
+    st.lists(arrays(), max_size=4),  # ragged: any number of rows and columns per example
+    st.lists(st.lists(values, max_size=3), max_size=3),
+    hnp.arrays(np.float64, st.tuples(st.integers(0, 3)), elements=values),  # 1-D
+)
+
+
+def check_models(models, count):
+    assert isinstance(models, ppk.Models) and len(models) == count
+    for model in models:  # every row decodes to a valid model
+        assert model["family"]
+    K = ppk.gram(models, kernel="ppk_norm", rho=0.5)
+    assert K.shape == (count, count)
+    assert np.all(np.isfinite(K))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(FAMILIES), X=inputs)
+def test_any_input_is_a_clean_exception_or_valid_models(family, X):
+    try:
+        models = ppk.fit(family, X)
+    except (ValueError, TypeError) as error:
+        assert str(error), "an exception without a message"
+        return
+    count = X.shape[0] if scipy.sparse.issparse(X) or (isinstance(X, np.ndarray) and X.ndim == 2) else len(X)
+    try:
+        check_models(models, count)
+    except ValueError as error:  # a kernel that cannot be evaluated is named, not a crash
+        assert "row" in str(error)

@@ -1,0 +1,61 @@
+"""ppk.fit against `ppk fit`: the same rows, byte for byte, from the same numbers."""
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import ppk
+from conftest import write_rows
+
+
+def cli_rows(ppk_tool, tmp_path, family, X, y, *options):
+    data = write_rows(tmp_path / "data.txt", X, y)
+    return ppk_tool("fit", family, *options, data).stdout
+
+
+def test_multinomial_rows_equal_the_command_line(ppk_tool, tmp_path, rng):
+    X = rng.poisson(1.5, size=(30, 12)).astype(float)
+    X[:, -1] = 0  # an empty last column: the dimension is still X's 12 columns
+    y = rng.integers(0, 3, size=30)
+    models = ppk.fit("multinomial", X, y, alpha=0.5)
+    assert models.to_rows() == cli_rows(ppk_tool, tmp_path, "multinomial", X, y, "--alpha", "0.5", "--dim", "12")
+    assert len(models) == 30
+    np.testing.assert_array_equal(models.labels, y)
+    # A CSR matrix of the same counts gives the same rows.
+    assert ppk.fit("multinomial", scipy.sparse.csr_matrix(X), y, alpha=0.5).to_rows() == models.to_rows()
+
+
+def test_bernoulli_rows_equal_the_command_line(ppk_tool, tmp_path, rng):
+    X = (rng.random((25, 8)) < 0.3).astype(float)
+    y = np.where(rng.random(25) < 0.5, -1.0, 1.0)
+    models = ppk.fit("bernoulli", X, y)
+    assert models.to_rows() == cli_rows(ppk_tool, tmp_path, "bernoulli", X, y, "--dim", "8")
+
+
+def test_gaussian_rows_equal_the_command_line_without_losing_digits(ppk_tool, tmp_path, rng):
+    # Sets of vectors (qid groups) with values whose shortest decimal has 17 digits.
+    X = [rng.normal(size=(int(n), 3)) * 1e-3 + 1 / 3 for n in rng.integers(4, 9, size=10)]
+    y = np.arange(10.0)
+    for options, words in [({}, []), ({"cov": "diag"}, ["--cov", "diag"]), ({"var": 0.25}, ["--var", "0.25"])]:
+        models = ppk.fit("gaussian", X, y, **options)
+        assert models.to_rows() == cli_rows(ppk_tool, tmp_path, "gaussian", X, y, "--dim", "3", *words)
+
+
+def test_hmm_rows_on_qid_groups_equal_the_command_line(ppk_tool, tmp_path, rng):
+    X = [np.cumsum(rng.normal(size=(int(n), 2)), axis=0) for n in rng.integers(12, 20, size=6)]
+    y = [1, 1, 2, 2, 3, 3]
+    models = ppk.fit("hmm", X, y, states=2, restarts=2)
+    expected = cli_rows(ppk_tool, tmp_path, "hmm", X, y, "--states", "2", "--restarts", "2", "--dim", "2")
+    assert models.to_rows() == expected
+    assert [model["family"] for model in models] == ["hmm"] * 6
+
+
+def test_threads_do_not_change_the_rows(rng):
+    X = [rng.normal(size=(10, 2)) for _ in range(8)]
+    assert ppk.fit("hmm", X, states=2, threads=1).to_rows() == ppk.fit("hmm", X, states=2, threads=2).to_rows()
+
+
+def test_a_sequence_of_numbers_is_a_sequence_of_one_dimensional_vectors(rng):
+    series = [rng.normal(size=n) for n in (5, 7, 9)]
+    columns = [s.reshape(-1, 1) for s in series]
+    assert ppk.fit("gaussian", series).to_rows() == ppk.fit("gaussian", columns).to_rows()
