@@ -489,9 +489,9 @@ int run_fit(const std::vector<std::string>& args) {
         if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
       }
     }
-    // No choice read the examples, and no pool needs them: INPUT is fitted a chunk at a time.
-    if (const FitSource* rows_to_stream = fit_input.streamable(); rows_to_stream != nullptr && !pooled)
-      fit_streamed_rows(*estimator, *rows_to_stream, dim, threads, output.stream());
+    // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
+    if (const FitSource* rows_to_stream = fit_input.streamable())
+      fit_streamed_rows(*estimator, *rows_to_stream, dim, pooled ? &*pooled : nullptr, lambda, threads, output.stream());
     else
       rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
   }
