@@ -1,8 +1,8 @@
 # ppk fit streams a per-example fit (4096 examples at a time): the rows are those of the fit that
 # reads INPUT whole (forced here by --save-pooled, whose pool needs every example) for plain and
-# qid-grouped rows across chunk boundaries, any --threads, with and without --dim, from a file, a
-# pipe and standard input; its peak memory does not grow with INPUT (the whole-file fit's does); an
-# error in a later chunk names its line and writes nothing.
+# qid-grouped rows across chunk boundaries, any --threads, with and without --dim, shrunk toward a
+# saved pool, from a file, a pipe and standard input; its peak memory does not grow with INPUT (the
+# whole-file fit's does); an error in a later chunk names its line and writes nothing.
 source "$(dirname "$0")/lib.bash" "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 EXAMPLES=$HERE/../../examples
@@ -23,6 +23,13 @@ largest=$(awk '{ split($NF, entry, ":"); if (entry[1] + 0 > m) m = entry[1] + 0 
 "$PPK" fit multinomial --dim "$largest" --alpha 0.5 --save-pooled pool2.json docs.txt -o whole_largest.ppk
 "$PPK" fit multinomial --alpha 0.5 docs.txt -o streamed_largest.ppk
 cmp -s whole_largest.ppk streamed_largest.ppk || fail "the streamed rows without --dim differ"
+pass
+# Shrinkage toward a saved pool streams too: the rows of --shrink L --pooled-from POOL are those of the
+# whole-file fit that saved POOL from the same file.
+"$PPK" fit multinomial --dim 300 --alpha 0.5 --shrink 0.01 --save-pooled shrink.json docs.txt -o shrunk_whole.ppk
+"$PPK" fit multinomial --dim 300 --alpha 0.5 --shrink 0.01 --pooled-from shrink.json docs.txt -o shrunk_streamed.ppk
+cmp -s whole.ppk shrunk_whole.ppk && fail "--shrink 0.01 changed no row: the check cannot tell"
+cmp -s shrunk_whole.ppk shrunk_streamed.ppk || fail "the streamed shrunk rows differ from the whole-file fit"
 pass
 # A pipe and standard input are read whole, once, and fitted the same way.
 "$PPK" fit multinomial --dim 300 --alpha 0.5 <(cat docs.txt) -o piped.ppk

@@ -482,9 +482,9 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
         if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
       }
     }
-    // No choice read the examples, and no pool needs them: INPUT is fitted a chunk at a time.
-    if (const FitSource* rows_to_stream = fit_input.streamable(); rows_to_stream != nullptr && !pooled)
-      fit_streamed_rows(*estimator, *rows_to_stream, dim, threads, out);
+    // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
+    if (const FitSource* rows_to_stream = fit_input.streamable())
+      fit_streamed_rows(*estimator, *rows_to_stream, dim, pooled ? &*pooled : nullptr, lambda, threads, out);
     else
       rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
   }

@@ -143,8 +143,8 @@ std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long 
   return rows;
 }
 
-void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, unsigned threads,
-                       std::ostream& out) {
+void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, const Statistics* pooled,
+                       double lambda, unsigned threads, std::ostream& out) {
   const std::unique_ptr<std::istream> in = source.open();
   DataStream stream(*in, source.name);
   Dataset chunk;
@@ -163,7 +163,8 @@ void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long
                    "fitting examples " + std::to_string(first_number) + "-" +
                        std::to_string(first_number + static_cast<long>(count) - 1),
                    [&](std::size_t i) {
-                     lines[i] = format_row_line(chunk.examples[i].label, fit_row(estimator, chunk, i, dim, nullptr, 0));
+                     lines[i] =
+                         format_row_line(chunk.examples[i].label, fit_row(estimator, chunk, i, dim, pooled, lambda));
                    });
     for (const std::string& line : lines) out << line << '\n';
     first_number += static_cast<long>(count);

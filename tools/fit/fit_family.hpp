@@ -117,11 +117,11 @@ CovarianceForm covariance_form(const std::string& form);
 // threads. `pooled` (null: none) and `lambda` are --shrink's pool and weight.
 std::vector<Row> fit_rows(const Estimator& estimator, const Dataset& data, long dim, const Statistics* pooled,
                           double lambda, unsigned threads);
-// fit_rows over the LIBSVM rows of `source` a chunk of examples at a time, each row's line written to
-// `out` in input order: memory is one chunk of examples and their rows, whatever the number of
-// examples. The rows are those of fit_rows on the whole file.
-void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, unsigned threads,
-                       std::ostream& out);
+// fit_rows (`pooled` and `lambda` as there) over the LIBSVM rows of `source` a chunk of examples at a time, each row's
+// line written to `out` in input order: memory is one chunk of examples and their rows, whatever the number of examples.
+// The rows are those of fit_rows on the whole file.
+void fit_streamed_rows(const Estimator& estimator, const FitSource& source, long dim, const Statistics* pooled,
+                       double lambda, unsigned threads, std::ostream& out);
 
 // --iterations (default `iterations`), --tolerance, --restarts and --seed of the EM fits.
 void add_em_options(po::options_description& options, long iterations, const char* iterations_help);
