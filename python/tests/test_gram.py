@@ -82,3 +82,42 @@ def test_sequence_kernels_take_T(rng):
     X, options = CASES["hmm"]
     models = ppk.fit("hmm", X, **options)
     assert not np.array_equal(ppk.gram(models, rho=1.0, T=3), ppk.gram(models, rho=1.0, T=5))
+
+
+# The families ppk fit does not fit per example from arrays, as models written out (the CLI tests'
+# models and variants of them).
+JSON_FAMILIES = {
+    "bayesnet": [
+        '{"label":1,"family":"bayesnet","nodes":[{"states":2,"cpt":[[0.3,0.7]]},{"states":2,"parents":[0],'
+        '"variable":0,"cpt":[[0.9,0.1],[0.2,0.8]]},{"parents":[0],"variable":1,"emissions":[{"family":"multinomial",'
+        '"p":[0.5,0.5]},{"family":"multinomial","p":[0.1,0.9]}]}]}',
+        '{"label":2,"family":"bayesnet","nodes":[{"states":2,"cpt":[[0.6,0.4]]},{"states":2,"parents":[0],'
+        '"variable":0,"cpt":[[0.5,0.5],[0.25,0.75]]},{"parents":[0],"variable":1,"emissions":[{"family":"multinomial",'
+        '"p":[0.3,0.7]},{"family":"multinomial","p":[0.8,0.2]}]}]}',
+    ],
+    "linear_gaussian": [
+        '{"label":1,"family":"linear_gaussian","nodes":[{"dim":2,"offset":[1,-2],"cov":[[1,0.5],[0.5,2]]},'
+        '{"dim":1,"parents":[0],"weights":[[0.5,3]],"offset":[0.25],"cov":[[0.75]],"observed":true}]}',
+        '{"label":2,"family":"linear_gaussian","nodes":[{"dim":2,"offset":[0,1],"cov":[[2,0.1],[0.1,1]]},'
+        '{"dim":1,"parents":[0],"weights":[[1,-1]],"offset":[0.5],"cov":[[1.5]],"observed":true}]}',
+    ],
+    "montecarlo": [
+        '{"label":1,"family":"montecarlo","samples":7,"model":{"family":"poisson","rate":[1,4,0.5]}}',
+        '{"label":2,"family":"montecarlo","samples":9,"model":{"family":"poisson","rate":[2,1,3]}}',
+    ],
+    "mi": [
+        '{"label":1,"family":"mi","log_weights":[0.5,-1],"blocks":[{"family":"gaussian","mean":[1.0],"var":2.0},'
+        '{"family":"dirichlet","alpha":[1,2]}]}',
+        '{"label":2,"family":"mi","log_weights":[-0.5,0.25],"blocks":[{"family":"gaussian","mean":[-1.0],"var":0.5},'
+        '{"family":"dirichlet","alpha":[3,1]}]}',
+    ],
+}
+
+
+@pytest.mark.parametrize("family", sorted(JSON_FAMILIES))
+def test_gram_of_written_models_equals_the_command_line(ppk_tool, tmp_path, family):
+    models = ppk.Models.from_json("\n".join(JSON_FAMILIES[family]) + "\n")
+    (tmp_path / "models.ppk").write_bytes(models.to_rows())
+    for kernel in ("ppk", "ppk_norm"):
+        expected = read_matrix(ppk_tool("gram", "-t", kernel, "-g", 1, tmp_path / "models.ppk").stdout)
+        np.testing.assert_allclose(ppk.gram(models, kernel=kernel, rho=1.0), expected, rtol=1e-14, atol=0)
