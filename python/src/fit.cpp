@@ -47,10 +47,12 @@ void check_finite(double value, const std::string& where) {
 // The labels y (nothing: every label 0), one per example, finite.
 std::vector<double> labels_of(const std::optional<Array>& y, std::size_t examples) {
   if (!y) return std::vector<double>(examples, 0.0);
-  if (y->ndim() != 1 || static_cast<std::size_t>(y->shape(0)) != examples)
-    throw std::invalid_argument(
-        "y must be a 1-D array of one label per example (" + std::to_string(examples) + "), got shape " +
-        py::str(py::tuple(py::cast(std::vector<py::ssize_t>(y->shape(), y->shape() + y->ndim())))).cast<std::string>());
+  if (y->ndim() != 1 || static_cast<std::size_t>(y->shape(0)) != examples) {
+    std::string shape;
+    for (py::ssize_t axis = 0; axis < y->ndim(); ++axis) shape += (axis > 0 ? ", " : "") + std::to_string(y->shape(axis));
+    throw std::invalid_argument("y must be a 1-D array of one label per example (" + std::to_string(examples) +
+                                "), got shape (" + shape + ")");
+  }
   std::vector<double> labels(y->data(), y->data() + examples);
   for (std::size_t i = 0; i < examples; ++i)
     if (!std::isfinite(labels[i])) throw std::invalid_argument("y[" + std::to_string(i) + "] is not a finite number");
@@ -174,7 +176,6 @@ ModelRows fit(const std::vector<std::string>& args, const Examples& examples) {
 
 void bind_fit(py::module_& module) {
   py::class_<Examples>(module, "Examples", "Examples X as the LIBSVM data rows `ppk fit` reads.")
-      .def_readonly("text", &Examples::text)
       .def_readonly("columns", &Examples::columns);
   module.def("dense_examples", &dense_examples, py::arg("X"), py::arg("y"),
              "A 2-D array's rows as examples, one line each (its zeros left out).");
