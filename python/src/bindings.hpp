@@ -19,9 +19,11 @@ struct ModelRows {
   std::vector<LabeledRow> rows;
 };
 
-// Registers ppk._ppk.Models (bind_models), ppk._ppk.Examples and fit (bind_fit), gram (bind_gram).
+// Registers ppk._ppk.Models (bind_models), ppk._ppk.Examples and fit (bind_fit), gram (bind_gram),
+// SvmClassifier (bind_svm).
 void bind_models(py::module_& module);
 void bind_fit(py::module_& module);
 void bind_gram(py::module_& module);
+void bind_svm(py::module_& module);
 
 }  // namespace ppk::python
