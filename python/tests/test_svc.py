@@ -249,6 +249,8 @@ def test_bad_parameters_and_inputs_are_python_exceptions(documents):
     gaussians = ppk.fit("gaussian", np.arange(6.0).reshape(3, 2), var=1.0)
     with pytest.raises(ValueError, match=r"X\[0\]"):  # another family than the support vectors'
         svc.predict(gaussians)
+    with pytest.raises(ValueError, match=r"X\[0\] and X\[3\]: .*no kernel between different sample spaces"):
+        PPKSVC().fit(train[:3] + gaussians, np.arange(6) % 2)
     counts = PPKSVC().fit(np.eye(4) + 1, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="features"):
         counts.predict(np.ones((2, 5)))
