@@ -23,4 +23,5 @@ PYBIND11_MODULE(_ppk, module) {
   ppk::python::bind_models(module);
   ppk::python::bind_fit(module);
   ppk::python::bind_gram(module);
+  ppk::python::bind_map(module);
 }
