@@ -6,6 +6,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.datasets import load_svmlight_file
 
 import ppk
 
@@ -50,19 +51,11 @@ def tool_options(kernel, rho, method="exact", T=0, landmarks=None, landmark_choi
     return options
 
 
-def read_features(text, n_features):
+def read_features(path, n_features):
     """`ppk map`'s output ('LABEL i:v ...', 1-based indices, zeros left out) as labels and a dense
-    matrix, parsed here independently of the bindings."""
-    labels, rows = [], []
-    for line in text.decode().splitlines():
-        fields = line.split(" ")
-        labels.append(float(fields[0]))
-        row = np.zeros(n_features)
-        for field in fields[1:]:
-            index, value = field.split(":")
-            row[int(index) - 1] = float(value)
-        rows.append(row)
-    return np.array(labels), np.array(rows)
+    matrix, read by scikit-learn's LIBSVM reader, independently of the bindings."""
+    X, labels = load_svmlight_file(str(path), n_features=n_features, zero_based=False)
+    return labels, X.toarray()
 
 
 def dimension_of(map_text):
@@ -92,12 +85,12 @@ def test_map_equals_the_command_line_for_train_and_test_through_one_map(ppk_tool
     assert feature_map.to_text() == map_text  # the same map: landmarks, eigenvalues and W digit for digit
     assert feature_map.n_features == n_features
     for models, name in ((train, "train.features"), (test, "test.features")):
-        labels, expected = read_features((tmp_path / name).read_bytes(), n_features)
+        labels, expected = read_features(tmp_path / name, n_features)
         np.testing.assert_array_equal(labels, models.labels)
         # The shortest decimal of a double reads back as that double: the same values, bit for bit.
         np.testing.assert_array_equal(dense(feature_map.transform(models)), expected)
     np.testing.assert_array_equal(dense(ppk.map(train, kernel=kernel, rho=rho, **map_options)),
-                                  read_features((tmp_path / "train.features").read_bytes(), n_features)[1])
+                                  read_features(tmp_path / "train.features", n_features)[1])
 
     # A map saved by ppk map maps here as --map-from does, and a map saved here maps there.
     loaded = ppk.FeatureMap.load(tmp_path / "train.map")
