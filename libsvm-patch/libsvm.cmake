@@ -3,6 +3,7 @@
 #
 # include()d from the top-level CMakeLists.txt. Defines
 #   svm          libsvm.so.3 (SHARED, SOVERSION 3) from the patched svm.cpp (serial, as LIBSVM 3.24)
+#   svm_embedded the same as a static library with hidden symbols (for the Python module)
 #   svm-train, svm-predict, svm-scale   the patched programs, in bin/
 # and sets LIBSVM_SOURCE_DIR (the patched source tree, with heart_scale, python/, matlab/ ...)
 # and LIBSVM_INCLUDE_DIR (where the patched svm.h is).
@@ -163,6 +164,16 @@ target_include_directories(svm PUBLIC $<BUILD_INTERFACE:${LIBSVM_INCLUDE_DIR}>
 target_compile_options(svm PRIVATE ${_libsvm_flags})
 target_link_options(svm PRIVATE ${_libsvm_link_flags})
 target_link_libraries(svm PRIVATE ${CMAKE_DL_LIBS})
+
+# The same patched svm.cpp as a static library with hidden symbols, for the Python module
+# (python/): the module carries its own LIBSVM, which it calls directly, so it depends on no
+# libsvm.so and never binds to another one loaded in the process (the distribution's unpatched one).
+add_library(svm_embedded STATIC ${LIBSVM_SOURCE_DIR}/svm.cpp)
+set_target_properties(svm_embedded PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden
+  EXCLUDE_FROM_ALL ON)
+target_include_directories(svm_embedded PUBLIC ${LIBSVM_INCLUDE_DIR})
+target_compile_options(svm_embedded PRIVATE ${_libsvm_flags})
+target_link_libraries(svm_embedded PRIVATE ${CMAKE_DL_LIBS})
 
 # LIBSVM's programs are C files that its Makefile compiles as C++; so do we.
 set_source_files_properties(${LIBSVM_SOURCE_DIR}/svm-train.c ${LIBSVM_SOURCE_DIR}/svm-predict.c

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "libsvm_problem.hpp"
 #include "svm.h"
 
 namespace ppk::cli {
@@ -39,30 +40,6 @@ std::vector<std::string> list_option(const po::variables_map& values, const std:
 }
 
 void silent(const char*) {}
-
-// One candidate's rows as a LIBSVM problem: each value as svm-train reads it back from the row
-// file (format_entries writes libsvm_readable(value) with 17 significant digits).
-class Problem {
- public:
-  Problem(const std::vector<Row>& rows, const std::vector<double>& labels) : nodes_(rows.size()), x_(rows.size()) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      for (const RowEntry& entry : rows[i]) nodes_[i].push_back({entry.index, libsvm_readable(entry.value)});
-      nodes_[i].push_back({-1, 0});
-      x_[i] = nodes_[i].data();
-    }
-    labels_ = labels;
-    problem_.l = static_cast<int>(rows.size());
-    problem_.y = labels_.data();
-    problem_.x = x_.data();
-  }
-  const svm_problem& get() const { return problem_; }
-
- private:
-  std::vector<std::vector<svm_node>> nodes_;
-  std::vector<svm_node*> x_;
-  std::vector<double> labels_;
-  svm_problem problem_{};
-};
 
 // svm-train's parameters for -t kernel -g gamma -c cost (its defaults otherwise; the plugin
 // kernel type's own default -d).
@@ -197,7 +174,7 @@ CvChoice choose_smoothing_by_cv(
     } catch (const InputError& e) {
       throw InputError(what + ": " + message_of(e) + " (leave " + candidate + " out of --cv-alphas)");
     }
-    const Problem problem(rows, labels);
+    const LibsvmProblem problem(rows, labels);
     const std::string alpha_text = smoothing.ml ? "-" : format_short(smoothing.alpha);
     for (double cost : options.costs) {
       const double accuracy = cross_validated_accuracy(problem.get(), svm_train_parameters(*kernel, options.gamma, cost),

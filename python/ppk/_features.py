@@ -35,7 +35,8 @@ class PPKFeatures(TransformerMixin, BaseEstimator):
     None or a numpy RandomState draws one (None: numpy's global random state, as scikit-learn does).
 
     Attributes after fit: ``feature_map_`` (the ppk.FeatureMap), ``method_`` (the route used),
-    ``n_features_in_`` (for 2-D data). transform gives a scipy.sparse CSR matrix for the exact and
+    ``fit_pool_`` (what the fit chose on the training examples, applied to the examples transform
+    fits: ppk._inputs), ``n_features_in_`` (for 2-D data). transform gives a scipy.sparse CSR matrix for the exact and
     sparse routes and a dense numpy array for nystrom (FeatureMap.transform).
     """
 

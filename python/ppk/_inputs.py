@@ -7,8 +7,12 @@ An estimator's ``family`` and ``fit_options`` are ``ppk.fit``'s arguments; X is
   a sequence of numbers), as ``ppk.fit`` takes them;
 * anything else is 2-D data as scikit-learn takes it (a numpy array, a scipy.sparse matrix, nested
   lists), one example per row, checked by ``sklearn.utils.check_array`` (finite, at least one
-  example) and by the number of columns seen in ``fit`` (``n_features_in_``).
+  example) and by the number of columns and their names seen in ``fit`` (``n_features_in_``,
+  ``feature_names_in_``).
 """
+
+import os
+import tempfile
 
 import numpy as np
 from sklearn.utils.validation import check_array
@@ -24,23 +28,59 @@ def is_example_list(X):
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(isinstance(x, np.ndarray) for x in X)
 
 
+# Options that give the fit a pool of the user's (a pooled model to adapt or to score against):
+# nothing is chosen on X then, and ppk fit refuses --save-pooled with them.
+_POOL_READERS = ("adapt_from", "fisher_from")
+
+
 def fitted_models(estimator, X, reset):
     """X as ``ppk.Models`` for ``estimator`` (with ``family`` and ``fit_options``): reset=True in
-    ``fit`` (sets ``n_features_in_`` for 2-D data), False in ``predict`` / ``transform`` (checks it)."""
+    ``fit`` (sets ``n_features_in_`` for 2-D data), False in ``predict`` / ``transform`` (checks it).
+
+    What a fit decides on the training examples (values chosen by the data, such as ``alpha="auto"``
+    or hmm's prior count, and statistics pooled over them) is kept in ``estimator.fit_pool_`` (the
+    JSON of ``ppk fit --save-pooled``) and applied unchanged to test examples (``--pooled-from``):
+    nothing is re-estimated on test data, as on the command line."""
     if isinstance(X, Models):
         if len(X) == 0:
             raise ValueError("X has no models: at least one example is needed")
+        if reset:
+            estimator.fit_pool_ = None
         return X
     options = dict(estimator.fit_options or {})
+    for name in ("save_pooled", "pooled_from", "output"):
+        if name in options:
+            raise ValueError(f"fit_options: {name} is not an option of an estimator: fit keeps what it chose on "
+                             "the training examples in fit_pool_, and predict and transform apply it")
     if not isinstance(estimator.family, str):
         raise TypeError(f"family must be a string such as 'multinomial', got {type(estimator.family).__name__}")
     if is_example_list(X):
-        return fit(estimator.family, list(X), **options)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    estimator._check_n_features(X, reset=reset)
-    return fit(estimator.family, X, **options)
+        X = list(X)
+    else:
+        estimator._check_feature_names(X, reset=reset)
+        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        estimator._check_n_features(X, reset=reset)
+    if any(name in options for name in _POOL_READERS):
+        if reset:
+            estimator.fit_pool_ = None
+        return fit(estimator.family, X, **options)
+    with tempfile.TemporaryDirectory(prefix="ppk-pool-") as directory:
+        pool = os.path.join(directory, "pool.json")
+        if reset:
+            models = fit(estimator.family, X, save_pooled=pool, **options)
+            with open(pool, "rb") as file:
+                estimator.fit_pool_ = file.read()
+            return models
+        if estimator.fit_pool_ is None:
+            return fit(estimator.family, X, **options)
+        with open(pool, "wb") as file:
+            file.write(estimator.fit_pool_)
+        return fit(estimator.family, X, pooled_from=pool, **options)
 
 
 def input_tags(estimator):
-    """scikit-learn's tags for estimator's inputs: counts are >= 0."""
-    return {"requires_positive_X": estimator.family in COUNT_FAMILIES}
+    """scikit-learn's tags for estimator's inputs: counts are >= 0, and scikit-learn's synthetic
+    classification data (Gaussian blobs shifted to X >= 0) is not counts: a multinomial sees only each
+    row's proportions x / sum(x), where the blobs overlap (docs/python.md, "scikit-learn's checks")."""
+    counts = estimator.family in COUNT_FAMILIES
+    return {"requires_positive_X": counts, "poor_score": counts}

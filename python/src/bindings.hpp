@@ -29,10 +29,11 @@ KernelParams kernel_params(double rho, long T);
 unsigned threads_of(std::optional<long> n_jobs);
 
 // Registers ppk._ppk.Models (bind_models), ppk._ppk.Examples and fit (bind_fit), gram (bind_gram),
-// FeatureMap (bind_map).
+// FeatureMap (bind_map), SvmClassifier (bind_svm).
 void bind_models(py::module_& module);
 void bind_fit(py::module_& module);
 void bind_gram(py::module_& module);
 void bind_map(py::module_& module);
+void bind_svm(py::module_& module);
 
 }  // namespace ppk::python

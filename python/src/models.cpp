@@ -121,7 +121,8 @@ void bind_models(py::module_& module) {
 len(models), models[i] (the model as a dict: its JSON object, "label" first), models[a:b] and
 models[[i, j, ...]] (Models), models + other (Models), models.labels (numpy float64 array).
 Models.from_rows / to_rows: LIBSVM model rows, the bytes `ppk fit` writes and svm-train reads;
-Models.from_json / to_json: JSON lines, the format of `ppk encode` and `ppk decode`.)")
+Models.from_json / to_json: JSON lines, the format of `ppk encode` and `ppk decode`.
+Models pickle as their rows.)")
       .def(py::init<>(), "No models.")
       .def_static("from_rows", &from_rows, py::arg("text_or_path"),
                   "Models from LIBSVM model rows: bytes or str holding them, or a path. Every row is "
@@ -140,7 +141,9 @@ Models.from_json / to_json: JSON lines, the format of `ppk encode` and `ppk deco
       .def("__add__", &concatenate)
       .def_property_readonly("labels", &labels, "The labels, one per model (numpy float64 array).")
       .def("__repr__",
-           [](const ModelRows& models) { return "<ppk.Models: " + std::to_string(models.rows.size()) + " models>"; });
+           [](const ModelRows& models) { return "<ppk.Models: " + std::to_string(models.rows.size()) + " models>"; })
+      // pickled as its rows, read back (and validated) as from_rows reads them
+      .def(py::pickle(&to_rows, [](const py::bytes& rows) { return from_rows(rows); }));
 }
 
 }  // namespace ppk::python

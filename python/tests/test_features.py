@@ -71,7 +71,7 @@ def test_random_state_none_draws_the_seed_from_numpys_global_random_state(rng):
     assert another != maps[0]  # 5 of 40 rows: another seed draws other landmarks
 
 
-def test_auto_is_exact_where_every_model_has_an_exact_map_else_nystrom(rng, tmp_path):
+def test_auto_is_exact_where_every_model_has_an_exact_map_else_nystrom(rng):
     X, _ = two_topics(rng, 12)
     binary = (rng.random((12, 21)) < 0.5).astype(float)
     sequences = [rng.normal(size=(10, 2)) for _ in range(6)]
@@ -80,7 +80,7 @@ def test_auto_is_exact_where_every_model_has_an_exact_map_else_nystrom(rng, tmp_
         (PPKFeatures(fit_options={"alpha": 0}), X, "exact"),
         (PPKFeatures(family="bernoulli"), binary[:, :20], "exact"),
         (PPKFeatures(family="bernoulli"), binary, "nystrom"),  # 2^21 features: not written out
-        (PPKFeatures(fit_options={"base": "pooled", "save_pooled": str(tmp_path / "pool")}), X, "nystrom"),
+        (PPKFeatures(fit_options={"base": "pooled"}), X, "nystrom"),
         (PPKFeatures(family="hmm", fit_options={"states": 2}, T=4, random_state=0), sequences, "nystrom"),
         (PPKFeatures(family="gaussian", fit_options={"var": 1.0}, random_state=0), X, "nystrom"),
     ]

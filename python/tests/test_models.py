@@ -1,6 +1,7 @@
 """ppk.Models: LIBSVM model rows and JSON lines in and out, against `ppk encode` and `ppk decode`."""
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -41,6 +42,15 @@ def test_a_sequence_of_models():
     assert [m["label"] for m in models] == [1, -1, 2.5]
     with pytest.raises(IndexError, match="out of range"):
         models[3]
+
+
+def test_models_pickle_as_their_rows():
+    models = ppk.Models.from_json(JSON_LINES)
+    copy = pickle.loads(pickle.dumps(models))
+    assert isinstance(copy, ppk.Models) and copy.to_rows() == models.to_rows()
+    assert copy.to_json() == models.to_json()
+    empty = pickle.loads(pickle.dumps(ppk.Models()))
+    assert len(empty) == 0
 
 
 def test_bad_rows_name_the_row():
