@@ -99,6 +99,19 @@ def test_lists_of_arrays_and_models_are_examples_too(rng):
     np.testing.assert_array_equal(estimator.transform(models), features)
 
 
+def test_test_examples_are_fitted_with_what_the_fit_chose_on_the_training_ones(rng, tmp_path):
+    # alpha="evidence" is chosen on the training documents (ppk fit --save-pooled) and applied to the
+    # test documents (--pooled-from), not chosen again on them.
+    X, _ = two_topics(rng, 40)
+    X_test, _ = two_topics(rng, 6)
+    features = PPKFeatures(fit_options={"alpha": "evidence"}, rho=0.5).fit(X)
+    (tmp_path / "pool.json").write_bytes(features.fit_pool_)
+    test = ppk.fit("multinomial", X_test, alpha="evidence", pooled_from=str(tmp_path / "pool.json"))
+    np.testing.assert_array_equal(dense(features.transform(X_test)), dense(features.feature_map_.transform(test)))
+    chosen_again = ppk.fit("multinomial", X_test, alpha="evidence")
+    assert not np.array_equal(dense(features.transform(X_test)), dense(features.feature_map_.transform(chosen_again)))
+
+
 @pytest.mark.parametrize("estimator", [PPKFeatures(fit_options={"alpha": 0}),
                                        PPKFeatures(family="gaussian", fit_options={"var": 1.0}, landmarks=7,
                                                    random_state=2)])
