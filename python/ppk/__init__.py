@@ -9,13 +9,19 @@ underscores for dashes, ``pooled=True`` for a switch) with its defaults and chec
 argument), with the message of the library or the command line. See docs/python.md.
 """
 
+import logging
 import numbers
+import warnings
 
 import numpy as np
 
 from . import _ppk
 
 Models = _ppk.Models
+
+# ppk fit's notes (what a fit chose on the data: "prior-count = 258, chosen by ..."), at level INFO;
+# logging.basicConfig(level=logging.INFO) shows them. Its warnings are Python warnings.
+_log = logging.getLogger("ppk")
 
 __all__ = ["FeatureMap", "Models", "fit", "gram", "map"]
 
@@ -109,7 +115,13 @@ def fit(family, X, y=None, **options):
     examples = _examples(X, y)
     if "dim" not in options and examples.columns > 0:
         options = {"dim": examples.columns, **options}
-    return _ppk.fit([family] + _option_words(options), examples)
+    models, notes = _ppk.fit([family] + _option_words(options), examples)
+    for note in notes.splitlines():
+        if "warning" in note:
+            warnings.warn(note, stacklevel=2)
+        elif note:
+            _log.info(note)
+    return models
 
 
 def _check_kernel_arguments(kernel, rho, T, n_jobs):

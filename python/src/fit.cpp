@@ -4,11 +4,13 @@
 // checks and rows.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/stl.h>
@@ -153,11 +155,27 @@ std::string with_example_index(const std::string& message, const Examples& examp
 // The command line's option tables (use_option_flags) are one per process: one fit at a time.
 std::mutex fit_mutex;
 
-ModelRows fit(const std::vector<std::string>& args, const Examples& examples) {
+// std::cerr written into `notes` while this object lives (the command line writes its notes there).
+class CapturedNotes {
+ public:
+  explicit CapturedNotes(std::ostringstream& notes) : previous_(std::cerr.rdbuf(notes.rdbuf())) {}
+  ~CapturedNotes() { std::cerr.rdbuf(previous_); }
+  CapturedNotes(const CapturedNotes&) = delete;
+  CapturedNotes& operator=(const CapturedNotes&) = delete;
+
+ private:
+  std::streambuf* previous_;
+};
+
+// The rows, and the notes `ppk fit` writes on standard error (what it chose on the data), which the
+// package passes to Python's logging and warnings.
+std::pair<ModelRows, std::string> fit(const std::vector<std::string>& args, const Examples& examples) {
   std::string rows;
+  std::ostringstream notes;
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(fit_mutex);
+    const CapturedNotes capture(notes);
     try {
       rows = cli::fit_rows_text(args, cli::text_fit_source("X", examples.text));
     } catch (const cli::UsageError& e) {
@@ -169,7 +187,7 @@ ModelRows fit(const std::vector<std::string>& args, const Examples& examples) {
   std::istringstream in(rows);
   ModelRows models;
   models.rows = read_rows(in, "the fitted rows");
-  return models;
+  return {std::move(models), notes.str()};
 }
 
 }  // namespace
@@ -184,7 +202,7 @@ void bind_fit(py::module_& module) {
   module.def("grouped_examples", &grouped_examples, py::arg("X"), py::arg("y"),
              "A list of 2-D arrays as examples, one qid group each (one line per vector).");
   module.def("fit", &fit, py::arg("args"), py::arg("examples"),
-             "ppk fit with the words FAMILY --option=value ... on the examples: their model rows.");
+             "ppk fit with the words FAMILY --option=value ... on the examples: their model rows, and its notes.");
 }
 
 }  // namespace ppk::python

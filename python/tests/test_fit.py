@@ -1,5 +1,7 @@
 """ppk.fit against `ppk fit`: the same rows, byte for byte, from the same numbers."""
 
+import logging
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -59,3 +61,12 @@ def test_a_sequence_of_numbers_is_a_sequence_of_one_dimensional_vectors(rng):
     series = [rng.normal(size=n) for n in (5, 7, 9)]
     columns = [s.reshape(-1, 1) for s in series]
     assert ppk.fit("gaussian", series).to_rows() == ppk.fit("gaussian", columns).to_rows()
+
+
+def test_what_a_fit_chose_is_logged_not_printed(rng, caplog, capfd):
+    """ppk fit's notes on standard error become records of the logger "ppk" (level INFO)."""
+    sequences = [np.cumsum(rng.normal(size=(n, 2)), axis=0) for n in (30, 40, 35, 45)]
+    with caplog.at_level(logging.INFO, logger="ppk"):
+        ppk.fit("hmm", sequences, states=2)
+    assert any("prior-count" in record.getMessage() and "chosen by" in record.getMessage() for record in caplog.records)
+    assert "prior-count" not in capfd.readouterr().err
