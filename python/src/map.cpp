@@ -87,14 +87,14 @@ py::array_t<T> owning_array(std::vector<T>&& values) {
   return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
 }
 
-// phi of every row of `models` as the arrays of a CSR matrix (indptr, indices, data), 0-based
+// phi of every row of `models` as the arrays of a CSR matrix (indptr int64, indices int32, data), 0-based
 // feature indices increasing within a row, zeros left out: the rows `ppk map` writes, a chunk of rows
 // at a time on `n_jobs` threads; each row's features depend on the row and the map alone, so the
 // arrays are the same for any n_jobs. An error names the first bad row.
 py::tuple features(const FeatureMap& map, const ModelRows& models, std::optional<long> n_jobs) {
   const unsigned threads = threads_of(n_jobs);
   std::vector<std::int64_t> indptr{0};
-  std::vector<std::int64_t> indices;
+  std::vector<std::int32_t> indices;  // RowEntry::index is an int
   std::vector<double> data;
   {
     py::gil_scoped_release release;
