@@ -49,52 +49,55 @@ def load(path):
     return load_svmlight_file(path, n_features=VOCABULARY)
 
 
-def route_ppksvc(train, test, c, timings):
-    from ppk.sklearn import PPKSVC
-    X, y = load(train)
-    X_test, y_test = load(test)
-    start = time.perf_counter()
-    svc = PPKSVC(family="multinomial", kernel="ppk", rho=RHO, C=c).fit(X, y)
-    timings["fit"] = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = svc.predict(X_test)
-    timings["predict"] = time.perf_counter() - start
-    timings["support_vectors"] = int(sum(svc.n_support_))
-    return (predicted == y_test).mean()
+class PrecomputedSVC:
+    """What a scikit-learn user does without PPKSVC: the models by ppk.fit, then SVC(kernel="precomputed")
+    on the training Gram matrix (ppk.gram), and the whole test x train matrix to predict."""
+
+    def __init__(self, c):
+        from sklearn.svm import SVC
+        self.svc = SVC(kernel="precomputed", C=c)
+
+    def fit(self, X, y):
+        import ppk
+        self.models = ppk.fit("multinomial", X)
+        self.svc.fit(ppk.gram(self.models, rho=RHO), y)
+        self.n_support_ = self.svc.n_support_
+        return self
+
+    def predict(self, X):
+        import ppk
+        return self.svc.predict(ppk.gram(ppk.fit("multinomial", X), self.models, rho=RHO))
 
 
-def route_precomputed(train, test, c, timings):
-    import ppk
-    from sklearn.svm import SVC
-    X, y = load(train)
-    X_test, y_test = load(test)
-    start = time.perf_counter()
-    models = ppk.fit("multinomial", X)
-    svc = SVC(kernel="precomputed", C=c).fit(ppk.gram(models, rho=RHO), y)
-    timings["fit"] = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = svc.predict(ppk.gram(ppk.fit("multinomial", X_test), models, rho=RHO))
-    timings["predict"] = time.perf_counter() - start
-    timings["support_vectors"] = int(sum(svc.n_support_))
-    return (predicted == y_test).mean()
-
-
-def route_features(train, test, c, timings):
+def make_estimator(route, c):
+    if route == "ppksvc":
+        from ppk.sklearn import PPKSVC
+        return PPKSVC(family="multinomial", kernel="ppk", rho=RHO, C=c)
+    if route == "precomputed":
+        return PrecomputedSVC(c)
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
     from ppk.sklearn import PPKFeatures
+    return make_pipeline(PPKFeatures(family="multinomial", kernel="ppk", rho=RHO), LinearSVC(C=c))
+
+
+def route_estimator(route, train, test, c, timings):
+    """The route's estimator fitted on train and predicting test, each step timed."""
     X, y = load(train)
     X_test, y_test = load(test)
+    estimator = make_estimator(route, c)
     start = time.perf_counter()
-    pipeline = make_pipeline(PPKFeatures(family="multinomial", kernel="ppk", rho=RHO), LinearSVC(C=c)).fit(X, y)
+    estimator.fit(X, y)
     timings["fit"] = time.perf_counter() - start
     start = time.perf_counter()
-    predicted = pipeline.predict(X_test)
+    predicted = estimator.predict(X_test)
     timings["predict"] = time.perf_counter() - start
+    if hasattr(estimator, "n_support_"):
+        timings["support_vectors"] = int(sum(estimator.n_support_))
     return (predicted == y_test).mean()
 
 
-def route_overhead(train, test, c, timings, build):
+def route_overhead(train, c, timings, build):
     """PPKSVC.fit on the rows of ppk fit against svm-train on the same rows, in this process."""
     import ppk
     from ppk.sklearn import PPKSVC
@@ -114,8 +117,7 @@ def route_overhead(train, test, c, timings, build):
     return float("nan")
 
 
-ROUTES = {"ppksvc": route_ppksvc, "precomputed": route_precomputed, "features": route_features,
-          "svm-train": route_overhead}
+ROUTES = ("ppksvc", "precomputed", "features", "svm-train")
 
 
 def run_route(build, route, train, test, c):
@@ -148,9 +150,10 @@ def main():
     if args.child:
         route, train, test = args.child
         timings = {}
-        function = ROUTES[route]
-        extra = (build,) if route == "svm-train" else ()
-        accuracy = function(train, test, args.c, timings, *extra)
+        if route == "svm-train":
+            accuracy = route_overhead(train, args.c, timings, build)
+        else:
+            accuracy = route_estimator(route, train, test, args.c, timings)
         print(json.dumps(dict(timings, accuracy=accuracy)))
         return
     work = args.work or os.path.join(build, "bench-python")

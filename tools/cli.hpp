@@ -165,12 +165,14 @@ std::string fit_family_names();
 
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);
-// `ppk fit` on `source` without a file: `args` are FAMILY and its options (no INPUT, no -o; the
-// family mi is not offered). Returns the model rows' lines, each ending in a newline, exactly as
-// run_fit writes them; writes the files of --save-pooled and the family's side outputs. Throws what
-// run_fit throws.
+// `ppk fit` on `source` without a file: `args` are FAMILY and its options (no INPUT, no -o; for mi,
+// "mi LIKELIHOOD" and its options). Returns the model rows' lines, each ending in a newline, exactly
+// as run_fit writes them; writes the files of --save-pooled (--save-mediator) and the family's side
+// outputs. Throws what run_fit throws.
 std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source);
 int run_fit_mi(const std::vector<std::string>& args);  // ppk fit mi: args after "mi"
+// ppk fit mi's rows for args (after "mi", without INPUT and --output) on `source`, returned.
+std::string fit_mi_rows_text(const std::vector<std::string>& args, const FitSource& source);
 int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);

@@ -11,6 +11,8 @@ argument), with the message of the library or the command line. See docs/python.
 
 import logging
 import numbers
+import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -106,19 +108,45 @@ def fit(family, X, y=None, **options):
     sequence of numbers). y: the labels (default 0). options: ``ppk fit FAMILY``'s options
     (``ppk fit FAMILY --help``) as keywords; ``dim`` defaults to X's number of columns. The rows
     are those ``ppk fit FAMILY --dim D`` writes for the same data, byte for byte.
+
+    The family "mi" is ``ppk fit mi LIKELIHOOD``: ``likelihood="gaussian"`` ("multinomial",
+    "mixture") and its options; ``unlabeled`` (the data the mediator is fitted to) is a path or
+    data as X (a 2-D array or sparse matrix).
     """
     if not isinstance(family, str):
         raise TypeError(f"family must be a string such as 'multinomial', got {type(family).__name__}")
     for name in ("output", "o", "help", "h"):
         if name in options:
             raise ValueError(f"{name} is not an option of ppk.fit: the models are returned")
+    words = [family]
+    if family == "mi":  # ppk fit mi LIKELIHOOD: the likelihood is a word of its own
+        likelihood = options.pop("likelihood", None)
+        if not isinstance(likelihood, str):
+            raise ValueError("ppk.fit('mi', X, likelihood=...) needs the likelihood: 'gaussian', 'multinomial' "
+                             "or 'mixture'")
+        words.append(likelihood)
     examples = _examples(X, y)
     if "dim" not in options and examples.columns > 0:
         options = {"dim": examples.columns, **options}
-    models, notes = _ppk.fit([family] + _option_words(options), examples)
+    unlabeled = options.get("unlabeled") if family == "mi" else None
+    if isinstance(unlabeled, os.PathLike):
+        options["unlabeled"] = os.fspath(unlabeled)
+    elif unlabeled is not None and not isinstance(unlabeled, str):
+        # the mediator's data as ppk fit mi --unlabeled reads it: a file of LIBSVM rows
+        with tempfile.TemporaryDirectory(prefix="ppk-fit-") as directory:
+            options["unlabeled"] = os.path.join(directory, "unlabeled")
+            with open(options["unlabeled"], "wb") as file:
+                file.write(_examples(unlabeled, None).text)
+            return _fit_rows(words + _option_words(options), examples)
+    return _fit_rows(words + _option_words(options), examples)
+
+
+def _fit_rows(words, examples):
+    """``ppk fit WORDS`` on the examples; its notes logged, its warnings warned."""
+    models, notes = _ppk.fit(words, examples)
     for note in notes.splitlines():
         if "warning" in note:
-            warnings.warn(note, stacklevel=2)
+            warnings.warn(note, stacklevel=3)
         elif note:
             _log.info(note)
     return models

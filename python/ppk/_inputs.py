@@ -39,8 +39,9 @@ def fitted_models(estimator, X, reset):
 
     What a fit decides on the training examples (values chosen by the data, such as ``alpha="auto"``
     or hmm's prior count, and statistics pooled over them) is kept in ``estimator.fit_pool_`` (the
-    JSON of ``ppk fit --save-pooled``) and applied unchanged to test examples (``--pooled-from``):
-    nothing is re-estimated on test data, as on the command line."""
+    JSON of ``ppk fit --save-pooled``; for mi, its mediator, ``--save-mediator``) and applied
+    unchanged to test examples (``--pooled-from``, ``--mediator-from``): nothing is re-estimated on
+    test data, as on the command line."""
     if isinstance(X, Models):
         if len(X) == 0:
             raise ValueError("X has no models: at least one example is needed")
@@ -48,7 +49,8 @@ def fitted_models(estimator, X, reset):
             estimator.fit_pool_ = None
         return X
     options = dict(estimator.fit_options or {})
-    for name in ("save_pooled", "pooled_from", "output"):
+    save, apply = ("save_mediator", "mediator_from") if estimator.family == "mi" else ("save_pooled", "pooled_from")
+    for name in (save, apply, "output"):
         if name in options:
             raise ValueError(f"fit_options: {name} is not an option of an estimator: fit keeps what it chose on "
                              "the training examples in fit_pool_, and predict and transform apply it")
@@ -67,7 +69,7 @@ def fitted_models(estimator, X, reset):
     with tempfile.TemporaryDirectory(prefix="ppk-pool-") as directory:
         pool = os.path.join(directory, "pool.json")
         if reset:
-            models = fit(estimator.family, X, save_pooled=pool, **options)
+            models = fit(estimator.family, X, **options, **{save: pool})
             with open(pool, "rb") as file:
                 estimator.fit_pool_ = file.read()
             return models
@@ -75,7 +77,9 @@ def fitted_models(estimator, X, reset):
             return fit(estimator.family, X, **options)
         with open(pool, "wb") as file:
             file.write(estimator.fit_pool_)
-        return fit(estimator.family, X, pooled_from=pool, **options)
+        if estimator.family == "mi":  # the mediator holds every option but the likelihood's name
+            options = {"likelihood": options.get("likelihood")}
+        return fit(estimator.family, X, **options, **{apply: pool})
 
 
 def input_tags(estimator):

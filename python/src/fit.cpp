@@ -194,7 +194,9 @@ std::pair<ModelRows, std::string> fit(const std::vector<std::string>& args, cons
 
 void bind_fit(py::module_& module) {
   py::class_<Examples>(module, "Examples", "Examples X as the LIBSVM data rows `ppk fit` reads.")
-      .def_readonly("columns", &Examples::columns);
+      .def_readonly("columns", &Examples::columns)
+      .def_property_readonly(
+          "text", [](const Examples& examples) { return py::bytes(examples.text); }, "The LIBSVM data rows.");
   module.def("dense_examples", &dense_examples, py::arg("X"), py::arg("y"),
              "A 2-D array's rows as examples, one line each (its zeros left out).");
   module.def("csr_examples", &csr_examples, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("columns"),

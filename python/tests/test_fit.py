@@ -70,3 +70,31 @@ def test_what_a_fit_chose_is_logged_not_printed(rng, caplog, capfd):
         ppk.fit("hmm", sequences, states=2)
     assert any("prior-count" in record.getMessage() and "chosen by" in record.getMessage() for record in caplog.records)
     assert "prior-count" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("likelihood, options, data", [
+    ("gaussian", {"var": 2.0, "lambda": 5.0}, lambda rng: rng.normal(size=(12, 3))),
+    ("multinomial", {"prior_alpha": 0.5}, lambda rng: rng.poisson(2.0, size=(12, 4)).astype(float)),
+])
+def test_mi_rows_equal_the_command_line(ppk_tool, tmp_path, rng, likelihood, options, data):
+    """ppk.fit("mi", X, likelihood=..., unlabeled=U) is ppk fit mi LIKELIHOOD --unlabeled U.txt; the
+    mediator saved with it makes a test file's rows as --mediator-from does."""
+    X, U, X_test = data(rng), data(rng), data(rng)
+    y = rng.integers(0, 2, len(X))
+    write_rows(tmp_path / "X.txt", X, y)
+    write_rows(tmp_path / "U.txt", U, np.zeros(len(U)))
+    write_rows(tmp_path / "test.txt", X_test, np.zeros(len(X_test)))
+    flags = [w for name, value in options.items() for w in ("--" + name.replace("_", "-"), value)]
+    expected = ppk_tool("fit", "mi", likelihood, *flags, "--dim", X.shape[1], "--unlabeled", tmp_path / "U.txt",
+                        "--save-mediator", tmp_path / "mediator.json", tmp_path / "X.txt").stdout
+    models = ppk.fit("mi", X, y, likelihood=likelihood, unlabeled=U, save_mediator=str(tmp_path / "ours.json"),
+                     **options)
+    assert models.to_rows() == expected
+    assert (tmp_path / "ours.json").read_bytes() == (tmp_path / "mediator.json").read_bytes()
+    assert ppk.fit("mi", X, y, likelihood=likelihood, unlabeled=tmp_path / "U.txt", **options).to_rows() == expected
+    test_rows = ppk_tool("fit", "mi", likelihood, "--mediator-from", tmp_path / "mediator.json",
+                         tmp_path / "test.txt").stdout
+    ours = ppk.fit("mi", X_test, likelihood=likelihood, mediator_from=str(tmp_path / "ours.json"))
+    assert ours.to_rows() == test_rows
+    with pytest.raises(ValueError, match="likelihood"):
+        ppk.fit("mi", X)

@@ -284,3 +284,29 @@ def test_what_the_fit_chose_on_training_sequences_is_applied_to_test_ones(tmp_pa
     assert np.allclose(values, sign * decision[:, 0], rtol=1e-12, atol=0)
     assert np.array_equal(svc.predict(X_test), predicted)
     assert svc.decision_function(X_test[3:4])[0] == values[3]
+
+
+def test_mi_kernel_svm_fits_the_mediator_once(tmp_path, ppk_tool, rng):
+    """PPKSVC(family="mi"): the mediator fitted in fit (to the unlabeled data) is kept and applied to
+    the test data, as ppk fit mi --save-mediator / --mediator-from; decision values as svm-predict's."""
+    from conftest import write_rows
+
+    U = rng.normal(size=(60, 2)) + np.repeat([[0, 0], [3, 3]], 30, axis=0)
+    X = np.array([[0.0, 0.2], [0.3, -0.1], [3.1, 2.8], [2.7, 3.2]])
+    y = np.array([1, 1, 2, 2])
+    X_test = rng.normal(size=(10, 2)) + np.repeat([[0, 0], [3, 3]], 5, axis=0)
+    options = {"likelihood": "gaussian", "var": 1.0, "unlabeled": U, "lambda": 10.0}
+    svc = PPKSVC(family="mi", fit_options=options, kernel="ppk_norm", rho=1.0, C=10).fit(X, y)
+    assert b'"mediator"' in svc.fit_pool_
+    write_rows(tmp_path / "train.txt", X, y)
+    write_rows(tmp_path / "U.txt", U, np.zeros(len(U)))
+    write_rows(tmp_path / "test.txt", X_test, np.ones(len(X_test)))
+    ppk_tool("fit", "mi", "gaussian", "--var", 1.0, "--lambda", 10.0, "--dim", 2, "--unlabeled", tmp_path / "U.txt",
+             "--save-mediator", tmp_path / "mediator.json", tmp_path / "train.txt", "-o", tmp_path / "train.ppk")
+    ppk_tool("fit", "mi", "gaussian", "--mediator-from", tmp_path / "mediator.json", tmp_path / "test.txt",
+             "-o", tmp_path / "test.ppk")
+    _, labels, decision, predicted = libsvm_route(tmp_path, "-t", "ppk_norm", "-g", 1, "-c", 10)
+    sign = 1.0 if labels[0] == svc.classes_[1] else -1.0
+    assert np.allclose(svc.decision_function(X_test), sign * decision[:, 0], rtol=1e-12, atol=0)
+    assert np.array_equal(svc.predict(X_test), predicted)
+    assert np.mean(svc.predict(X_test) == np.repeat([1, 2], 5)) >= 0.9

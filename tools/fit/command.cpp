@@ -539,8 +539,7 @@ int run_fit(const std::vector<std::string>& args) {
 
 std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source) {
   if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
-  if (args[0] == kMiName)
-    throw UsageError("the family mi is fitted by 'ppk fit mi' on files only (its own options and formats)");
+  if (args[0] == kMiName) return fit_mi_rows_text(std::vector<std::string>(args.begin() + 1, args.end()), source);
   const FitFamily& family = find_fit_family(args[0]);
   const po::variables_map values =
       parse_fit_options(family, std::vector<std::string>(args.begin() + 1, args.end()), false);

@@ -225,9 +225,8 @@ void print_help(const MiLikelihood* only) { print_help_with_entries(kFitMiUsage,
 
 bool given(const po::variables_map& values, const char* name) { return values.count(name) && !values[name].defaulted(); }
 
-// A data file of one datum per line (no qid groups), its format checked as every fit command checks it.
-Dataset read_datum_file(const std::string& path) {
-  const FitSource source = read_fit_source(path);
+// Data of one datum per line (no qid groups), its format checked as every fit command checks it.
+Dataset read_datum_source(const FitSource& source) {
   check_fit_format(source, FitFormats{true, false, false, false}, "ppk fit mi",
                    source.format && source.format->grouped
                        ? "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)"
@@ -272,7 +271,7 @@ std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const p
   if (!(lambda >= 0.0) || !std::isfinite(lambda))
     throw UsageError("--lambda must be a finite number >= 0, got " + format_double(lambda));
   Dataset unlabeled;
-  if (values.count("unlabeled")) unlabeled = read_datum_file(values["unlabeled"].as<std::string>());
+  if (values.count("unlabeled")) unlabeled = read_datum_source(read_fit_source(values["unlabeled"].as<std::string>()));
   long dim = std::max(input.max_index, unlabeled.max_index);
   if (values.count("dim")) {
     dim = values["dim"].as<long>();
@@ -292,13 +291,13 @@ std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const p
   }
 }
 
-}  // namespace
-
-int run_fit_mi(const std::vector<std::string>& args) {
+// The likelihood named by rest[0] and the options after it (with INPUT as a positional argument if
+// `with_input`); nullptr after printing the help when asked for it.
+const MiLikelihood* parse_fit_mi(const std::vector<std::string>& args, bool with_input, po::variables_map& values) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     if (args.empty()) throw UsageError("missing the likelihood: " + likelihood_names());
     print_help(nullptr);
-    return 0;
+    return nullptr;
   }
   const MiLikelihood* likelihood = nullptr;
   for (const MiLikelihood& candidate : kLikelihoods)
@@ -308,15 +307,17 @@ int run_fit_mi(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
     print_help(likelihood);
-    return 0;
+    return nullptr;
   }
   po::options_description options = common_options();
   likelihood->add_options(options);
-  options.add_options()("input", po::value<std::string>(), "INPUT");
   po::positional_options_description positional;
-  positional.add("input", 1);
-  const po::variables_map values = parse_command_line(rest, options, positional);
-  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
+  if (with_input) {
+    options.add_options()("input", po::value<std::string>(), "INPUT");
+    positional.add("input", 1);
+  }
+  values = parse_command_line(rest, options, positional);
+  if (with_input && !values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
   if (values.count("mediator-from")) {
     std::vector<const char*> excluded{"unlabeled", "lambda"};
     excluded.insert(excluded.end(), likelihood->fit_options.begin(), likelihood->fit_options.end());
@@ -324,31 +325,59 @@ int run_fit_mi(const std::vector<std::string>& args) {
       if (given(values, name))
         throw UsageError(std::string("--mediator-from FILE reuses a fitted mediator: it excludes --") + name);
   }
+  return likelihood;
+}
 
-  const Dataset data = read_datum_file(values["input"].as<std::string>());
+// One row per datum of `input` written to `out`, by the mediator fitted (or read) as `values` say;
+// the mediator saved with --save-mediator once every row is made.
+void fit_mi_rows(const MiLikelihood& likelihood, const po::variables_map& values, const FitSource& input,
+                 std::ostream& out) {
+  const Dataset data = read_datum_source(input);
   std::unique_ptr<MiMediator> mediator;
   if (values.count("mediator-from")) {
     const std::string path = values["mediator-from"].as<std::string>();
-    mediator = read_mediator(*likelihood, path);
+    mediator = read_mediator(likelihood, path);
     if (values.count("dim") && values["dim"].as<long>() != mediator->dim())
       throw InputError(path + ": the mediator's dimension is " + std::to_string(mediator->dim()) + ", but --dim is " +
                        std::to_string(values["dim"].as<long>()));
   } else {
-    mediator = fit_mediator(*likelihood, values, data);
+    mediator = fit_mediator(likelihood, values, data);
   }
 
-  std::vector<std::string> lines;
+  std::string rows;
   for (const Example& example : data.examples) {
     try {
-      lines.push_back(
-          format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))));
+      rows += format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim()))));
+      rows += '\n';
     } catch (const ModelError& e) {
       throw data.error_at(example, message_of(e));
     }
   }
   if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator->to_json().dump()});
-  write_lines(values["output"].as<std::string>(), lines);
+  out << rows;
+}
+
+}  // namespace
+
+int run_fit_mi(const std::vector<std::string>& args) {
+  po::variables_map values;
+  const MiLikelihood* likelihood = parse_fit_mi(args, true, values);
+  if (likelihood == nullptr) return 0;
+  const FitSource source = read_fit_source(values["input"].as<std::string>());
+  OutputFile output(values["output"].as<std::string>());
+  fit_mi_rows(*likelihood, values, source, output.stream());
+  output.commit();
   return 0;
+}
+
+std::string fit_mi_rows_text(const std::vector<std::string>& args, const FitSource& source) {
+  po::variables_map values;
+  const MiLikelihood* likelihood = parse_fit_mi(args, false, values);
+  if (likelihood == nullptr) throw UsageError("--help does not apply: the rows are returned");
+  if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
+  std::ostringstream rows;
+  fit_mi_rows(*likelihood, values, source, rows);
+  return rows.str();
 }
 
 }  // namespace ppk::cli
