@@ -42,6 +42,10 @@ def fitted_models(estimator, X, reset):
     JSON of ``ppk fit --save-pooled``; for mi, its mediator, ``--save-mediator``) and applied
     unchanged to test examples (``--pooled-from``, ``--mediator-from``): nothing is re-estimated on
     test data, as on the command line."""
+    if reset:  # what a fit on other data set
+        for name in ("n_features_in_", "feature_names_in_", "fit_pool_"):
+            if hasattr(estimator, name):
+                delattr(estimator, name)
     if isinstance(X, Models):
         if len(X) == 0:
             raise ValueError("X has no models: at least one example is needed")

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,18 @@ class EvaluationThreads {
  private:
   int previous_ = 1;
 };
+
+// svm_check_parameter's message about LIBSVM's rows ("row 3: ...", "rows 1 and 4: ...", counted
+// from 1) about the examples of X ("X[2]: ...", "X[0] and X[3]: ...").
+std::string python_rows(const std::string& message) {
+  std::smatch match;
+  if (std::regex_match(message, match, std::regex(R"(row (\d+): ([\s\S]*))")))
+    return "X[" + std::to_string(std::stol(match[1]) - 1) + "]: " + match[2].str();
+  if (std::regex_match(message, match, std::regex(R"(rows (\d+) and (\d+): ([\s\S]*))")))
+    return "X[" + std::to_string(std::stol(match[1]) - 1) + "] and X[" + std::to_string(std::stol(match[2]) - 1) +
+           "]: " + match[3].str();
+  return message;
+}
 
 // An anonymous file in memory (memfd_create), named /proc/self/fd/N for LIBSVM's svm_save_model and
 // svm_load_model, which take file names: a model's text without a file on disk.
@@ -144,7 +157,7 @@ class SvmClassifier {
 
     py::gil_scoped_release release;
     const EvaluationThreads threads(n_jobs);
-    if (const char* error = svm_check_parameter(&problem.get(), &parameters)) throw InputError(error);
+    if (const char* error = svm_check_parameter(&problem.get(), &parameters)) throw InputError(python_rows(error));
     // rand() is LIBSVM's source of -b 1's folds: one training at a time sets and uses it.
     static std::mutex rand_mutex;
     const std::lock_guard<std::mutex> lock(rand_mutex);

@@ -110,3 +110,42 @@ def test_any_input_is_a_clean_exception_or_valid_models(family, X):
         check_models(models, count)
     except ValueError as error:  # a kernel that cannot be evaluated is named, not a crash
         assert "row" in str(error)
+
+
+def example_count(X):
+    return X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else len(X)
+
+
+counts = st.integers(0, 100).map(float)  # whole numbers >= 0: data of every family
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(FAMILIES), data=st.data())
+def test_ppksvc_on_any_input_is_a_clean_exception_or_a_prediction(family, data):
+    """PPKSVC.fit and predict, on random inputs (anything `inputs` gives, with random labels) or on
+    valid training data (finite values >= 0, both classes) and test data of its columns whose values
+    may be anything: a ValueError or TypeError with a message, or one class of the training labels
+    and a finite decision value per test example."""
+    from ppk.sklearn import PPKSVC
+
+    if data.draw(st.booleans(), label="valid training data"):
+        columns = data.draw(st.integers(1, 4))
+        X = data.draw(hnp.arrays(np.float64, (data.draw(st.integers(2, 6)), columns), elements=counts))
+        labels = [i % 2 for i in range(X.shape[0])]
+        test_values = data.draw(st.sampled_from([counts, values]))
+        X_test = data.draw(hnp.arrays(np.float64, (data.draw(st.integers(1, 4)), columns), elements=test_values))
+    else:
+        X, X_test = data.draw(inputs), data.draw(inputs)
+        size = data.draw(st.one_of(st.just(example_count(X)), st.integers(0, 5)))
+        labels = data.draw(st.lists(st.integers(0, 2), min_size=size, max_size=size))
+    options = {"var": 1.0} if family == "gaussian" else None
+    try:
+        svc = PPKSVC(family=family, fit_options=options, kernel="ppk_norm", rho=0.5).fit(X, labels)
+        predicted = svc.predict(X_test)
+        decision = svc.decision_function(X_test)
+    except (ValueError, TypeError) as error:
+        assert str(error), "an exception without a message"
+        return
+    assert len(predicted) == example_count(X_test) == len(decision)
+    assert set(predicted) <= set(labels)
+    assert np.all(np.isfinite(decision))

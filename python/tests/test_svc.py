@@ -249,6 +249,8 @@ def test_bad_parameters_and_inputs_are_python_exceptions(documents):
     gaussians = ppk.fit("gaussian", np.arange(6.0).reshape(3, 2), var=1.0)
     with pytest.raises(ValueError, match=r"X\[0\]"):  # another family than the support vectors'
         svc.predict(gaussians)
+    with pytest.raises(ValueError, match=r"X\[0\] and X\[3\]: .*no kernel between different sample spaces"):
+        PPKSVC().fit(train[:3] + gaussians, np.arange(6) % 2)
     counts = PPKSVC().fit(np.eye(4) + 1, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="features"):
         counts.predict(np.ones((2, 5)))
@@ -310,3 +312,15 @@ def test_mi_kernel_svm_fits_the_mediator_once(tmp_path, ppk_tool, rng):
     assert np.allclose(svc.decision_function(X_test), sign * decision[:, 0], rtol=1e-12, atol=0)
     assert np.array_equal(svc.predict(X_test), predicted)
     assert np.mean(svc.predict(X_test) == np.repeat([1, 2], 5)) >= 0.9
+
+
+def test_class_weights_are_svm_trains_w(documents, tmp_path):
+    train = ppk.Models.from_rows(documents / "train.ppk")
+    first, second = np.unique(train.labels)
+    run(program("PPK_SVM_TRAIN"), "-q", "-t", "ppk", "-g", 0.5, "-c", 1, f"-w{int(first)}", 4, f"-w{int(second)}", 0.5,
+        documents / "train.ppk", tmp_path / "model")
+    svc = PPKSVC(rho=0.5, C=1, class_weight={first: 4.0, second: 0.5}).fit(train, train.labels)
+    svc.svm_.save(str(tmp_path / "ours"))
+    assert (tmp_path / "ours").read_bytes() == (tmp_path / "model").read_bytes()
+    unweighted = PPKSVC(rho=0.5, C=1).fit(train, train.labels)  # C = 1: bounded support vectors
+    assert unweighted.svm_.text() != svc.svm_.text()
