@@ -1,19 +1,17 @@
 // ppk map: model rows in, feature vectors out (LIBSVM's sparse format, the labels kept), for
 // liblinear-train, svm-train -t 0, scikit-learn's load_svmlight_file and Spark MLlib's libsvm source.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "map_rows.hpp"
 #include "parallel.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/core/kernel.hpp"
-#include "ppk/core/sampling.hpp"
 #include "ppk/maps/feature_map.hpp"
 
 namespace ppk::cli {
@@ -57,58 +55,14 @@ struct MapOptions {
   NystromOptions nystrom;
 };
 
-MapRoute parse_route(const std::string& text) {
-  if (text == "exact") return MapRoute::exact;
-  if (text == "sparse") return MapRoute::sparse;
-  if (text == "nystrom") return MapRoute::nystrom;
-  throw UsageError("--map must be exact, sparse or nystrom, got '" + text + "'");
-}
-
-// The Nystrom map's candidates in one pass over INPUT: a uniform sample of R rows by reservoir
-// sampling (Vitter's algorithm R with the seed), R = m for uniform landmarks, 16 m for k-means++ to
-// choose among; each candidate checked as a row of INPUT.
+// The Nystrom map's candidates in one pass over INPUT (LandmarkCandidates).
 std::unique_ptr<FeatureMap> fit_nystrom(const MapOptions& options, KernelKind kind) {
   InputFile input(options.input);
   RowStream rows(input.stream(), input.name());
-  const std::size_t reservoir_size =
-      options.nystrom.landmarks * (options.nystrom.choice == LandmarkChoice::uniform ? 1 : 16);
-  std::vector<LabeledRow> reservoir;
-  std::vector<long> numbers;
-  SampleGenerator generator(options.nystrom.seed);
+  LandmarkCandidates candidates(input.name(), options.nystrom);
   LabeledRow row;
-  for (long seen = 0; rows.next(row); ++seen) {
-    if (reservoir.size() < reservoir_size) {
-      reservoir.push_back(row);
-      numbers.push_back(seen + 1);
-      continue;
-    }
-    const auto j = static_cast<std::size_t>(generator.uniform() * static_cast<double>(seen + 1));
-    if (j < reservoir_size) {
-      reservoir[j] = row;
-      numbers[j] = seen + 1;
-    }
-  }
-  if (reservoir.empty()) throw InputError(input.name() + ": no rows to choose landmarks from");
-  // Candidates in file order, so that the map depends on which rows were drawn, not on when.
-  std::vector<std::size_t> order(reservoir.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return numbers[a] < numbers[b]; });
-  std::vector<Row> candidates;
-  std::unique_ptr<PreparedModel> first;
-  for (std::size_t i : order) {
-    auto model = prepare_labeled_row(reservoir[i], input.name(), numbers[i], kind, options.params);
-    if (first) {
-      try {
-        check_compatible(first->model(), model->model());
-      } catch (const KernelDomainError& e) {
-        throw row_error(input.name(), numbers[i], e.what());
-      }
-    } else {
-      first = std::move(model);
-    }
-    candidates.push_back(std::move(reservoir[i].row));
-  }
-  auto map = fit_nystrom_map(candidates, kind, options.params, options.nystrom);
+  while (rows.next(row)) candidates.offer(row);
+  auto map = candidates.fit_map(kind, options.params);
   std::cerr << "ppk map: Nystrom map of " << map->landmark_count() << " landmarks, effective rank " << map->dimension()
             << " (eigenvalues of K_mm above " << format_shortest(map->eigen_floor()) << " times the largest kept)\n";
   return map;
@@ -135,15 +89,8 @@ std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind,
         count, threads,
         "map rows " + std::to_string(first_number) + "-" + std::to_string(first_number + static_cast<long>(count) - 1),
         [&](std::size_t i) {
-          const long number = first_number + static_cast<long>(i);
-          const auto model =
-              prepare_labeled_row(chunk[i], input.name(), number, the_map.domain().kind, the_map.domain().params);
           Row features;
-          try {
-            the_map.features(*model, features);
-          } catch (const KernelDomainError& e) {
-            throw row_error(input.name(), number, e.what());
-          }
+          map_row(the_map, chunk[i], input.name(), first_number + static_cast<long>(i), features);
           lines[i] = format_row_line(chunk[i].label, features);
         });
     for (std::size_t i = 0; i < count; ++i) output.stream() << lines[i] << '\n';
@@ -182,6 +129,7 @@ int run_map(const std::vector<std::string>& args) {
   MapOptions options;
   long landmarks = 256;
   std::uint64_t seed = 1;
+  double eigen_floor = 1e-10;
   po::options_description described("Options");
   add_kernel_options(described, options.kind_text, options.params);
   // clang-format off
@@ -198,7 +146,7 @@ int run_map(const std::vector<std::string>& args) {
        "rows sampled uniformly")
       ("seed", po::value<std::uint64_t>(&seed)->default_value(1)->value_name("S"),
        "nystrom: the seed of the landmarks' draw")
-      ("eigen-floor", po::value<double>(&options.nystrom.eigen_floor)->default_value(1e-10, "1e-10")
+      ("eigen-floor", po::value<double>(&eigen_floor)->default_value(1e-10, "1e-10")
            ->value_name("F"),
        "nystrom: eigenvalues of K_mm at most F times the largest are dropped (the effective rank is printed)")
       ("save-map", po::value<std::string>(&options.save_path)->value_name("MAP"),
@@ -219,7 +167,6 @@ int run_map(const std::vector<std::string>& args) {
   const po::variables_map values = parse_command_line(args, all, positional);
   if (!values.count("input")) throw UsageError("missing INPUT, the file of model rows ('-' = standard input)");
   const unsigned threads = threads_option(values);
-  options.nystrom.threads = threads;
 
   if (values.count("map-from")) {
     InputFile file(options.from_path);
@@ -237,16 +184,7 @@ int run_map(const std::vector<std::string>& args) {
     for (const char* fitting : {"landmarks", "landmark-choice", "seed", "eigen-floor"})
       if (!values[fitting].defaulted())
         throw UsageError(std::string("--") + fitting + " is an option of the Nystrom map (--map nystrom)");
-  if (landmarks < 1 || landmarks > 100000)
-    throw UsageError("--landmarks must be a whole number in [1, 100000], got " + std::to_string(landmarks));
-  options.nystrom.landmarks = static_cast<std::size_t>(landmarks);
-  options.nystrom.seed = seed;
-  if (options.choice_text == "kmeans++")
-    options.nystrom.choice = LandmarkChoice::kmeans_plus_plus;
-  else if (options.choice_text != "uniform")
-    throw UsageError("--landmark-choice must be uniform or kmeans++, got '" + options.choice_text + "'");
-  if (!(options.nystrom.eigen_floor >= 0.0 && options.nystrom.eigen_floor < 1.0))
-    throw UsageError("--eigen-floor must be a number in [0, 1), got " + format_double(options.nystrom.eigen_floor));
+  options.nystrom = nystrom_options(landmarks, options.choice_text, seed, eigen_floor, threads);
   if (route == MapRoute::nystrom && options.input == "-")
     throw UsageError("--map nystrom reads INPUT twice (the landmarks, then the rows): give a file, not '-'");
 

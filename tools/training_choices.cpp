@@ -50,11 +50,11 @@ PoolFile read_pool_file(const std::string& path) {
     const bool ml = described && record["estimator"] == "ml";
     const bool smoothed = described && (record["estimator"] == "posterior" || record["estimator"] == "map") &&
                           record.contains("alpha") && record["alpha"].is_number() &&
-                          std::isfinite(record["alpha"].get<double>()) && record["alpha"].get<double>() > 0;
+                          std::isfinite(record["alpha"].get<double>()) && record["alpha"].get<double>() >= 0;
     if (!ml && !smoothed)
       throw fail(
           "\"smoothing\": expected {\"estimator\": \"ml\", \"posterior\" or \"map\", \"alpha\": a finite "
-          "number > 0 (not for ml), \"alpha_option\": a string, \"chosen_by\": a string}");
+          "number >= 0 (not for ml), \"alpha_option\": a string, \"chosen_by\": a string}");
     pool.smoothing = record;
   }
   if (object.contains("matrices")) {

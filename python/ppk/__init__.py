@@ -25,7 +25,7 @@ Models = _ppk.Models
 # logging.basicConfig(level=logging.INFO) shows them. Its warnings are Python warnings.
 _log = logging.getLogger("ppk")
 
-__all__ = ["Models", "fit", "gram"]
+__all__ = ["FeatureMap", "Models", "fit", "gram", "map"]
 
 
 def _labels(y):
@@ -152,6 +152,27 @@ def _fit_rows(words, examples):
     return models
 
 
+def _check_kernel_arguments(kernel, rho, T, n_jobs):
+    """TypeError unless kernel is a str, rho a number, T a whole number and n_jobs None or a whole
+    number; their values are checked by the C++ code (ValueError)."""
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be 'ppk' or 'ppk_norm', got {type(kernel).__name__}")
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
+        raise TypeError(f"rho must be a number, got {type(rho).__name__}")
+    if isinstance(T, bool) or not isinstance(T, numbers.Integral):
+        raise TypeError(f"T must be a whole number, got {type(T).__name__}")
+    _check_n_jobs(n_jobs)
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
+        raise TypeError(f"n_jobs must be None or a whole number, got {type(n_jobs).__name__}")
+
+
+def _jobs(n_jobs):
+    return None if n_jobs is None else int(n_jobs)
+
+
 def gram(A, B=None, kernel="ppk", rho=1.0, T=0, n_jobs=None):
     """The kernel matrix K[i, j] = k(A[i], B[j]) (B None: A against itself) as a numpy array:
     ``ppk gram -t KERNEL -g RHO -d T`` on the same rows, value for value, for any n_jobs.
@@ -163,12 +184,127 @@ def gram(A, B=None, kernel="ppk", rho=1.0, T=0, n_jobs=None):
     for name, models in (("A", A), ("B", B)):
         if models is not None and not isinstance(models, Models):
             raise TypeError(f"{name} must be ppk.Models, got {type(models).__name__}")
-    if not isinstance(kernel, str):
-        raise TypeError(f"kernel must be 'ppk' or 'ppk_norm', got {type(kernel).__name__}")
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
-        raise TypeError(f"rho must be a number, got {type(rho).__name__}")
-    if isinstance(T, bool) or not isinstance(T, numbers.Integral):
-        raise TypeError(f"T must be a whole number, got {type(T).__name__}")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
-        raise TypeError(f"n_jobs must be None or a whole number, got {type(n_jobs).__name__}")
-    return _ppk.gram(A, B, kernel, float(rho), int(T), None if n_jobs is None else int(n_jobs))
+    _check_kernel_arguments(kernel, rho, T, n_jobs)
+    return _ppk.gram(A, B, kernel, float(rho), int(T), _jobs(n_jobs))
+
+
+MAP_METHODS = ("exact", "sparse", "nystrom")
+
+
+class FeatureMap:
+    """A feature map phi of ``ppk map`` (docs/feature-maps.md), made once on training models and
+    applied to any models of their family and sample space, so that train and test go through one
+    map (``ppk map --save-map`` / ``--map-from``):
+
+        feature_map = ppk.FeatureMap(train, kernel="ppk", rho=0.5)   # method="exact"
+        X_train, X_test = feature_map.transform(train), feature_map.transform(test)
+
+    <phi(p), phi(p')> = k(p, p'): exactly for method "exact" (multinomial of one event, bernoulli
+    with D <= 20: phi_x(p) = p(x)^rho), k plus a rank-one term for "sparse" (smoothed multinomials),
+    k_m(p)' K_mm^+ k_m(p') for "nystrom" (any family; m = landmarks rows of `models` drawn as
+    ``ppk map --map nystrom --landmarks M --landmark-choice C --seed S --eigen-floor F`` draws them
+    from a file of the same rows). landmarks, landmark_choice, seed and eigen_floor are used by
+    "nystrom" only. The map pickles as the text ``--save-map`` writes (to_text, from_text; save,
+    load), which ``ppk map --map-from`` reads, and reads what ``--save-map`` wrote.
+    """
+
+    def __init__(self, models, kernel="ppk", rho=1.0, T=0, method="exact", landmarks=256,
+                 landmark_choice="uniform", seed=1, eigen_floor=1e-10, n_jobs=None):
+        if not isinstance(models, Models):
+            raise TypeError(f"models must be ppk.Models, got {type(models).__name__}")
+        _check_kernel_arguments(kernel, rho, T, n_jobs)
+        if not isinstance(method, str) or method not in MAP_METHODS:
+            raise ValueError(f"method must be 'exact', 'sparse' or 'nystrom', got {method!r}")
+        if isinstance(landmarks, bool) or not isinstance(landmarks, numbers.Integral):
+            raise TypeError(f"landmarks must be a whole number, got {type(landmarks).__name__}")
+        if not isinstance(landmark_choice, str):
+            raise TypeError(f"landmark_choice must be 'uniform' or 'kmeans++', got {type(landmark_choice).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise TypeError(f"seed must be a whole number, got {type(seed).__name__}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be a whole number in [0, 2^64), got {seed}")
+        if isinstance(eigen_floor, bool) or not isinstance(eigen_floor, numbers.Real):
+            raise TypeError(f"eigen_floor must be a number, got {type(eigen_floor).__name__}")
+        if not -2**63 <= landmarks < 2**63:  # else checked by the C++ code, as --landmarks
+            raise ValueError(f"landmarks must be a whole number in [1, 100000], got {landmarks}")
+        self._map = _ppk.fit_map(models, kernel, float(rho), int(T), method, int(landmarks), landmark_choice,
+                                 int(seed), float(eigen_floor), _jobs(n_jobs))
+
+    @classmethod
+    def from_text(cls, text):
+        """The map whose text (bytes or str) ``ppk map --save-map`` or ``to_text`` wrote."""
+        if isinstance(text, str):
+            text = text.encode()
+        if not isinstance(text, bytes):
+            raise TypeError(f"text must be bytes or str, got {type(text).__name__}")
+        feature_map = cls.__new__(cls)
+        feature_map._map = _ppk.FeatureMap.from_text(text)
+        return feature_map
+
+    @classmethod
+    def load(cls, path):
+        """The map in the file ``ppk map --save-map MAP`` or ``save`` wrote."""
+        with open(path, "rb") as file:
+            return cls.from_text(file.read())
+
+    def to_text(self):
+        """The map as ``ppk map --save-map`` writes it (bytes): every number in the fewest digits
+        that read back as the same double, so a map read back gives the same features."""
+        return self._map.to_text()
+
+    def save(self, path):
+        """Writes to_text() to path, for ``ppk map --map-from path``."""
+        with open(path, "wb") as file:
+            file.write(self.to_text())
+
+    def __getstate__(self):
+        return {"text": self.to_text()}
+
+    def __setstate__(self, state):
+        self._map = _ppk.FeatureMap.from_text(state["text"])
+
+    method = property(lambda self: self._map.route, doc="'exact', 'sparse' or 'nystrom'")
+    kernel = property(lambda self: self._map.kernel, doc="'ppk' or 'ppk_norm'")
+    rho = property(lambda self: self._map.rho)
+    T = property(lambda self: self._map.T)
+    family = property(lambda self: self._map.family, doc="the family of the models it maps")
+    n_features = property(lambda self: self._map.dimension,
+                          doc="the number of features (for nystrom, the effective rank r <= landmarks)")
+    n_landmarks = property(lambda self: self._map.landmark_count, doc="nystrom: m (else None)")
+    eigenvalues = property(lambda self: None if self._map.eigenvalues is None else np.array(self._map.eigenvalues),
+                           doc="nystrom: the eigenvalues of K_mm, decreasing (else None)")
+
+    def transform(self, models, sparse_output=None, n_jobs=None):
+        """phi of every model, one row each, as ``ppk map --map-from`` writes them (the labels are
+        models.labels): a scipy.sparse CSR matrix or a dense numpy array (float64, n_features
+        columns). sparse_output None: CSR for the exact and sparse methods (a maximum-likelihood
+        document has features on its own words only), dense for nystrom (every feature nonzero).
+        The same values for any n_jobs; the GIL is released while it maps."""
+        if not isinstance(models, Models):
+            raise TypeError(f"models must be ppk.Models, got {type(models).__name__}")
+        if sparse_output is not None and not isinstance(sparse_output, bool):
+            raise TypeError(f"sparse_output must be None, True or False, got {type(sparse_output).__name__}")
+        _check_n_jobs(n_jobs)
+        indptr, indices, data = self._map.features(models, _jobs(n_jobs))
+        shape = (len(models), self.n_features)
+        if sparse_output is None:
+            sparse_output = self.method != "nystrom"
+        if sparse_output:
+            import scipy.sparse
+            return scipy.sparse.csr_matrix((data, indices, indptr), shape=shape)
+        dense = np.zeros(shape)
+        dense[np.repeat(np.arange(shape[0]), np.diff(indptr)), indices] = data
+        return dense
+
+    def __repr__(self):
+        return f"<ppk.FeatureMap: {self.method}, {self.n_features} features, {self._map.description}>"
+
+
+def map(models, kernel="ppk", rho=1.0, T=0, method="exact", landmarks=256, landmark_choice="uniform", seed=1,
+        eigen_floor=1e-10, n_jobs=None, sparse_output=None):
+    """The feature vectors of models, ``ppk map -t KERNEL -g RHO -d T --map METHOD`` on the same
+    rows (value for value, for any n_jobs): ``FeatureMap(models, ...).transform(models)``. To map
+    other models (test data) through the same map, keep the FeatureMap."""
+    feature_map = FeatureMap(models, kernel=kernel, rho=rho, T=T, method=method, landmarks=landmarks,
+                             landmark_choice=landmark_choice, seed=seed, eigen_floor=eigen_floor, n_jobs=n_jobs)
+    return feature_map.transform(models, sparse_output=sparse_output, n_jobs=n_jobs)

@@ -22,9 +22,10 @@ from sklearn.utils.multiclass import _ovr_decision_function, check_classificatio
 from sklearn.utils.validation import check_is_fitted
 
 from . import _ppk
+from ._features import PPKFeatures
 from ._inputs import fitted_models, input_tags
 
-__all__ = ["PPKSVC"]
+__all__ = ["PPKFeatures", "PPKSVC"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 

@@ -14,7 +14,6 @@
 #include "parallel.hpp"
 
 namespace ppk::python {
-namespace {
 
 KernelKind kernel_kind(const std::string& name) {
   if (name == "ppk") return KernelKind::ppk;
@@ -22,7 +21,17 @@ KernelKind kernel_kind(const std::string& name) {
   throw std::invalid_argument("kernel must be 'ppk' or 'ppk_norm', got '" + name + "'");
 }
 
-// n_jobs: nothing or -1 is the command line's default (OMP_NUM_THREADS, else every hardware thread).
+KernelParams kernel_params(double rho, long T) {
+  if (!(rho > 0) || !std::isfinite(rho))
+    throw std::invalid_argument("rho must be a finite number > 0, got " + std::to_string(rho));
+  if (T < 0 || T > std::numeric_limits<int>::max())
+    throw std::invalid_argument("T must be a whole number in 0..2147483647, got " + std::to_string(T));
+  KernelParams params;
+  params.rho = rho;
+  params.length = static_cast<int>(T);
+  return params;
+}
+
 unsigned threads_of(std::optional<long> n_jobs) {
   if (!n_jobs || *n_jobs == -1) return cli::default_threads();
   if (*n_jobs < 1 || *n_jobs > 1024)
@@ -31,17 +40,13 @@ unsigned threads_of(std::optional<long> n_jobs) {
   return static_cast<unsigned>(*n_jobs);
 }
 
+namespace {
+
 py::array_t<double> gram(const ModelRows& a, const ModelRows* b, const std::string& kernel, double rho, long T,
                          std::optional<long> n_jobs) {
   const KernelKind kind = kernel_kind(kernel);
-  if (!(rho > 0) || !std::isfinite(rho))
-    throw std::invalid_argument("rho must be a finite number > 0, got " + std::to_string(rho));
-  if (T < 0 || T > std::numeric_limits<int>::max())
-    throw std::invalid_argument("T must be a whole number in 0..2147483647, got " + std::to_string(T));
+  const KernelParams params = kernel_params(rho, T);
   const unsigned threads = threads_of(n_jobs);
-  KernelParams params;
-  params.rho = rho;
-  params.length = static_cast<int>(T);
   auto matrix = std::make_unique<cli::GramMatrix>();
   {
     py::gil_scoped_release release;

@@ -23,5 +23,6 @@ PYBIND11_MODULE(_ppk, module) {
   ppk::python::bind_models(module);
   ppk::python::bind_fit(module);
   ppk::python::bind_gram(module);
+  ppk::python::bind_map(module);
   ppk::python::bind_svm(module);
 }

@@ -74,6 +74,14 @@ printf 'not json\n' > broken-pool.json
 expect_error 1 "broken-pool.json: not a pool file written by ppk fit --save-pooled: not JSON" -- \
   "$PPK" fit poisson --pooled-from broken-pool.json --dim 2 test.txt -o out.ppk
 expect_no_output out.ppk
+# --alpha 0 (the posterior mean with no pseudo-counts: maximum-likelihood rows) saves alpha 0, and a
+# test file fitted with that pool gets the rows --alpha 0 gives it.
+printf '1 1:2 2:1\n-1 2:3 3:1\n' > documents.txt
+printf '1 1:1 3:4\n' > document.txt
+"$PPK" fit multinomial --dim 3 --alpha 0 --save-pooled ml-pool.json documents.txt -o /dev/null
+[ "$("$PPK" fit multinomial --dim 3 --pooled-from ml-pool.json document.txt)" = \
+  "$("$PPK" fit multinomial --dim 3 --alpha 0 document.txt)" ] || fail "--pooled-from a pool of --alpha 0: $(cat ml-pool.json)"
+pass
 expect_error 2 "negative binomial" -- "$PPK" fit poisson --estimator posterior train.txt
 expect_error 2 "the estimator must be ml, map or posterior, got 'mle'" -- "$PPK" fit poisson --estimator mle train.txt
 expect_error 2 "--shrink must be a finite number > 0" -- "$PPK" fit poisson --shrink -1 train.txt
