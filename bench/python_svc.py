@@ -10,7 +10,8 @@ number of support vectors:
   precomputed  ppk.fit, ppk.gram(train), SVC(kernel="precomputed", C).fit; ppk.gram(test, train), predict:
                what a scikit-learn user does without PPKSVC (skipped at n above --precomputed-limit:
                its Gram matrix is 8 n^2 bytes, 7.2 GB at 30,000)
-  features     make_pipeline(PPKFeatures(family="multinomial", rho=0.5), LinearSVC(C)): the explicit map
+  features     make_pipeline(PPKFeatures(family="multinomial", rho=0.5, method="sparse"), LinearSVC(C)): the
+               explicit map of the smoothed rows kept sparse (the kernel plus a small rank-one term)
   svm-train    the same rows (ppk fit) through svm-train -t ppk -g 0.5 -c C and svm-predict: LIBSVM's
                own programs, against which PPKSVC's overhead is measured (PPKSVC.fit on the rows read
                as ppk.Models, i.e. without the per-example fits, against svm-train's time)
@@ -78,7 +79,7 @@ def make_estimator(route, c):
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
     from ppk.sklearn import PPKFeatures
-    return make_pipeline(PPKFeatures(family="multinomial", kernel="ppk", rho=RHO), LinearSVC(C=c))
+    return make_pipeline(PPKFeatures(family="multinomial", kernel="ppk", rho=RHO, method="sparse"), LinearSVC(C=c))
 
 
 def route_estimator(route, train, test, c, timings):
