@@ -12,9 +12,9 @@ number of support vectors:
                its Gram matrix is 8 n^2 bytes, 7.2 GB at 30,000)
   features     make_pipeline(PPKFeatures(family="multinomial", rho=0.5, method="sparse"), LinearSVC(C)): the
                explicit map of the smoothed rows kept sparse (the kernel plus a small rank-one term)
-  svm-train    the same rows (ppk fit) through svm-train -t ppk -g 0.5 -c C and svm-predict: LIBSVM's
-               own programs, against which PPKSVC's overhead is measured (PPKSVC.fit on the rows read
-               as ppk.Models, i.e. without the per-example fits, against svm-train's time)
+  svm-train    the rows of ppk fit through svm-train -t ppk -g 0.5 -c C -m 200 (PPKSVC's cache_size),
+               against which PPKSVC's overhead is measured: PPKSVC.fit on the same rows read as
+               ppk.Models (without the per-example fits), and whether its model file is svm-train's
 
 The documents (seed 1; test documents --document-seed 0, training documents --document-seed 1) are
 generated once per n into --work. Usage: bench/python_svc.py BUILD_DIR [--sizes ...] [--c C]
@@ -106,8 +106,8 @@ def route_overhead(train, c, timings, build):
     subprocess.run([os.path.join(build, "bin", "ppk"), "fit", "multinomial", "--dim", str(VOCABULARY), train,
                     "-o", rows], check=True)
     start = time.perf_counter()
-    subprocess.run([os.path.join(build, "bin", "svm-train"), "-q", "-t", "ppk", "-g", str(RHO), "-c", str(c), rows,
-                    rows + ".model"], check=True)
+    subprocess.run([os.path.join(build, "bin", "svm-train"), "-q", "-m", "200", "-t", "ppk", "-g", str(RHO), "-c", str(c),
+                    rows, rows + ".model"], check=True)
     timings["svm_train"] = time.perf_counter() - start
     models = ppk.Models.from_rows(rows)
     start = time.perf_counter()
