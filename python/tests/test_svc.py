@@ -16,6 +16,8 @@ from sklearn.base import clone
 from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator
 
 import ppk
@@ -184,6 +186,10 @@ def test_grid_search_and_cross_validation_on_counts(documents):
     assert np.array_equal(grid.predict(X[120:]), grid.best_estimator_.predict(X[120:]))
     scores = cross_val_score(PPKSVC(rho=0.5, C=10), X, y, cv=3)
     assert scores.shape == (3,) and np.all(scores > 0.6)
+    # in a Pipeline, after a step that keeps counts counts (the first 1,000 words of the vocabulary)
+    pipeline = make_pipeline(FunctionTransformer(lambda counts: counts[:, :1000], accept_sparse=True), PPKSVC())
+    search = GridSearchCV(pipeline, {"ppksvc__rho": [0.5, 1.0], "ppksvc__C": [1, 10]}, cv=3).fit(X[:120], y[:120])
+    assert search.best_estimator_[-1].n_features_in_ == 1000 and search.best_score_ > 0.6
 
 
 def run_checks(estimator):
