@@ -176,6 +176,22 @@ def test_pickling_round_trip_predicts_identically(documents):
     assert refit.svm_.text() == svc.svm_.text()
 
 
+def test_a_damaged_model_text_is_a_value_error(documents, capfd):
+    """The module's own LIBSVM loads models with the checked loader (06-model-loader.patch): a damaged
+    pickle or model text is a ValueError, the loader's reason on standard error, never a crash."""
+    from ppk import _ppk
+
+    train = ppk.Models.from_rows(documents / "train.ppk")
+    text = PPKSVC(rho=0.5, C=10).fit(train, train.labels).svm_.text()
+    total = int(text.split(b"total_sv ")[1].split()[0])
+    for damaged in (text.replace(b"nr_class 2", b"nr_class 2000000000"), text.replace(b"nr_sv ", b"nr_sv 1 "),
+                    text[: len(text) // 2], text.replace(b"kernel_type ppk", b"kernel_type ppk_none"),
+                    text.replace(f"total_sv {total}".encode(), f"total_sv {total + 5}".encode())):
+        with pytest.raises(ValueError, match="svm_load_model refused it"):
+            _ppk.SvmClassifier.from_text(damaged)
+        assert "ERROR: /proc/self/fd/" in capfd.readouterr().err
+
+
 def test_grid_search_and_cross_validation_on_counts(documents):
     X, y = load_svmlight_file(str(documents / "train.txt"), n_features=3000)
     grid = GridSearchCV(PPKSVC(family="multinomial"),
