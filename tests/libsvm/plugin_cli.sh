@@ -133,7 +133,7 @@ pass "unchecked svm_train and svm_predict return: the bad row predicts $(sed -n 
 
 # a model of a plugin kernel type cannot be loaded without the plugin
 expect_failure no_plugin env LIBSVM_KERNEL_PLUGINS= "$svm_predict" heart_scale m_name p_none
-must_contain no_plugin.err "unknown kernel function test_linear"
+must_contain no_plugin.err "m_name:2: unknown kernel_type 'test_linear': not built in, and no plugin loaded has it"
 must_contain no_plugin.err "can't open model file m_name"
 pass "without the plugin, its models do not load"
 
