@@ -15,6 +15,7 @@ model that predicts every test row with a finite label: no crash, no hang.
 
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -163,9 +164,20 @@ def main():
         where = f"{path}:{line}: " if line else f"{path}:"
         if result.returncode != 1 or where not in result.stderr or fragment not in result.stderr:
             sys.exit(f"FAIL: expected exit 1 and '{where}...{fragment}', got {result.returncode}: {result.stderr}")
-    print("hand-made bad models: each refused, the message naming its line and what is wrong")
+    # a precomputed model whose serial lies beyond the test rows: svm-predict refuses the row
+    precomputed_text = next(text for name, text, _ in trained if name == "precomputed")
+    precomputed_rows = next(rows for name, _, rows in trained if name == "precomputed")
+    path = work / "far_serial.model"
+    head, svs = precomputed_text.split("SV\n", 1)
+    first = svs.split("\n", 1)
+    path.write_text(head + "SV\n" + re.sub(r" 0:\d+", " 0:100000", first[0], count=1) + "\n" + first[1])
+    result = run(svm_predict, precomputed_rows, path, work / "out")
+    if result.returncode != 1 or "needs the entry at its serial 100000" not in result.stderr:
+        sys.exit(f"FAIL: a precomputed serial beyond the row: {result.returncode}: {result.stderr}")
+    print("hand-made bad models: each refused, the message naming its line and what is wrong; a precomputed "
+          "serial beyond the test row refused at prediction")
 
-    refused = predicted = 0
+    refused = predicted = loaded = 0
     for path, rows, probability in cases:
         try:
             result = run(svm_predict, *probability.split(), rows, path, work / "out", timeout=20)
@@ -173,6 +185,8 @@ def main():
             sys.exit(f"FAIL: svm-predict hangs on {path}")
         if result.returncode < 0:
             sys.exit(f"FAIL: svm-predict crashed (signal {-result.returncode}) on {path}\n{result.stderr}")
+        if "can't open model file" not in result.stderr:
+            loaded += 1
         if result.returncode == 0:
             out = (work / "out").read_text().split("\n")
             labels = [line for line in out[1 if probability else 0:] if line]
@@ -217,9 +231,9 @@ print(loaded)
     if result.returncode != 0:
         sys.exit(f"FAIL: LIBSVM's Python interface on the mutated models: exit {result.returncode}\n"
                  f"{result.stderr[-2000:]}")
-    if int(result.stdout.split()[-1]) != predicted:
-        sys.exit(f"FAIL: Python loaded {result.stdout.split()[-1]} models where svm-predict predicted with {predicted}")
-    print(f"Python (svmutil): the same {predicted} models loaded and predicted, the others None, 0 crashes")
+    if int(result.stdout.split()[-1]) != loaded:
+        sys.exit(f"FAIL: Python loaded {result.stdout.split()[-1]} models where svm-predict loaded {loaded}")
+    print(f"Python (svmutil): the same {loaded} models loaded (and predicted), the others None, 0 crashes")
     if refused < len(cases) // 2:
         sys.exit(f"FAIL: only {refused} of {len(cases)} mutations refused: the generator mutates too little")
 
