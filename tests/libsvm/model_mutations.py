@@ -72,6 +72,26 @@ def base_models(work, svm_train, ppk, heart_scale):
     return trained
 
 
+def big_classes(text, k):
+    """text's header claiming k classes, every array of the right length, and total_sv a quarter of
+    the file's size: within what lines of one coefficient could hold, not lines of k - 1."""
+    lines = []
+    for line in text.split("SV\n", 1)[0].splitlines():
+        key = line.split()[0]
+        if key == "nr_class":
+            line = f"nr_class {k}"
+        elif key in ("rho", "probA", "probB"):
+            line = key + " 0" * (k * (k - 1) // 2)
+        elif key in ("label", "nr_sv"):
+            line = key + "".join(f" {i}" for i in range(k))
+        lines.append(line)
+    total = len("\n".join(lines)) // 4
+    lines = [f"total_sv {total}" if line.startswith("total_sv") else line for line in lines]
+    lines = [("nr_sv " + " ".join(["0"] * (k - 1) + [str(total)])) if line.startswith("nr_sv") else line
+             for line in lines]
+    return "\n".join(lines) + "\nSV\n"
+
+
 def mutations(text, rng):
     """One mutated copy of a model's text."""
     lines = text.split("\n")
@@ -152,6 +172,9 @@ def main():
         (rbf.replace("nr_class 2", "nr_class 1000000000"), nr_class_line + 1, "nr_class '1000000000' is not a whole number from 1 to"),
         (rbf.replace("nr_class 2", "nr_class -1"), nr_class_line + 1, "nr_class '-1'"),
         (rbf.replace(f"total_sv {total}", f"total_sv {total + 1}"), len(header_lines) + 1, "nr_sv sums to"),
+        # an allocation bomb: 300 classes (their rho, label and nr_sv lines fit) and as many support
+        # vectors as the file has bytes would be 299 coefficients each
+        (big_classes(rbf, 300), None, "lines of 299 coefficients each cannot fit in a file of"),
         (header + "SV\n" + "\n".join(body.splitlines()[:-1]) + "\n", len(header_lines) + 1 + total,
          f"total_sv is {total}, but the file has {total - 1} support vectors"),
         (header + "SV\n" + body.replace(" 1:", " 1:nan_", 1), len(header_lines) + 2, "is not index:value"),
