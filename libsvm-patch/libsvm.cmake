@@ -22,7 +22,8 @@ set(_libsvm_patches
   ${_libsvm_patch_dir}/03-support-vector-cache.patch
   ${_libsvm_patch_dir}/04-programs.patch
   ${_libsvm_patch_dir}/05-interfaces.patch
-  ${_libsvm_patch_dir}/06-model-loader.patch)
+  ${_libsvm_patch_dir}/06-model-loader.patch
+  ${_libsvm_patch_dir}/07-matlab-model.patch)
 set(LIBSVM_SOURCE_DIR ${CMAKE_BINARY_DIR}/libsvm-src)
 set(LIBSVM_INCLUDE_DIR ${LIBSVM_SOURCE_DIR})
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS

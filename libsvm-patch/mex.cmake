@@ -1,5 +1,6 @@
 # LIBSVM's own MATLAB/Octave interface (matlab/ in the patched source: svmtrain, svmpredict,
-# libsvmread, libsvmwrite), built against the patched libsvm.so.3 so that -t ppk / ppk_norm work.
+# libsvmread, libsvmwrite, svmloadmodel, svmsavemodel), built against the patched libsvm.so.3 so
+# that -t ppk / ppk_norm work.
 #
 # include()d from the top-level CMakeLists.txt after libsvm.cmake. Upstream's make.m compiles
 # svm.cpp into each mex file; here svmtrain and svmpredict link libsvm.so.3 instead, so that the
@@ -23,21 +24,26 @@ if(MATLAB_EXECUTABLE)
 else()
   set(_ppk_matlab_default OFF)
 endif()
-option(PPK_OCTAVE "Build LIBSVM's Octave interface (svmtrain, svmpredict, libsvmread, libsvmwrite) with mkoctfile"
+option(PPK_OCTAVE "Build LIBSVM's Octave interface (svmtrain, svmpredict, libsvmread, libsvmwrite, svmloadmodel, svmsavemodel) with mkoctfile"
   ${_ppk_octave_default})
-option(PPK_MATLAB "Build LIBSVM's MATLAB interface (svmtrain, svmpredict, libsvmread, libsvmwrite) with MATLAB's mex"
+option(PPK_MATLAB "Build LIBSVM's MATLAB interface (svmtrain, svmpredict, libsvmread, libsvmwrite, svmloadmodel, svmsavemodel) with MATLAB's mex"
   ${_ppk_matlab_default})
 
 include(GNUInstallDirs)
 set(_mex_src ${LIBSVM_SOURCE_DIR}/matlab)
 # mex file -> its sources in matlab/; svmtrain and svmpredict also link libsvm.so.3
-set(_mex_names svmtrain svmpredict libsvmread libsvmwrite)
+# (svmloadmodel and svmsavemodel: model files to and from the struct, 07-matlab-model.patch)
+set(_mex_names svmtrain svmpredict libsvmread libsvmwrite svmloadmodel svmsavemodel)
 set(_mex_sources_svmtrain svmtrain.c svm_model_matlab.c)
 set(_mex_sources_svmpredict svmpredict.c svm_model_matlab.c)
 set(_mex_sources_libsvmread libsvmread.c)
 set(_mex_sources_libsvmwrite libsvmwrite.c)
+set(_mex_sources_svmloadmodel svmloadmodel.c svm_model_matlab.c)
+set(_mex_sources_svmsavemodel svmsavemodel.c svm_model_matlab.c)
 set(_mex_links_svm_svmtrain TRUE)
 set(_mex_links_svm_svmpredict TRUE)
+set(_mex_links_svm_svmloadmodel TRUE)
+set(_mex_links_svm_svmsavemodel TRUE)
 # The directory of libsvm.so.3 seen from the mex files: installed, they sit in
 # ${PPK_LIBSVM_LIBDIR}/<octave|matlab>/ below it ($ORIGIN/..); in the build tree, in
 # lib/ppk/<octave|matlab>/ with libsvm.so.3 in lib/ ($ORIGIN/../..).

@@ -19,6 +19,7 @@ packages=(
   python3-pybind11                    # the Python package's bindings (pybind11 2.10, PPK_PYTHON)
   python3-scipy                       # ppk.fit takes scipy.sparse matrices
   python3-sklearn                     # the scikit-learn estimators of the Python package
+  python3-pandas                      # scikit-learn's checks of the estimators on DataFrames (python.pytest)
   python3-pytest                      # python.pytest: the Python package's tests
   python3-hypothesis                  # python.pytest's property tests of bad inputs
 )

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -174,7 +175,14 @@ class SvmClassifier {
     MemoryFile file;
     file.write_all(text);
     model_.reset(svm_load_model(file.path().c_str()));
-    if (!model_) throw InputError("not a LIBSVM model (svm_load_model refused it)");
+    if (!model_) {
+      // svm_load_model_error names the memory file ("/proc/self/fd/N:LINE: what"): the line is the text's
+      std::string why = svm_load_model_error();
+      const std::string file_name = file.path() + ":";
+      if (why.compare(0, file_name.size(), file_name) == 0) why.erase(0, file_name.size());
+      if (!why.empty() && std::isdigit(static_cast<unsigned char>(why[0]))) why = "line " + why;
+      throw InputError("not a LIBSVM model: " + why);
+    }
     if (svm_find_kernel_type(model_->param.kernel_type) == nullptr || model_->param.svm_type != C_SVC)
       throw InputError("not a C-SVC model of the kernel type ppk or ppk_norm");
   }

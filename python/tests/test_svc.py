@@ -178,16 +178,25 @@ def test_pickling_round_trip_predicts_identically(documents):
 
 def test_a_damaged_model_text_is_a_value_error(documents, capfd):
     """The module's own LIBSVM loads models with the checked loader (06-model-loader.patch): a damaged
-    pickle or model text is a ValueError, the loader's reason on standard error, never a crash."""
+    pickle or model text is a ValueError naming the text's line and what is wrong (the loader's
+    svm_load_model_error), never a crash."""
     from ppk import _ppk
 
     train = ppk.Models.from_rows(documents / "train.ppk")
     text = PPKSVC(rho=0.5, C=10).fit(train, train.labels).svm_.text()
+    header = text.split(b"\nSV\n")[0].decode().splitlines()
+    line = {line.split()[0]: i + 1 for i, line in enumerate(header)}
     total = int(text.split(b"total_sv ")[1].split()[0])
-    for damaged in (text.replace(b"nr_class 2", b"nr_class 2000000000"), text.replace(b"nr_sv ", b"nr_sv 1 "),
-                    text[: len(text) // 2], text.replace(b"kernel_type ppk", b"kernel_type ppk_none"),
-                    text.replace(f"total_sv {total}".encode(), f"total_sv {total + 5}".encode())):
-        with pytest.raises(ValueError, match="svm_load_model refused it"):
+    cases = [
+        (text.replace(b"nr_class 2", b"nr_class 2000000000"), f"line {line['nr_class']}: nr_class '2000000000' is not"),
+        (text.replace(b"nr_sv ", b"nr_sv 1 "), f"line {line['nr_sv']}: nr_sv has 3 values; expected 2"),
+        (text[: len(text) // 2], r"line \d+: (total_sv is \d+, but the file has|.* is not index:value)"),
+        (text.replace(b"kernel_type ppk", b"kernel_type ppk_none"), f"line {line['kernel_type']}: unknown kernel_type 'ppk_none'"),
+        (text.replace(f"total_sv {total}".encode(), f"total_sv {total + 5}".encode()),
+         f"line {len(header) + 1}: nr_sv sums to {total}, but total_sv is {total + 5}"),
+    ]
+    for damaged, reason in cases:
+        with pytest.raises(ValueError, match="^not a LIBSVM model: " + reason):
             _ppk.SvmClassifier.from_text(damaged)
         assert "ERROR: /proc/self/fd/" in capfd.readouterr().err
 

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Mutated model files against the patched loader (libsvm-patch/06-model-loader.patch).
+"""Mutated model files against the patched loader (libsvm-patch/06-model-loader.patch) and model
+structs against LIBSVM's Octave interface (07-matlab-model.patch).
 
 Models trained here by the patched svm-train (the ppk kernel on documents with -b 1, ppk_norm on
 three classes of Gaussians, RBF and a precomputed kernel on LIBSVM's heart_scale, an epsilon-SVR),
 each mutated by a seeded generator: lines dropped, duplicated or swapped, header counts and values
 replaced (0, -1, huge, off by one, garbage), tokens deleted, truncated files, bytes inserted. Every
 case goes to svm-predict (each a process of its own, with a time limit) and, all in one process, to
-LIBSVM's Python interface (svm_load_model, then svm_predict) on the same libsvm.so.3. Every case
-must be a clean refusal (exit status 1 with a message naming the file; None from Python) or a
-model that predicts every test row with a finite label: no crash, no hang.
+LIBSVM's Python interface (svm_load_model, then svm_predict) on the same libsvm.so.3, and (given
+MEXDIR) to its Octave interface (svmloadmodel, then svmpredict). Every case must be a clean refusal
+(exit status 1 with a message naming the file; None from Python; an empty answer and a message
+from Octave) or a model that predicts every test row with a finite label, Python's and Octave's
+labels those of svm-predict: no crash, no hang. model_mutations.m adds seeded mutations of the
+model structs themselves.
 
-  model_mutations.py SVM_TRAIN SVM_PREDICT LIBDIR PYTHON_MODULE_DIR HEART_SCALE PPK
+  model_mutations.py SVM_TRAIN SVM_PREDICT LIBDIR PYTHON_MODULE_DIR HEART_SCALE PPK [MEXDIR]
 """
 
 import os
@@ -21,6 +25,7 @@ import sys
 import tempfile
 
 CASES_PER_MODEL = 150
+OCTAVE_STRUCT_CASES = 600
 SEED = 20261128
 
 
@@ -142,7 +147,8 @@ def mutations(text, rng):
 
 
 def main():
-    svm_train, svm_predict, libdir, module_dir, heart_scale, ppk = sys.argv[1:]
+    svm_train, svm_predict, libdir, module_dir, heart_scale, ppk = sys.argv[1:7]
+    mexdir = sys.argv[7] if len(sys.argv) > 7 and sys.argv[7] else None
     from pathlib import Path
     work = Path(tempfile.mkdtemp(prefix="model-mutations-"))
     trained = base_models(work, svm_train, ppk, heart_scale)
@@ -152,7 +158,7 @@ def main():
         for n in range(CASES_PER_MODEL):
             path = work / f"{name}.{n}.model"
             path.write_text(mutations(text, rng))
-            cases.append((path, rows, "-b 1" if name == "ppk-b1" and n % 2 else ""))
+            cases.append((path, rows, "-b 1" if name == "ppk-b1" and n % 2 else "", path.with_suffix(".out")))
     test_rows = {}
     for _, _, rows in trained:
         with open(rows) as source:
@@ -201,9 +207,9 @@ def main():
           "serial beyond the test row refused at prediction")
 
     refused = predicted = loaded = 0
-    for path, rows, probability in cases:
+    for path, rows, probability, out_path in cases:
         try:
-            result = run(svm_predict, *probability.split(), rows, path, work / "out", timeout=20)
+            result = run(svm_predict, *probability.split(), rows, path, out_path, timeout=20)
         except subprocess.TimeoutExpired:
             sys.exit(f"FAIL: svm-predict hangs on {path}")
         if result.returncode < 0:
@@ -211,7 +217,7 @@ def main():
         if "can't open model file" not in result.stderr:
             loaded += 1
         if result.returncode == 0:
-            out = (work / "out").read_text().split("\n")
+            out = out_path.read_text().split("\n")
             labels = [line for line in out[1 if probability else 0:] if line]
             if len(labels) != test_rows[rows]:
                 sys.exit(f"FAIL: {path}: svm-predict wrote {len(labels)} labels for {test_rows[rows]} rows")
@@ -222,18 +228,20 @@ def main():
         elif not result.stderr.strip():
             sys.exit(f"FAIL: {path}: svm-predict exited with status {result.returncode} and no message")
         else:
+            out_path.unlink(missing_ok=True)
             refused += 1
     print(f"svm-predict: {len(cases)} mutated models, {refused} refused with a message, {predicted} predicted, "
           "0 crashes, 0 hangs")
 
-    # LIBSVM's Python interface, every case in one process (a crash fails the run)
+    # LIBSVM's Python interface, every case in one process (a crash fails the run): the labels of
+    # svm-predict (without -b 1; with it, as svm-predict writes them with %g)
     script = """
-import sys
+import os, sys
 from svmutil import svm_load_model, svm_predict, svm_read_problem
 cases = [line.split('\\t') for line in open(sys.argv[1]).read().splitlines()]
 problems = {}
 loaded = 0
-for path, rows in cases:
+for path, rows, probability, out in cases:
     model = svm_load_model(path)
     if model is None:
         continue
@@ -242,12 +250,15 @@ for path, rows in cases:
     y, x = problems[rows]
     labels, _, _ = svm_predict(y, x, model, '-q')
     assert len(labels) == len(y), path
+    if out != '-' and not probability:
+        theirs = [float(line.split()[0]) for line in open(out).read().splitlines()]
+        assert labels == theirs, f'{path}: the labels of svm-predict differ'
     loaded += 1
 print(loaded)
 """
     with open(work / "cases.tsv", "w") as out:
-        for path, rows, _ in cases:
-            out.write(f"{path}\t{rows}\n")
+        for path, rows, probability, out_path in cases:
+            out.write(f"{path}\t{rows}\t{probability}\t{out_path if out_path.exists() else '-'}\n")
     environment = dict(os.environ, LD_LIBRARY_PATH=libdir, PYTHONPATH=module_dir)
     result = subprocess.run(["/usr/bin/python3", "-c", script, str(work / "cases.tsv")], capture_output=True,
                             text=True, env=environment, timeout=600)
@@ -256,7 +267,23 @@ print(loaded)
                  f"{result.stderr[-2000:]}")
     if int(result.stdout.split()[-1]) != loaded:
         sys.exit(f"FAIL: Python loaded {result.stdout.split()[-1]} models where svm-predict loaded {loaded}")
-    print(f"Python (svmutil): the same {loaded} models loaded (and predicted), the others None, 0 crashes")
+    print(f"Python (svmutil): the same {loaded} models loaded and predicted (the labels of svm-predict), the others "
+          "None, 0 crashes")
+    if mexdir:
+        with open(work / "bases.tsv", "w") as out:
+            for name, _, rows in trained:
+                out.write(f"{work / (name + '.model')}\t{rows}\n")
+        try:
+            result = subprocess.run(
+                ["octave-cli", "--no-gui", "--norc", "--quiet", Path(__file__).with_suffix(".m"), mexdir,
+                 work / "cases.tsv", work / "bases.tsv", svm_predict, work, str(OCTAVE_STRUCT_CASES)],
+                capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), timeout=900)
+        except subprocess.TimeoutExpired:
+            sys.exit("FAIL: LIBSVM's Octave interface hangs on the mutated models")
+        if result.returncode != 0:
+            sys.exit(f"FAIL: LIBSVM's Octave interface on the mutated models: exit {result.returncode}\n"
+                     f"{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
+        print(result.stdout.strip())
     if refused < len(cases) // 2:
         sys.exit(f"FAIL: only {refused} of {len(cases)} mutations refused: the generator mutates too little")
 

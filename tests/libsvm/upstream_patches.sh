@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The patch series on a LIBSVM source tree the user gives (e.g. upstream's current release): a
 # copy of the tree gets 01-kernel-type-registry, 02-evaluate-many, 03-support-vector-cache,
-# 04-programs and 06-model-loader (patch's usual offsets and fuzz allowed); its svm.cpp, svm-train
+# 04-programs, 06-model-loader and 07-matlab-model (patch's usual offsets and fuzz allowed); its svm.cpp, svm-train
 # and svm-predict are built with -fopenmp (so
 # that upstream's own OpenMP loops, LIBSVM >= 3.30, run), and also the unpatched ones.
 #   * -t ppk (the ppk plugin, by name) trains and predicts: the predictions are those of this
@@ -26,7 +26,8 @@ version=$(sed -n 's/^#define LIBSVM_VERSION \([0-9]*\).*/\1/p' "$tree/svm.h")
 rm -rf pristine patched
 cp -r "$tree" pristine
 cp -r "$tree" patched
-series=(01-kernel-type-registry 02-evaluate-many 03-support-vector-cache 04-programs 06-model-loader)
+series=(01-kernel-type-registry 02-evaluate-many 03-support-vector-cache 04-programs 06-model-loader
+  07-matlab-model)
 for p in "${series[@]}"; do
   (cd patched && patch -p1 --batch --forward -i "$patches/$p.patch" >"../$p.log" 2>&1) ||
     fail "$p.patch does not apply to LIBSVM $version: $(cat "$p.log")"
