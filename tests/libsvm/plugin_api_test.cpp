@@ -350,6 +350,65 @@ int main(int argc, char **argv) {
     svm_free_and_destroy_model(&m);
   }
 
+  // svm_check_model: a model built in memory (as the MATLAB/Octave interface builds one) checked
+  // as svm_load_model checks a file; svm_load_model_error: why the last load failed
+  {
+    svm_problem prob = d.prob();
+    svm_parameter plug = default_param(17);
+    svm_model *m = svm_train(&prob, &plug);
+    CHECK(svm_check_model(m) == nullptr);
+    auto refused = [&](const char *fragment) {
+      const char *err = svm_check_model(m);
+      if (err == nullptr || !std::strstr(err, fragment))
+        fprintf(stderr, "svm_check_model: expected '%s', got '%s'\n", fragment, err ? err : "(null)");
+      return err != nullptr && std::strstr(err, fragment);
+    };
+    m->nSV[0] += 1;
+    CHECK(refused("nr_sv sums to"));
+    m->nSV[0] -= 1;
+    const double coefficient = m->sv_coef[0][3];
+    m->sv_coef[0][3] = NAN;
+    CHECK(refused("support vector 4: coefficient 1 is not a finite number"));
+    m->sv_coef[0][3] = coefficient;
+    m->param.kernel_type = 99;
+    CHECK(refused("kernel_type 99 is not built in"));
+    m->param.kernel_type = 17;
+    m->param.gamma = 0;  // the plugin's check_parameter
+    CHECK(refused("-g must be > 0"));
+    m->param.gamma = 0.5;
+    // support vectors the plugin cannot decode, or that are incompatible, or out of order
+    svm_node **trained_svs = m->SV;
+    std::vector<svm_node *> svs(trained_svs, trained_svs + m->l);
+    std::vector<svm_node> undecodable = {{1, 0.5}, {999, 2}, {-1, 0}};
+    std::vector<svm_node> descending = {{2, 0.5}, {1, 2}, {-1, 0}};
+    svs[2] = undecodable.data();
+    m->SV = svs.data();
+    CHECK(refused("support vector 3: ") && refused("index 999"));
+    svs[2] = descending.data();
+    CHECK(refused("support vector 3: index 1 after 2"));
+    svs[2] = trained_svs[2];
+    m->SV = trained_svs;
+    CHECK(svm_check_model(m) == nullptr);
+
+    std::string path = tmp + "/checked.model";
+    std::string missing = tmp + "/missing.model";
+    CHECK(svm_load_model(missing.c_str()) == nullptr);
+    CHECK(std::strstr(svm_load_model_error(), missing.c_str()) && std::strstr(svm_load_model_error(), "No such file"));
+    m->nSV[0] += 1;  // a file whose nr_sv does not sum to total_sv
+    CHECK(svm_save_model(path.c_str(), m) == 0);
+    m->nSV[0] -= 1;
+    CHECK(svm_load_model(path.c_str()) == nullptr);
+    CHECK(std::strstr(svm_load_model_error(), (path + ":").c_str()) &&
+          std::strstr(svm_load_model_error(), "nr_sv sums to"));
+    printf("svm_load_model_error: %s\n", svm_load_model_error());
+    CHECK(svm_save_model(path.c_str(), m) == 0);
+    svm_model *loaded = svm_load_model(path.c_str());
+    CHECK(loaded != nullptr && svm_load_model_error()[0] == '\0');
+    svm_free_and_destroy_model(&loaded);
+    std::remove(path.c_str());
+    svm_free_and_destroy_model(&m);
+  }
+
   // several threads predicting with one model at once (the first use decodes its SVs)
   {
     svm_problem prob = d3.prob();
