@@ -186,6 +186,11 @@ def main():
         (header + "SV\n" + body.replace(" 1:", " 1:nan_", 1), len(header_lines) + 2, "is not index:value"),
         (header + "SV\n" + body + body.splitlines()[0] + "\n", len(header_lines) + 2 + total, "a line after the"),
         (rbf.replace("gamma", "gama", 1), None, "unknown keyword 'gama'"),
+        # a NUL byte ended the header check's line early while fscanf read on: a second rho behind it
+        # reached read_model_header unchecked (found by fuzz_libsvm_model)
+        ("\n".join(header_lines[:rho_line + 1]) + " \0rho 1\n" + "\n".join(header_lines[rho_line + 1:])
+         + "\nSV\n" + body, rho_line + 1, "a NUL byte (a model file is text)"),
+        (header + "SV\n" + body.replace(" 1:", " 1:0\0 2:", 1), len(header_lines) + 2, "a NUL byte"),
     ]:
         path = work / "handmade.model"
         path.write_text(text)
