@@ -184,6 +184,15 @@ void check_fit_format(const FitSource& source, const FitFormats& formats, const 
 
 OutputFile::OutputFile(const std::string& path) : path_(path == "-" ? "" : path) {
   if (path_.empty()) return;
+  // What is not a regular file (/dev/null, a FIFO, /dev/stdout) or is a symbolic link is written
+  // through: renaming a file over it would replace the device, the pipe or the link itself (as
+  // root, "-o /dev/null" turned the machine's /dev/null into a regular file).
+  struct stat status;
+  if (lstat(path_.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+    file_.open(path_, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!file_) throw InputError("cannot write '" + path_ + "': " + system_error());
+    return;
+  }
   std::string pattern = path_ + ".partial-XXXXXX";
   int fd = mkstemp(pattern.data());
   if (fd < 0) throw InputError("cannot create a temporary file next to '" + path_ + "': " + system_error());
@@ -207,17 +216,22 @@ OutputFile::~OutputFile() {
   }
 }
 
-std::ostream& OutputFile::stream() { return temporary_.empty() ? std::cout : file_; }
+std::ostream& OutputFile::stream() { return path_.empty() ? std::cout : file_; }
 
 void OutputFile::commit() {
-  if (temporary_.empty()) {
+  if (path_.empty()) {
     std::cout.flush();
     if (!std::cout) throw InputError("cannot write to standard output");
     committed_ = true;
     return;
   }
   file_.close();
-  if (file_.fail()) throw InputError("cannot write '" + temporary_ + "': " + system_error());
+  const std::string& written = temporary_.empty() ? path_ : temporary_;
+  if (file_.fail()) throw InputError("cannot write '" + written + "': " + system_error());
+  if (temporary_.empty()) {
+    committed_ = true;
+    return;
+  }
   if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
     throw InputError("cannot rename '" + temporary_ + "' to '" + path_ + "': " + system_error());
   committed_ = true;

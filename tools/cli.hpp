@@ -115,7 +115,9 @@ class InputFile {
 
 // The output of a subcommand. A file is written to a temporary file next to it
 // and renamed into place by commit(), so a failed run leaves no output file (and
-// an existing one untouched). "-" (or "") is standard output.
+// an existing one untouched). "-" (or "") is standard output. An existing path
+// that is not a regular file (a device, a FIFO) or is a symbolic link is written
+// through, without a temporary file.
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path);

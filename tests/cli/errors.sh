@@ -31,6 +31,24 @@ pass
 compgen -G "kept.ppk.partial-*" >/dev/null && fail "temporary file left next to kept.ppk"
 pass
 
+# What is not a regular file is written through, not replaced by a renamed temporary file (as root,
+# "-o /dev/null" once replaced the machine's /dev/null by a regular file): a FIFO stays a FIFO and
+# its reader gets the rows; a symbolic link stays a link and its target gets them.
+printf '{"family":"bernoulli","p":[0.25]}\n' > one.jsonl
+"$PPK" encode one.jsonl -o expected.ppk
+mkfifo rows.fifo
+timeout 20 cat rows.fifo > from_fifo.ppk &  # bounded: a replaced FIFO gets no writer
+"$PPK" encode one.jsonl -o rows.fifo || fail "writing to a FIFO"
+wait $! || fail "reading the FIFO"
+[[ -p rows.fifo ]] || fail "-o FIFO: the FIFO was replaced by $(stat -c %F rows.fifo)"
+cmp -s from_fifo.ppk expected.ppk || fail "-o FIFO: its reader got '$(cat from_fifo.ppk)'"
+echo "previous contents" > target.ppk
+ln -s target.ppk link.ppk
+"$PPK" encode one.jsonl -o link.ppk
+[[ -L link.ppk ]] || fail "-o LINK: the link was replaced by a $(stat -c %F link.ppk)"
+cmp -s target.ppk expected.ppk || fail "-o LINK: its target holds '$(cat target.ppk)'"
+pass
+
 # --- families ---
 expect_error 2 "unknown family 'weibull'" -- "$PPK" fit weibull nan.txt
 printf '{"family":"bernoulli","p":[0.5]}\n{"family":"weibull","rate":[1]}\n' > family.jsonl
