@@ -186,6 +186,9 @@ def main():
         (header + "SV\n" + body.replace(" 1:", " 1:nan_", 1), len(header_lines) + 2, "is not index:value"),
         (header + "SV\n" + body + body.splitlines()[0] + "\n", len(header_lines) + 2 + total, "a line after the"),
         (rbf.replace("gamma", "gama", 1), None, "unknown keyword 'gama'"),
+        # read_model_header takes a built-in type by name only: "kernel_type 2" passed the header check
+        # and the loader then failed without a message (found by fuzz_libsvm_model)
+        (rbf.replace("kernel_type rbf", "kernel_type 2"), None, "a built-in type is given by its name, 'rbf'"),
         # a NUL byte ended the header check's line early while fscanf read on: a second rho behind it
         # reached read_model_header unchecked (found by fuzz_libsvm_model)
         ("\n".join(header_lines[:rho_line + 1]) + " \0rho 1\n" + "\n".join(header_lines[rho_line + 1:])
