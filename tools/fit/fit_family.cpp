@@ -45,7 +45,11 @@ Row fit_row(const Estimator& estimator, const Dataset& data, std::size_t i, long
   } catch (const EstimationError& e) {
     throw data.error_at(example, message_of(e));
   }
-  return encode_row(*model);
+  try {
+    return encode_row(*model);
+  } catch (const ModelError& e) {  // a row its reader would refuse (row.hpp, kMaxRowDenseValues)
+    throw data.error_at(example, message_of(e));
+  }
 }
 
 }  // namespace
