@@ -10,7 +10,8 @@
 # paths, factorial-HMM marginals) and, when refused, to svm-train. Each family must refuse at least one
 # mutation for its size (the message quotes the claimed size). JSON: each number of each example in
 # turn replaced by the same sizes, to `ppk encode`. Fit: every option whose help speaks of a number,
-# dimension, length, states or chains, given 2^31 - 1.
+# dimension, length, states or chains, given 2^31 - 1. Map: a saved Nystrom map claiming a whitening
+# matrix its file does not hold.
 source "$(dirname "$0")/lib.bash" "$@"
 
 docs=$(dirname "$0")/../../docs/families.md
@@ -158,4 +159,19 @@ for family in $fit_families; do
     pass
   done
 done
+
+# A saved Nystrom map (ppk map --save-map) whose header claims 200000 landmarks and features: 200000
+# short landmark lines (4 MB) and a whitening matrix of 200000 x 200000 (320 GB) that the file does not
+# hold; refused at its first short whitening row, as the file's numbers are read before the matrix is built.
+"$PPK" encode <<< '{"family":"gaussian","mean":[1],"var":1}' > landmark.ppk
+python3 - <<'PY'
+n = 200000
+with open("bomb.map", "w") as out:
+    out.write("ppk feature map 1\nroute nystrom\nkernel ppk\nrho 1\nlength 0\nfamily gaussian\n")
+    out.write(f"space 1 real vectors\ndimension {n}\neigen-floor 1e-10\nlandmarks {n}\n")
+    out.write("0 1:1 2:1 3:1 4:1 5:1 6:1\n" * n)
+    out.write("eigenvalues" + " 1" * n + f"\nwhitening {n} {n}\n1 2\n")
+PY
+expect_error 1 "bomb.map:200013: whitening row 1: expected 200000 numbers, got 2" -- \
+  timeout 10 "$PPK" map --map-from bomb.map landmark.ppk
 finish
