@@ -63,7 +63,13 @@ int run_encode(const std::vector<std::string>& args) {
   const std::vector<LabeledModel> models = read_json_lines(input.stream(), input.name());
   std::vector<std::string> lines;
   lines.reserve(models.size());
-  for (const LabeledModel& labeled : models) lines.push_back(format_row_line(labeled.label, encode_row(*labeled.model)));
+  for (const LabeledModel& labeled : models) {
+    try {
+      lines.push_back(format_row_line(labeled.label, encode_row(*labeled.model)));
+    } catch (const ModelError& e) {  // a row its reader would refuse (row.hpp, kMaxRowDenseValues)
+      throw InputError(input.name() + ":" + std::to_string(labeled.line) + ": " + e.what());
+    }
+  }
   write_lines(arguments.output, lines);
   return 0;
 }
@@ -77,7 +83,11 @@ int run_decode(const std::vector<std::string>& args) {
   lines.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::unique_ptr<Model> model = decode_labeled_row(rows[i], input.name(), i + 1);
-    lines.push_back(labeled_model_json_line(rows[i].label, *model));
+    try {
+      lines.push_back(labeled_model_json_line(rows[i].label, *model));
+    } catch (const ModelError& e) {  // a JSON form too large to build (family_fields.cpp, probabilities)
+      throw row_error(input.name(), static_cast<long>(i + 1), e.what());
+    }
   }
   write_lines(arguments.output, lines);
   return 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "ppk/core/family.hpp"
 #include "ppk/core/row.hpp"
 
 namespace {
@@ -55,6 +56,8 @@ constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -
 Options:
   -h [ --help ]    this text; 'ppk COMMAND --help' describes a command
   --version        the program's version and row format version
+  --families       the model families rows and JSON lines may hold, one a line:
+                   'CODE NAME' (for scripts)
 
 Exit status: 0 success, 1 invalid or unreadable input, 2 invalid command line.
 )";
@@ -98,6 +101,10 @@ int main(int argc, char** argv) {
   }
   if (first == "--version") {
     std::cout << "ppk " << PPK_VERSION << " (row format " << ppk::kRowFormatVersion << ")\n";
+    return 0;
+  }
+  if (first == "--families") {
+    for (const ppk::FamilyInfo* family : ppk::all_families()) std::cout << family->code << ' ' << family->name << '\n';
     return 0;
   }
   for (const CommandEntry& command : kCommands) {

@@ -10,6 +10,17 @@
 
 namespace ppk::detail {
 
+Claim claim_of(const Dimension& size, double words) { return {size, static_cast<double>(size.value) * words}; }
+
+Claim claim_of(const Dimension& rows, const Dimension& cols) {
+  return {rows.value >= cols.value ? rows : cols, static_cast<double>(rows.value) * static_cast<double>(cols.value)};
+}
+
+Claim claim_of(const Dimension& count, const Dimension& rows, const Dimension& cols) {
+  const Claim matrix = claim_of(rows, cols);
+  return {count.value >= matrix.size.value ? count : matrix.size, static_cast<double>(count.value) * matrix.values};
+}
+
 std::string record_family(const std::string& family, const char* field, long i) {
   return family + " " + field + "[" + std::to_string(i) + "]";
 }
@@ -34,26 +45,39 @@ std::string quoted_alternatives(const std::vector<const char*>& names) {
 
 // ---- RowWriterArchive: each field's values in order; RowWriter drops the zeros.
 
+void RowWriterArchive::claim(const char* field, const Claim& claim) {
+  const bool declared = claim.size.first_index > 0;
+  out_.claim(family_, declared ? claim.size.field : field, declared ? claim.size.first_index : out_.next_index(), field,
+             claim.values);
+}
+
 Dimension RowWriterArchive::dimension(const char* field, long value, long min, long max) {
+  const long first = out_.next_index();
   out_.real(static_cast<double>(value));
-  return {value, min, max, field};
+  return {value, min, max, field, first};
 }
 
 void RowWriterArchive::whole_number(const char*, long& value, long, long) { out_.real(static_cast<double>(value)); }
 
 void RowWriterArchive::real(const char*, double& value) { out_.real(value); }
 
-void RowWriterArchive::reals(const char*, std::vector<double>& values, const Dimension&) { out_.reals(values); }
+void RowWriterArchive::reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  claim(field, claim_of(dim));
+  out_.reals(values);
+}
 
-void RowWriterArchive::reals(const char*, Eigen::VectorXd& values, const Dimension&) {
+void RowWriterArchive::reals(const char* field, Eigen::VectorXd& values, const Dimension& dim) {
+  claim(field, claim_of(dim));
   out_.reals(values.data(), values.data() + values.size());
 }
 
-void RowWriterArchive::symmetric_matrix(const char*, Eigen::MatrixXd& matrix, const Dimension&) {
+void RowWriterArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& dim) {
+  claim(field, claim_of(dim, dim));
   write_lower_triangle(out_, matrix);
 }
 
-void RowWriterArchive::matrix(const char*, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+void RowWriterArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(rows, cols));
   write_row_major(out_, matrix);
 }
 
@@ -68,7 +92,8 @@ void RowWriterArchive::probabilities(const char*, SparseProbabilities& p, const 
 
 // Each nested model as RowWriter::model writes it: its length L, then L indices holding its own row
 // from its family code on.
-void RowWriterArchive::models(const char*, std::vector<std::unique_ptr<Model>>& models, const Dimension&) {
+void RowWriterArchive::models(const char* field, std::vector<std::unique_ptr<Model>>& models, const Dimension& count) {
+  claim(field, claim_of(count));
   for (const auto& model : models) out_.model(*model);
 }
 
@@ -102,12 +127,13 @@ Dimension RowWriterArchive::trailing_group(const char* field, long count, long m
   return {count, 0, max, field};
 }
 
-void RowWriterArchive::group_reals(const char*, std::vector<double>& values, const Dimension&, const char*) {
-  out_.reals(values);
+void RowWriterArchive::group_reals(const char* field, std::vector<double>& values, const Dimension& group, const char*) {
+  reals(field, values, group);
 }
 
-void RowWriterArchive::group_whole_numbers(const char*, std::vector<double>& values, const Dimension&, const char*) {
-  out_.reals(values);
+void RowWriterArchive::group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group,
+                                           const char*) {
+  reals(field, values, group);
 }
 
 void RowWriterArchive::listed_numbers(const char*, std::vector<std::pair<long, double>>& entries,
@@ -117,6 +143,12 @@ void RowWriterArchive::listed_numbers(const char*, std::vector<std::pair<long, d
 }
 
 // ---- RowReaderArchive: each field read and its indices recorded.
+
+void RowReaderArchive::claim(const char* field, const Claim& claim) {
+  const bool declared = claim.size.first_index > 0;
+  in_.claim(family_, declared ? claim.size.field : field, declared ? claim.size.first_index : in_.next_index(), field,
+            claim.values);
+}
 
 void RowReaderArchive::record(const char* field, long first_index) {
   spans_.push_back({field, first_index, in_.next_index() - first_index});
@@ -147,6 +179,7 @@ void RowReaderArchive::real(const char* field, double& value) {
 }
 
 void RowReaderArchive::reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  claim(field, claim_of(dim));
   const long first = in_.next_index();
   values = in_.reals(field, static_cast<std::size_t>(dim.value));
   record(field, first);
@@ -159,12 +192,14 @@ void RowReaderArchive::reals(const char* field, Eigen::VectorXd& values, const D
 }
 
 void RowReaderArchive::symmetric_matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& dim) {
+  claim(field, claim_of(dim, dim));
   RowMatrix read = read_symmetric(in_, field, dim.value);
   matrix = std::move(read.matrix);
   spans_.push_back(read.span);
 }
 
 void RowReaderArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(rows, cols));
   RowMatrix read = read_general(in_, field, rows.value, cols.value);
   matrix = std::move(read.matrix);
   spans_.push_back(read.span);
@@ -183,6 +218,7 @@ void RowReaderArchive::probabilities(const char* field, SparseProbabilities& p, 
 }
 
 void RowReaderArchive::models(const char* field, std::vector<std::unique_ptr<Model>>& models, const Dimension& count) {
+  claim(field, claim_of(count));
   std::vector<RowFieldSpan> spans;
   models.clear();
   for (long m = 0; m < count.value; ++m) {
@@ -299,7 +335,13 @@ void JsonWriterArchive::matrix(const char* field, Eigen::MatrixXd& matrix, const
   out_[field] = json_rows(matrix);
 }
 
-void JsonWriterArchive::probabilities(const char* field, SparseProbabilities& p, const Dimension&) {
+// A dense array of D numbers: a row stores p sparsely, and may declare a D whose dense array is too
+// large to build; refused as the row's own dense fields are (RowReader::claim).
+void JsonWriterArchive::probabilities(const char* field, SparseProbabilities& p, const Dimension& dim) {
+  if (p.dim > kMaxRowDenseValues)
+    throw ModelError(out_["family"].get<std::string>() + " field \"" + dim.field + "\": expected at most " +
+                     std::to_string(kMaxRowDenseValues) + " values for the JSON form (whose \"" + field +
+                     "\" lists all D of them; docs/families.md, \"Limits\"), got " + std::to_string(p.dim));
   out_[field] = p.dense();
 }
 
@@ -447,18 +489,21 @@ void JsonReaderArchive::at_most(const Dimension&, long, const char*) {}
 
 // ---- Lists of matrices, in the four archives.
 
-void RowWriterArchive::matrices(const char*, std::vector<Eigen::MatrixXd>& list, const Dimension&, const Dimension&,
-                                const Dimension&) {
+void RowWriterArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(count, rows, cols));
   for (const Eigen::MatrixXd& matrix : list) write_row_major(out_, matrix);
 }
 
-void RowWriterArchive::symmetric_matrices(const char*, std::vector<Eigen::MatrixXd>& list, const Dimension&,
-                                          const Dimension&) {
+void RowWriterArchive::symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
+                                          const Dimension& dim) {
+  claim(field, claim_of(count, dim, dim));
   for (const Eigen::MatrixXd& matrix : list) write_lower_triangle(out_, matrix);
 }
 
 void RowReaderArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                                 const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(count, rows, cols));
   RowMatrices read = read_general_list(in_, field, count.value, rows.value, cols.value);
   list = std::move(read.matrices);
   spans_.push_back(read.span);
@@ -466,6 +511,7 @@ void RowReaderArchive::matrices(const char* field, std::vector<Eigen::MatrixXd>&
 
 void RowReaderArchive::symmetric_matrices(const char* field, std::vector<Eigen::MatrixXd>& list, const Dimension& count,
                                           const Dimension& dim) {
+  claim(field, claim_of(count, dim, dim));
   RowMatrices read = read_symmetric_list(in_, field, count.value, dim.value);
   list = std::move(read.matrices);
   spans_.push_back(read.span);
@@ -497,7 +543,8 @@ void JsonReaderArchive::symmetric_matrices(const char* field, std::vector<Eigen:
 
 void RowWriterArchive::boolean(const char*, bool& value) { out_.real(value ? 1.0 : 0.0); }
 
-void RowWriterArchive::whole_numbers(const char*, std::vector<long>& values, long, long, long) {
+void RowWriterArchive::whole_numbers(const char* field, std::vector<long>& values, long, long, long) {
+  out_.claim(family_, field, out_.next_index(), field, static_cast<double>(values.size()));
   out_.real(static_cast<double>(values.size()));
   for (long value : values) out_.real(static_cast<double>(value));
 }
@@ -513,6 +560,7 @@ void RowReaderArchive::boolean(const char* field, bool& value) {
 void RowReaderArchive::whole_numbers(const char* field, std::vector<long>& values, long max_count, long min, long max) {
   const long first = in_.next_index();
   const long count = whole(field, 0, max_count);
+  in_.claim(family_, field, first, field, static_cast<double>(count));
   values.clear();
   for (long p = 0; p < count; ++p) values.push_back(whole(field, min, max));
   spans_.push_back({field, first, 1 + count, 1});
@@ -595,13 +643,15 @@ void JsonReaderArchive::optional_whole_number(const char* field, long& value, lo
   value = fields_.has(field) ? fields_.whole_number(field, min, max) : min - 1;
 }
 
-void RowWriterArchive::table(const char*, std::vector<double>& values, const Dimension&, const Dimension&, const char*,
-                             const char*) {
+void RowWriterArchive::table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
+                             const char*, const char*) {
+  claim(field, claim_of(rows, cols));
   out_.reals(values);
 }
 
 void RowReaderArchive::table(const char* field, std::vector<double>& values, const Dimension& rows, const Dimension& cols,
                              const char*, const char*) {
+  claim(field, claim_of(rows, cols));
   const long first = in_.next_index();
   values = in_.reals(field, static_cast<std::size_t>(rows.value * cols.value));
   record(field, first);
@@ -632,11 +682,13 @@ void JsonReaderArchive::table(const char* field, std::vector<double>& values, co
   }
 }
 
-void RowWriterArchive::columns(const char*, Eigen::MatrixXd& matrix, const Dimension&, const Dimension&) {
+void RowWriterArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(rows, cols));
   out_.reals(matrix.data(), matrix.data() + matrix.size());  // Eigen's column-major storage
 }
 
 void RowReaderArchive::columns(const char* field, Eigen::MatrixXd& matrix, const Dimension& rows, const Dimension& cols) {
+  claim(field, claim_of(rows, cols));
   const long first = in_.next_index();
   const std::vector<double> values = in_.reals(field, static_cast<std::size_t>(rows.value * cols.value));
   matrix = Eigen::Map<const Eigen::MatrixXd>(values.data(), rows.value, cols.value);

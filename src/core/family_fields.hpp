@@ -54,6 +54,25 @@ struct Dimension {
   long first_index = 0;
 };
 
+// What a field of declared sizes allocates when it is read (RowReader::claim): `values` dense values, a
+// product of the sizes in double (no product overflows), and the size that an error names -- of a
+// product, the largest factor, the size that made the field large.
+struct Claim {
+  const Dimension& size;
+  double values;
+};
+// `size` things of `words` dense values each (a vector's values, nested models' pointers, records).
+Claim claim_of(const Dimension& size, double words = 1.0);
+// A rows x cols matrix.
+Claim claim_of(const Dimension& rows, const Dimension& cols);
+// `count` rows x cols matrices.
+Claim claim_of(const Dimension& count, const Dimension& rows, const Dimension& cols);
+// The dense values of one record of the class Record (its size in 8-byte words, rounded up).
+template <class Record>
+constexpr double record_words() {
+  return static_cast<double>((sizeof(Record) + sizeof(double) - 1) / sizeof(double));
+}
+
 // How messages name record i of the records field `field`: "linear_gaussian nodes[2]".
 std::string record_family(const std::string& family, const char* field, long i);
 // The sparse JSON layout of listed_probabilities(): {dim: D, base: the base, object: {"index": [the
@@ -68,7 +87,8 @@ struct ListedLayout {
 // Parameters -> the row's fields.
 class RowWriterArchive {
  public:
-  explicit RowWriterArchive(RowWriter& out) : out_(out) {}
+  // `family` names the fields in a refused claim's message: the row's family, or a record of it.
+  RowWriterArchive(RowWriter& out, std::string family) : out_(out), family_(std::move(family)) {}
   Dimension dimension(const char* field, long value, long min, long max);
   void whole_number(const char* field, long& value, long min, long max);
   void real(const char* field, double& value);
@@ -107,20 +127,33 @@ class RowWriterArchive {
   // i's errors name `family field[i]` ("linear_gaussian nodes[2]"): a FieldError of that family is
   // restated at record i's row indices.
   template <class Record, class Context>
-  void records(const char*, std::vector<Record>& records, const Dimension&, const char*, const Context& context) {
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].fields(*this, context, static_cast<long>(i));
+  void records(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
+               const Context& context) {
+    claim(field, claim_of(count, record_words<Record>()));
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      RowWriterArchive record(out_, record_family(family_, field, static_cast<long>(i)));
+      records[i].fields(record, context, static_cast<long>(i));
+    }
   }
   // Two-phase records: a row holds every record's header (Record::header(a, context, i)) first, then
   // every body (Record::body), while JSON has one object per record with both. record_headers reads
   // the headers, record_bodies (later in fields(), with the same records) the bodies; a validate()
   // between them may check all the headers (the bodies' sizes may depend on later records' headers).
   template <class Record, class Context>
-  void record_headers(const char*, std::vector<Record>& records, const Dimension&, const char*, const Context& context) {
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].header(*this, context, static_cast<long>(i));
+  void record_headers(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
+                      const Context& context) {
+    claim(field, claim_of(count, record_words<Record>()));
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      RowWriterArchive record(out_, record_family(family_, field, static_cast<long>(i)));
+      records[i].header(record, context, static_cast<long>(i));
+    }
   }
   template <class Record, class Context>
-  void record_bodies(const char*, std::vector<Record>& records, const Context& context) {
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].body(*this, context, static_cast<long>(i));
+  void record_bodies(const char* field, std::vector<Record>& records, const Context& context) {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      RowWriterArchive record(out_, record_family(family_, field, static_cast<long>(i)));
+      records[i].body(record, context, static_cast<long>(i));
+    }
   }
   // true or false: 1 or 0 in a row; in JSON a boolean (absent: false).
   void boolean(const char* field, bool& value);
@@ -176,7 +209,12 @@ class RowWriterArchive {
                       const Dimension& dim, const ListedLayout& layout, const char* member);
 
  private:
+  // Counts what the reader claims for `field` (RowReaderArchive::claim), so that no row is written that
+  // its reader refuses.
+  void claim(const char* field, const Claim& claim);
+
   RowWriter& out_;
+  std::string family_;
 };
 
 // The row's fields -> parameters. Each kind records the indices its field occupies (RowFieldSpan), so
@@ -212,14 +250,14 @@ class RowReaderArchive {
   template <class Record, class Context>
   void records(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
                const Context& context) {
-    resize(records, count);
+    resize(field, records, count);
     read_records(field, records,
                  [&](Record& record, RowReaderArchive& archive, long i) { record.fields(archive, context, i); });
   }
   template <class Record, class Context>
   void record_headers(const char* field, std::vector<Record>& records, const Dimension& count, const char*,
                       const Context& context) {
-    resize(records, count);
+    resize(field, records, count);
     headers_.emplace_back(field, records_.size());
     read_records(field, records,
                  [&](Record& record, RowReaderArchive& archive, long i) { record.header(archive, context, i); });
@@ -265,6 +303,9 @@ class RowReaderArchive {
  private:
   ModelError at_row(const FieldError& error) const;
   void record(const char* field, long first_index);
+  // RowReader::claim for `field`, before it is allocated, naming the size that declared it (or, for a
+  // size that no field of the row holds, `field` itself at the next index).
+  void claim(const char* field, const Claim& claim);
 
   using NestedSpans = std::vector<std::pair<const char*, std::vector<RowFieldSpan>>>;
   // The indices of a record's fields (in one or two phases): what at_row needs of its archive.
@@ -279,7 +320,8 @@ class RowReaderArchive {
   static ModelError at_row(const FieldError& error, const std::vector<RowFieldSpan>& spans, const NestedSpans& nested);
   long whole(const char* field, long min, long max);
   template <class Record>
-  void resize(std::vector<Record>& records, const Dimension& count) {
+  void resize(const char* field, std::vector<Record>& records, const Dimension& count) {
+    claim(field, claim_of(count, record_words<Record>()));
     records.clear();
     records.resize(static_cast<std::size_t>(count.value));
   }
@@ -626,8 +668,8 @@ FamilyInfo make_family(std::string name, int code, const char* approximation = n
     parameters.fields(archive);
     return archive.build([&] { return std::make_unique<M>(std::move(parameters)); });
   };
-  info.encode = [](const Model& model, RowWriter& out) {
-    detail::RowWriterArchive archive(out);
+  info.encode = [name](const Model& model, RowWriter& out) {
+    detail::RowWriterArchive archive(out, name);
     auto&& parameters = static_cast<const M&>(model).parameters();  // a reference or a (non-const) temporary
     detail::write_fields(parameters, archive);
   };

@@ -97,6 +97,7 @@ std::vector<LabeledModel> read_json_lines(std::istream& in, const std::string& s
     }
     try {
       models.push_back(labeled_model_from_json(object));
+      models.back().line = line;
     } catch (const ModelError& e) {
       throw fail(e.what());
     }

@@ -138,6 +138,13 @@ double log_sum_exp(const double* terms, std::size_t n) {
   return largest + std::log(sum);
 }
 
+void check_kernel_storage(const std::string& family, const std::string& sizes, double values) {
+  if (values <= static_cast<double>(kMaxRowDenseValues)) return;
+  throw KernelDomainError(family + " kernel: " + sizes + " = " + format_number(values) + " values, more than the " +
+                          std::to_string(kMaxRowDenseValues) +
+                          " dense values a row may claim (docs/families.md, \"Limits\"); give smaller sizes or -d T");
+}
+
 void check_rho(const std::string& family, const KernelParams& params) {
   if (!is_positive_finite(params.rho))
     throw KernelDomainError(family + " kernel: rho (-g) must be a positive finite number, got " +

@@ -158,6 +158,11 @@ auto exp_entries(const Eigen::ArrayBase<Derived>& logs) {
 }
 inline double log_sum_exp(const std::vector<double>& terms) { return log_sum_exp(terms.data(), terms.size()); }
 
+// The storage a row's kernel keeps or uses per evaluation (Monte Carlo draws, SLDS paths, the factorial
+// HMM's mean-field marginals): `values` dense values, a product of the row's sizes and -d T counted in
+// double, checked before it is allocated against the row's own limit (kMaxRowDenseValues, row.hpp).
+// Throws KernelDomainError "FAMILY kernel: SIZES = VALUES values, more than ..." naming `sizes`.
+void check_kernel_storage(const std::string& family, const std::string& sizes, double values);
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);
 

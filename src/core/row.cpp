@@ -22,6 +22,21 @@ ModelError field_complaint(const std::string& family, const char* field, long fi
                     format_number(got));
 }
 
+// Adds `values` to the row's count `total`; past kMaxRowDenseValues, the error names the field that
+// declared the size (see RowReader::claim).
+void add_claim(double& total, const std::string& owner, const char* size_field, long size_index, const char* field,
+               double values) {
+  total += values;
+  if (total <= static_cast<double>(kMaxRowDenseValues)) return;
+  std::string got, so_far;
+  append_number(got, values);  // (whole numbers in full: "100000000", not "1e+08")
+  append_number(so_far, total);
+  throw ModelError(row_field_location(owner, size_field, size_index, 1) + ": expected sizes whose fields hold at most " +
+                   std::to_string(kMaxRowDenseValues) + " dense values in one row (docs/families.md, \"Limits\"), got " +
+                   got + " values for \"" + field + "\"" +
+                   (total == values ? "" : ", " + so_far + " with the fields before it"));
+}
+
 // LIBSVM rows list indices in increasing order; so must ours (a row is a sparse vector).
 void check_indices(const RowEntry* begin, const RowEntry* end, const std::string& what) {
   int previous = 0;
@@ -104,7 +119,7 @@ std::unique_ptr<Model> RowReader::model(const char* field) {
   while (block_end != end_ && block_end->index <= last) ++block_end;
   std::unique_ptr<Model> nested;
   try {
-    nested = decode_model_at(cur_, block_end, first);
+    nested = decode_at(cur_, block_end, first, claimed_);
   } catch (const ModelError& error) {
     throw ModelError(row_field_location(family_, field, first - 1, static_cast<long>(length) + 1) + ": " + error.what());
   }
@@ -114,6 +129,11 @@ std::unique_ptr<Model> RowReader::model(const char* field) {
   last_count_ = static_cast<int>(length) + 1;
   next_index_ = last + 1;
   return nested;
+}
+
+void RowReader::claim(const std::string& owner, const char* size_field, long size_index, const char* field,
+                      double values) {
+  add_claim(*claimed_, owner, size_field, size_index, field, values);
 }
 
 void RowReader::finish() {
@@ -147,8 +167,13 @@ void RowWriter::sparse(const std::vector<std::pair<long, double>>& entries, std:
   next_ += static_cast<int>(count);
 }
 
+void RowWriter::claim(const std::string& owner, const char* size_field, long size_index, const char* field,
+                      double values) {
+  add_claim(*claimed_, owner, size_field, size_index, field, values);
+}
+
 void RowWriter::model(const Model& nested) {
-  const Row row = encode_row(nested);  // index 1: version, 2: family code (never 0), 3...: fields
+  const Row row = encode(nested, claimed_);  // index 1: version, 2: family code (never 0), 3...: fields
   const int length = row.back().index - kFamilyIndex + 1;
   real(length);
   for (const RowEntry& entry : row)
@@ -156,11 +181,17 @@ void RowWriter::model(const Model& nested) {
   next_ += length;
 }
 
-Row encode_row(const Model& model) {
+Row RowWriter::encode(const Model& model, double* claimed) {
   RowWriter out;
+  out.claimed_ = claimed;
   out.real(model.family().code);  // index kFamilyIndex
   model.family().encode(model, out);
   return out.take();
+}
+
+Row encode_row(const Model& model) {
+  double claimed = 0.0;
+  return RowWriter::encode(model, &claimed);
 }
 
 std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end) {
@@ -175,6 +206,12 @@ std::unique_ptr<Model> decode_row(const RowEntry* begin, const RowEntry* end) {
 }
 
 std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index) {
+  double claimed = 0.0;
+  return RowReader::decode_at(begin, end, family_index, &claimed);
+}
+
+std::unique_ptr<Model> RowReader::decode_at(const RowEntry* begin, const RowEntry* end, int family_index,
+                                            double* claimed) {
   const RowEntry* cur = begin;
   const double code = take_value(cur, end, family_index, "row");
   const FamilyInfo* family =
@@ -186,6 +223,7 @@ std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* en
     throw field_complaint("row", "family", family_index, 1, "a family code (" + codes + ")", code);
   }
   RowReader fields(cur, end, family->name, family_index + 1);
+  fields.claimed_ = claimed;
   std::unique_ptr<Model> model = family->decode(fields);
   fields.finish();
   return model;

@@ -116,17 +116,18 @@ class DataMatrixEstimator : public Estimator {
 
 // OptionError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
 // smoothing >= 0, ridge > 0 when given, iterations >= 1, tolerance >= 0, restarts >= 1,
-// length >= 0 when given.
+// 0 <= length <= max_length (the family's longest row) when given.
 template <class Options>
-void check_sequence_em_options(const Options& options) {
+void check_sequence_em_options(const Options& options, long max_length) {
   check_option("smoothing", options.smoothing, 0, false);
   if (options.ridge) check_option("ridge", *options.ridge, 0, true);
   if (options.iterations < 1)
     throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
+  if (options.length && (*options.length < 0 || *options.length > max_length))
+    throw OptionError("{length} must be in [0, " + std::to_string(max_length) + "], got " +
+                      std::to_string(*options.length));
 }
 
 // Baum-Welch's pieces (estimate_hmm.cpp, formulas in estimate.hpp), shared with the factorial HMM's

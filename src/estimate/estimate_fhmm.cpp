@@ -35,6 +35,7 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/families/fhmm.hpp"
 
 namespace ppk {
 namespace {
@@ -72,7 +73,7 @@ void check_options(const FhmmFitOptions& options) {
   if (e_step_of(options) == FhmmEStep::mean_field && stacked > static_cast<double>(kMaxStackedStates))
     throw OptionError(sizes + " give " + detail::short_number(stacked) +
                       " states in all; the mean-field E-step takes at most " + std::to_string(kMaxStackedStates));
-  detail::check_sequence_em_options(options);
+  detail::check_sequence_em_options(options, kMaxFhmmLength);
 }
 
 // The parameters during EM.

@@ -19,6 +19,7 @@
 #include "ppk/core/thread_pool.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {
@@ -424,10 +425,11 @@ Chain random_chain(long states, std::mt19937_64& rng) {
 }
 
 void check_options(const HmmFitOptions& options) {
-  if (options.states && *options.states < 1)
-    throw OptionError("{states} must be at least 1 (or auto), got " + std::to_string(*options.states));
+  if (options.states && (*options.states < 1 || *options.states > kMaxHmmFitStates))
+    throw OptionError("{states} must be in [1, " + std::to_string(kMaxHmmFitStates) +
+                      "] (or auto; M + M^2 + M values must fit in a row), got " + std::to_string(*options.states));
   detail::check_option("param_ratio", options.param_ratio, 0, true);
-  detail::check_sequence_em_options(options);
+  detail::check_sequence_em_options(options, kMaxHmmLength);
   if (options.prior && options.emissions != HmmEmissions::gaussian)
     throw OptionError("{prior} is a prior on Gaussian emissions' covariances: it needs {emissions} gaussian");
 }

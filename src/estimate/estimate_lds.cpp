@@ -232,8 +232,9 @@ class LdsEstimator : public detail::DataMatrixEstimator {
 namespace detail {
 
 void check_lds_options(const LdsFitOptions& options) {
-  if (options.state_dim < 1)
-    throw OptionError("{state_dim} must be at least 1, got " + std::to_string(options.state_dim));
+  if (options.state_dim < 1 || options.state_dim > kMaxStateSpaceDim)
+    throw OptionError("{state_dim} must be in [1, " + std::to_string(kMaxStateSpaceDim) + "], got " +
+                      std::to_string(options.state_dim));
   if (options.ridge) detail::check_option("ridge", *options.ridge, 0, false);
   detail::check_option("prior.strength", options.prior.strength, 0, false);
   detail::check_option("prior.state_noise", options.prior.state_noise, 0, true);
@@ -242,8 +243,9 @@ void check_lds_options(const LdsFitOptions& options) {
     throw OptionError("{iterations} must be at least 1, got " + std::to_string(options.iterations));
   detail::check_option("tolerance", options.tolerance, 0, false);
   if (options.restarts < 1) throw OptionError("{restarts} must be at least 1, got " + std::to_string(options.restarts));
-  if (options.length && *options.length < 0)
-    throw OptionError("{length} must be at least 0, got " + std::to_string(*options.length));
+  if (options.length && (*options.length < 0 || *options.length > kMaxSequenceLength))
+    throw OptionError("{length} must be in [0, " + std::to_string(kMaxSequenceLength) + "], got " +
+                      std::to_string(*options.length));
 }
 
 StackedRows checked_sequences(const std::vector<Eigen::MatrixXd>& sequences, const char* fit) {

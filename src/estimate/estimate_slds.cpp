@@ -225,9 +225,16 @@ double objective(const HardEmProblem& problem, const Parameters& p, const std::v
   return value;
 }
 
+void check_paths(long paths) {
+  if (paths < 1 || paths > kMaxSldsPaths)
+    throw OptionError("{paths} must be in [1, " + std::to_string(kMaxSldsPaths) + "], got " + std::to_string(paths));
+}
+
 void check_options(const SldsFitOptions& options) {
-  if (options.states < 1) throw OptionError("{states} must be at least 1, got " + std::to_string(options.states));
-  if (options.paths < 1) throw OptionError("{paths} must be at least 1, got " + std::to_string(options.paths));
+  if (options.states < 1 || options.states > kMaxSldsStates)
+    throw OptionError("{states} must be in [1, " + std::to_string(kMaxSldsStates) + "], got " +
+                      std::to_string(options.states));
+  check_paths(options.paths);
   detail::check_option("smoothing", options.smoothing, 0, false);
   detail::check_lds_options(options);
 }
@@ -578,7 +585,7 @@ SldsFit adapt_slds(const SldsModel& pooled, const Eigen::MatrixXd& x, const Adap
                    std::optional<long> paths) {
   check_adaptation_options(options);
   check_adapted_parameters(options.adapt, "slds", {"start", "transitions", "emissions"});
-  if (paths && *paths < 1) throw OptionError("{paths} must be at least 1, got " + std::to_string(*paths));
+  if (paths) check_paths(*paths);
   detail::checked_sequences({x}, "an SLDS fit");
   if (x.cols() != pooled.observation_dim())
     throw EstimationError("the vectors have " + std::to_string(x.cols()) + " coordinates, the pooled SLDS " +

@@ -69,9 +69,9 @@ namespace {
 
 const char* const kFamily = "fhmm";
 constexpr long kMaxChains = 1000;
-constexpr long kMaxStates = 10000;    // M_c^2 transitions must fit in a row
-constexpr long kMaxDim = 1000;        // d(d+1)/2 covariance entries must fit in a row
-constexpr long kMaxLength = 1000000;  // 10^6: the mean field keeps every step's marginals, O(T (sum_c M_c + d)) memory
+constexpr long kMaxStates = 10000;            // M_c^2 transitions must fit in a row
+constexpr long kMaxDim = 1000;                // d(d+1)/2 covariance entries must fit in a row
+constexpr long kMaxLength = kMaxFhmmLength;   // (fhmm.hpp)
 constexpr double kRelativeTolerance = 1e-10;  // a sweep gaining less than this (relative) ends the ascent
 constexpr int kMaxSweeps = 1000;
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
@@ -249,6 +249,15 @@ void FhmmModel::prepare(const KernelParams& params) {
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
   const double d = static_cast<double>(m.cov.rows()), count = static_cast<double>(m.steps + 1);
+  // This row's share of run_mean_field's workspace: 3 d x d matrices, and per step 5 d + 4 max_c M_c + 1
+  // scratch values and each chain's M_c marginals and d means.
+  double per_step = 5.0 * d + 4.0 * static_cast<double>(m.largest_chain) + 1.0;
+  for (const FhmmChain& chain : m.chains) per_step += static_cast<double>(chain.start.size()) + d;
+  detail::check_kernel_storage(kFamily,
+                               "T + 1 (" + std::to_string(m.steps + 1) + ", the field \"length\" or -d T) x " +
+                                   detail::format_number(per_step) +
+                                   " values per step of the mean field (fields \"d\", \"states\")",
+                               3.0 * d * d + count * per_step);
   m.log_bound_constant = m.rho * count * (-0.5 * d * kLog2Pi - 0.5 * m.log_det_cov);
   for (std::size_t c = 0; c < m.chains.size(); ++c) {
     ChainTerms& terms = m.terms[c];

@@ -33,8 +33,8 @@ namespace ppk {
 namespace {
 
 const char* const kFamily = "hmm";
-constexpr long kMaxStates = 10000;      // M^2 transitions must fit in a row
-constexpr long kMaxLength = 100000000;  // 10^8
+constexpr long kMaxStates = 10000;          // M^2 transitions must fit in a row
+constexpr long kMaxLength = kMaxHmmLength;  // (hmm.hpp)
 
 }  // namespace
 

@@ -110,6 +110,10 @@ void LdsModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
   m.rho = params.rho;
+  if (params.length > kMaxSequenceLength)
+    throw KernelDomainError(std::string(kFamily) + " kernel: -d " + std::to_string(params.length) +
+                            " exceeds the longest sequence, T = " + std::to_string(kMaxSequenceLength) +
+                            " (docs/families.md, \"Limits\")");
   m.steps = params.length > 0 ? params.length : m.length;
   detail::check_finite_moments(kFamily, m.space, m.steps, kStationary);
   const double log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;  // log|S|

@@ -130,6 +130,10 @@ void MonteCarloModel::prepare(const KernelParams& params) {
   }
   m.rho = params.rho;
   SampleGenerator generator(m.seed);
+  detail::check_kernel_storage(kFamily,
+                               "field \"samples\" (" + std::to_string(m.samples) + ") x the sample size (" +
+                                   std::to_string(m.samplable->sample_size()) + " values per draw)",
+                               static_cast<double>(m.samples) * static_cast<double>(m.samplable->sample_size()));
   m.draws.resize(m.samplable->sample_size(), m.samples);
   m.samplable->sample_tilted(m.rho, generator, m.draws);
 }

@@ -33,8 +33,8 @@ using detail::MatrixField;
 namespace {
 
 const char* const kFamily = "slds";
-constexpr long kMaxStates = 1000;  // K: K^2 transitions must fit in a row
-constexpr long kMaxPaths = 1000;   // S: a kernel evaluation runs up to S S' filters
+constexpr long kMaxStates = kMaxSldsStates;  // (slds.hpp)
+constexpr long kMaxPaths = kMaxSldsPaths;
 
 // FNV-1a, 64 bits, over `bytes` bytes of `value`, least significant first (independent of endianness).
 void hash_bytes(std::uint64_t& hash, std::uint64_t value, int bytes) {
@@ -160,7 +160,15 @@ void SldsModel::prepare(const KernelParams& params) {
   Impl& m = *impl_;
   const SldsParameters& p = m.parameters;
   m.rho = params.rho;
+  if (params.length > kMaxSequenceLength)
+    throw KernelDomainError(std::string(kFamily) + " kernel: -d " + std::to_string(params.length) +
+                            " exceeds the longest sequence, T = " + std::to_string(kMaxSequenceLength) +
+                            " (docs/families.md, \"Limits\")");
   m.steps = params.length > 0 ? params.length : p.length;
+  detail::check_kernel_storage(kFamily,
+                               "field \"paths\" (" + std::to_string(p.paths) + ") x T + 1 (" +
+                                   std::to_string(m.steps + 1) + ", the length or -d T) path states",
+                               static_cast<double>(p.paths) * static_cast<double>(m.steps + 1));
   // The paths (slds.hpp): S (T+1) uniforms from the seeded generator, in order.
   std::mt19937_64 bits(m.seed);
   const auto uniform = [&bits] { return static_cast<double>(bits() >> 11) * 0x1.0p-53; };

@@ -19,6 +19,8 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
+#include "ppk/families/lds.hpp"
+
 #include "core/matrix_fields.hpp"
 #include "core/model_fields.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -160,8 +162,8 @@ inline double log_kernel_from_sums(double share_a, double share_b, double rho, c
 // covariance (Sigma_u = A_u Sigma_{u-1} A_u' + Q_u). O((T d)^2) memory: the test oracle.
 std::unique_ptr<GaussianModel> joint_observations(const SwitchingStateSpace& model, const std::vector<int>& regimes);
 
-constexpr long kMaxStateSpaceDim = 1000;        // n and d: n^2 and d n values must fit in a row
-constexpr long kMaxSequenceLength = 100000000;  // T: 10^8, as for HMMs
+using ppk::kMaxSequenceLength;  // (lds.hpp)
+using ppk::kMaxStateSpaceDim;
 
 // Validates what every state-space model of `family` has besides its dynamics, and returns the model
 // without dynamics: n = mean0.size() and d = observation.rows() in [1, 1000] (fields "mean0" and "C"),

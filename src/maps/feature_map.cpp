@@ -463,13 +463,17 @@ std::unique_ptr<FeatureMap> load_feature_map(std::istream& in, const std::string
   const std::string shape = file.field("whitening");
   if (shape != std::to_string(m) + " " + std::to_string(dimension))
     file.fail("whitening: expected '" + std::to_string(m) + " " + std::to_string(dimension) + "', got '" + shape + "'");
-  Eigen::MatrixXd whitening(m, dimension);
+  // The m x dimension matrix is built from the numbers read, never from the claimed shape: a header
+  // may claim 10^6 x 10^6 (8 TB) in a few bytes, the file cannot hold its numbers.
+  std::vector<double> whitening_rows;
   for (long i = 0; i < m; ++i) {
     const std::vector<double> values =
         file.numbers("whitening row " + std::to_string(i + 1), file.line("whitening row " + std::to_string(i + 1)),
                      static_cast<std::size_t>(dimension));
-    for (long k = 0; k < dimension; ++k) whitening(i, k) = values[static_cast<std::size_t>(k)];
+    whitening_rows.insert(whitening_rows.end(), values.begin(), values.end());
   }
+  Eigen::MatrixXd whitening = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      whitening_rows.data(), m, dimension);
   try {
     auto map = std::make_unique<NystromMap>(std::move(rows), domain.kind, domain.params, floor, std::move(eigenvalues),
                                             std::move(whitening));

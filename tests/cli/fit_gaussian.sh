@@ -89,5 +89,5 @@ expect_error 2 "--var fixes an isotropic covariance" -- "$PPK" fit gaussian --va
 expect_error 2 "cannot be combined with --ridge" -- "$PPK" fit gaussian --var 1 --ridge 1 points.txt
 expect_error 2 "--var must be a finite number > 0, got -1" -- "$PPK" fit gaussian --var -1 points.txt
 expect_error 2 "--cov must be iso, diag or full" -- "$PPK" fit gaussian --cov diagonal points.txt
-expect_error 2 "--dim must be at least 1" -- "$PPK" fit gaussian --dim 0 points.txt
+expect_error 2 "--dim must be in [1, 33554432]" -- "$PPK" fit gaussian --dim 0 points.txt
 finish

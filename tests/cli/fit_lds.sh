@@ -73,7 +73,7 @@ expect_no_output bad.ppk
 
 # Command-line errors (exit 2).
 expect_error 2 "ppk fit lds needs --state-dim n" -- "$PPK" fit lds sequences.txt
-expect_error 2 "--state-dim must be at least 1" -- "$PPK" fit lds --state-dim 0 sequences.txt
+expect_error 2 "--state-dim must be in [1, 1000]" -- "$PPK" fit lds --state-dim 0 sequences.txt
 expect_error 2 "--prior-strength must be auto or a finite number >= 0, got '-1'" -- \
   "$PPK" fit lds --state-dim 1 --prior-strength -1 sequences.txt
 expect_error 2 "--prior-state-noise must be auto or a finite number > 0, got '0'" -- \

@@ -60,11 +60,11 @@ expect_error 1 "not_finite.txt:4:" "not finite" -- "$PPK" fit slds --state-dim 1
 expect_no_output bad.ppk
 
 # Command-line errors (exit 2), nothing written.
-expect_error 2 "--states must be at least 1" -- "$PPK" fit slds --states 0 --state-dim 1 sequences.txt -o bad.ppk
+expect_error 2 "--states must be in [1, 1000]" -- "$PPK" fit slds --states 0 --state-dim 1 sequences.txt -o bad.ppk
 expect_no_output bad.ppk
-expect_error 2 "--paths must be at least 1" -- "$PPK" fit slds --paths 0 --state-dim 1 sequences.txt
+expect_error 2 "--paths must be in [1, 1000]" -- "$PPK" fit slds --paths 0 --state-dim 1 sequences.txt
 expect_error 2 "ppk fit slds needs --state-dim n" -- "$PPK" fit slds sequences.txt
-expect_error 2 "--state-dim must be at least 1" -- "$PPK" fit slds --state-dim 0 sequences.txt
+expect_error 2 "--state-dim must be in [1, 1000]" -- "$PPK" fit slds --state-dim 0 sequences.txt
 expect_error 2 "--estimator is not offered" -- "$PPK" fit slds --state-dim 1 --estimator map sequences.txt
 "$PPK" fit slds --help | grep -F -- "hard-assignment" >/dev/null || fail "ppk fit slds --help does not name the method"
 pass

@@ -65,7 +65,7 @@ pass
 # The tool's messages name the flags: an estimator's option check, ...
 printf '1 0.5 0.25\n1 0.5 0.5\n' >seq.txt
 printf '1 qid:1 1:0.5\n1 qid:1 1:0.7\n1 qid:1 1:0.2\n' >vectors.txt
-expect_error 2 "--state-dim must be at least 1, got 0" -- "$PPK" fit lds --state-dim 0 vectors.txt
+expect_error 2 "--state-dim must be in [1, 1000], got 0" -- "$PPK" fit lds --state-dim 0 vectors.txt
 expect_error 2 "--tolerance must be a finite number >= 0, got -1" -- "$PPK" fit lds --state-dim 1 --tolerance -1 vectors.txt
 expect_error 2 "--prior-var must be a finite number > 0, got 0" -- "$PPK" fit gaussian --estimator map --prior-var 0 vectors.txt
 expect_error 2 "--components must be at least 1, got 0" -- "$PPK" fit mixture --components 0 vectors.txt

@@ -495,7 +495,7 @@ TEST(AdaptedSlds, RejectsBadOptionsAndSequencesByName) {
     EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, s.example, adaptation(tau, 5)); }, {"relevance"})) << tau;
   EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, s.example, adaptation(1.0, 5, "weights")); },
                       {"adapt", "'weights'", "slds", "start, transitions, emissions"}));
-  EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, s.example, adaptation(1.0, 5), 0); }, {"paths", "at least 1"}));
+  EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, s.example, adaptation(1.0, 5), 0); }, {"paths", "in [1, 1000]"}));
   EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, Eigen::MatrixXd::Zero(5, 3), adaptation(1.0, 5)); },
                       {"3 coordinates", "pooled SLDS", "2"}));
   EXPECT_TRUE(refuses([&] { adapt_slds(*s.pooled, s.example.topRows(1), adaptation(1.0, 5)); },
@@ -510,7 +510,7 @@ TEST(AdaptedSlds, RejectsBadOptionsAndSequencesByName) {
   EXPECT_TRUE(refuses([&] { fit_pooled_slds(mixed, pooled_options(5)); }, {"sequence 2", "3 coordinates"}));
   SldsFitOptions no_regimes = pooled_options(5);
   no_regimes.states = 0;
-  EXPECT_TRUE(refuses([&] { fit_pooled_slds({s.example}, no_regimes); }, {"states", "at least 1"}));
+  EXPECT_TRUE(refuses([&] { fit_pooled_slds({s.example}, no_regimes); }, {"states", "in [1, 1000]"}));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "estimate_helpers.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/families/hmm.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
@@ -277,7 +278,9 @@ TEST(HmmEstimate, RejectsBadInputAndOptions) {
   EXPECT_THROW(estimator->pool(estimator->statistics(one_hot({0}), 1), estimator->statistics(one_hot({0}), 1), 1.0),
                EstimationError);
   options.states = 0;
-  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"states must be", "at least 1"}));
+  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"states must be in [1, 5791]"}));
+  options.states = kMaxHmmFitStates + 1;  // M + M^2 + M values beyond a row's (kMaxRowDenseValues)
+  EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"states must be in [1, 5791]", "got 5792"}));
   options.states = 2;
   options.smoothing = -1;
   EXPECT_TRUE(mentions(estimation_error([&] { hmm_estimator(options); }), {"smoothing must be", ">= 0"}));

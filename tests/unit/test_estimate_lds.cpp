@@ -467,12 +467,15 @@ TEST(LdsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
     change(changed);
     return estimation_error([&] { fit_lds(y, changed); });
   };
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be in [1, 1000]"}));
+  EXPECT_TRUE(
+      mentions(with([](LdsFitOptions& o) { o.state_dim = 1001; }), {"state_dim must be in [1, 1000]", "got 1001"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = 1000001; }), {"length must be in [0, 1000000]"}));
   EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.ridge = -1.0; }), {"ridge must be", ">= 0"}));
   EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.iterations = 0; }), {"iterations must be at least 1"}));
   EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.restarts = 0; }), {"restarts must be at least 1"}));
   EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.tolerance = -1; }), {"tolerance must be"}));
-  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = -1; }), {"length must be at least 0"}));
+  EXPECT_TRUE(mentions(with([](LdsFitOptions& o) { o.length = -1; }), {"length must be in [0, 1000000]"}));
   // The smoother checks the dimension.
   std::mt19937 rng(37);
   const auto model = lds_model(random_lds(rng, 1, 3, 0));

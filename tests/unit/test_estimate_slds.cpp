@@ -305,10 +305,12 @@ TEST(SldsEstimate, RejectsShortSequencesNonFiniteValuesAndBadOptions) {
     change(changed);
     return estimation_error([&] { slds_estimator(changed); });
   };
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 0; }), {"states must be at least 1"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 0; }), {"paths must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 0; }), {"states must be in [1, 1000]"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 0; }), {"paths must be in [1, 1000]"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.paths = 1001; }), {"paths must be in [1, 1000]", "got 1001"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.states = 1001; }), {"states must be in [1, 1000]", "got 1001"}));
   EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.smoothing = -1; }), {"smoothing must be"}));
-  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be at least 1"}));
+  EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.state_dim = 0; }), {"state_dim must be in [1, 1000]"}));
   EXPECT_TRUE(mentions(with([](SldsFitOptions& o) { o.iterations = 0; }), {"iterations must be at least 1"}));
 }
 

@@ -129,7 +129,7 @@ const char* const kToyJson =
 Row write_row(const ToyParameters& parameters) {
   RowWriter out;
   out.real(99);  // the family code
-  RowWriterArchive archive(out);
+  RowWriterArchive archive(out, kToy);
   write_fields(parameters, archive);
   return out.take();
 }

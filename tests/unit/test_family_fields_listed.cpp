@@ -79,7 +79,7 @@ void expect_same(const Toy& a, const Toy& b) {
 Row row_of(const Toy& toy) {
   RowWriter out;
   out.real(99.0);
-  detail::RowWriterArchive archive(out);
+  detail::RowWriterArchive archive(out, "toy");
   detail::write_fields(toy, archive);
   return out.take();
 }

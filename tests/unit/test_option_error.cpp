@@ -79,7 +79,7 @@ TEST(OptionError, EstimatorsNameTheFieldOfTheirOptions) {
                       "prior_rates is a prior of the map estimator: add method map");
   HmmFitOptions hmm;
   hmm.states = 0;
-  expect_names_fields([&] { hmm_estimator(hmm); }, {"states"}, "states must be at least 1");
+  expect_names_fields([&] { hmm_estimator(hmm); }, {"states"}, "states must be in [1, 5791]");
   FhmmFitOptions fhmm;
   fhmm.chains = 0;
   expect_names_fields([&] { fhmm_estimator(fhmm); }, {"chains"}, "chains must be at least 1");
@@ -92,7 +92,7 @@ TEST(OptionError, EstimatorsNameTheFieldOfTheirOptions) {
   expect_names_fields([&] { lds_estimator(lds); }, {"prior.state_noise"}, "prior.state_noise must be");
   SldsFitOptions slds;
   slds.paths = 0;
-  expect_names_fields([&] { slds_estimator(slds); }, {"paths"}, "paths must be at least 1");
+  expect_names_fields([&] { slds_estimator(slds); }, {"paths"}, "paths must be in [1, 1000]");
   expect_names_fields([] { kde_estimator({0.0}); }, {"bandwidth"}, "bandwidth must be a finite number > 0");
   BayesNetFitOptions bayesnet;
   bayesnet.restarts = 0;

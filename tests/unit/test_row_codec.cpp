@@ -238,6 +238,58 @@ TEST(RowErrors, BernoulliFields) {
   EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 2}, {3, -1}}), {"bernoulli field \"dim\" (index 3)", "got -1"}));
 }
 
+// The message of the ModelError that `claim` throws ("" if it returns).
+template <class Claim>
+std::string claim_error(Claim claim) {
+  try {
+    claim();
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// kMaxRowDenseValues (2^25) is the most a row's fields may claim, in one field or in several, nested
+// models' included, for the reader and the writer alike; more is refused before the field is
+// allocated, naming the size that declared it.
+TEST(RowErrors, DenseFieldsBounded) {
+  ASSERT_EQ(kMaxRowDenseValues, 33554432);
+  const Row empty;
+  for (const bool write : {false, true}) {
+    RowReader in(empty.data(), empty.data(), "toy");
+    RowWriter out;
+    const auto claim = [&](double values) {
+      return claim_error(
+          [&] { write ? out.claim("toy", "dim", 3, "mean", values) : in.claim("toy", "dim", 3, "mean", values); });
+    };
+    EXPECT_EQ(claim(kMaxRowDenseValues - 1), "");
+    EXPECT_EQ(claim(1), "");  // 2^25 in all: accepted
+    EXPECT_TRUE(mentions(claim(1), {"toy field \"dim\" (index 3)", "at most 33554432 dense values in one row",
+                                    "got 1 values for \"mean\", 33554433 with the fields before it"}));
+  }
+  RowReader in(empty.data(), empty.data(), "toy");
+  EXPECT_TRUE(mentions(claim_error([&] { in.claim("toy", "states", 3, "trans", 33554433.0); }),
+                       {"toy field \"states\" (index 3)", "got 33554433 values for \"trans\""}));
+  // Products of sizes that overflow a long are counted in double and refused, not wrapped.
+  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 9}, {3, 10000}}),
+                       {"hmm field \"states\" (index 3)", "got 100000000 values for \"trans\""}));
+  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 1}, {3, 33554433}, {4, 1}}),
+                       {"gaussian field \"dim\" (index 3)", "33554433 values for \"mean\""}));
+  // A mixture's count claims its weights; its components share the row's count.
+  EXPECT_TRUE(mentions(decode_error({{1, 1}, {2, 8}, {3, 2147483000}}),
+                       {"mixture field \"M\" (index 3)", "2147483000 values for \"weights\""}));
+  // Two isotropic components of dimension D: each a length L = D + 4 (code, dim, form, D means, var);
+  // 4 + D + D values, one more than 2^25, refused at the second's mean.
+  constexpr int kDim = 16777215, kLength = kDim + 4, kSecond = 7 + kLength;
+  const Row two_components = {
+      {1, 1},    {2, 8}, {3, 2},           {4, 0.5},           {5, 0.5},         {6, kLength},        {7, 1},
+      {8, kDim}, {9, 1}, {6 + kLength, 1}, {kSecond, kLength}, {kSecond + 1, 1}, {kSecond + 2, kDim}, {kSecond + 3, 1}};
+  EXPECT_TRUE(
+      mentions(decode_error(two_components),
+               {"mixture field \"components\" (indices 16777226..33554445)", "gaussian field \"dim\" (index 16777228)",
+                "got 16777215 values for \"mean\", 33554434 with the fields before it"}));
+}
+
 // A multinomial row over 3 categories: trials at 4, decay at 5, base at 6, p at 7..9.
 Row multinomial_row(double trials, double decay, double p1, double p2, double p3) {
   Row row = {{1, 1}, {2, 3}, {3, 3}};

@@ -365,6 +365,8 @@ std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, c
       throw UsageError(message_of(e));
     } catch (const EstimationError& e) {
       throw data.error_at(example, message_of(e));
+    } catch (const ModelError& e) {  // a row its reader would refuse (row.hpp, kMaxRowDenseValues)
+      throw data.error_at(example, message_of(e));
     }
   });
   return rows;

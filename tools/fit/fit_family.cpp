@@ -14,14 +14,6 @@
 namespace ppk::cli {
 namespace {
 
-// --dim, or nothing when it is absent.
-std::optional<long> dim_option(const po::variables_map& values) {
-  if (!values.count("dim")) return std::nullopt;
-  const long dim = values["dim"].as<long>();
-  if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
-  return dim;
-}
-
 // The models' dimension without --dim: the largest index of INPUT's examples.
 long largest_index(const std::string& source, long max_index, bool has_examples) {
   if (max_index == 0 && has_examples) throw InputError(source + ": no example has any feature; give --dim D");
@@ -45,10 +37,22 @@ Row fit_row(const Estimator& estimator, const Dataset& data, std::size_t i, long
   } catch (const EstimationError& e) {
     throw data.error_at(example, message_of(e));
   }
-  return encode_row(*model);
+  try {
+    return encode_row(*model);
+  } catch (const ModelError& e) {  // a row its reader would refuse (row.hpp, kMaxRowDenseValues)
+    throw data.error_at(example, message_of(e));
+  }
 }
 
 }  // namespace
+
+std::optional<long> dim_option(const po::variables_map& values) {
+  if (!values.count("dim")) return std::nullopt;
+  const long dim = values["dim"].as<long>();
+  if (dim < 1 || dim > kMaxRowDenseValues)  // a row's D dense values (row.hpp)
+    throw UsageError("--dim must be in [1, " + std::to_string(kMaxRowDenseValues) + "], got " + std::to_string(dim));
+  return dim;
+}
 
 FitInput::FitInput(const FitSource& source, std::optional<long> dim) : source_(&source), dim_(dim) {}
 

@@ -91,6 +91,8 @@ Choice held_out_size(const SizeChoice& choice, const std::string& held_out, cons
 // Whether INPUT is fitted by one pooled model (--pooled) or by adapting one (--adapt-from): then the
 // per-example fit's covariance prior is not chosen (the adaptation's prior is centred on the pooled model).
 bool fits_pooled_or_adapted(const po::variables_map& values);
+// --dim (1 <= D <= kMaxRowDenseValues: the D dense values of a row), or nothing when it is absent.
+std::optional<long> dim_option(const po::variables_map& values);
 
 // Every family of `ppk fit`, in the order of its help (families.cpp).
 const std::vector<FitFamily>& fit_families();

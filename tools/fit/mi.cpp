@@ -17,6 +17,7 @@
 
 #include "cli.hpp"
 #include "fit_family.hpp"
+#include "fit_family.hpp"
 #include "mixture_options.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/families/mi.hpp"
@@ -273,10 +274,7 @@ std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const p
   Dataset unlabeled;
   if (values.count("unlabeled")) unlabeled = read_datum_source(read_fit_source(values["unlabeled"].as<std::string>()));
   long dim = std::max(input.max_index, unlabeled.max_index);
-  if (values.count("dim")) {
-    dim = values["dim"].as<long>();
-    if (dim < 1) throw UsageError("--dim must be at least 1, got " + std::to_string(dim));
-  }
+  if (const std::optional<long> given = dim_option(values)) dim = *given;
   if (dim < 1) throw InputError(input.source + ": no datum has any feature; give --dim D");
   Points points;
   for (const Example& example : unlabeled.examples) points.push_back(dense_datum(unlabeled, example, dim));

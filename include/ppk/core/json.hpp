@@ -28,6 +28,7 @@ nlohmann::json model_to_json(const Model& model);
 struct LabeledModel {
   double label = 0;
   std::unique_ptr<Model> model;
+  long line = 0;  // its line in read_json_lines's source (from 1), for the writer's errors
 };
 
 // {"label":L, "family":..., fields...}; "label" is optional (default 0).

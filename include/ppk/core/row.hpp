@@ -23,6 +23,18 @@ constexpr int kVersionIndex = 1;
 constexpr int kFamilyIndex = 2;
 constexpr int kFirstFieldIndex = 3;
 
+// The most dense values (8-byte words: doubles, pointers) that one row's model may claim: 2^25 =
+// 33,554,432 values, 256 MB. A row is a sparse vector, so a few bytes of text may declare a dimension
+// D, a number of states M or of components whose dense fields (D values, an M x M transition matrix, M
+// nested models) are allocated when the row is read. Each such field claims the product of its
+// declared sizes before it is allocated (RowReader::claim; nested models share their row's count), so
+// that a row asking for more than this is an error naming the field that declared the size, not an
+// out-of-memory kill. Writers count the same claims, so that every row written can be read. The
+// largest rows of the families' own limits fit (a full 5000-dimensional covariance: 25,000,000; an
+// HMM's 5792 x 5792 transitions: 33,547,264), and 256 MB per row leaves room for the kernel's own
+// storage within a few GB.
+constexpr long kMaxRowDenseValues = 1L << 25;
+
 // One `index:value` pair; layout-compatible with LIBSVM's struct svm_node.
 struct RowEntry {
   int index;
@@ -39,6 +51,8 @@ class RowReader {
   // fields start at `first_field_index` (index 3 of a plain row; later for a nested model).
   RowReader(const RowEntry* begin, const RowEntry* end, const std::string& family_name,
             int first_field_index = kFirstFieldIndex);
+  RowReader(const RowReader&) = delete;  // (claimed_ may point into the reader itself)
+  RowReader& operator=(const RowReader&) = delete;
 
   int next_index() const { return next_index_; }
   const std::string& family_name() const { return family_; }
@@ -57,6 +71,11 @@ class RowReader {
   std::unique_ptr<Model> model(const char* field);
   // Fails if any entry lies beyond the last field read.
   void finish();
+  // Counts `values` dense values that the field `field` is about to allocate (a product of declared
+  // sizes, in double so that no product overflows) against kMaxRowDenseValues for the whole row,
+  // nested models included. Throws a ModelError naming `size_field` at `size_index` -- the field that
+  // declared the size -- of `owner` (the family or a record of it), the values and the limit.
+  void claim(const std::string& owner, const char* size_field, long size_index, const char* field, double values);
 
   // Builds the error for a field that was read but is invalid.
   ModelError invalid(const char* field, const std::string& expected, double got) const;
@@ -69,12 +88,20 @@ class RowReader {
   std::string family_;
   std::string last_field_;
   int last_first_ = 0, last_count_ = 0;
+  double own_claimed_ = 0.0;
+  double* claimed_ = &own_claimed_;  // the outermost reader's count: a nested model's claims are its row's
+
+  // The model whose family code is at `family_index` (decode_model_at), its claims counted in *claimed.
+  static std::unique_ptr<Model> decode_at(const RowEntry* begin, const RowEntry* end, int family_index, double* claimed);
+  friend std::unique_ptr<Model> decode_model_at(const RowEntry* begin, const RowEntry* end, int family_index);
 };
 
 // Collects a row's entries in index order, dropping zeros.
 class RowWriter {
  public:
-  RowWriter();  // writes the version; the family header is written by encode_row
+  RowWriter();                           // writes the version; the family header is written by encode_row
+  RowWriter(const RowWriter&) = delete;  // (claimed_ may point into the writer itself)
+  RowWriter& operator=(const RowWriter&) = delete;
   void real(double v);
   void reals(const std::vector<double>& v);
   template <class It>
@@ -85,6 +112,9 @@ class RowWriter {
   void sparse(const std::vector<std::pair<long, double>>& entries, std::size_t count);
   // A nested model: its length L, then its row from the family code on (see RowReader::model).
   void model(const Model& nested);
+  // The claim RowReader::claim makes when it reads this field back, counted and refused alike: a row
+  // that its reader would refuse is never written.
+  void claim(const std::string& owner, const char* size_field, long size_index, const char* field, double values);
   int next_index() const { return next_; }
   Row take() { return std::move(row_); }
 
@@ -92,6 +122,11 @@ class RowWriter {
   friend Row encode_row(const Model&);
   Row row_;
   int next_ = 1;
+  double own_claimed_ = 0.0;
+  double* claimed_ = &own_claimed_;  // the outermost writer's count (see RowReader)
+
+  // encode_row, its claims counted in *claimed.
+  static Row encode(const Model& model, double* claimed);
 };
 
 // Model -> row entries (without the label).

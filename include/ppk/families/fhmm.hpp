@@ -37,6 +37,9 @@ namespace ppk {
 
 // The most product states prod_c M_c whose forward algorithm the Monte Carlo kernel runs (log p(x)).
 constexpr long kMaxSampledProductStates = 10000;
+// The longest T of a factorial-HMM row or -d T: 10^6; the mean field keeps every step's marginals,
+// O(T (sum_c M_c + d)) memory (bounded per row by kMaxRowDenseValues at prepare()).
+constexpr long kMaxFhmmLength = 1000000;
 
 // One Markov chain of a factorial HMM, declared field by field in row order (src/core/family_fields.hpp,
 // a record of "chains"): "start", "trans", "means" (column by column), sized by `sizes` (M_c and d).

@@ -32,6 +32,13 @@
 
 namespace ppk {
 
+// The most hidden states M that `ppk fit hmm --states` takes: the largest M whose start, transitions
+// and emission models (M + M^2 + M values) fit in one row (kMaxRowDenseValues = 2^25, row.hpp); the
+// emissions' own values come on top, and a fit whose row would not fit is refused when it is written.
+constexpr long kMaxHmmFitStates = 5791;
+// The longest stored T of an HMM row: 10^8 (its kernel runs T steps of M x M products).
+constexpr long kMaxHmmLength = 100000000;
+
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // the row's M, then "length", "start", "trans" and the M nested "emissions".
 struct HmmParameters {

@@ -28,6 +28,14 @@
 
 namespace ppk {
 
+// The sizes of an LDS or SLDS row (and of `ppk fit lds|slds --state-dim`, --length): the state and
+// observation dimensions n and d, whose n^2 and d n values must fit in a row (kMaxRowDenseValues), and
+// the length T, stored or given by -d T: 10^6, as for factorial HMMs. A kernel runs Kalman filters
+// over the T + 1 steps, O(T n^3) each (10^6 steps of a 2-state LDS: 2.6 s per pair); a row claiming
+// 10^8 steps would hang the Gram matrix for minutes per pair.
+constexpr long kMaxStateSpaceDim = 1000;
+constexpr long kMaxSequenceLength = 1000000;
+
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // the row's n and d, then "length", "mean0", "cov0", "A", "Q", "C", "R".
 struct LdsParameters {

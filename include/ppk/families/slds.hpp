@@ -46,6 +46,11 @@
 
 namespace ppk {
 
+// The regimes K of an SLDS row (K^2 transitions; and `ppk fit slds --states`) and its kernel paths S (a
+// kernel evaluation runs up to S S' Kalman filters; `--paths`).
+constexpr long kMaxSldsStates = 1000;
+constexpr long kMaxSldsPaths = 1000;
+
 // The parameters, declared field by field in row order (src/core/family_fields.hpp): the row's K, n
 // and d, then "length", "paths", "start", "trans", "A", "Q", "mean0", "cov0", "C", "R".
 struct SldsParameters {

@@ -1,0 +1,177 @@
+# Allocation bombs (issue 27, docs/families.md "Limits"): rows, JSON lines and `ppk fit` options that
+# claim huge sizes, for every family the tool lists itself (`ppk --families`, `ppk fit --help`), so that
+# a new family is covered without editing this test. Everything runs under `ulimit -v 1000000` (about
+# 1 GB of address space) and must end within seconds with exit status 0 or 1, never a signal, never
+# "out of memory"; a refusal names the row and the field (or the option).
+#
+# Rows: each family's JSON examples in docs/families.md, encoded, with each value in turn replaced by a
+# huge size (2^25 + 1, one more than a row's dense values; 2^31 - 1, the largest index); each mutated row
+# goes to `ppk decode`, to `ppk gram` when it decodes (the kernel's own storage: Monte Carlo draws, SLDS
+# paths, factorial-HMM marginals) and, when refused, to svm-train. Each family must refuse at least one
+# mutation for its size (the message quotes the claimed size). JSON: each number of each example in
+# turn replaced by the same sizes, to `ppk encode`. Fit: every option whose help speaks of a number,
+# dimension, length, states or chains, given 2^31 - 1. Map: a saved Nystrom map claiming a whitening
+# matrix its file does not hold.
+source "$(dirname "$0")/lib.bash" "$@"
+
+docs=$(dirname "$0")/../../docs/families.md
+svm_train=$(dirname "$PPK")/svm-train
+[[ -x $svm_train ]] || fail "no svm-train beside $PPK"
+
+"$PPK" --families > families.txt
+[[ -s families.txt ]] || fail "ppk --families listed nothing"
+
+# Each family's JSON examples, one file per family.
+while read -r code name; do
+  grep -E "^    \{(\"label\":[^,]*,)?\"family\":\"$name\"" "$docs" | sed 's/^    //' > "examples.$name.jsonl" || true
+  [[ -s examples.$name.jsonl ]] || fail "docs/families.md has no JSON example of the family $name (code $code)"
+  "$PPK" encode "examples.$name.jsonl" -o "examples.$name.ppk" || fail "the $name examples do not encode"
+done < families.txt
+pass
+
+ulimit -v 1000000
+
+python3 - "$PPK" "$svm_train" families.txt <<'PY' || fail "allocation bombs (above)"
+import json, re, subprocess, sys, time
+
+ppk, svm_train, families_file = sys.argv[1:4]
+HUGE = [33554433, 2147483647]  # 2^25 + 1 (one more than a row's dense values), 2^31 - 1
+SECONDS = 10  # what any one refusal may take on a loaded machine
+failures, runs = [], 0
+
+
+def run(command, what, stdin=None):
+    global runs
+    runs += 1
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=SECONDS)
+    except subprocess.TimeoutExpired:
+        failures.append(f"{what}: still running after {SECONDS} s")
+        return None
+    if done.returncode < 0 or done.returncode > 2:
+        failures.append(f"{what}: exit status {done.returncode} (a signal or a crash); stderr: {done.stderr[:300]}")
+    elif "out of memory" in done.stderr or "bad_alloc" in done.stderr:
+        failures.append(f"{what}: ran out of memory instead of refusing the size: {done.stderr[:300]}")
+    done.seconds = time.monotonic() - start
+    return done
+
+
+def names_field(stderr):
+    return 'field "' in stderr
+
+
+for line in open(families_file):
+    code, name = line.split()
+    seeds = [row.split() for row in open(f"examples.{name}.ppk")]
+    refused_for_size = False
+    trained = False
+    for seed in seeds:
+        label, entries = seed[0], [entry.split(":") for entry in seed[1:]]
+        # Every index of the row from 3 on (the family's fields), and the first one after it.
+        indices = sorted({int(i) for i, _ in entries if int(i) >= 3})
+        for index in indices:
+            for huge in HUGE:
+                mutated = label + " " + " ".join(f"{i}:{huge if int(i) == index else v}" for i, v in entries)
+                what = f"{name} row '{mutated[:120]}'"
+                with open("bomb.ppk", "w") as out:
+                    out.write(mutated + "\n")
+                decoded = run([ppk, "decode", "bomb.ppk", "-o", "bomb.json"], f"ppk decode of the {what}")
+                if decoded is None:
+                    continue
+                if decoded.returncode == 0:
+                    gram = run([ppk, "gram", "-t", "ppk", "-g", "1", "bomb.ppk", "-o", "bomb.gram"], f"ppk gram of the {what}")
+                    if gram is not None and gram.returncode != 0 and not (names_field(gram.stderr) or "kernel" in gram.stderr):
+                        failures.append(f"ppk gram of the {what}: the refusal names no field or kernel: {gram.stderr[:300]}")
+                    if gram is not None and gram.returncode != 0 and str(huge) in gram.stderr:
+                        refused_for_size = True
+                    continue
+                if "row 1: " not in decoded.stderr or not names_field(decoded.stderr):
+                    failures.append(f"ppk decode of the {what}: the refusal names no row and field: {decoded.stderr[:300]}")
+                if str(huge) in decoded.stderr:
+                    refused_for_size = True
+                    # (A refusal of the dense JSON form of a sparse row is ppk decode's alone.)
+                    if not trained and "for the JSON form" not in decoded.stderr:  # the same decoder behind LIBSVM's reader, once per family
+                        trained = True
+                        trainer = run([svm_train, "-q", "-t", "5", "-g", "1", "bomb.ppk", "bomb.model"],
+                                      f"svm-train on the {what}")
+                        if trainer is not None and (trainer.returncode == 0 or not names_field(trainer.stdout + trainer.stderr)):
+                            failures.append(f"svm-train on the {what}: exit {trainer.returncode}, no field named: "
+                                            f"{(trainer.stdout + trainer.stderr)[:300]}")
+    if not refused_for_size:
+        failures.append(f"{name}: no mutation of its rows was refused for its size (the message quoting it)")
+
+    # JSON lines: each number in turn.
+    for example in open(f"examples.{name}.jsonl"):
+        numbers = list(re.finditer(r"(?<![\w.])-?\d+(\.\d+)?([eE][-+]?\d+)?", example))
+        for number in numbers:
+            for huge in HUGE:
+                mutated = example[: number.start()] + str(huge) + example[number.end():]
+                encoded = run([ppk, "encode"], f"ppk encode of the {name} JSON {mutated.strip()[:120]}", stdin=mutated)
+                if encoded is not None and encoded.returncode != 0 and not names_field(encoded.stderr):
+                    failures.append(f"ppk encode of {mutated.strip()[:120]}: the refusal names no field: {encoded.stderr[:300]}")
+
+print(f"allocation_bombs: {runs} runs of ppk decode, gram, encode and svm-train")
+if failures:
+    print("\n".join(failures[:40]), file=sys.stderr)
+    sys.exit(1)
+PY
+pass
+
+# ppk fit: each family's size options from its own help, given 2^31 - 1. A family that needs more than
+# whole numbers in INPUT to run at all gets it here (BASE); a new one runs on counts.txt alone.
+cat > counts.txt <<'EOF'
+1 qid:1 1:1 2:1
+1 qid:1 1:1
+1 qid:1 2:1
+1 qid:1 1:1 2:1
+-1 qid:2 1:1
+-1 qid:2 2:1
+-1 qid:2 1:1 2:1
+-1 qid:2 2:1
+EOF
+printf '1 qid:1 1:0.5 2:0.5\n1 qid:1 1:0.25 2:0.75\n-1 qid:2 1:0.6 2:0.4\n-1 qid:2 1:0.1 2:0.9\n' > simplex.txt
+printf '1 1:0.5 2:1\n-1 1:0.3 2:2\n' > flat.txt
+printf '1 1:1 2:2\n-1 1:2 2:1\n' > discrete.txt
+echo '{"nodes":[{"states":2,"parents":[],"variable":0},{"states":2,"parents":[0],"variable":1}]}' > structure.json
+declare -A BASE=([gamma]="simplex.txt" [dirichlet]="simplex.txt" [lds]="--state-dim 1 counts.txt"
+                 [slds]="--state-dim 1 counts.txt" [mi]="gaussian --var 1 --prior-var 1 flat.txt"
+                 [bayesnet]="--structure structure.json discrete.txt")
+"$PPK" fit --help > fit_help.txt
+fit_families=$(awk '/^FAMILY:/ {listing = 1; next} listing && /^  [a-z]/ {print $1} listing && /^$/ {exit}' fit_help.txt)
+[[ -n $fit_families ]] || fail "ppk fit --help lists no family"
+for family in $fit_families; do
+  base=${BASE[$family]:-counts.txt}
+  # shellcheck disable=SC2086
+  "$PPK" fit "$family" $base -o baseline.ppk 2>baseline.txt ||
+    fail "ppk fit $family $base does not run: $(cat baseline.txt)"
+  "$PPK" fit "$family" --help > family_help.txt
+  options=$(grep -E '^  --[a-z-]+ [A-Za-z]+' family_help.txt | grep -iE 'the number|dimension|length|states|chains' | awk '{print $1}' | sort -u)
+  for option in $options; do
+    start=$SECONDS
+    got=0
+    # shellcheck disable=SC2086
+    timeout 10 "$PPK" fit "$family" $base "$option" 2147483647 -o out.ppk >stdout.txt 2>stderr.txt || got=$?
+    [[ $got == 1 || $got == 2 ]] || fail "ppk fit $family $option 2147483647: exit $got; $(head -c 300 stderr.txt)"
+    grep -qF -- "$option" stderr.txt || fail "ppk fit $family $option 2147483647: not named: $(head -c 300 stderr.txt)"
+    ! grep -q "out of memory" stderr.txt || fail "ppk fit $family $option 2147483647 ran out of memory"
+    ((SECONDS - start <= 10)) || fail "ppk fit $family $option 2147483647 took $((SECONDS - start)) s"
+    pass
+  done
+done
+
+# A saved Nystrom map (ppk map --save-map) whose header claims 200000 landmarks and features: 200000
+# short landmark lines (4 MB) and a whitening matrix of 200000 x 200000 (320 GB) that the file does not
+# hold; refused at its first short whitening row, as the file's numbers are read before the matrix is built.
+"$PPK" encode <<< '{"family":"gaussian","mean":[1],"var":1}' > landmark.ppk
+python3 - <<'PY'
+n = 200000
+with open("bomb.map", "w") as out:
+    out.write("ppk feature map 1\nroute nystrom\nkernel ppk\nrho 1\nlength 0\nfamily gaussian\n")
+    out.write(f"space 1 real vectors\ndimension {n}\neigen-floor 1e-10\nlandmarks {n}\n")
+    out.write("0 1:1 2:1 3:1 4:1 5:1 6:1\n" * n)
+    out.write("eigenvalues" + " 1" * n + f"\nwhitening {n} {n}\n1 2\n")
+PY
+expect_error 1 "bomb.map:200013: whitening row 1: expected 200000 numbers, got 2" -- \
+  timeout 10 "$PPK" map --map-from bomb.map landmark.ppk
+finish
