@@ -279,8 +279,10 @@ def sample_rows(path, size, seed):
     return "".join(line for _, line in sorted(sample))
 
 
-def start_client(args):
-    """A client of the scheduler given, once a worker has joined it; else of a LocalCluster."""
+def start_client(args, work):
+    """A client of the scheduler given, once a worker has joined it; else of a LocalCluster whose
+    workers keep their files under WORK (not the shared /tmp/dask-worker-space, where another run's
+    leftovers would be purged with a log line on standard error)."""
     from dask.distributed import Client, LocalCluster
     if args.scheduler or args.scheduler_file:
         client = Client(args.scheduler, scheduler_file=args.scheduler_file)
@@ -294,6 +296,7 @@ def start_client(args):
     # No dashboard, and the scheduler's HTTP server on a free port (not 8787, perhaps taken).
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR,
+                           local_directory=os.path.join(work, "workers"),
                            scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"})
     return Client(cluster)
 
@@ -452,7 +455,7 @@ def main():
         for path in (args.train, args.test):
             check_one_example_per_line(path)
         arguments, files = fit_arguments(args, work)
-        client = start_client(args)
+        client = start_client(args, work)
         if not args.in_flight:
             args.in_flight = 2 * sum(client.nthreads().values())
         run(args, client, work, arguments, files)

@@ -4,7 +4,8 @@
 # them with the training rows mapped on the cluster); a whole-file decision (--alpha evidence) is
 # taken once on the training file; `dask scheduler` and `dask worker` processes give the same files;
 # liblinear's accuracy on them is reported; a bad row is named by its line in the input file (a
-# model row that does not map, by its example) and nothing is written; dask logs nothing on success.
+# model row that does not map, by its example) and nothing is written; dask logs nothing on success,
+# even with another run's leftovers in the shared worker space.
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.bash" "$@"
 EXAMPLES=$HERE/../../examples
@@ -34,6 +35,13 @@ sed -i '40i # a comment, not an example' docs.txt
 "$PPK" fit multinomial --dim 200 docs_test.txt -o test.ppk
 [[ $(wc -l < train.ppk) == 100 && $(wc -l < test.ppk) == 70 ]] || fail "the one-machine fits lost rows"
 
+# Another run's leftovers in the shared dask-worker-space (a worker killed before it removed its
+# folder): the pipeline's workers keep their files in its own folder, so dask purges nothing and logs
+# nothing about them.
+mkdir -p tmp/dask-worker-space/worker-leftover
+touch tmp/dask-worker-space/worker-leftover.dirlock
+export TMPDIR=$WORK/tmp
+
 # The exact map, and LIBLINEAR on it.
 "$PPK" map -t ppk -g 0.5 train.ppk --save-map exact.map -o exact_train.features
 "$PPK" map --map-from exact.map test.ppk -o exact_test.features
@@ -48,6 +56,8 @@ accuracy=$(liblinear-predict exact_test.features linear.model predictions.txt)
 cmp predictions.txt exact/test.predictions || fail "the pipeline's predictions differ"
 pass
 expect_ppk_notes_only exact_stderr.txt
+[[ -d tmp/dask-worker-space/worker-leftover ]] || fail "the LocalCluster's workers used the shared worker space"
+pass
 
 # A cluster as docs/dask.md starts one: `dask scheduler` and a `dask worker` of 2 processes, the
 # client given the scheduler's file. The same files as on one machine.
