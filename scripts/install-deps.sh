@@ -15,6 +15,7 @@ packages=(
   liblinear-tools                     # ppk map's tests train LIBLINEAR on the feature maps
   python3-numpy python3-dask python3-distributed  # the feature maps' checks and the Dask pipeline
   clang-format                        # cli.format: the C++ sources follow .clang-format (clang-format 14)
+  clang libclang-rt-14-dev            # the sanitize preset: clang, ASan/UBSan and libFuzzer (tests/fuzz/)
   python3-dev                         # Python.h, for the Python package's module ppk._ppk
   python3-pybind11                    # the Python package's bindings (pybind11 2.10, PPK_PYTHON)
   python3-scipy                       # ppk.fit takes scipy.sparse matrices

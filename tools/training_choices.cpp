@@ -59,7 +59,9 @@ PoolFile read_pool_file(const std::string& path) {
   }
   if (object.contains("matrices")) {
     if (!object["matrices"].is_object()) throw fail("\"matrices\": expected an object");
-    for (const auto& [name, rows] : object["matrices"].items()) {
+    for (const auto& item : object["matrices"].items()) {
+      const std::string& name = item.key();  // (a lambda may not capture a structured binding in C++17)
+      const nlohmann::json& rows = item.value();
       const auto bad = [&] {
         return fail("\"matrices\".\"" + name +
                     "\": expected a non-empty array of rows of finite numbers, all of one length");

@@ -92,7 +92,7 @@ std::vector<LabeledModel> read_json_lines(std::istream& in, const std::string& s
     nlohmann::json object;
     try {
       object = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number no double holds (1e999)
       throw fail(std::string("not valid JSON: ") + e.what());
     }
     try {

@@ -114,6 +114,9 @@ TEST(JsonLines, ErrorsNameFileAndLine) {
   EXPECT_THAT(error("{\"family\":\"bernoulli\",\"p\":[0.5]}\n{\"family\":\n"),
               HasSubstr("models.jsonl:2: not valid JSON"));
   EXPECT_THAT(error("\n{\"family\":\"poissonx\"}\n"), HasSubstr("models.jsonl:2: unknown family \"poissonx\""));
+  // A number beyond a double (nlohmann's out_of_range, not a parse_error; found by fuzz_json_lines).
+  EXPECT_THAT(error("{\"label\":3333e33333333333333,\"family\":\"bernoulli\",\"p\":[0.5]}\n"),
+              HasSubstr("models.jsonl:1: not valid JSON"));
   EXPECT_THAT(error("{\"family\":\"bernoulli\",\"p\":[1.5]}\n"), HasSubstr("models.jsonl:1: bernoulli"));
   EXPECT_THAT(error("{\"family\":\"gaussian\",\"mean\":[0],\"var\":-1}\n"), HasSubstr("models.jsonl:1: gaussian"));
 }

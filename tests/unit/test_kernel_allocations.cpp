@@ -25,7 +25,14 @@
 #include "ppk/families/slds.hpp"
 #include "kernel_params.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)
+// The sanitizers replace malloc themselves (gcc says so by __SANITIZE_*__, clang by __has_feature).
+#if defined(__has_feature)
+#define PPK_SANITIZER_FEATURE \
+  (__has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer))
+#else
+#define PPK_SANITIZER_FEATURE 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__) || PPK_SANITIZER_FEATURE
 #define PPK_COUNT_ALLOCATIONS 0
 #else
 #define PPK_COUNT_ALLOCATIONS 1

@@ -191,7 +191,9 @@ Eigen::VectorXd vec1(double v) { return Eigen::VectorXd::Constant(1, v); }
 Eigen::MatrixXd mat1(double v) { return Eigen::MatrixXd::Constant(1, 1, v); }
 
 TEST(MiGaussian, OneDimensionalQMatchesQuadratureAndKIsTheRbf) {
-  for (const auto& [s, a, m] : {std::tuple{0.5, 2.0, 0.3}, std::tuple{2.0, 0.25, -1.0}, std::tuple{1.0, 1.0, 0.0}}) {
+  for (const auto& [s_value, a_value, m_value] :
+       {std::tuple{0.5, 2.0, 0.3}, std::tuple{2.0, 0.25, -1.0}, std::tuple{1.0, 1.0, 0.0}}) {
+    const double s = s_value, a = a_value, m = m_value;  // (a lambda may not capture a structured binding in C++17)
     const double x1 = 0.7, x2 = -0.4;
     // Q = integral N(x1; t, s) N(x2; t, s) N(t; m, a) dt.
     const double half = 40.0 * std::sqrt(std::max(s, a)) + 5.0;

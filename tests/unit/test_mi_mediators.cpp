@@ -187,9 +187,10 @@ double q_of(const MultinomialMiMediator& mediator, const std::vector<int>& x1, c
 TEST(MiMultinomialMediator, TwoCategoriesMatchQuadratureOverTheSimplex) {
   const std::vector<double> alpha{1.5, 2.0};
   const MultinomialMiMediator mediator(Eigen::Vector2d(alpha[0], alpha[1]));
-  for (const auto& [x1, x2] : {std::pair{std::vector<int>{3, 1}, std::vector<int>{0, 4}},
-                               std::pair{std::vector<int>{2, 2}, std::vector<int>{2, 2}},
-                               std::pair{std::vector<int>{0, 0}, std::vector<int>{5, 1}}}) {
+  for (const auto& counts : {std::pair{std::vector<int>{3, 1}, std::vector<int>{0, 4}},
+                             std::pair{std::vector<int>{2, 2}, std::vector<int>{2, 2}},
+                             std::pair{std::vector<int>{0, 0}, std::vector<int>{5, 1}}}) {
+    const std::vector<int>&x1 = counts.first, &x2 = counts.second;  // (a lambda captures no structured binding in C++17)
     // Q = integral_0^1 P(x1 | t) P(x2 | t) Dirichlet(t | alpha) dt, theta = (t, 1 - t).
     const double q = oracle::integrate(
         [&](double t) {

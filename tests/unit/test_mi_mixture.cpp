@@ -210,8 +210,8 @@ TEST(MiMixtureRows, OneDimensionalQMatchesQuadrature) {
     for (double lambda : {0.2, 1.0, 10.0, 40.0}) {
       const double alpha0 = 1.5;
       const MixtureMediator mediator(components, lambda, alpha0);
-      for (const auto& [x1, x2] :
-           std::vector<std::pair<double, double>>{{-2.0, -1.0}, {0.5, 3.0}, {4.0, 4.2}, {-3.0, 2.5}}) {
+      for (const auto& pair : std::vector<std::pair<double, double>>{{-2.0, -1.0}, {0.5, 3.0}, {4.0, 4.2}, {-3.0, 2.5}}) {
+        const double x1 = pair.first, x2 = pair.second;  // (a lambda captures no structured binding in C++17)
         double expected = 0.0;
         for (const Component1d& c : given) {
           const double w = (alpha0 + lambda * c.size / n) / (k * alpha0 + lambda);
@@ -245,8 +245,9 @@ TEST(MiMixtureRows, TwoDimensionalFullCovarianceQMatchesNestedQuadrature) {
   const double n = 20.0, alpha0 = 1.0;
   for (double lambda : {0.5, 5.0, 20.0}) {
     const MixtureMediator mediator(components, lambda, alpha0);
-    for (const auto& [x1, x2] : std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>>{{{-1.0, 0.0}, {0.5, 1.0}},
-                                                                                         {{2.0, -1.5}, {1.0, -0.5}}}) {
+    for (const auto& pair : std::vector<std::pair<Eigen::Vector2d, Eigen::Vector2d>>{{{-1.0, 0.0}, {0.5, 1.0}},
+                                                                                     {{2.0, -1.5}, {1.0, -0.5}}}) {
+      const Eigen::Vector2d &x1 = pair.first, &x2 = pair.second;  // (a lambda captures no structured binding in C++17)
       double expected = 0.0;
       for (std::size_t s = 0; s < 2; ++s) {
         const double w = (alpha0 + lambda * sizes[s] / n) / (2.0 * alpha0 + lambda);
