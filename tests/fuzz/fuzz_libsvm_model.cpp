@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 #include "fuzz_check.hpp"
 #include "svm.h"
@@ -52,10 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (const char* why = svm_check_model(model)) ppk_fuzz::fail("a loaded model fails svm_check_model", why);
   if (model->l > 0 && svm_check_example(model, model->SV[0]) == nullptr) {
-    double* values = static_cast<double*>(std::malloc(sizeof(double) * model->nr_class * model->nr_class));
-    svm_predict_values(model, model->SV[0], values);
-    if (svm_check_probability_model(model)) svm_predict_probability(model, model->SV[0], values);
-    std::free(values);
+    std::vector<double> values(static_cast<std::size_t>(model->nr_class) * model->nr_class);  // enough for both
+    svm_predict_values(model, model->SV[0], values.data());
+    if (svm_check_probability_model(model)) svm_predict_probability(model, model->SV[0], values.data());
   }
   if (svm_save_model(saved_path.c_str(), model) != 0) ppk_fuzz::fail("svm_save_model failed", saved_path);
   svm_model* saved = svm_load_model(saved_path.c_str());

@@ -10,10 +10,10 @@
 // Kernels between consecutive compatible rows are evaluated for coverage of the families' pair code.
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "fuzz_check.hpp"
 #include "ppk/core/data.hpp"

@@ -9,7 +9,6 @@
 // libFuzzer's -timeout): a command either succeeds (exit 0, its output written) or refuses the input
 // with an exception whose message is not empty, as `ppk` reports it (exit 1 or 2).
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
