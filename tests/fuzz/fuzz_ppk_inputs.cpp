@@ -2,7 +2,8 @@
 // its command run in process (tools/, as `ppk` runs it): a network structure (fit bayesnet
 // --structure), a saved feature map (map --map-from), saved pooled statistics and pooled models
 // (fit --pooled-from, --adapt-from, --fisher-from), an alphabet (fit hmm --alphabet-from), kgm's
-// samples, and data and row files given to fit and gram. The first byte chooses the command; the rest
+// samples, an MI kernel's mediator (fit mi --mediator-from), and data and row files given to fit, gram
+// and montecarlo. The first byte chooses the command; the rest
 // is the file. The other files a command needs are valid ones written by LLVMFuzzerInitialize.
 //
 // Properties checked beyond "no crash, no leak, no undefined behaviour, no hang" (ASan/UBSan and
@@ -58,6 +59,9 @@ const std::vector<Scenario>& scenarios() {
       {run_gram, {"-t", "ppk_norm", "-g", "0.5", "@input"}},
       {run_fit, {"gaussian", "@input"}},
       {run_fit, {"hmm", "--states", "2", "--iterations", "20", "--restarts", "1", "--threads", "1", "@input"}},
+      {run_fit, {"mi", "mixture", "--mediator-from", "@input", "@vectors.txt"}},
+      {run_fit, {"mi", "gaussian", "--mediator-from", "@input", "@vectors.txt"}},
+      {run_montecarlo, {"-n", "3", "@input"}},
   };
   return all;
 }
@@ -83,6 +87,7 @@ void write_companions() {
   write_file(dir + "/sets.txt",
              "1 qid:1 1:0.5 2:1.5\n1 qid:1 1:0.7 2:1.1\n1 qid:1 1:-0.2 2:0.9\n"
              "-1 qid:2 1:3 2:-1\n-1 qid:2 1:2.5 2:-0.2\n-1 qid:2 1:3.5 2:-1.5\n");
+  write_file(dir + "/vectors.txt", "1 1:0.5 2:1.5\n-1 1:3 2:-1\n1 1:0.7 2:1.1\n-1 1:2.5 2:-0.2\n");
   write_file(dir + "/sequences.txt", "1 ACGTACGTAA\n-1 GGTTCCAAGT\n1 ACGGTACAGT\n");
 }
 

@@ -92,3 +92,9 @@ printf '0 1:0 2:1 3:1\n0 1:1 2:1 3:0\n0 1:2 2:0 3:1\n0 1:0 2:0 3:0\n0 1:1 2:2 3:
 seed fuzz_ppk_inputs gram-rows 8 < gaussian.fitted.ppk
 seed fuzz_ppk_inputs gaussian-data 9 < sets.txt
 printf '>a label=1\nACGTAC\n>b label=-1\nGGTTCA\n' | seed fuzz_ppk_inputs hmm-fasta 10
+printf '1 1:0.5 2:1.5\n-1 1:3 2:-1\n1 1:0.7 2:1.1\n-1 1:2.5 2:-0.2\n1 1:-0.2 2:0.9\n-1 1:3.5 2:-1.5\n' > vectors.txt
+"$bin/ppk" fit mi mixture --components 2 --unlabeled vectors.txt --save-mediator mixture-mediator.json vectors.txt -o /dev/null
+seed fuzz_ppk_inputs mixture-mediator 11 < mixture-mediator.json
+"$bin/ppk" fit mi gaussian --var 1 --unlabeled vectors.txt --save-mediator gaussian-mediator.json vectors.txt -o /dev/null
+seed fuzz_ppk_inputs gaussian-mediator 12 < gaussian-mediator.json
+seed fuzz_ppk_inputs montecarlo-rows 13 < gaussian.fitted.ppk
