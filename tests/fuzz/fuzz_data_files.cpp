@@ -4,7 +4,7 @@
 //
 // Properties checked beyond "no crash, no leak, no undefined behaviour" (ASan/UBSan): DataStream
 // reads the examples read_data reads; every sequence read holds at least one symbol, each inside the
-// alphabet; a file's detected format is the format of its first data line.
+// alphabet; an alphabet's symbols have their own indices; a detected format names a line >= 1.
 #include <cstdint>
 #include <optional>
 #include <sstream>
