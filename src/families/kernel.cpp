@@ -135,6 +135,7 @@ PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& p
                             (std::isnan(log_self_) ? std::string("not a number")
                              : log_self_ > 0       ? std::string("infinite")
                                                    : std::string("0")));
+  root_self_ = std::exp(0.5 * log_self_);
 }
 
 void check_finite_kernel_values(KernelKind kind, const PreparedModel& model) {
@@ -183,17 +184,22 @@ double log_kernel(const Model& a, const Model& b) {
   throw KernelDomainError("no kernel between " + a.family().name + " and " + b.family().name);
 }
 
-double kernel(const PreparedModel& a, const PreparedModel& b) {
-  if (&a.family() == &b.family()) return a.model().kernel(b.model());
-  return std::exp(log_kernel(a, b));
-}
-
 namespace {
-// k(a,b) / sqrt(k(a,a) k(b,b)) from log k(a,b), in log space.
+// k(a,b) held to the Cauchy-Schwarz bound sqrt(k(a,a) k(b,b)) (kernel.hpp); std::min keeps a NaN k.
+double bounded(double k, const PreparedModel& a, const PreparedModel& b) {
+  return std::min(k, a.root_self_kernel() * b.root_self_kernel());
+}
+// k(a,b) / sqrt(k(a,a) k(b,b)) <= 1 from log k(a,b), in log space; a NaN log k stays NaN.
 double normalize(double log_k, const PreparedModel& a, const PreparedModel& b) {
-  return std::exp(log_k - 0.5 * (a.log_self_kernel() + b.log_self_kernel()));
+  const double log_normalized = log_k - 0.5 * (a.log_self_kernel() + b.log_self_kernel());
+  return std::exp(log_normalized > 0.0 ? 0.0 : log_normalized);
 }
 }  // namespace
+
+double kernel(const PreparedModel& a, const PreparedModel& b) {
+  if (&a.family() == &b.family()) return bounded(a.model().kernel(b.model()), a, b);
+  return bounded(std::exp(log_kernel(a, b)), a, b);
+}
 
 double normalized_kernel(const PreparedModel& a, const PreparedModel& b) { return normalize(log_kernel(a, b), a, b); }
 
@@ -220,6 +226,7 @@ void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel*
       begin += m;
     } else {
       a.model().kernel_many(models, m, block_out);
+      for (std::size_t k = 0; k < m; ++k) block_out[k] = bounded(block_out[k], a, *b[begin + k]);
       begin += m;
     }
   }

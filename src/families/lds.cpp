@@ -71,6 +71,7 @@ struct LdsModel::Impl {
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;         // the T of the kernel
+  double log_det = 0.0;    // log|S|
   double log_scale = 0.0;  // (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|
 };
 
@@ -116,8 +117,8 @@ void LdsModel::prepare(const KernelParams& params) {
                             " (docs/families.md, \"Limits\")");
   m.steps = params.length > 0 ? params.length : m.length;
   detail::check_finite_moments(kFamily, m.space, m.steps, kStationary);
-  const double log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;  // log|S|
-  m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), log_det);
+  m.log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;
+  m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), m.log_det);
 }
 
 double LdsModel::log_kernel(const Model& other) const {
@@ -125,6 +126,7 @@ double LdsModel::log_kernel(const Model& other) const {
   const Impl& b = *static_cast<const LdsModel&>(other).impl_;
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
     detail::throw_unprepared_pair(kFamily);
+  if (&b == &a) return detail::log_self_kernel(a.log_scale, a.steps, observation_dim(), a.log_det);
   // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
   thread_local detail::SwitchingStateSpace pair;
   detail::stack_difference(a.space, b.space, pair);

@@ -95,6 +95,7 @@ struct SldsModel::Impl {
   std::vector<std::vector<int>> paths;  // the S drawn paths, q_0..q_T each
   std::vector<std::size_t> distinct;    // one index into paths per distinct path
   std::vector<double> log_share;        // per distinct path: log c_i + log_kernel_share(log|S_q|)
+  std::vector<double> log_det;          // per distinct path: log|S_q|
 };
 
 SldsModel::SldsModel(SldsParameters p) : impl_(std::make_unique<Impl>()) {
@@ -177,22 +178,35 @@ void SldsModel::prepare(const KernelParams& params) {
     path[0] = draw_state(p.start.transpose(), uniform());
     for (std::size_t t = 1; t < path.size(); ++t) path[t] = draw_state(p.transitions.row(path[t - 1]), uniform());
   }
-  // Distinct paths and their counts; the share of each in log k (the file comment).
+  // Distinct paths and their counts (log c_i, the first term of each one's share in log k: the file comment).
   std::vector<std::size_t> order(m.paths.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return m.paths[i] < m.paths[j]; });
   m.distinct.clear();
   m.log_share.clear();
+  m.log_det.clear();
   for (std::size_t first = 0; first < order.size();) {
     std::size_t last = first + 1;
     while (last < order.size() && m.paths[order[last]] == m.paths[order[first]]) ++last;
-    const std::vector<int>& path = m.paths[order[first]];
-    detail::check_finite_moments(kFamily, m.space, m.steps, [&path](long t) { return path[t]; });
-    const double log_det = detail::innovation_sums(m.space, m.steps, [&path](long t) { return path[t]; }).log_det;
     m.distinct.push_back(order[first]);
-    m.log_share.push_back(std::log(static_cast<double>(last - first)) +
-                          detail::log_kernel_share(m.rho, m.steps, observation_dim(), log_det));
+    m.log_share.push_back(std::log(static_cast<double>(last - first)));
     first = last;
+  }
+  // The kernel's cost, one filter of T + 1 steps per pair of distinct paths, bounded before any filter runs.
+  const double distinct = static_cast<double>(m.distinct.size());
+  const double kernel_steps = distinct * distinct * static_cast<double>(m.steps + 1);
+  if (kernel_steps > kMaxSldsKernelSteps)
+    throw KernelDomainError(
+        std::string(kFamily) + " kernel: " + std::to_string(m.distinct.size()) + " distinct paths (of field \"paths\", " +
+        std::to_string(p.paths) + ") squared x T + 1 (" + std::to_string(m.steps + 1) +
+        ", the length or -d T) = " + detail::format_number(kernel_steps) +
+        " Kalman-filter steps per kernel evaluation, more than " + detail::format_number(kMaxSldsKernelSteps) +
+        " (docs/families.md, \"Limits\"); give fewer paths or a smaller -d T");
+  for (std::size_t i = 0; i < m.distinct.size(); ++i) {
+    const std::vector<int>& path = m.paths[m.distinct[i]];
+    detail::check_finite_moments(kFamily, m.space, m.steps, [&path](long t) { return path[t]; });
+    m.log_det.push_back(detail::innovation_sums(m.space, m.steps, [&path](long t) { return path[t]; }).log_det);
+    m.log_share[i] += detail::log_kernel_share(m.rho, m.steps, observation_dim(), m.log_det.back());
   }
 }
 
@@ -210,6 +224,10 @@ double SldsModel::log_kernel(const Model& other) const {
     for (std::size_t j = 0; j < b.distinct.size(); ++j) {
       const std::vector<int>& path_a = a.paths[a.distinct[i]];
       const std::vector<int>& path_b = b.paths[b.distinct[j]];
+      if (&b == &a && i == j) {  // a path with itself: from log|S_q| (state_space.hpp log_self_kernel)
+        terms.push_back(detail::log_self_kernel(a.log_share[i], a.steps, observation_dim(), a.log_det[i]));
+        continue;
+      }
       const auto pair_regime = [&](long t) { return path_a[t] * regimes_b + path_b[t]; };
       terms.push_back(detail::log_kernel_from_sums(a.log_share[i], b.log_share[j], a.rho,
                                                    detail::innovation_sums(pair, a.steps, pair_regime)));

@@ -45,6 +45,11 @@ double log_kernel_share(double rho, long steps, long observation_dim, double log
   return 0.25 * (1.0 - 2.0 * rho) * dim * kLog2Pi - 0.25 * dim * std::log(rho) + 0.5 * (1.0 - rho) * log_det;
 }
 
+double log_self_kernel(double share, long steps, long observation_dim, double log_det) {
+  const double dim = static_cast<double>((steps + 1) * observation_dim);
+  return 2.0 * share - 0.5 * (dim * std::log(2.0) + log_det);
+}
+
 std::string infinite_moments_error(const char* family, long steps, long step, const SwitchingStateSpace& model) {
   double radius = 0.0;
   for (const StateDynamics& regime : model.dynamics)

@@ -17,6 +17,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/QR>
 #include <nlohmann/json.hpp>
 
 #include "ppk/families/lds.hpp"
@@ -49,39 +50,63 @@ struct InnovationSums {
 };
 
 // The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
-// regime_of(t). NaN sums when an innovation covariance is not numerically positive definite. Scratch
-// is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+// regime_of(t). Scratch is per thread: kernels run from several threads at once. O(steps (n + d)^3).
 // With `observed` ((steps + 1) d values, y_0..y_steps stacked) the filter runs on those observations
 // instead: the innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
+//
+// Square-root form: the predicted covariance P is factored P = G G' (a pivoted LDL', pivots that
+// rounding leaves negative counted as 0), the innovation covariance F_t = H P H' + U as F_t = W'W from
+// the QR decomposition of the array [U_c, H G]' (U = U_c U_c' by Cholesky), and the updated covariance
+// is Joseph's form, a sum of Gram matrices. So F_t is positive definite and P positive semidefinite
+// however far below P the noise U lies, where forming H P H' + U and P - K H P loses both to rounding
+// (a state covariance 10^20 times the observation noise, a noise-free state: the kernel was NaN).
+// NaN sums only when U is not positive definite or the moments overflow.
 template <class RegimeOf>
 InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
                                const double* observed = nullptr) {
-  thread_local Eigen::VectorXd mean, next_mean, predicted, whitened;
-  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, gain_transposed;
-  thread_local Eigen::LLT<Eigen::MatrixXd> llt;
-  mean = model.mean0;  // s_t given y_0..y_{t-1}
+  thread_local Eigen::VectorXd mean, next_mean, predicted, whitened, pivots;
+  thread_local Eigen::MatrixXd cov, scratch, factor, observed_factor, array, gain_transposed, gain_noise;
+  thread_local Eigen::LLT<Eigen::MatrixXd> noise_llt;
+  thread_local Eigen::LDLT<Eigen::MatrixXd> cov_ldlt;
+  thread_local Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+  const Eigen::Index n = model.mean0.size(), d = model.observation.rows();
+  noise_llt.compute(model.observation_noise);
+  if (noise_llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
+  array.resize(d + n, d);
+  array.topRows(d) = noise_llt.matrixU();  // U_c' (U = U_c U_c')
+  mean = model.mean0;                      // s_t given y_0..y_{t-1}
   cov = model.cov0;
   InnovationSums sums;
   for (long t = 0;; ++t) {
     predicted.noalias() = model.observation * mean;  // yhat_t; `predicted` holds minus the innovation y_t - yhat_t
     if (observed != nullptr)
       predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * model.observation.rows(), model.observation.rows());
-    observed_cov.noalias() = model.observation * cov;  // H P
-    innovation_cov = model.observation_noise;
-    innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
-    llt.compute(innovation_cov);
-    if (llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
-    sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    // G with P = G G': P^T L D L' P from the pivoted LDL', D clamped at 0.
+    cov_ldlt.compute(cov);
+    pivots = cov_ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
+    factor = cov_ldlt.matrixL();
+    factor = factor * pivots.asDiagonal();
+    factor = cov_ldlt.transpositionsP().transpose() * factor;
+    observed_factor.noalias() = model.observation * factor;  // H G
+    array.bottomRows(n) = observed_factor.transpose();
+    qr.compute(array);
+    const auto upper = qr.matrixQR().topRows(d).template triangularView<Eigen::Upper>();  // W, F_t = W'W
+    sums.log_det += 2.0 * qr.matrixQR().diagonal().head(d).array().abs().log().sum();
     whitened = predicted;
-    llt.matrixL().solveInPlace(whitened);
+    upper.transpose().solveInPlace(whitened);  // W'^-1 e: |W'^-1 e|^2 = e' F^-1 e
     sums.quadratic += whitened.squaredNorm();
     if (t == steps) break;
-    // Update on y_t with the gain K = P H' F^-1: mean + K (y_t - yhat_t), P - K H P; then predict with the
-    // dynamics of step t + 1.
-    gain_transposed = observed_cov;
-    llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
+    // Update on y_t with the gain K = P H' F^-1: the mean + K (y_t - yhat_t), and the covariance in
+    // Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(..)' + (K U_c)(..)', a sum of Gram
+    // matrices; then predict with the dynamics of step t + 1.
+    gain_transposed.noalias() = observed_factor * factor.transpose();  // H P
+    upper.transpose().solveInPlace(gain_transposed);
+    upper.solveInPlace(gain_transposed);  // F^-1 H P = K'
     mean.noalias() -= gain_transposed.transpose() * predicted;
-    cov.noalias() -= observed_cov.transpose() * gain_transposed;
+    factor.noalias() -= gain_transposed.transpose() * observed_factor;         // G - K H G
+    gain_noise.noalias() = gain_transposed.transpose() * noise_llt.matrixL();  // K U_c
+    cov.noalias() = factor * factor.transpose();
+    cov.noalias() += gain_noise * gain_noise.transpose();
     const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
     next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
     mean.swap(next_mean);
@@ -155,6 +180,11 @@ void check_finite_moments(const char* family, const SwitchingStateSpace& model, 
 inline double log_kernel_from_sums(double share_a, double share_b, double rho, const InnovationSums& sums) {
   return share_a + share_b - 0.5 * (sums.log_det + rho * sums.quadratic);
 }
+
+// log k_rho(p, p) from p's share and log|S|: S + S = 2S and m - m = 0, so 2 share - 1/2 (D log 2 + log|S|),
+// D = (steps + 1) d. Not by the stacked model of (p, p), whose state s + s' is never observed: when the
+// dynamics are explosive its variance outgrows the observed part's by more than rounding can resolve.
+double log_self_kernel(double share, long steps, long observation_dim, double log_det);
 
 // The joint Gaussian of X = (x_0..x_T), T = regimes.size() - 1, step t >= 1 following the dynamics
 // regimes[t], built densely: mean blocks C m_t (m_t = A_t m_{t-1}, m_0 = mean0), covariance blocks

@@ -300,6 +300,30 @@ TEST(Slds, LongSequencesHaveFiniteNormalizedKernels) {
   EXPECT_LT(log_kernel(a, b), -1000.0);  // k itself underflows: only its log is usable
 }
 
+// One kernel runs a filter of T + 1 steps per pair of distinct paths; prepare() refuses a row whose own pairs
+// exceed kMaxSldsKernelSteps (S S' <= max(S, S')^2 bounds every pair), before running any filter.
+TEST(Slds, KernelStepsPerEvaluationAreBounded) {
+  std::mt19937 rng(42);
+  const SldsParameters p = random_slds(rng, 2, 1, 1, 5, 10);
+  SldsModel model(p);
+  model.prepare(with_rho_and_length(1.0, 9999));  // 10^2 pairs x 10^4 steps = 10^6: within
+  std::vector<std::vector<int>> paths = model.drawn_paths();
+  std::sort(paths.begin(), paths.end());
+  ASSERT_EQ(std::unique(paths.begin(), paths.end()) - paths.begin(), 10);  // 10^4 steps of 2 regimes: all distinct
+  std::string error;
+  try {
+    model.prepare(with_rho_and_length(1.0, 10000));
+  } catch (const KernelDomainError& e) {
+    error = e.what();
+  }
+  EXPECT_TRUE(mentions(error, {"slds kernel: 10 distinct paths", "\"paths\", 10", "(10001,",
+                               "= 1000100 Kalman-filter steps per kernel evaluation, more than 1000001", "Limits"}));
+  // Repeated paths count once: one regime gives 1000 copies of one path, a single filter per pair.
+  SldsParameters one_regime = random_slds(rng, 1, 1, 1, 10000, 1000);
+  SldsModel repeated(one_regime);
+  EXPECT_NO_THROW(repeated.prepare(with_rho(1.0)));
+}
+
 const char* const kJson =
     R"({"family":"slds","start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],)"
     R"("A":[[[0.5,0.1],[0.0,0.8]],[[-0.5,0.0],[0.3,0.2]]],"Q":[[[0.1,0.0],[0.0,0.2]],[[0.3,0.1],[0.1,0.4]]],)"

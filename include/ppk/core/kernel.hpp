@@ -20,19 +20,23 @@ class PreparedModel {
   const FamilyInfo& family() const { return *family_; }
   const KernelParams& params() const { return params_; }
   double log_self_kernel() const { return log_self_; }
+  // sqrt(k(p, p)) = exp(log k(p, p) / 2): the model's factor of the Cauchy-Schwarz bound on ppk values.
+  double root_self_kernel() const { return root_self_; }
 
  private:
   std::unique_ptr<Model> model_;
   const FamilyInfo* family_;  // model_->family(), looked up once: the hot loop compares families
   KernelParams params_;
   double log_self_;
+  double root_self_;
 };
 
 enum class KernelKind { ppk = 5, ppk_norm = 6 };
 
-// Throws KernelDomainError when `kind` is ppk and k(p, p) overflows a double. By
-// Cauchy-Schwarz, k(p, q) <= sqrt(k(p, p) k(q, q)), so every kernel value between
-// models that pass this check is finite (ppk_norm is computed in log space).
+// Throws KernelDomainError when `kind` is ppk and k(p, p) overflows a double. Every value between
+// models that pass this check is then finite or NaN: kernel() and normalized_kernel() hold their
+// values to the Cauchy-Schwarz bound k(p, q) <= sqrt(k(p, p) k(q, q)) (ppk_norm <= 1), which an exact
+// kernel obeys up to rounding and an inexact family's value (a lower bound, an estimate) may not.
 void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
 
 // The one-line warning for rows of a family whose kernel is not exact (FamilyInfo::approximation):
@@ -48,9 +52,9 @@ double log_kernel(const PreparedModel& a, const PreparedModel& b);
 // The same between two models prepared with the same parameters: what models made of other
 // models (mixture components, HMM emissions) call for their parts.
 double log_kernel(const Model& a, const Model& b);
-// k_rho(a, b).
+// k_rho(a, b), at most sqrt(k(a, a) k(b, b)) (check_finite_kernel_values); NaN stays NaN.
 double kernel(const PreparedModel& a, const PreparedModel& b);
-// k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(log k(a,b) - (log k(a,a) + log k(b,b)) / 2).
+// k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(min(0, log k(a,b) - (log k(a,a) + log k(b,b)) / 2)).
 double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
 // out[k] = evaluate(kind, a, *b[k]) for k < n, the same values bit for bit, with the families'
