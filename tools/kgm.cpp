@@ -13,6 +13,7 @@
 
 #include "cli.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/core/row.hpp"
 #include "ppk/inference/kgm.hpp"
 
 namespace ppk::cli {
@@ -175,13 +176,27 @@ void check_disjoint(const std::vector<VariableSpec>& specs) {
     }
 }
 
-// No variable of the samples lies beyond the file's largest index (a likely mistake: its values
-// would all be 0).
-void check_indices_present(const Dataset& samples, const std::vector<VariableSpec>& specs) {
-  for (const VariableSpec& spec : specs)
+// Before anything is allocated: no variable lies beyond the file's largest index (a likely mistake:
+// its values would all be 0), and the dense matrices fit the limit of one row's dense values
+// (kMaxRowDenseValues, row.hpp): each variable's N x (its indices) values and the N x N Gram matrices.
+void check_sizes(const Dataset& samples, const std::vector<VariableSpec>& specs) {
+  const auto limit = static_cast<double>(kMaxRowDenseValues);
+  const auto count = static_cast<double>(samples.examples.size());
+  const std::string why = " values, more than the " + std::to_string(kMaxRowDenseValues) +
+                          " dense values one matrix may hold (docs/cli.md, \"Kernel graphical models\")";
+  if (count * count > limit)
+    throw InputError(samples.source + ": " + std::to_string(samples.examples.size()) +
+                     " samples: N x N Gram matrices of " + format_double(count * count) + why);
+  for (const VariableSpec& spec : specs) {
     if (spec.last > samples.max_index)
       throw InputError(samples.source + ": variable " + spec.name + " uses LIBSVM index " + std::to_string(spec.last) +
                        ", but the largest index in the file is " + std::to_string(samples.max_index));
+    const double width = static_cast<double>(spec.last - spec.first + 1);
+    if (count * width > limit)
+      throw InputError(samples.source + ": variable " + spec.name + " spans " + format_double(width) +
+                       " LIBSVM indices over " + std::to_string(samples.examples.size()) +
+                       " samples: " + format_double(count * width) + why);
+  }
 }
 
 // The values of `spec` in every example of `data` (one row each); delta variables must hold integers.
@@ -282,7 +297,7 @@ int run_kgm(const std::vector<std::string>& args) {
   if (samples_path == "-" && queries_path == "-") throw UsageError("SAMPLES and QUERIES cannot both be standard input");
 
   const Dataset samples = read_samples(samples_path);
-  check_indices_present(samples, specs);
+  check_sizes(samples, specs);
   std::vector<kgm::Variable> variables;
   for (const VariableSpec& spec : specs) variables.push_back({spec.name, variable_values(samples, spec), spec.kernel});
   const kgm::KernelGraphicalModel model(std::move(variables), lambda);

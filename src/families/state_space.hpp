@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,63 +51,100 @@ struct InnovationSums {
 };
 
 // The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
-// regime_of(t). Scratch is per thread: kernels run from several threads at once. O(steps (n + d)^3).
+// regime_of(t), by kalman_filter: in covariance form, and in square-root form when the covariance form
+// would lose its accuracy. NaN sums only when the observation noise U is not positive definite or the
+// moments overflow. Scratch is per thread: kernels run from several threads at once. O(steps (n + d)^3).
 // With `observed` ((steps + 1) d values, y_0..y_steps stacked) the filter runs on those observations
 // instead: the innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
-//
-// Square-root form: the predicted covariance P is factored P = G G' (a pivoted LDL', pivots that
-// rounding leaves negative counted as 0), the innovation covariance F_t = H P H' + U as F_t = W'W from
-// the QR decomposition of the array [U_c, H G]' (U = U_c U_c' by Cholesky), and the updated covariance
-// is Joseph's form, a sum of Gram matrices. So F_t is positive definite and P positive semidefinite
-// however far below P the noise U lies, where forming H P H' + U and P - K H P loses both to rounding
-// (a state covariance 10^20 times the observation noise, a noise-free state: the kernel was NaN).
-// NaN sums only when U is not positive definite or the moments overflow.
+template <bool kSquareRoot, class RegimeOf>
+std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
+                                            const double* observed);
+
 template <class RegimeOf>
 InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
                                const double* observed = nullptr) {
+  if (const auto sums = kalman_filter<false>(model, steps, regime_of, observed)) return *sums;
+  return *kalman_filter<true>(model, steps, regime_of, observed);
+}
+
+// The covariance form gives up (and the square-root form runs) at a step where trace(U^-1 F_t), at least
+// the largest eigenvalue of U^-1 F_t, exceeds this: P - K H P then cancels to the scale of U from a
+// scale this many times larger, and rounding (1e-16 of the larger) would leave 1e-8 of the result.
+constexpr double kMaxInnovationToNoise = 1e8;
+
+// The filter's two forms. Covariance form: F_t = H P H' + U by Cholesky, and the update P - K H P; the
+// faster, and accurate while F_t stays within kMaxInnovationToNoise of U (nothing when it does not or
+// F_t is not numerically positive definite: a state variance 10^20 times the noise gave NaN, and values
+// 10^4 times too small where the Cholesky factorisation still succeeded). Square-root form: P = G G' (a pivoted LDL',
+// pivots that rounding leaves negative counted as 0), F_t = W'W from the QR decomposition of the array [U_c, H G]' (U =
+// U_c U_c' by Cholesky), and the update in Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(..)' + (K
+// U_c)(..)': F_t is a Gram matrix of a full-rank array and P a sum of Gram matrices, so neither loses definiteness to
+// rounding; about 2.5 times the cost (docs/performance.md).
+template <bool kSquareRoot, class RegimeOf>
+std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
+                                            const double* observed) {
   thread_local Eigen::VectorXd mean, next_mean, predicted, whitened, pivots;
-  thread_local Eigen::MatrixXd cov, scratch, factor, observed_factor, array, gain_transposed, gain_noise;
-  thread_local Eigen::LLT<Eigen::MatrixXd> noise_llt;
+  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, noise_inverse, factor, observed_factor, array,
+      gain_transposed, gain_noise;
+  thread_local Eigen::LLT<Eigen::MatrixXd> noise_llt, llt;  // of U; of F_t (covariance form)
   thread_local Eigen::LDLT<Eigen::MatrixXd> cov_ldlt;
   thread_local Eigen::HouseholderQR<Eigen::MatrixXd> qr;
   const Eigen::Index n = model.mean0.size(), d = model.observation.rows();
   noise_llt.compute(model.observation_noise);
-  if (noise_llt.info() != Eigen::Success) return {std::nan(""), std::nan("")};
-  array.resize(d + n, d);
-  array.topRows(d) = noise_llt.matrixU();  // U_c' (U = U_c U_c')
-  mean = model.mean0;                      // s_t given y_0..y_{t-1}
+  if (noise_llt.info() != Eigen::Success) return InnovationSums{std::nan(""), std::nan("")};
+  if constexpr (kSquareRoot) {
+    array.resize(d + n, d);
+    array.topRows(d) = noise_llt.matrixU();  // U_c' (U = U_c U_c')
+  } else {
+    noise_inverse.setIdentity(d, d);
+    noise_llt.solveInPlace(noise_inverse);
+  }
+  mean = model.mean0;  // s_t given y_0..y_{t-1}
   cov = model.cov0;
   InnovationSums sums;
   for (long t = 0;; ++t) {
     predicted.noalias() = model.observation * mean;  // yhat_t; `predicted` holds minus the innovation y_t - yhat_t
-    if (observed != nullptr)
-      predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * model.observation.rows(), model.observation.rows());
-    // G with P = G G': P^T L D L' P from the pivoted LDL', D clamped at 0.
-    cov_ldlt.compute(cov);
-    pivots = cov_ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
-    factor = cov_ldlt.matrixL();
-    factor = factor * pivots.asDiagonal();
-    factor = cov_ldlt.transpositionsP().transpose() * factor;
-    observed_factor.noalias() = model.observation * factor;  // H G
-    array.bottomRows(n) = observed_factor.transpose();
-    qr.compute(array);
-    const auto upper = qr.matrixQR().topRows(d).template triangularView<Eigen::Upper>();  // W, F_t = W'W
-    sums.log_det += 2.0 * qr.matrixQR().diagonal().head(d).array().abs().log().sum();
+    if (observed != nullptr) predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * d, d);
     whitened = predicted;
-    upper.transpose().solveInPlace(whitened);  // W'^-1 e: |W'^-1 e|^2 = e' F^-1 e
-    sums.quadratic += whitened.squaredNorm();
-    if (t == steps) break;
-    // Update on y_t with the gain K = P H' F^-1: the mean + K (y_t - yhat_t), and the covariance in
-    // Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(..)' + (K U_c)(..)', a sum of Gram
-    // matrices; then predict with the dynamics of step t + 1.
-    gain_transposed.noalias() = observed_factor * factor.transpose();  // H P
-    upper.transpose().solveInPlace(gain_transposed);
-    upper.solveInPlace(gain_transposed);  // F^-1 H P = K'
-    mean.noalias() -= gain_transposed.transpose() * predicted;
-    factor.noalias() -= gain_transposed.transpose() * observed_factor;         // G - K H G
-    gain_noise.noalias() = gain_transposed.transpose() * noise_llt.matrixL();  // K U_c
-    cov.noalias() = factor * factor.transpose();
-    cov.noalias() += gain_noise * gain_noise.transpose();
+    if constexpr (kSquareRoot) {
+      cov_ldlt.compute(cov);  // P = G G' = P^T L D L' P, D clamped at 0
+      pivots = cov_ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
+      factor = cov_ldlt.matrixL();
+      factor = factor * pivots.asDiagonal();
+      factor = cov_ldlt.transpositionsP().transpose() * factor;
+      observed_factor.noalias() = model.observation * factor;  // H G
+      array.bottomRows(n) = observed_factor.transpose();
+      qr.compute(array);
+      const auto upper = qr.matrixQR().topRows(d).template triangularView<Eigen::Upper>();  // W, F_t = W'W
+      sums.log_det += 2.0 * qr.matrixQR().diagonal().head(d).array().abs().log().sum();
+      upper.transpose().solveInPlace(whitened);  // W'^-1 e: |W'^-1 e|^2 = e' F^-1 e
+      sums.quadratic += whitened.squaredNorm();
+      if (t == steps) break;
+      gain_transposed.noalias() = observed_factor * factor.transpose();  // H P
+      upper.transpose().solveInPlace(gain_transposed);
+      upper.solveInPlace(gain_transposed);  // F^-1 H P = K'
+      mean.noalias() -= gain_transposed.transpose() * predicted;
+      factor.noalias() -= gain_transposed.transpose() * observed_factor;         // G - K H G
+      gain_noise.noalias() = gain_transposed.transpose() * noise_llt.matrixL();  // K U_c
+      cov.noalias() = factor * factor.transpose();
+      cov.noalias() += gain_noise * gain_noise.transpose();
+    } else {
+      observed_cov.noalias() = model.observation * cov;  // H P
+      innovation_cov = model.observation_noise;
+      innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
+      if (!(noise_inverse.cwiseProduct(innovation_cov).sum() <= kMaxInnovationToNoise)) return std::nullopt;
+      llt.compute(innovation_cov);
+      if (llt.info() != Eigen::Success) return std::nullopt;
+      sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+      llt.matrixL().solveInPlace(whitened);
+      sums.quadratic += whitened.squaredNorm();
+      if (t == steps) break;
+      gain_transposed = observed_cov;
+      llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
+      mean.noalias() -= gain_transposed.transpose() * predicted;
+      cov.noalias() -= observed_cov.transpose() * gain_transposed;
+    }
+    // Predict with the dynamics of step t + 1.
     const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
     next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
     mean.swap(next_mean);

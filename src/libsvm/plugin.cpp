@@ -85,13 +85,23 @@ int compatible(void*, const void* a, const void* b, char* err, size_t err_size) 
 }
 
 // Decoding and check_compatible validated every row and pair that LIBSVM will
-// combine, so an exception here is a bug: stop rather than train on a wrong value.
+// combine, and the kernels are finite between such rows (kernel.hpp check_finite_kernel_values), so
+// an exception or a NaN here is a bug: stop rather than train on a wrong value.
+[[noreturn]] void internal_error(const char* what) {
+  std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", what);
+  std::abort();
+}
+
+double checked(double value) {
+  if (std::isnan(value)) internal_error("the kernel value between two rows is not a number");
+  return value;
+}
+
 double evaluate(void* context, const void* a, const void* b) noexcept {
   try {
-    return ppk::evaluate(kernel_kind(context), prepared(a), prepared(b));
+    return checked(ppk::evaluate(kernel_kind(context), prepared(a), prepared(b)));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
-    std::abort();
+    internal_error(e.what());
   }
 }
 
@@ -127,9 +137,9 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
                           }
                         });
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", e.what());
-    std::abort();
+    internal_error(e.what());
   }
+  for (int k = 0; k < n; ++k) checked(out[k]);
 }
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }

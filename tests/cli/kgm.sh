@@ -92,6 +92,14 @@ expect_error 2 "cycle" -- "$PPK" kgm "${base[@]}" --tree 'A>B,B>C,C>A' --ends A,
 expect_error 2 "defined twice" -- "$PPK" kgm "${base[@]}" --var A=5 --path A,B samples.txt --table
 expect_error 2 "expected a LIBSVM index" -- "$PPK" kgm --var A=0 --var B=2 --path A,B --lambda 1 samples.txt --table
 expect_error 1 "samples.txt" "largest index in the file is 4" -- "$PPK" kgm --var A=1 --var B=9 --path A,B --lambda 1 samples.txt --table
+# Sizes checked before anything is allocated (docs/cli.md): N x N Gram matrices and each variable's N x width
+# values at most 2^25 dense values; under ulimit -v 1000000 (1 GB), where either would not fit.
+awk 'BEGIN { for (i = 0; i < 5793; ++i) print "0 1:" (i % 2) " 2:1" }' > many.txt
+expect_error 1 "many.txt: 5793 samples: N x N Gram matrices of 33558849 values, more than the 33554432" -- \
+  bash -c 'ulimit -v 1000000; exec "$@"' _ "$PPK" kgm --var A=1 --var B=2 --path A,B --lambda 1 many.txt --table
+printf '0 1:1 2:1\n0 1:0 100000000:1\n' > wide.txt
+expect_error 1 "wide.txt: variable B spans 99999999 LIBSVM indices over 2 samples: 199999998 values" -- \
+  bash -c 'ulimit -v 1000000; exec "$@"' _ "$PPK" kgm --var A=1 --var B=2-100000000:rbf:1 --path A,B --lambda 1 wide.txt queries.txt
 sed '3s/1:[0-9]/1:0.5/' samples.txt > fractional.txt
 expect_error 1 "fractional.txt:3:" "index 1 (variable A, delta kernel): expected an integer, got 0.5" -- \
   "$PPK" kgm "${base[@]}" --path A,B,C fractional.txt --table -o out.txt

@@ -4,7 +4,8 @@
 //
 // Properties checked beyond "no crash, no leak, no undefined behaviour" (ASan/UBSan): DataStream
 // reads the examples read_data reads; every sequence read holds at least one symbol, each inside the
-// alphabet; an alphabet's symbols have their own indices; a detected format names a line >= 1.
+// alphabet; an alphabet's symbols have their own indices; a detected format is line_format's of the
+// first line that is neither blank nor a '#' comment.
 #include <cstdint>
 #include <optional>
 #include <sstream>
@@ -69,11 +70,28 @@ void read_alphabet_file(const std::string& text) {
   }
 }
 
+// The file's lines as std::getline splits them (a '\r' before '\n' stays in the line, as it does for
+// detect_format): the lines before the detected one are blank or '#' comments, and the detected
+// format is line_format's of that line; no format only when every line is blank or a comment.
 void detect(const std::string& text) {
   const std::optional<ppk::LineFormat> format = ppk::detect_format(text);
-  if (!format) return;
-  if (format->line < 1) ppk_fuzz::fail("detect_format gave a line number below 1", "");
-  ppk::describe_format(*format);
+  if (format && format->line < 1) ppk_fuzz::fail("detect_format gave a line number below 1", "");
+  std::istringstream in(text);
+  std::string line;
+  for (long number = 1; std::getline(in, line); ++number) {
+    const std::size_t first = line.find_first_not_of(" \t\r\v\f");  // blank: whitespace, CR included
+    const bool skipped = first == std::string::npos || line[first] == '#';
+    if (format && number == format->line) {
+      const ppk::LineFormat own = ppk::line_format(line, number);
+      if (skipped || own.format != format->format || own.grouped != format->grouped)
+        ppk_fuzz::fail("detect_format's format is not line_format's of the line it names", std::to_string(number));
+      ppk::describe_format(*format);
+      return;
+    }
+    if (!skipped)
+      ppk_fuzz::fail("detect_format passed over a line that is neither blank nor a comment", std::to_string(number));
+  }
+  if (format) ppk_fuzz::fail("detect_format named a line past the end of the file", std::to_string(format->line));
 }
 
 }  // namespace

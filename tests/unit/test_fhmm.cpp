@@ -213,6 +213,30 @@ TEST(Fhmm, SymmetricInTheTwoModels) {
     }
 }
 
+// The bound B can break Cauchy-Schwarz (B(p, q) > sqrt(B(p, p) B(q, q)) when it falls further below k~
+// for the self-kernels than for the pair); the dispatcher holds both kernel types to the bound (kernel.hpp):
+// ppk_norm = 1 and ppk = sqrt(B(p, p) B(q, q)) there, the raw log B untouched elsewhere.
+TEST(Fhmm, KernelValuesAreHeldToTheCauchySchwarzBound) {
+  std::mt19937 rng(9);
+  int broken = 0;
+  for (int pair = 0; pair < 200; ++pair) {
+    const KernelParams params = with_rho(1.0);
+    const PreparedModel a(fhmm_model(random_fhmm(rng, {3, 3}, 1, 6, 3.0)), params),
+        b(fhmm_model(random_fhmm(rng, {3, 3}, 1, 6, 3.0)), params);
+    const double excess = log_kernel(a, b) - 0.5 * (a.log_self_kernel() + b.log_self_kernel());
+    const double norm = normalized_kernel(a, b), value = kernel(a, b);
+    if (excess > 0.0) {
+      ++broken;
+      EXPECT_EQ(norm, 1.0) << "pair " << pair;
+      EXPECT_EQ(value, a.root_self_kernel() * b.root_self_kernel()) << "pair " << pair;
+    } else {
+      EXPECT_NEAR(norm, std::exp(excess), 1e-15) << "pair " << pair;
+      EXPECT_NEAR(value, std::exp(log_kernel(a, b)), 1e-12 * value) << "pair " << pair;
+    }
+  }
+  EXPECT_GT(broken, 0) << "no pair of these models breaks Cauchy-Schwarz: the test checks nothing";
+}
+
 // T = 1000: the bound's log stays finite where k~ underflows a double.
 TEST(Fhmm, LongSequencesHaveFiniteLogKernels) {
   std::mt19937 rng(7);

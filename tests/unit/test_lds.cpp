@@ -292,9 +292,10 @@ double dense_normalized_kernel(const ScalarLds& pa, const ScalarLds& pb, double 
 }
 
 // Observation noise far below the state's variance, noise-free or explosive dynamics: the filter's
-// square-root form keeps the kernel positive definite where the covariance form lost it to rounding (NaN
-// kernels, values off by a factor 100 at A = 1.5, R = 1e-6), and the self-kernel comes from log|S|
-// (state_space.hpp log_self_kernel). Against the 50-digit dense oracle: within 1e-6 down to R = 1e-10
+// square-root form takes over where the covariance form alone lost positive definiteness or accuracy to
+// rounding (NaN kernels; values 10^4 times too small at R = 1e-20), and the self-kernel comes from log|S|
+// (state_space.hpp log_self_kernel; by the stacked filter of (p, p) it was a factor 100 off at A = 1.5,
+// R = 1e-6). Against the 50-digit dense oracle: within 1e-6 down to R = 1e-10
 // (covariances 10^27 times R), within 1% in log down to R = 1e-20; finite and in [0, 1] beyond.
 TEST(Lds, IllConditionedKernelsMatchTheHighPrecisionDenseJoint) {
   const long steps = 50;
