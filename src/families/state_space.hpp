@@ -73,13 +73,14 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
 constexpr double kMaxInnovationToNoise = 1e8;
 
 // The filter's two forms. Covariance form: F_t = H P H' + U by Cholesky, and the update P - K H P; the
-// faster, and accurate while F_t stays within kMaxInnovationToNoise of U (nothing when it does not or
-// F_t is not numerically positive definite: a state variance 10^20 times the noise gave NaN, and values
-// 10^4 times too small where the Cholesky factorisation still succeeded). Square-root form: P = G G' (a pivoted LDL',
-// pivots that rounding leaves negative counted as 0), F_t = W'W from the QR decomposition of the array [U_c, H G]' (U =
-// U_c U_c' by Cholesky), and the update in Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(..)' + (K
-// U_c)(..)': F_t is a Gram matrix of a full-rank array and P a sum of Gram matrices, so neither loses definiteness to
-// rounding; about 2.5 times the cost (docs/performance.md).
+// faster, and accurate while F_t stays within kMaxInnovationToNoise of U (nothing when it does not, or
+// when F_t is not numerically positive definite: a state variance 10^20 times the noise gave NaN, and
+// values 10^4 times too small where the Cholesky factorisation still succeeded).
+// Square-root form: P = G G' (a pivoted LDL', pivots that rounding leaves negative counted as 0),
+// F_t = W'W from the QR decomposition of the array [U_c, H G]' (U = U_c U_c' by Cholesky), and the
+// update in Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(G - K H G)' + (K U_c)(K U_c)':
+// F_t is the Gram matrix of a full-rank array and P a sum of Gram matrices, so neither loses
+// definiteness to rounding; 2.6 times the cost of the covariance form (docs/performance.md).
 template <bool kSquareRoot, class RegimeOf>
 std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
                                             const double* observed) {
