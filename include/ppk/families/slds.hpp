@@ -41,6 +41,7 @@
 
 #include "ppk/core/family.hpp"
 #include "ppk/families/gaussian.hpp"
+#include "ppk/families/lds.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/sampling.hpp"
 
@@ -53,7 +54,7 @@ constexpr long kMaxSldsPaths = 1000;
 // The Kalman-filter steps of one kernel evaluation, (distinct paths)^2 (T + 1) of each row, at most those
 // of one LDS kernel at the longest T (kMaxSequenceLength + 1, lds.hpp): S S' <= max(S, S')^2, so a bound
 // on each row's own pairs bounds every pair. prepare() refuses a row beyond it (docs/families.md, "Limits").
-constexpr double kMaxSldsKernelSteps = 1000001.0;
+constexpr double kMaxSldsKernelSteps = static_cast<double>(kMaxSequenceLength + 1);
 
 // The parameters, declared field by field in row order (src/core/family_fields.hpp): the row's K, n
 // and d, then "length", "paths", "start", "trans", "A", "Q", "mean0", "cov0", "C", "R".
