@@ -57,6 +57,8 @@ CovariancePriorChoice choose_on_splits(const std::vector<Split>& used, const std
     for (std::size_t k = begin; k < end; ++k) {
       try {
         scores[k] = score(used[k % used.size()], counts[k / used.size()]);
+      } catch (const WorkingMemoryError&) {
+        throw;  // as the final fit would be refused
       } catch (const EstimationError&) {
         scores[k] = -std::numeric_limits<double>::infinity();
       }

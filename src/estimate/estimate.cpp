@@ -36,6 +36,14 @@ void check_option(const char* field, double value, double minimum, bool strict) 
                       short_number(minimum) + ", got " + short_number(value));
 }
 
+void check_working_memory(double bytes, const std::string& need, const std::string& remedy) {
+  const double limit = memory_limit_bytes();
+  if (bytes > limit)
+    throw WorkingMemoryError(
+        need + " needs about " + byte_count(bytes) + " of working memory, more than the " + byte_count(limit) +
+        " this process may allocate (the machine's memory, or its address-space limit: ulimit -v); " + remedy);
+}
+
 Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors) {
   Statistics statistics;
   statistics.family = family;

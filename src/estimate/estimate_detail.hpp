@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "estimate/gaussian_em.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/core/memory.hpp"
 #include "ppk/estimate/estimate.hpp"
 
 namespace ppk::detail {
@@ -100,6 +102,24 @@ auto build_model(Build build) -> decltype(build()) {
   }
 }
 
+// WorkingMemoryError if the `bytes` of working memory that a fit needs exceed memory_limit_bytes();
+// `need` is a template naming the options that make them large
+// ("Baum-Welch with {states} 3000 ..."), `remedy` says which to lower.
+void check_working_memory(double bytes, const std::string& need, const std::string& remedy);
+// compute() after check_working_memory, with its std::bad_alloc (the estimate was short of what
+// the allocator could give, e.g. under other allocations) turned into a WorkingMemoryError of the same need and remedy.
+template <class Compute>
+auto with_working_memory(double bytes, const std::string& need, const std::string& remedy, Compute compute)
+    -> decltype(compute()) {
+  check_working_memory(bytes, need, remedy);
+  try {
+    return compute();
+  } catch (const std::bad_alloc&) {
+    throw WorkingMemoryError(need + " needs about " + byte_count(bytes) +
+                             " of working memory, and it could not be allocated; " + remedy);
+  }
+}
+
 // Estimators that keep the example's vectors themselves (the n x D matrix "x"): mixtures, and the
 // vector sequences of factorial HMMs and (switching) linear dynamical systems. Not exponential families: no fixed-size
 // sufficient statistics and no pooling.
@@ -154,7 +174,7 @@ struct ForwardBackwardStorage {
 // allocating nothing for M <= 6 states (Baum-Welch runs them on every iteration):
 //   alpha_0 = pi .* b_0 / c_0,  alpha_t = (A' alpha_{t-1}) .* b_t / c_t,  c_t making alpha_t sum to 1;
 //   beta_{n-1} = 1,  beta_{t-1} = A (b_t .* beta_t / c_t);  gamma_t = alpha_t .* beta_t;
-//   sum_t xi_t = A .* sum_{t>=1} alpha_{t-1} (b_t .* beta_t / c_t)' into `transition_counts` (M x M).
+//   sum_t xi_t = A .* sum_{t>=1} alpha_{t-1} (b_t .* beta_t / c_t)' added to `transition_counts` (M x M).
 // Returns sum_t log c_t = log p(x_0..x_{n-1}) - sum_t log m_t.
 double scaled_forward_backward(const MarkovChain& chain, ForwardBackwardStorage storage,
                                Eigen::Ref<Eigen::MatrixXd> transition_counts);

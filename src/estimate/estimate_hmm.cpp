@@ -93,7 +93,7 @@ double scaled_recursions(const MarkovChain& chain, ForwardBackwardStorage& stora
     beta.noalias() = a * ahead;
   }
   states(0) = states(0).cwiseProduct(beta);
-  transition_counts = a.cwiseProduct(xi);
+  transition_counts += a.cwiseProduct(xi);
   return log_scale.value();
 }
 
@@ -127,7 +127,7 @@ ChainPosteriors forward_backward(const MarkovChain& chain, const Eigen::Ref<cons
   Eigen::MatrixXd b(m, n), states(m, n);
   Eigen::VectorXd scale(n);
   ChainPosteriors out;
-  out.transition_counts.resize(m, m);
+  out.transition_counts.setZero(m, m);
   const double log_scale = scale_log_emissions(log_emissions, b);
   out.log_likelihood = scaled_forward_backward(chain, {b, states, scale}, out.transition_counts) + log_scale;
   out.states = states.transpose();
@@ -332,6 +332,19 @@ struct EmControl {
   unsigned threads = 1;
 };
 
+// The E-step's xi sums are taken over blocks of consecutive sequences, one M x M sum per block:
+// at most 64 blocks (parallel work enough for a few dozen threads), and together at most 2^22
+// values (32 MB) unless one block alone is larger. The blocks depend on M and the number of
+// sequences only, so the sums do not depend on the threads; and their storage does not grow with
+// the sequences, as one sum per sequence (10^4 sequences of 100 states: 800 MB) would.
+constexpr double kMaxBlockSumValues = 4194304.0;  // 2^22
+constexpr std::size_t kMaxSequenceBlocks = 64;
+std::size_t sequence_blocks(Eigen::Index m, std::size_t sequences) {
+  const double fit = std::floor(kMaxBlockSumValues / (static_cast<double>(m) * static_cast<double>(m)));
+  return std::max<std::size_t>(1,
+                               std::min({sequences, kMaxSequenceBlocks, static_cast<std::size_t>(std::max(fit, 1.0))}));
+}
+
 // Baum-Welch's storage over the stacked sequences of `bounds`: made once per run of restarts and
 // reused by every iteration, so that an iteration of discrete-emission Baum-Welch allocates nothing.
 // After e_step: log p(X); `states` gamma_t (M x n); `start_counts` sum_s gamma_0 of each sequence
@@ -339,28 +352,33 @@ struct EmControl {
 struct BaumWelchWorkspace {
   BaumWelchWorkspace(Eigen::Index m, const SequenceBounds& sequence_bounds)
       : bounds(sequence_bounds),
+        blocks(sequence_blocks(m, bounds.size() - 1)),
         emissions(m, bounds.back()),
         states(m, bounds.back()),
         scales(bounds.back()),
-        sequence_transition_counts(m, m * static_cast<Eigen::Index>(bounds.size() - 1)),
+        block_transition_counts(m, m * static_cast<Eigen::Index>(blocks)),
         sequence_log_scales(static_cast<Eigen::Index>(bounds.size() - 1)),
         start_counts(1, m),
         transition_counts(m, m),
         start(1, m) {}
+  // The first sequence of block b (b = blocks: one past the last sequence).
+  std::size_t block_start(std::size_t b) const { return b * (bounds.size() - 1) / blocks; }
   const SequenceBounds& bounds;
+  std::size_t blocks;  // sequence_blocks
   // detail::ForwardBackwardStorage of every sequence, side by side (sequence s in columns
   // [bounds[s], bounds[s + 1])).
   Eigen::MatrixXd emissions, states;
   Eigen::VectorXd scales;
-  Eigen::MatrixXd sequence_transition_counts;  // sequence s's sum_t xi_t in columns [s M, (s + 1) M)
-  Eigen::VectorXd sequence_log_scales;         // sequence s's sum_t log c_t
+  Eigen::MatrixXd block_transition_counts;  // block b's sum_s sum_t xi_t in columns [b M, (b + 1) M)
+  Eigen::VectorXd sequence_log_scales;      // sequence s's sum_t log c_t
   double log_likelihood = 0.0;
   Eigen::MatrixXd start_counts, transition_counts;
   Eigen::MatrixXd start;  // pi as the 1 x M table of its TablePrior
 };
 
-// The E-step over the stacked sequences: forward-backward on each (in parallel; the sums are taken
-// in sequence order, so the result does not depend on the threads), into `workspace`.
+// The E-step over the stacked sequences: forward-backward on each (blocks of sequences in parallel;
+// the sums are taken in sequence and block order, so the result does not depend on the threads),
+// into `workspace`.
 void e_step(const Chain& chain, const Emissions& emissions, unsigned threads, BaumWelchWorkspace& workspace) {
   const SequenceBounds& bounds = workspace.bounds;
   const std::size_t count = bounds.size() - 1;
@@ -370,15 +388,20 @@ void e_step(const Chain& chain, const Emissions& emissions, unsigned threads, Ba
   // slice, and a helper descheduled by another process while it holds a range would delay it more
   // than the helper saves. (The lambda captures two references: std::function keeps it without
   // allocating.)
-  for_each_range(count, threads, 4, 0.02, [&chain, &workspace](std::size_t begin, std::size_t end) {
+  for_each_range(workspace.blocks, threads, 1, 0.02, [&chain, &workspace](std::size_t begin, std::size_t end) {
     BaumWelchWorkspace& w = workspace;
     const Eigen::Index states = chain.start.size();
-    for (std::size_t s = begin; s < end; ++s) {
-      const Eigen::Index first = w.bounds[s], length = w.bounds[s + 1] - w.bounds[s];
-      w.sequence_log_scales(static_cast<Eigen::Index>(s)) = detail::scaled_forward_backward(
-          chain,
-          {w.emissions.middleCols(first, length), w.states.middleCols(first, length), w.scales.segment(first, length)},
-          w.sequence_transition_counts.middleCols(static_cast<Eigen::Index>(s) * states, states));
+    for (std::size_t b = begin; b < end; ++b) {
+      Eigen::Ref<Eigen::MatrixXd> counts =
+          w.block_transition_counts.middleCols(static_cast<Eigen::Index>(b) * states, states);
+      counts.setZero();
+      for (std::size_t s = w.block_start(b); s < w.block_start(b + 1); ++s) {
+        const Eigen::Index first = w.bounds[s], length = w.bounds[s + 1] - w.bounds[s];
+        w.sequence_log_scales(static_cast<Eigen::Index>(s)) = detail::scaled_forward_backward(
+            chain,
+            {w.emissions.middleCols(first, length), w.states.middleCols(first, length), w.scales.segment(first, length)},
+            counts);
+      }
     }
   });
   workspace.log_likelihood = log_scale;
@@ -387,8 +410,9 @@ void e_step(const Chain& chain, const Emissions& emissions, unsigned threads, Ba
   for (std::size_t s = 0; s < count; ++s) {
     workspace.log_likelihood += workspace.sequence_log_scales(static_cast<Eigen::Index>(s));
     workspace.start_counts += workspace.states.col(bounds[s]).transpose();
-    workspace.transition_counts += workspace.sequence_transition_counts.middleCols(static_cast<Eigen::Index>(s) * m, m);
   }
+  for (std::size_t b = 0; b < workspace.blocks; ++b)
+    workspace.transition_counts += workspace.block_transition_counts.middleCols(static_cast<Eigen::Index>(b) * m, m);
 }
 
 // Baum-Welch from the given start; returns the objective L (log p(X) plus the priors' terms) after
@@ -455,36 +479,58 @@ HmmFit hmm_fit(const Chain& chain, const Emissions& emissions, long length, std:
   return fit;
 }
 
-// The restarts from `seed_stream`: each makes a chain and emissions from the generator, runs
-// Baum-Welch with the smoothing's pseudo-counts, and the largest final L is kept; then the HMM
-// storing T = the first sequence's length - 1 (or options.length).
+// The bytes Baum-Welch holds at once in best_of_restarts: each restart's chain (M^2 + M) and
+// emissions (`emission_values`), the chain prior's pseudo-counts and the kept model (M^2 + M each),
+// and a workspace for each thread running restarts (the emissions' and states' M x n, the blocks'
+// sums, and M x M for the E-step's and M-step's counts and each recursion's local xi sum).
+double baum_welch_bytes(Eigen::Index m, const SequenceBounds& bounds, double emission_values, std::size_t restarts,
+                        unsigned threads) {
+  const double states = static_cast<double>(m), square = states * states, n = static_cast<double>(bounds.back());
+  const double workers = static_cast<double>(std::min<std::size_t>(restarts, std::max(threads, 1U)));
+  const double workspace = 2.0 * states * n + n + static_cast<double>(bounds.size()) +
+                           (static_cast<double>(sequence_blocks(m, bounds.size() - 1)) + 3.0) * square;
+  return 8.0 * (static_cast<double>(restarts) * (square + states + emission_values) + 2.0 * (square + states) +
+                workers * workspace);
+}
+
+// The restarts from `seed_stream`: each makes a chain and emissions (holding `emission_values`
+// doubles) from the generator, runs Baum-Welch with the smoothing's pseudo-counts, and the largest
+// final L is kept; then the HMM storing T = the first sequence's length - 1 (or options.length).
+// OptionError before anything is allocated if the working memory is not available.
 template <class MakeEmissions>
-HmmFit best_of_restarts(long states, const SequenceBounds& bounds, std::seed_seq& seed_stream,
+HmmFit best_of_restarts(long states, const SequenceBounds& bounds, double emission_values, std::seed_seq& seed_stream,
                         const HmmFitOptions& options, unsigned threads, MakeEmissions make_emissions) {
-  std::mt19937_64 rng(seed_stream);
-  const ChainPrior prior{TablePrior::smoothing(1, states, options.smoothing),
-                         TablePrior::smoothing(states, states, options.smoothing)};
-  const EmControl control{options.iterations, options.tolerance, threads};
-  // Every restart's start is drawn first, in order, so that the restarts can run in parallel (each
-  // a whole Baum-Welch run: coarse enough to share a loaded machine) with the same result.
   const auto restarts = static_cast<std::size_t>(options.restarts);
-  std::vector<Chain> chains;
-  std::vector<std::unique_ptr<Emissions>> emissions;
-  for (std::size_t restart = 0; restart < restarts; ++restart) {
-    chains.push_back(random_chain(states, rng));
-    emissions.push_back(make_emissions(rng));
-  }
-  std::vector<std::vector<double>> log_likelihoods(restarts);
-  for_each_range(restarts, threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
-    BaumWelchWorkspace workspace(states, bounds);
-    for (std::size_t restart = begin; restart < end; ++restart)
-      log_likelihoods[restart] = run_baum_welch(chains[restart], *emissions[restart], prior, control, workspace);
-  });
-  std::size_t best = 0;  // the first of the largest final L
-  for (std::size_t restart = 1; restart < restarts; ++restart)
-    if (log_likelihoods[restart].back() > log_likelihoods[best].back()) best = restart;
-  const long length = options.length ? *options.length : static_cast<long>(bounds[1] - bounds[0]) - 1;
-  return hmm_fit(chains[best], *emissions[best], length, std::move(log_likelihoods[best]));
+  const std::string need = "Baum-Welch with {states} " + std::to_string(states) +
+                           (restarts > 1 ? " and {restarts} " + std::to_string(restarts) : "") + " over " +
+                           std::to_string(bounds.back()) + " observations";
+  const auto run = [&] {
+    std::mt19937_64 rng(seed_stream);
+    const ChainPrior prior{TablePrior::smoothing(1, states, options.smoothing),
+                           TablePrior::smoothing(states, states, options.smoothing)};
+    const EmControl control{options.iterations, options.tolerance, threads};
+    // Every restart's start is drawn first, in order, so that the restarts can run in parallel (each
+    // a whole Baum-Welch run: coarse enough to share a loaded machine) with the same result.
+    std::vector<Chain> chains;
+    std::vector<std::unique_ptr<Emissions>> emissions;
+    for (std::size_t restart = 0; restart < restarts; ++restart) {
+      chains.push_back(random_chain(states, rng));
+      emissions.push_back(make_emissions(rng));
+    }
+    std::vector<std::vector<double>> log_likelihoods(restarts);
+    for_each_range(restarts, threads, 1, 0.01, [&](std::size_t begin, std::size_t end) {
+      BaumWelchWorkspace workspace(states, bounds);
+      for (std::size_t restart = begin; restart < end; ++restart)
+        log_likelihoods[restart] = run_baum_welch(chains[restart], *emissions[restart], prior, control, workspace);
+    });
+    std::size_t best = 0;  // the first of the largest final L
+    for (std::size_t restart = 1; restart < restarts; ++restart)
+      if (log_likelihoods[restart].back() > log_likelihoods[best].back()) best = restart;
+    const long length = options.length ? *options.length : static_cast<long>(bounds[1] - bounds[0]) - 1;
+    return hmm_fit(chains[best], *emissions[best], length, std::move(log_likelihoods[best]));
+  };
+  return detail::with_working_memory(baum_welch_bytes(states, bounds, emission_values, restarts, threads), need,
+                                     restarts > 1 ? "lower {states} or {restarts}" : "lower {states}", run);
 }
 
 // The statistic "symbols" (n x 1) as the sequence.
@@ -626,11 +672,14 @@ HmmFit fit_pooled_discrete_hmm(const std::vector<std::vector<long>>& sequences, 
   const long states = options.states ? *options.states : hmm_auto_states(alphabet, n, options.param_ratio);
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(alphabet),
                      detail::fingerprint(data.symbols.data(), data.symbols.size())};
-  return best_of_restarts(
-      states, data.bounds, seed, options, threads, [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
-        return std::make_unique<DiscreteEmissions>(data.symbols, random_rows(states, alphabet, rng),
-                                                   TablePrior::smoothing(states, alphabet, options.smoothing));
-      });
+  // Each restart's emissions: the M x O table, its counts, scaled probabilities and pseudo-counts.
+  const double emission_values = 4.0 * static_cast<double>(states) * static_cast<double>(alphabet);
+  return best_of_restarts(states, data.bounds, emission_values, seed, options, threads,
+                          [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
+                            return std::make_unique<DiscreteEmissions>(
+                                data.symbols, random_rows(states, alphabet, rng),
+                                TablePrior::smoothing(states, alphabet, options.smoothing));
+                          });
 }
 
 HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options) {
@@ -651,7 +700,9 @@ HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, co
   const CovariancePrior* prior = options.prior ? &*options.prior : nullptr;
   std::seed_seq seed{options.seed, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(dim),
                      detail::fingerprint(x.data(), static_cast<std::size_t>(x.size()))};
-  return best_of_restarts(states, data.bounds, seed, options, threads,
+  // Each restart's emissions: the n x M responsibilities, and M means, covariances and their factors.
+  const double emission_values = static_cast<double>(states) * static_cast<double>(n + dim + 2 * dim * dim);
+  return best_of_restarts(states, data.bounds, emission_values, seed, options, threads,
                           [&](std::mt19937_64& rng) -> std::unique_ptr<Emissions> {
                             return std::make_unique<GaussianEmissions>(
                                 x, detail::seed_gaussians(x, states, options.covariance, ridge, rng), ridge, prior);

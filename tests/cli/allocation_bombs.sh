@@ -11,7 +11,7 @@
 # mutation for its size (the message quotes the claimed size). JSON: each number of each example in
 # turn replaced by the same sizes, to `ppk encode`. Fit: every option whose help speaks of a number,
 # dimension, length, states or chains, given 2^31 - 1. Map: a saved Nystrom map claiming a whitening
-# matrix its file does not hold.
+# matrix its file does not hold. Baum-Welch with the most states: more working memory than the limit.
 source "$(dirname "$0")/lib.bash" "$@"
 
 docs=$(dirname "$0")/../../docs/families.md
@@ -158,6 +158,22 @@ for family in $fit_families; do
     ((SECONDS - start <= 10)) || fail "ppk fit $family $option 2147483647 took $((SECONDS - start)) s"
     pass
   done
+done
+
+# Sizes within their ranges whose working set is more than the process may allocate: Baum-Welch with
+# the most states (5791; 2.4 GB at 3 restarts, the per-sequence fit; 1.9 GB for the prior-count choice
+# on vector sequences) under the 1 GB limit, refused before anything is allocated, naming the options.
+printf '1 ACGTTGCA\n-1 GGGTTTAA\n' > symbols.txt
+for input in symbols.txt counts.txt; do
+  rm -f out.ppk
+  got=0
+  timeout 10 "$PPK" fit hmm "$input" --states 5791 -o out.ppk >stdout.txt 2>stderr.txt || got=$?
+  [[ $got == 1 ]] || fail "ppk fit hmm $input --states 5791: exit $got; $(head -c 300 stderr.txt)"
+  grep -q -- "Baum-Welch with --states 5791.* needs about .* of working memory, more than the .* this process may allocate" stderr.txt ||
+    fail "ppk fit hmm $input --states 5791: the refusal names neither the option nor the memory: $(head -c 400 stderr.txt)"
+  grep -q -- "ulimit -v); lower --states" stderr.txt || fail "ppk fit hmm $input --states 5791: no remedy: $(head -c 400 stderr.txt)"
+  [[ ! -e out.ppk ]] || fail "ppk fit hmm $input --states 5791 wrote out.ppk"
+  pass
 done
 
 # A saved Nystrom map (ppk map --save-map) whose header claims 200000 landmarks and features: 200000

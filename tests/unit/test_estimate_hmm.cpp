@@ -14,6 +14,7 @@
 
 #include "estimate_helpers.hpp"
 #include "positive_family_checks.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -261,6 +262,88 @@ TEST(HmmEstimate, SmoothingKeepsEveryProbabilityPositive) {
   const HmmModel& ml = *ml_fit.model;
   for (std::size_t q = 0; q < 2; ++q)
     EXPECT_EQ(static_cast<const MultinomialModel&>(ml.emission(q)).probabilities().at(2), 0.0);
+}
+
+// One Baum-Welch step of a pooled fit over 150 short sequences (more than the E-step's 64 blocks,
+// so blocks hold several sequences): the fit of N + 1 iterations is the EM step, by enumeration of
+// every hidden path of every sequence, from the fit of N iterations (the same seed, the same start).
+TEST(HmmEstimate, PooledStepIsTheBruteForceEmStepOverManySequences) {
+  std::mt19937_64 rng(31);
+  std::vector<std::vector<long>> sequences(150);
+  for (std::vector<long>& sequence : sequences) {
+    sequence.resize(2 + rng() % 4);  // 2..5 symbols: at most 2^5 paths
+    for (long& symbol : sequence) symbol = static_cast<long>(rng() % 3);
+  }
+  const double a = 0.3;
+  HmmFitOptions options;
+  options.states = 2;
+  options.restarts = 1;
+  options.smoothing = a;
+  options.tolerance = 0.0;
+  options.iterations = 2;
+  const HmmFit before = fit_pooled_discrete_hmm(sequences, 3, options);
+  const HmmModel& hmm = *before.model;
+  const auto emission = [&](int q, long o) {
+    return static_cast<const MultinomialModel&>(hmm.emission(q)).probabilities().at(o);
+  };
+  // Expected counts under `before`: each path weighted by its posterior probability.
+  Eigen::RowVector2d start_counts = Eigen::RowVector2d::Zero();
+  Eigen::Matrix2d transition_counts = Eigen::Matrix2d::Zero();
+  Eigen::Matrix<double, 2, 3> emission_counts = Eigen::Matrix<double, 2, 3>::Zero();
+  for (const std::vector<long>& x : sequences) {
+    const int n = static_cast<int>(x.size());
+    std::vector<double> weights(std::size_t{1} << n);
+    for (std::size_t path = 0; path < weights.size(); ++path) {
+      const auto state = [&](int t) { return static_cast<int>((path >> t) & 1); };
+      double w = hmm.start()(state(0)) * emission(state(0), x[0]);
+      for (int t = 1; t < n; ++t) w *= hmm.transitions()(state(t - 1), state(t)) * emission(state(t), x[t]);
+      weights[path] = w;
+    }
+    double total = 0.0;
+    for (double w : weights) total += w;
+    for (std::size_t path = 0; path < weights.size(); ++path) {
+      const double posterior = weights[path] / total;
+      const auto state = [&](int t) { return static_cast<int>((path >> t) & 1); };
+      start_counts(state(0)) += posterior;
+      for (int t = 0; t < n; ++t) emission_counts(state(t), x[t]) += posterior;
+      for (int t = 1; t < n; ++t) transition_counts(state(t - 1), state(t)) += posterior;
+    }
+  }
+  const auto normalised = [a](auto counts) {
+    counts.array() += a;
+    return (counts.array().colwise() / counts.array().rowwise().sum()).matrix().eval();
+  };
+  const Eigen::RowVector2d start = normalised(start_counts);
+  const Eigen::Matrix2d transitions = normalised(transition_counts);
+  const Eigen::Matrix<double, 2, 3> emissions = normalised(emission_counts);
+  options.iterations = 3;
+  for (unsigned threads : {1U, 2U}) {
+    const HmmFit after = fit_pooled_discrete_hmm(sequences, 3, options, threads);
+    const HmmModel& next = *after.model;
+    EXPECT_LT((next.start().transpose() - start).cwiseAbs().maxCoeff(), 1e-12) << threads << " threads";
+    EXPECT_LT((next.transitions() - transitions).cwiseAbs().maxCoeff(), 1e-12) << threads << " threads";
+    for (int q = 0; q < 2; ++q)
+      for (long o = 0; o < 3; ++o)
+        EXPECT_NEAR(static_cast<const MultinomialModel&>(next.emission(q)).probabilities().at(o), emissions(q, o), 1e-12)
+            << "state " << q << ", symbol " << o << ", " << threads << " threads";
+  }
+}
+
+// A working set beyond the machine's memory (10^4 restarts of 5791 x 5791 transition matrices:
+// 2.7 TB) is refused before anything is allocated, naming the options that make it large.
+TEST(HmmEstimate, RefusesAWorkingSetBeyondTheMachinesMemory) {
+  HmmFitOptions options;
+  options.states = kMaxHmmFitStates;
+  options.restarts = 10000;
+  try {
+    fit_pooled_discrete_hmm({{0, 1, 2, 1}}, 3, options);
+    FAIL() << "a fit of 2.7 TB of working memory ran";
+  } catch (const WorkingMemoryError& e) {
+    EXPECT_EQ(e.fields(), (std::vector<std::string>{"states", "restarts"}));
+    EXPECT_TRUE(mentions(e.what(), {"states 5791 and restarts 10000 over 4 observations", "TB of working memory",
+                                    "lower states or restarts"}))
+        << e.what();
+  }
 }
 
 TEST(HmmEstimate, RejectsBadInputAndOptions) {

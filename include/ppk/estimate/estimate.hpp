@@ -72,6 +72,14 @@ class PoolingUnsupported : public OptionError {
   using OptionError::OptionError;
 };
 
+// The fit's working memory, made large by the options (an HMM's states and restarts), is more than
+// the process may allocate: a property of the options, never taken as one candidate's failure
+// when a value is chosen from a grid.
+class WorkingMemoryError : public OptionError {
+ public:
+  using OptionError::OptionError;
+};
+
 enum class Method { ml, map, posterior };
 // "ml", "map", "posterior"; parse_method throws EstimationError for anything else.
 const char* method_name(Method method);
