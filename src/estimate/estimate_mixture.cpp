@@ -174,23 +174,36 @@ GaussianMixtureFit fit_gaussian_mixture(const Eigen::MatrixXd& x, const MixtureF
   if (options.prior) check_covariance_prior(*options.prior, options.covariance, static_cast<long>(dim));
   std::seed_seq seed{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(n),
                      static_cast<std::uint64_t>(dim)};
-  std::mt19937_64 rng(seed);
-  std::optional<detail::GaussianComponents> best;
-  Eigen::VectorXd best_weights;
-  std::vector<double> best_log_likelihoods;
-  for (long restart = 0; restart < options.restarts; ++restart) {
-    Eigen::VectorXd weights = Eigen::VectorXd::Constant(options.components, 1.0 / options.components);
-    detail::GaussianComponents c = detail::seed_gaussians(x, options.components, options.covariance, ridge, rng);
-    std::vector<double> log_likelihoods =
-        run_em(x, weights, c, options.iterations, options.tolerance,
-               MixtureMStep{ridge, options.prior ? &*options.prior : nullptr, nullptr, nullptr, false});
-    if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
-      best = std::move(c);
-      best_weights = std::move(weights);
-      best_log_likelihoods = std::move(log_likelihoods);
+  // The working set: the current and the best restart's K means and D x D covariances (every form
+  // is stored as a dense D x D matrix), an M-step's scatter and covariance, the E-step's n x K
+  // densities and responsibilities, and the centred n x D data.
+  const double k = static_cast<double>(options.components), d = static_cast<double>(dim);
+  const double rows = static_cast<double>(n);
+  const double bytes = 8.0 * (2.0 * k * (d + d * d) + 3.0 * d * d + 4.0 * rows * k + 2.0 * rows * d);
+  const std::string need = "EM for a mixture of {components} " + std::to_string(options.components) + " in " +
+                           std::to_string(dim) + " dimensions over " + detail::vector_count(rows);
+  const std::string remedy = options.covariance == CovarianceForm::full
+                                 ? "lower {components}, or give {covariance} diag or iso"
+                                 : "lower {components}";
+  return detail::with_working_memory(bytes, need, remedy, [&] {
+    std::mt19937_64 rng(seed);
+    std::optional<detail::GaussianComponents> best;
+    Eigen::VectorXd best_weights;
+    std::vector<double> best_log_likelihoods;
+    for (long restart = 0; restart < options.restarts; ++restart) {
+      Eigen::VectorXd weights = Eigen::VectorXd::Constant(options.components, 1.0 / options.components);
+      detail::GaussianComponents c = detail::seed_gaussians(x, options.components, options.covariance, ridge, rng);
+      std::vector<double> log_likelihoods =
+          run_em(x, weights, c, options.iterations, options.tolerance,
+                 MixtureMStep{ridge, options.prior ? &*options.prior : nullptr, nullptr, nullptr, false});
+      if (!best || log_likelihoods.back() > best_log_likelihoods.back()) {
+        best = std::move(c);
+        best_weights = std::move(weights);
+        best_log_likelihoods = std::move(log_likelihoods);
+      }
     }
-  }
-  return mixture_fit(x, best_weights, *best, std::move(best_log_likelihoods));
+    return mixture_fit(x, best_weights, *best, std::move(best_log_likelihoods));
+  });
 }
 
 GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options) {

@@ -64,6 +64,17 @@ double default_ridge(const Eigen::MatrixXd& x) {
 Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents& c) {
   Eigen::MatrixXd out(x.rows(), static_cast<Eigen::Index>(c.means.size()));
   for (std::size_t k = 0; k < c.means.size(); ++k) {
+    if (c.form !=
+        CovarianceForm::full) {  // sum_d (x_d - mu_d)^2 / sigma_d^2 and log|Sigma| = sum_d log sigma_d^2: O(n D)
+      const Eigen::ArrayXd variances = c.covariances[k].diagonal().array();
+      if (!(variances > 0.0).all()) throw OptionError("a Gaussian covariance is not positive definite; raise {ridge}");
+      const Eigen::ArrayXXd centred = (x.rowwise() - c.means[k].transpose()).array();
+      out.col(static_cast<Eigen::Index>(k)) =
+          -0.5 * ((centred.square().rowwise() / variances.transpose()).rowwise().sum() + variances.log().sum() +
+                  static_cast<double>(x.cols()) * kLogTwoPi)
+                     .matrix();
+      continue;
+    }
     const Eigen::LLT<Eigen::MatrixXd> cholesky(c.covariances[k]);
     if (cholesky.info() != Eigen::Success)
       throw OptionError("a Gaussian covariance is not positive definite; raise {ridge}");
@@ -87,7 +98,10 @@ MixtureEStep mixture_e_step(const Eigen::MatrixXd& x, const Eigen::VectorXd& wei
 
 double ridge_penalty(const GaussianComponents& c, double ridge) {
   double penalty = 0.0;
-  for (const Eigen::MatrixXd& covariance : c.covariances) penalty += 0.5 * ridge * covariance.inverse().trace();
+  for (const Eigen::MatrixXd& covariance : c.covariances)
+    penalty +=
+        0.5 * ridge *
+        (c.form == CovarianceForm::full ? covariance.inverse().trace() : covariance.diagonal().cwiseInverse().sum());
   return penalty;
 }
 
@@ -122,27 +136,40 @@ Eigen::MatrixXd m_step_covariance(const Eigen::MatrixXd& scatter, double nk, dou
                                   CovarianceForm form) {
   const Eigen::Index dim = scatter.rows();
   const double d = static_cast<double>(dim);
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
-  if (prior == nullptr) return in_form((scatter + ridge * identity) / nk, form);
-  const double nu = prior->count;
-  switch (form) {
-    case CovarianceForm::full: return ((nu - d - 1.0) * prior->centre + scatter + ridge * identity) / (nu + nk + d + 1.0);
-    case CovarianceForm::diagonal:
-      return Eigen::MatrixXd((((nu - 2.0) * prior->centre.col(0) + scatter.diagonal()).array() + ridge) / (nu + nk + 2.0))
-          .col(0)
-          .asDiagonal();
-    case CovarianceForm::isotropic: break;
+  if (form != CovarianceForm::full) {  // from the scatter's diagonal alone: O(D) beyond the result's storage
+    const Eigen::ArrayXd s = scatter.diagonal().array();
+    Eigen::ArrayXd variances;
+    if (form == CovarianceForm::diagonal)
+      variances =
+          prior == nullptr
+              ? ((s + ridge) / nk).eval()
+              : (((prior->count - 2.0) * prior->centre.col(0).array() + s + ridge) / (prior->count + nk + 2.0)).eval();
+    else
+      variances = Eigen::ArrayXd::Constant(
+          dim, prior == nullptr
+                   ? (s.sum() + ridge * d) / (nk * d)
+                   : ((prior->count - 2.0) * prior->centre(0, 0) + s.sum() + ridge * d) / (prior->count + nk * d + 2.0));
+    return Eigen::MatrixXd(variances.matrix().asDiagonal());
   }
-  return identity * (((nu - 2.0) * prior->centre(0, 0) + scatter.trace() + ridge * d) / (nu + nk * d + 2.0));
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
+  if (prior == nullptr) return (scatter + ridge * identity) / nk;
+  const double nu = prior->count;
+  return ((nu - d - 1.0) * prior->centre + scatter + ridge * identity) / (nu + nk + d + 1.0);
 }
 
-WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities) {
+WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities, CovarianceForm form) {
   WeightedMoments out;
   out.count = responsibilities.sum();
   if (!(out.count > 0.0)) return out;
   out.mean = (x.transpose() * responsibilities) / out.count;
   const Eigen::MatrixXd centred = x.rowwise() - out.mean.transpose();
-  out.scatter = centred.transpose() * responsibilities.asDiagonal() * centred;
+  if (form == CovarianceForm::full)
+    out.scatter = centred.transpose() * responsibilities.asDiagonal() * centred;
+  else
+    out.scatter = ((centred.array().square().colwise() * responsibilities.array()).colwise().sum())
+                      .transpose()
+                      .matrix()
+                      .asDiagonal();
   return out;
 }
 
@@ -171,7 +198,7 @@ Eigen::MatrixXd predictive_log_densities(const Eigen::MatrixXd& x, const Eigen::
   const double d = static_cast<double>(dim), nu = prior.count;
   Eigen::MatrixXd out(y.rows(), responsibilities.cols());
   for (Eigen::Index k = 0; k < responsibilities.cols(); ++k) {
-    const WeightedMoments m = weighted_moments(x, responsibilities.col(k));
+    const WeightedMoments m = weighted_moments(x, responsibilities.col(k), form);
     if (!(m.count > 0.0)) {
       out.col(k).setConstant(-std::numeric_limits<double>::infinity());
       continue;
@@ -211,7 +238,7 @@ void update_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsib
                       const CovariancePrior* prior, GaussianComponents& c) {
   const Eigen::Index dim = x.cols();
   for (std::size_t k = 0; k < c.means.size(); ++k) {
-    const WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)));
+    const WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)), c.form);
     if (!(m.count > 0.0)) {  // an empty component keeps its mean; under a prior its covariance is the prior's mode
       if (prior != nullptr)
         c.covariances[k] = m_step_covariance(Eigen::MatrixXd::Zero(dim, dim), 0.0, ridge, prior, c.form);
@@ -226,6 +253,15 @@ double adaptation_log_prior(const GaussianComponents& c, const GaussianAdaptatio
   const double tau = adaptation.relevance;
   double log_prior = 0.0;
   for (std::size_t k = 0; k < c.means.size(); ++k) {
+    if (c.form != CovarianceForm::full) {  // the same with Sigma_k and Sigma0_k diagonal: O(D)
+      const Eigen::ArrayXd variances = c.covariances[k].diagonal().array();
+      if (adaptation.means)
+        log_prior -= 0.5 * tau * ((c.means[k] - adaptation.pooled->means[k]).array().square() / variances).sum();
+      if (adaptation.covariances)
+        log_prior -= 0.5 * tau *
+                     (variances.log().sum() + (adaptation.pooled->covariances[k].diagonal().array() / variances).sum());
+      continue;
+    }
     const Eigen::LLT<Eigen::MatrixXd> cholesky(c.covariances[k]);
     if (adaptation.means) {
       const Eigen::VectorXd offset = c.means[k] - adaptation.pooled->means[k];
@@ -246,7 +282,7 @@ void adapt_gaussians(const Eigen::MatrixXd& x, const Eigen::MatrixXd& responsibi
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(dim, dim);
   for (std::size_t k = 0; k < c.means.size(); ++k) {
     const Eigen::VectorXd& pooled_mean = adaptation.pooled->means[k];
-    WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)));
+    WeightedMoments m = weighted_moments(x, responsibilities.col(static_cast<Eigen::Index>(k)), c.form);
     if (!(m.count > 0.0)) {  // no data: the prior's mode
       m.mean = Eigen::VectorXd::Zero(dim);
       m.scatter = Eigen::MatrixXd::Zero(dim, dim);
@@ -280,9 +316,7 @@ GaussianComponents gaussian_components(const std::vector<const Model*>& models, 
 
 GaussianComponents seed_gaussians(const Eigen::MatrixXd& x, long count, CovarianceForm form, double ridge,
                                   std::mt19937_64& rng) {
-  const Eigen::Index n = x.rows(), dim = x.cols();
-  const Eigen::VectorXd mean = x.colwise().mean().transpose();
-  const Eigen::MatrixXd centred = x.rowwise() - mean.transpose();
+  const Eigen::Index n = x.rows();
   GaussianComponents c;
   c.form = form;
   std::uniform_int_distribution<Eigen::Index> uniform(0, n - 1);
@@ -297,8 +331,8 @@ GaussianComponents seed_gaussians(const Eigen::MatrixXd& x, long count, Covarian
     c.means.push_back(x.row(chosen).transpose());
     nearest = nearest.cwiseMin((x.rowwise() - c.means.back().transpose()).rowwise().squaredNorm());
   }
-  c.covariances.assign(count,
-                       in_form((centred.transpose() * centred + ridge * Eigen::MatrixXd::Identity(dim, dim)) / n, form));
+  const WeightedMoments all = weighted_moments(x, Eigen::VectorXd::Ones(n), form);  // the data's scatter
+  c.covariances.assign(count, m_step_covariance(all.scatter, static_cast<double>(n), ridge, nullptr, form));
   return c;
 }
 

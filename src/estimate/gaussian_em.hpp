@@ -68,13 +68,14 @@ double ridge_penalty(const GaussianComponents& c, double ridge);
 double covariance_log_prior(const GaussianComponents& c, const CovariancePrior* prior);
 
 // A component's responsibility-weighted statistics: N_k = sum_i r_ik, mu_k = sum_i r_ik x_i / N_k and
-// S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)' (mean and scatter left empty when N_k = 0).
+// S_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)' (mean and scatter left empty when N_k = 0); for the
+// diagonal and isotropic forms, which use only S_k's diagonal, that diagonal alone (O(n D), not O(n D²)).
 struct WeightedMoments {
   double count = 0.0;
   Eigen::VectorXd mean;
   Eigen::MatrixXd scatter;
 };
-WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities);
+WeightedMoments weighted_moments(const Eigen::MatrixXd& x, const Eigen::VectorXd& responsibilities, CovarianceForm form);
 
 // log p(y_j | x, r_k, nu, C) for every row j of y and component k (m x K): the posterior predictive
 // density of a new vector from component k given the vectors x weighted by its responsibilities,

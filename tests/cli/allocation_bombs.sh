@@ -11,7 +11,8 @@
 # mutation for its size (the message quotes the claimed size). JSON: each number of each example in
 # turn replaced by the same sizes, to `ppk encode`. Fit: every option whose help speaks of a number,
 # dimension, length, states or chains, given 2^31 - 1. Map: a saved Nystrom map claiming a whitening
-# matrix its file does not hold. Baum-Welch with the most states: more working memory than the limit.
+# matrix its file does not hold. Baum-Welch with the most states, Gaussians in 5000
+# dimensions: more working memory than the limit.
 source "$(dirname "$0")/lib.bash" "$@"
 
 docs=$(dirname "$0")/../../docs/families.md
@@ -173,6 +174,30 @@ for input in symbols.txt counts.txt; do
     fail "ppk fit hmm $input --states 5791: the refusal names neither the option nor the memory: $(head -c 400 stderr.txt)"
   grep -q -- "ulimit -v); lower --states" stderr.txt || fail "ppk fit hmm $input --states 5791: no remedy: $(head -c 400 stderr.txt)"
   [[ ! -e out.ppk ]] || fail "ppk fit hmm $input --states 5791 wrote out.ppk"
+  pass
+done
+
+# Gaussian fits of 12 vectors in 5000 dimensions (600 kB), whose covariances are D x D: a full
+# covariance (about 1.2 GB of working memory) and a mixture of 2 components (1.4 GB, also in the
+# diagonal form, whose covariances the EM stores densely), refused before anything is allocated.
+python3 - <<'PY'
+import random
+random.seed(3)
+with open("wide.txt", "w") as out:
+    for i in range(12):
+        out.write(f"{1 if i < 6 else -1} qid:{1 + i // 6} " + " ".join(f"{j}:{random.gauss(0, 1):.2f}" for j in range(1, 5001)) + "\n")
+PY
+for fit in "gaussian --cov full --ridge 1" "mixture --cov full" "mixture --cov diag"; do
+  rm -f out.ppk
+  got=0
+  # shellcheck disable=SC2086
+  timeout 20 "$PPK" fit $fit wide.txt -o out.ppk >stdout.txt 2>stderr.txt || got=$?
+  [[ $got == 1 ]] || fail "ppk fit $fit (5000 dimensions): exit $got; $(head -c 300 stderr.txt)"
+  grep -q -- "in 5000 dimensions.* needs about .* of working memory, more than the .* this process may allocate" stderr.txt ||
+    fail "ppk fit $fit (5000 dimensions): not refused for its working memory: $(head -c 400 stderr.txt)"
+  grep -qE -- "; (give --cov diag or iso|lower --components)" stderr.txt ||
+    fail "ppk fit $fit (5000 dimensions): the refusal names no option: $(head -c 400 stderr.txt)"
+  [[ ! -e out.ppk ]] || fail "ppk fit $fit (5000 dimensions) wrote out.ppk"
   pass
 done
 
