@@ -1,3 +1,4 @@
+// The memory limit of fits' working sets (memory.hpp): POSIX sysconf and getrlimit.
 #include "ppk/core/memory.hpp"
 
 #include <sys/resource.h>

@@ -107,7 +107,8 @@ auto build_model(Build build) -> decltype(build()) {
 // ("Baum-Welch with {states} 3000 ..."), `remedy` says which to lower.
 void check_working_memory(double bytes, const std::string& need, const std::string& remedy);
 // compute() after check_working_memory, with its std::bad_alloc (the estimate was short of what
-// the allocator could give, e.g. under other allocations) turned into a WorkingMemoryError of the same need and remedy.
+// the allocator could give, e.g. beside other allocations) turned into a WorkingMemoryError of the
+// same need and remedy.
 template <class Compute>
 auto with_working_memory(double bytes, const std::string& need, const std::string& remedy, Compute compute)
     -> decltype(compute()) {

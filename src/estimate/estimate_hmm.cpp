@@ -496,7 +496,7 @@ double baum_welch_bytes(Eigen::Index m, const SequenceBounds& bounds, double emi
 // The restarts from `seed_stream`: each makes a chain and emissions (holding `emission_values`
 // doubles) from the generator, runs Baum-Welch with the smoothing's pseudo-counts, and the largest
 // final L is kept; then the HMM storing T = the first sequence's length - 1 (or options.length).
-// OptionError before anything is allocated if the working memory is not available.
+// WorkingMemoryError before anything is allocated if the working memory is beyond the limit.
 template <class MakeEmissions>
 HmmFit best_of_restarts(long states, const SequenceBounds& bounds, double emission_values, std::seed_seq& seed_stream,
                         const HmmFitOptions& options, unsigned threads, MakeEmissions make_emissions) {

@@ -64,8 +64,8 @@ double default_ridge(const Eigen::MatrixXd& x) {
 Eigen::MatrixXd log_densities(const Eigen::MatrixXd& x, const GaussianComponents& c) {
   Eigen::MatrixXd out(x.rows(), static_cast<Eigen::Index>(c.means.size()));
   for (std::size_t k = 0; k < c.means.size(); ++k) {
-    if (c.form !=
-        CovarianceForm::full) {  // sum_d (x_d - mu_d)^2 / sigma_d^2 and log|Sigma| = sum_d log sigma_d^2: O(n D)
+    // Diagonal and isotropic: sum_d (x_d - mu_d)^2 / sigma_d^2 and log|Sigma| = sum_d log sigma_d^2, O(n D).
+    if (c.form != CovarianceForm::full) {
       const Eigen::ArrayXd variances = c.covariances[k].diagonal().array();
       if (!(variances > 0.0).all()) throw OptionError("a Gaussian covariance is not positive definite; raise {ridge}");
       const Eigen::ArrayXXd centred = (x.rowwise() - c.means[k].transpose()).array();

@@ -13,7 +13,7 @@ namespace ppk {
 // to be allocated, as std::bad_alloc.
 double memory_limit_bytes();
 
-// A byte count for messages: "800 bytes", "3.2 MB", "27 GB" (powers of 1000; 2 digits).
+// A byte count for messages: "800 bytes", "3.2 MB", "291 MB" (powers of 1000; one decimal below 10).
 std::string byte_count(double bytes);
 
 }  // namespace ppk
