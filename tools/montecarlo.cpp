@@ -32,7 +32,7 @@ int run_montecarlo(const std::vector<std::string>& args) {
   po::options_description options("Options");
   // clang-format off
   options.add_options()
-      ("samples,n", po::value<long>(&samples)->required()->value_name("N"), "samples per row (1..10^7)")
+      ("samples,n", po::value<long>(&samples)->required()->value_name("N"), "samples per row (1..10^5)")
       ("beta", po::value<std::string>(&beta_name)->default_value("pooled"), "pooled or equal")
       ("output,o", po::value<std::string>(&output_path)->default_value("-")->value_name("OUTPUT"),
        "where to write ('-' = standard output)")

@@ -145,6 +145,13 @@ void check_kernel_storage(const std::string& family, const std::string& sizes, d
                           " dense values a row may claim (docs/families.md, \"Limits\"); give smaller sizes or -d T");
 }
 
+void check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy) {
+  if (work <= kMaxKernelWork) return;
+  throw KernelDomainError(family + " kernel: " + sizes + " = " + format_number(work) +
+                          " multiply-adds per kernel evaluation, more than the " + format_number(kMaxKernelWork) +
+                          " one row may claim (docs/families.md, \"Limits\"); " + remedy);
+}
+
 void check_rho(const std::string& family, const KernelParams& params) {
   if (!is_positive_finite(params.rho))
     throw KernelDomainError(family + " kernel: rho (-g) must be a positive finite number, got " +

@@ -163,6 +163,10 @@ inline double log_sum_exp(const std::vector<double>& terms) { return log_sum_exp
 // double, checked before it is allocated against the row's own limit (kMaxRowDenseValues, row.hpp).
 // Throws KernelDomainError "FAMILY kernel: SIZES = VALUES values, more than ..." naming `sizes`.
 void check_kernel_storage(const std::string& family, const std::string& sizes, double values);
+// The work of a kernel evaluation as counted from a row's sizes (kMaxKernelWork, row.hpp): `work`
+// multiply-adds, `sizes` the product that gives it. Throws KernelDomainError "FAMILY kernel: SIZES =
+// WORK multiply-adds per kernel evaluation, more than ...; REMEDY" beyond kMaxKernelWork.
+void check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy);
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);
 

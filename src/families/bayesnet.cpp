@@ -574,6 +574,16 @@ bool BayesNetModel::can_sample() const {
   return true;
 }
 
+// log_probability: every emission model's log p once, then each hidden configuration's product over
+// the nodes.
+double BayesNetModel::log_probability_work() const {
+  const std::vector<BayesNode>& nodes = impl_->nodes;
+  double work = static_cast<double>(capped_hidden_configurations(nodes)) * static_cast<double>(nodes.size());
+  for (const BayesNode& node : nodes)
+    for (const auto& model : node.emissions) work += as_samplable(*model)->log_probability_work();
+  return work;
+}
+
 long BayesNetModel::sample_size() const {
   long size = 0;
   for (long i : impl_->network.node_of_variable) size += variable_sample_size(impl_->nodes[static_cast<std::size_t>(i)]);

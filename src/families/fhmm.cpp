@@ -594,6 +594,15 @@ std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::I
 
 long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
+// log_probability: the factor of Sigma (d^3), the S whitened state means (S d^2), then per step each
+// chain's transition over the S product states (S sum_c M_c) and the S quadratic forms (S d).
+double FhmmModel::log_probability_work() const {
+  const double states = static_cast<double>(capped_product_states(impl_->chains)), d = static_cast<double>(dim());
+  double chain_states = 0.0;
+  for (const FhmmChain& chain : impl_->chains) chain_states += static_cast<double>(chain.start.size());
+  return d * d * d + states * d * d + static_cast<double>(steps() + 1) * states * (chain_states + d);
+}
+
 double FhmmModel::log_tilted_normalizer(double rho) const {
   require_rho_one(*this, "a factorial HMM", "p^rho / Z is not a factorial HMM and Z has no closed form", rho);
   if (capped_product_states(impl_->chains) > kMaxSampledProductStates)

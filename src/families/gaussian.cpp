@@ -237,6 +237,11 @@ void GaussianModel::sample_tilted(double rho, SampleGenerator& generator, Eigen:
 
 double GaussianModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const { return log_density(x); }
 
+double GaussianModel::log_probability_work() const {
+  const double dim = static_cast<double>(impl_->dim());
+  return impl_->form == CovarianceForm::full ? dim * dim : dim;
+}
+
 const FamilyInfo& GaussianModel::family() const { return gaussian_family(); }
 
 SampleSpace GaussianModel::sample_space() const { return {"real vectors", dim()}; }

@@ -112,6 +112,14 @@ void HmmModel::prepare(const KernelParams& params) {
   for (const auto& emission : m.emissions) emission->prepare(params);
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
+  // The forward recursion does T steps of an M x M times M x M' and an M x M' times M' x M' product,
+  // T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds (AM-GM): M^3 per step is this row's share.
+  const double states = static_cast<double>(m.start.size());
+  detail::check_kernel_work(kFamily,
+                            "T + 1 (" + std::to_string(m.steps + 1) +
+                                ", the length or -d T) x M^3 (M = " + std::to_string(m.start.size()) + " states)",
+                            static_cast<double>(m.steps + 1) * states * states * states,
+                            "give a smaller -d T or fewer states");
   m.start_power = m.start.array().pow(m.rho).matrix();
   m.transitions_power = m.trans.array().pow(m.rho).matrix();
 }
@@ -320,6 +328,13 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
     log_p += largest + std::log(sum);
   }
   return log_p;
+}
+
+double HmmModel::log_probability_work() const {
+  const double states = static_cast<double>(impl_->start.size());
+  double step = states * states;
+  for (const auto& emission : impl_->emissions) step += as_samplable(*emission)->log_probability_work();
+  return static_cast<double>(steps() + 1) * step;
 }
 
 const FamilyInfo& hmm_family() {

@@ -116,6 +116,13 @@ void LdsModel::prepare(const KernelParams& params) {
                             " exceeds the longest sequence, T = " + std::to_string(kMaxSequenceLength) +
                             " (docs/families.md, \"Limits\")");
   m.steps = params.length > 0 ? params.length : m.length;
+  // A pair's filter: T + 1 steps of the stacked model, (2n + d)^3 per step as this row's share.
+  detail::check_kernel_work(
+      kFamily,
+      "T + 1 (" + std::to_string(m.steps + 1) + ", the length or -d T) x (2n + d)^3 (n = " + std::to_string(state_dim()) +
+          ", d = " + std::to_string(observation_dim()) + ")",
+      static_cast<double>(m.steps + 1) * detail::filter_step_work(2 * state_dim(), observation_dim()),
+      "give a smaller -d T");
   detail::check_finite_moments(kFamily, m.space, m.steps, kStationary);
   m.log_det = detail::innovation_sums(m.space, m.steps, kStationary).log_det;
   m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), m.log_det);
@@ -130,6 +137,8 @@ double LdsModel::log_kernel(const Model& other) const {
   // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
   thread_local detail::SwitchingStateSpace pair;
   detail::stack_difference(a.space, b.space, pair);
+  pair.dynamics.resize(1);
+  detail::stack_dynamics(a.space.dynamics[0], b.space.dynamics[0], pair.dynamics[0]);
   return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho,
                                       detail::innovation_sums(pair, a.steps, kStationary));
 }
@@ -164,6 +173,10 @@ void LdsModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<
 
 double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   return detail::log_density(impl_->space, x, kStationary);
+}
+
+double LdsModel::log_probability_work() const {
+  return static_cast<double>(steps() + 1) * detail::filter_step_work(state_dim(), observation_dim());
 }
 
 const FamilyInfo& lds_family() {

@@ -262,6 +262,8 @@ double LinearGaussianModel::log_probability(const Eigen::Ref<const Eigen::Vector
   return impl_->marginal->log_probability(x);
 }
 
+double LinearGaussianModel::log_probability_work() const { return impl_->marginal->log_probability_work(); }
+
 const FamilyInfo& linear_gaussian_family() {
   static const FamilyInfo info = make_family<LinearGaussianModel>(kFamily, 12);
   return info;

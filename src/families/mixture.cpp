@@ -150,6 +150,12 @@ double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
   return detail::log_sum_exp(terms);
 }
 
+double MixtureModel::log_probability_work() const {
+  double work = 0.0;
+  for (const auto& component : impl_->components) work += as_samplable(*component)->log_probability_work();
+  return work;
+}
+
 const FamilyInfo& mixture_family() {
   static const FamilyInfo info = make_family<MixtureModel>(kFamily, 8);
   return info;

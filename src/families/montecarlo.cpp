@@ -134,6 +134,13 @@ void MonteCarloModel::prepare(const KernelParams& params) {
                                "field \"samples\" (" + std::to_string(m.samples) + ") x the sample size (" +
                                    std::to_string(m.samplable->sample_size()) + " values per draw)",
                                static_cast<double>(m.samples) * static_cast<double>(m.samplable->sample_size()));
+  // The other row's draws, at most kMaxMonteCarloSamples, each cost c here (montecarlo.hpp).
+  const double density_work = m.samplable->log_probability_work();
+  detail::check_kernel_work(kFamily,
+                            "the most samples of a row (" + std::to_string(kMaxMonteCarloSamples) + ") x c (" +
+                                detail::format_number(density_work) + " multiply-adds of the inner model's log p(x))",
+                            static_cast<double>(kMaxMonteCarloSamples) * density_work,
+                            "give a smaller inner model or a smaller -d T");
   m.draws.resize(m.samplable->sample_size(), m.samples);
   m.samplable->sample_tilted(m.rho, generator, m.draws);
 }

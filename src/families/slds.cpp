@@ -18,6 +18,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/family_fields.hpp"
@@ -202,6 +203,12 @@ void SldsModel::prepare(const KernelParams& params) {
         ", the length or -d T) = " + detail::format_number(kernel_steps) +
         " Kalman-filter steps per kernel evaluation, more than " + detail::format_number(kMaxSldsKernelSteps) +
         " (docs/families.md, \"Limits\"); give fewer paths or a smaller -d T");
+  // Each of those steps costs (2n + d)^3 as this row's share (state_space.hpp filter_step_work).
+  detail::check_kernel_work(
+      kFamily,
+      std::to_string(m.distinct.size()) + " distinct paths squared x T + 1 (" + std::to_string(m.steps + 1) +
+          ") x (2n + d)^3 (n = " + std::to_string(state_dim()) + ", d = " + std::to_string(observation_dim()) + ")",
+      kernel_steps * detail::filter_step_work(2 * state_dim(), observation_dim()), "give fewer paths or a smaller -d T");
   for (std::size_t i = 0; i < m.distinct.size(); ++i) {
     const std::vector<int>& path = m.paths[m.distinct[i]];
     detail::check_finite_moments(kFamily, m.space, m.steps, [&path](long t) { return path[t]; });
@@ -216,9 +223,10 @@ double SldsModel::log_kernel(const Model& other) const {
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
     detail::throw_unprepared_pair(kFamily);
   thread_local detail::SwitchingStateSpace pair;
+  thread_local detail::StateDynamics step;  // the stacked dynamics of the regime pair (k, k') = `built`
   thread_local std::vector<double> terms;
   detail::stack_difference(a.space, b.space, pair);
-  const int regimes_b = static_cast<int>(b.space.dynamics.size());
+  std::pair<int, int> built{-1, -1};
   terms.clear();
   for (std::size_t i = 0; i < a.distinct.size(); ++i)
     for (std::size_t j = 0; j < b.distinct.size(); ++j) {
@@ -228,9 +236,19 @@ double SldsModel::log_kernel(const Model& other) const {
         terms.push_back(detail::log_self_kernel(a.log_share[i], a.steps, observation_dim(), a.log_det[i]));
         continue;
       }
-      const auto pair_regime = [&](long t) { return path_a[t] * regimes_b + path_b[t]; };
+      // The dynamics of step t, rebuilt when the pair of regimes changes: (n + n')^2 copies, against the
+      // step's (n + n' + d)^3, and no K K' stacked regimes held (slds.hpp kMaxSldsStates).
+      const auto pair_dynamics = [&](long t) -> const detail::StateDynamics& {
+        const std::pair<int, int> regimes{path_a[t], path_b[t]};
+        if (regimes != built) {
+          detail::stack_dynamics(a.space.dynamics[static_cast<std::size_t>(regimes.first)],
+                                 b.space.dynamics[static_cast<std::size_t>(regimes.second)], step);
+          built = regimes;
+        }
+        return step;
+      };
       terms.push_back(detail::log_kernel_from_sums(a.log_share[i], b.log_share[j], a.rho,
-                                                   detail::innovation_sums(pair, a.steps, pair_regime)));
+                                                   detail::innovation_sums(pair, a.steps, pair_dynamics)));
     }
   return detail::log_sum_exp(terms) - std::log(static_cast<double>(a.paths.size())) -
          std::log(static_cast<double>(b.paths.size()));
@@ -265,6 +283,11 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
   for (const std::vector<int>& path : m.paths)
     terms.push_back(detail::log_density(m.space, x, [&path](long t) { return path[static_cast<std::size_t>(t)]; }));
   return detail::log_sum_exp(terms) - std::log(static_cast<double>(m.paths.size()));
+}
+
+double SldsModel::log_probability_work() const {
+  return static_cast<double>(impl_->paths.size()) * static_cast<double>(steps() + 1) *
+         detail::filter_step_work(state_dim(), observation_dim());
 }
 
 const FamilyInfo& slds_family() {

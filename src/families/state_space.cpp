@@ -28,16 +28,19 @@ void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b
   out.mean0.resize(n + nb);
   out.mean0 << a.mean0, b.mean0;
   block_diagonal(out.cov0, a.cov0, b.cov0);
-  out.dynamics.resize(a.dynamics.size() * b.dynamics.size());
-  for (std::size_t k = 0; k < a.dynamics.size(); ++k)
-    for (std::size_t kb = 0; kb < b.dynamics.size(); ++kb) {
-      StateDynamics& pair = out.dynamics[k * b.dynamics.size() + kb];
-      block_diagonal(pair.transition, a.dynamics[k].transition, b.dynamics[kb].transition);
-      block_diagonal(pair.noise, a.dynamics[k].noise, b.dynamics[kb].noise);
-    }
   out.observation.resize(d, n + nb);
   out.observation << a.observation, -b.observation;
   out.observation_noise = a.observation_noise + b.observation_noise;
+}
+
+void stack_dynamics(const StateDynamics& a, const StateDynamics& b, StateDynamics& out) {
+  block_diagonal(out.transition, a.transition, b.transition);
+  block_diagonal(out.noise, a.noise, b.noise);
+}
+
+double filter_step_work(long state_dim, long observation_dim) {
+  const double size = static_cast<double>(state_dim + observation_dim);
+  return size * size * size;
 }
 
 double log_kernel_share(double rho, long steps, long observation_dim, double log_det) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -42,6 +43,23 @@ struct SwitchingStateSpace {
   std::vector<StateDynamics> dynamics;  // indexed by regime
   Eigen::MatrixXd observation, observation_noise;
 };
+
+// The dynamics of step t: model.dynamics[regime_of(t)] where regime_of gives a regime's index, or
+// regime_of(t) itself where it gives the dynamics (an SLDS pair's stacked regimes, built step by step:
+// slds.cpp).
+template <class RegimeOf>
+const StateDynamics& dynamics_at(const SwitchingStateSpace& model, RegimeOf& regime_of, long t) {
+  if constexpr (std::is_integral_v<std::invoke_result_t<RegimeOf&, long>>)
+    return model.dynamics[static_cast<std::size_t>(regime_of(t))];
+  else
+    return regime_of(t);
+}
+
+// The multiply-adds of one step of the Kalman filter of an n-dimensional state and d-dimensional
+// observations, counted as (n + d)^3: a few products and factorisations of at most that size. A pair's
+// filter (stack_difference) has a state of n + n', and (n + n' + d)^3 <= max(2n + d, 2n' + d)^3, so
+// filter_step_work(2n, d) is each model's share.
+double filter_step_work(long state_dim, long observation_dim);
 
 // Sums of the prediction-error decomposition of the observation sequence y_0..y_T = 0 (lds.cpp):
 // for the joint covariance V and mean M of the observations,
@@ -146,7 +164,7 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
       cov.noalias() -= observed_cov.transpose() * gain_transposed;
     }
     // Predict with the dynamics of step t + 1.
-    const StateDynamics& next = model.dynamics[static_cast<std::size_t>(regime_of(t + 1))];
+    const StateDynamics& next = dynamics_at(model, regime_of, t + 1);
     next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
     mean.swap(next_mean);
     scratch.noalias() = next.transition * cov;
@@ -159,9 +177,13 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
 }
 
 // The model of Y = X - X', X and X' drawn independently from `a` and `b` (lds.cpp): the stacked state
-// (s, s'), regime k * (b's regime count) + k' for the pair of regimes (k, k'), observation [C, -C'],
-// observation noise R + R'. Written into `out` (reused scratch).
+// (s, s'), observation [C, -C'], observation noise R + R'; its dynamics for the pair of regimes (k, k')
+// are stack_dynamics(a.dynamics[k], b.dynamics[k']), not built here (K K' of them for two SLDSs: the
+// filter of a pair of paths builds those it meets). Written into `out` (reused scratch); out.dynamics
+// is left as it is.
 void stack_difference(const SwitchingStateSpace& a, const SwitchingStateSpace& b, SwitchingStateSpace& out);
+// The stacked dynamics of a pair of regimes: blockdiag(A, A'), blockdiag(Q, Q'), into `out`'s storage.
+void stack_dynamics(const StateDynamics& a, const StateDynamics& b, StateDynamics& out);
 
 // log p(x) of the observations x = (x_0..x_steps) stacked ((steps + 1) d values), step t >= 1 following
 // regime_of(t): the prediction-error decomposition -1/2 (D log 2pi + sum_t log|F_t| + sum_t e_t' F_t^-1 e_t),

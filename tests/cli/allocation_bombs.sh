@@ -12,7 +12,7 @@
 # turn replaced by the same sizes, to `ppk encode`. Fit: every option whose help speaks of a number,
 # dimension, length, states or chains, given 2^31 - 1. Map: a saved Nystrom map claiming a whitening
 # matrix its file does not hold. Baum-Welch with the most states, Gaussians in 5000
-# dimensions: more working memory than the limit.
+# dimensions: more working memory than the limit. Rows whose kernel would run for hours: refused.
 source "$(dirname "$0")/lib.bash" "$@"
 
 docs=$(dirname "$0")/../../docs/families.md
@@ -200,6 +200,48 @@ for fit in "gaussian --cov full --ridge 1" "mixture --cov full" "mixture --cov d
   [[ ! -e out.ppk ]] || fail "ppk fit $fit (5000 dimensions) wrote out.ppk"
   pass
 done
+
+# Kernel work (docs/families.md, "Limits"): rows of a few kB whose kernel would run for hours, refused
+# when read, naming the sizes (an HMM of 100 states over T = 10^8 - 1: 10^14 multiply-adds per kernel
+# value; an LDS of n = d = 100 over T = 10^6; Monte Carlo around an HMM over T = 1000); and two SLDS rows of
+# 1000 regimes, n = 40 (sparse matrices), whose kernel used to stack all 10^6 pairs of regimes (78 GB).
+python3 - <<'PY'
+import json
+def identity(n): return [[1 if i == j else 0 for j in range(n)] for i in range(n)]
+hmm = lambda length: {"family": "hmm", "start": [0.01] * 100, "trans": identity(100), "length": length,
+                      "emissions": [{"family": "gaussian", "mean": [q], "var": 1} for q in range(100)]}
+with open("work.jsonl", "w") as out:
+    out.write(json.dumps(hmm(99999999)) + "\n")
+    out.write(json.dumps({"family": "lds", "mean0": [0] * 100, "cov0": identity(100), "A": identity(100),
+                          "Q": identity(100), "C": identity(100), "R": identity(100), "length": 1000000}) + "\n")
+    out.write(json.dumps({"family": "montecarlo", "samples": 10, "model": hmm(1000)}) + "\n")
+K, n = 1000, 40
+def slds_row(label, shift):  # family 13: K, n, d, T, S, start, trans, A (zeros), Q (zeros), mean0, cov0, C, R
+    entries, i = [(1, 1), (2, 13), (3, K), (4, n), (5, 1), (6, 10), (7, 3), (8, 1)], 8 + K
+    entries += [(i + k * K + k, 1) for k in range(K)]
+    i += K * K + K * n * n + K * n * (n + 1) // 2
+    entries.append((i, shift))
+    i += n
+    entries += [(i + r * (r + 1) // 2 + r, 1) for r in range(n)]
+    i += n * (n + 1) // 2
+    entries += [(i + j, 1) for j in range(n)] + [(i + n, 1)]
+    return label + " " + " ".join(f"{a}:{b}" for a, b in entries)
+with open("regimes.ppk", "w") as out:
+    out.write(slds_row("+1", 0) + "\n" + slds_row("-1", 0.5) + "\n")
+PY
+"$PPK" encode work.jsonl -o work.ppk || fail "the kernel-work rows do not encode"
+for family in hmm lds montecarlo; do
+  grep -E "^[^ ]+ 1:1 2:$(awk -v f=$family '$2 == f {print $1}' families.txt) " work.ppk > "work.$family.ppk"
+  expect_error 1 "$family kernel: " " multiply-adds per kernel evaluation, more than the 1e+12 one row may claim" \
+    -- timeout 10 "$PPK" gram -t ppk -g 1 "work.$family.ppk"
+  got=0
+  timeout 10 "$svm_train" -q -t 5 -g 1 "work.$family.ppk" work.model >stdout.txt 2>stderr.txt || got=$?
+  [[ $got == 1 ]] || fail "svm-train on the $family kernel-work row: exit $got; $(head -c 300 stdout.txt stderr.txt)"
+  grep -q "multiply-adds per kernel evaluation" stdout.txt stderr.txt || fail "svm-train on the $family row: $(head -c 300 stderr.txt)"
+  pass
+done
+timeout 20 "$PPK" gram -t ppk_norm -g 1 regimes.ppk -o regimes.gram || fail "ppk gram of two SLDS rows of 1000 regimes"
+pass
 
 # A saved Nystrom map (ppk map --save-map) whose header claims 200000 landmarks and features: 200000
 # short landmark lines (4 MB) and a whitening matrix of 200000 x 200000 (320 GB) that the file does not

@@ -115,7 +115,7 @@ pass
 
 # Rejected: no samples, an unknown beta rule (command line, exit 2); an unsamplable row (a multinomial
 # over all trial counts) with its row number; a mixture at rho = 1/2; montecarlo rows against plain rows.
-expect_error 2 "--samples" "[1, 10000000]" -- "$PPK" montecarlo -n 0 gaussians.ppk
+expect_error 2 "--samples" "[1, 100000]" -- "$PPK" montecarlo -n 0 gaussians.ppk
 expect_error 2 "--beta" "pooled or equal" -- "$PPK" montecarlo -n 5 --beta half gaussians.ppk
 printf '{"family":"multinomial","p":[0.5,0.5],"trials":"all","decay":0.5}\n' | "$PPK" encode > all_counts.ppk
 cat gaussians.ppk all_counts.ppk > mixed.ppk

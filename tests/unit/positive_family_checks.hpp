@@ -84,6 +84,16 @@ inline std::string domain_error(std::unique_ptr<Model> model, double rho) {
   return "";
 }
 
+// The message of the KernelDomainError that model.prepare(params) throws ("" if it prepares).
+inline std::string prepare_error(Model& model, const KernelParams& params) {
+  try {
+    model.prepare(params);
+  } catch (const KernelDomainError& error) {
+    return error.what();
+  }
+  return "";
+}
+
 // `row` with the value at `index` replaced (the index must be present).
 inline Row with_value(Row row, int index, double value) {
   for (RowEntry& entry : row)

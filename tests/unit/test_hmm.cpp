@@ -449,6 +449,24 @@ TEST(Hmm, MalformedRowsNameTheFieldAndIndex) {
   EXPECT_TRUE(mentions(row_error(nested), {"hmm field \"emissions\" (indices 19..", "not an HMM"}));
 }
 
+// The forward recursion costs T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds: prepare() refuses a
+// row with (T + 1) M^3 > kMaxKernelWork = 10^12 before anything runs. 100 states: T + 1 = 10^6 exactly is
+// within, one step more is not; the stored length 10^8 - 1 (a few bytes of row) asks for 10^14.
+TEST(Hmm, KernelWorkPerEvaluationIsBounded) {
+  const long states = 100;
+  Eigen::VectorXd start = Eigen::VectorXd::Constant(states, 1.0 / states);
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (long q = 0; q < states; ++q) emissions.push_back(gaussian_1d({static_cast<double>(q), 1.0}));
+  HmmModel model(start, Eigen::MatrixXd::Identity(states, states), std::move(emissions), 99999999);
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho(1.0)),
+                       {"hmm kernel: T + 1 (100000000, the length or -d T) x M^3 (M = 100 states) = 1e+14 "
+                        "multiply-adds per kernel evaluation, more than the 1e+12 one row may claim",
+                        "Limits", "give a smaller -d T or fewer states"}));
+  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 999999)), "");
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho_and_length(1.0, 1000000)),
+                       {"T + 1 (1000001, the length or -d T)", "= 1.000001e+12 multiply-adds"}));
+}
+
 TEST(Hmm, ConstructorChecksEmissions) {
   std::vector<std::unique_ptr<Model>> mixed;
   mixed.push_back(one_event_multinomial({0.5, 0.5}));

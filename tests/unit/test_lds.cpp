@@ -328,6 +328,21 @@ TEST(Lds, IllConditionedKernelsMatchTheHighPrecisionDenseJoint) {
 
 // -d T overrides the stored length, and the sample space says which T; LDSs of other T or d, and
 // HMMs with Gaussian emissions, have no kernel with them.
+// A pair's filter runs T + 1 steps of the stacked state, (n + n' + d)^3 <= max(2n + d, 2n' + d)^3 each:
+// prepare() refuses a row with (T + 1)(2n + d)^3 > kMaxKernelWork = 10^12 before running its own filter.
+// n = d = 200 (a few kB of row when its matrices are sparse): 600^3 per step, so T + 1 <= 4629.
+TEST(Lds, KernelWorkPerEvaluationIsBounded) {
+  const long n = 200;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+  LdsModel model(Eigen::VectorXd::Zero(n), identity, 0.5 * identity, identity, identity, identity, 1000000);
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho(1.0)),
+                       {"lds kernel: T + 1 (1000001, the length or -d T) x (2n + d)^3 (n = 200, d = 200) = "
+                        "2.16000216e+14 multiply-adds per kernel evaluation, more than the 1e+12 one row may claim",
+                        "Limits", "give a smaller -d T"}));
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho_and_length(1.0, 4629)), {"T + 1 (4630,", "1.00008e+12"}));
+  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 3)), "");
+}
+
 TEST(Lds, LengthAndSampleSpace) {
   std::mt19937 rng(18);
   auto model = lds_model(random_lds(rng, 2, 1, 4));

@@ -2,7 +2,9 @@
 #include "ppk/core/memory.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -19,16 +21,26 @@ TEST(Memory, ByteCountsForMessages) {
   EXPECT_EQ(byte_count(5e18), "5000 PB");
 }
 
-// No more than the machine's memory as the kernel reports it (/proc/meminfo's MemTotal, in kB);
-// read here independently of sysconf.
+// No more than the machine's memory as the kernel reports it (/proc/meminfo's MemTotal, in kB; read
+// here independently of sysconf), nor than the address-space limit; the whole memory (to within what
+// the two counts differ by) when there is no such limit, that limit when it is smaller.
 TEST(Memory, TheLimitIsAtMostThePhysicalMemory) {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   double kilobytes = 0.0;
   while (meminfo >> key && key != "MemTotal:") meminfo.ignore(1 << 10, '\n');
   if (!(meminfo >> kilobytes)) GTEST_SKIP() << "no /proc/meminfo";
-  EXPECT_GT(memory_limit_bytes(), 0.5 * kilobytes * 1024.0);
-  EXPECT_LE(memory_limit_bytes(), kilobytes * 1024.0 * 1.01);
+  const double physical = kilobytes * 1024.0;
+  EXPECT_LE(memory_limit_bytes(), physical * 1.01);
+  rlimit address_space{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &address_space), 0);
+  if (address_space.rlim_cur == RLIM_INFINITY || static_cast<double>(address_space.rlim_cur) > physical * 1.01) {
+    EXPECT_GT(memory_limit_bytes(), 0.5 * physical);
+  } else {
+    const double limit = static_cast<double>(address_space.rlim_cur);
+    EXPECT_LE(memory_limit_bytes(), limit);
+    EXPECT_GE(memory_limit_bytes(), std::min(limit, 0.5 * physical));
+  }
 }
 
 }  // namespace

@@ -415,6 +415,31 @@ TEST(MonteCarloKernel, GramIsSymmetricBitForBitAndIndependentOfRowOrder) {
 
 // ---- Rows, JSON and errors ----
 
+// A pair evaluates each row's log p at the other's draws, N c' + N' c multiply-adds with N, N' <= 10^5:
+// prepare() refuses a row with 10^5 c > kMaxKernelWork = 10^12 before drawing. c of an HMM of M states over
+// T + 1 steps of 1-D Gaussians: (T + 1)(M^2 + M), so T + 1 <= 990 at M = 100; of a full Gaussian: D^2.
+TEST(MonteCarloRows, KernelWorkPerEvaluationIsBounded) {
+  const auto hmm_of = [](long states, long length) {
+    std::vector<std::unique_ptr<Model>> emissions;
+    for (long q = 0; q < states; ++q) emissions.push_back(gaussian_1d({static_cast<double>(q), 1.0}));
+    return std::make_unique<HmmModel>(Eigen::VectorXd::Constant(states, 1.0 / static_cast<double>(states)),
+                                      Eigen::MatrixXd::Identity(states, states), std::move(emissions), length);
+  };
+  MonteCarloModel large_inner(MonteCarloParameters{hmm_of(100, 1000), 10, BetaRule::pooled});
+  EXPECT_TRUE(mentions(checks::prepare_error(large_inner, with_rho(1.0)),
+                       {"montecarlo kernel: the most samples of a row (100000) x c (10110100 multiply-adds of the "
+                        "inner model's log p(x)) = 1.01101e+12 multiply-adds per kernel evaluation, more than the 1e+12",
+                        "give a smaller inner model or a smaller -d T"}));
+  EXPECT_EQ(checks::prepare_error(large_inner, with_rho_and_length(1.0, 989)), "");  // c = 990 (10^4 + 100)
+  EXPECT_TRUE(mentions(checks::prepare_error(large_inner, with_rho_and_length(1.0, 990)), {"c (10009100 multiply-adds"}));
+  EXPECT_EQ(as_samplable(*GaussianModel::full(Eigen::VectorXd::Zero(100), Eigen::MatrixXd::Identity(100, 100)))
+                ->log_probability_work(),
+            1e4);
+  EXPECT_TRUE(
+      mentions(json_error(R"({"family":"montecarlo","samples":100001,"model":{"family":"gaussian","mean":[1],"var":1}})"),
+               {"montecarlo field \"samples\"", "[1, 100000]", "got 100001"}));
+}
+
 TEST(MonteCarloRows, RoundTripThroughRowsAndJson) {
   for (const auto& row : assorted_rows()) {
     const Row encoded = encode_row(*row);
@@ -440,14 +465,14 @@ TEST(MonteCarloRows, RejectsUnsamplableModelsAndSampleCountsBelow1) {
   Row no_samples;
   for (const RowEntry& e : gaussian_row)
     if (e.index != 3) no_samples.push_back(e);
-  EXPECT_TRUE(mentions(row_error(no_samples), {"montecarlo field \"samples\" (index 3)", "[1, 10000000]", "got 0"}));
+  EXPECT_TRUE(mentions(row_error(no_samples), {"montecarlo field \"samples\" (index 3)", "[1, 100000]", "got 0"}));
   EXPECT_TRUE(mentions(row_error(checks::with_value(gaussian_row, 3, -5)), {"field \"samples\" (index 3)", "got -5"}));
   Row beta_2 = gaussian_row;  // index 4 (beta 0, pooled) is absent: insert a 2
   beta_2.insert(beta_2.begin() + 3, RowEntry{4, 2.0});
   EXPECT_TRUE(mentions(row_error(beta_2), {"field \"beta\" (index 4)", "got 2"}));
   EXPECT_TRUE(
       mentions(json_error(R"({"family":"montecarlo","samples":0,"model":{"family":"gaussian","mean":[1],"var":1}})"),
-               {"montecarlo field \"samples\"", "[1, 10000000]"}));
+               {"montecarlo field \"samples\"", "[1, 100000]"}));
   EXPECT_TRUE(mentions(
       json_error(R"({"family":"montecarlo","samples":5,"beta":"half","model":{"family":"gaussian","mean":[1],"var":1}})"),
       {"montecarlo field \"beta\"", "\"pooled\"", "\"equal\""}));

@@ -324,6 +324,48 @@ TEST(Slds, KernelStepsPerEvaluationAreBounded) {
   EXPECT_NO_THROW(repeated.prepare(with_rho(1.0)));
 }
 
+// Each distinct-path pair's filter costs (2n + d)^3 per step as each row's share: prepare() also refuses
+// (distinct paths)^2 (T + 1)(2n + d)^3 > kMaxKernelWork = 10^12 where the steps alone are within their bound.
+TEST(Slds, KernelWorkPerEvaluationIsBounded) {
+  std::mt19937 rng(43);
+  SldsModel model(random_slds(rng, 1, 100, 100, 100000, 1));  // 1 path, 10^5 + 1 steps of 300^3
+  EXPECT_TRUE(
+      mentions(checks::prepare_error(model, with_rho(1.0)),
+               {"slds kernel: 1 distinct paths squared x T + 1 (100001) x (2n + d)^3 (n = 100, d = 100) = "
+                "2.700027e+12",
+                "multiply-adds per kernel evaluation, more than the 1e+12", "give fewer paths or a smaller -d T"}));
+  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 2)), "");
+}
+
+// A pair's filter builds the stacked dynamics of the regime pairs its paths meet, step by step, not all
+// K K' of them (10^6 stacked pairs of 70 x 70 matrices, 78 GB, for K = K' = 1000 and n = 40, 30). With all
+// the start probability on regime 0 and identity transitions every path stays in regime 0, so the kernel
+// is the LDS kernel of (A_0, Q_0) whatever the other 999 regimes are.
+TEST(Slds, ManyRegimesCostOnlyThePairsTheirPathsMeet) {
+  std::mt19937 rng(44);
+  const long regimes = 1000;
+  const auto one_regime_of_many = [&](long n) {
+    SldsParameters p = random_slds(rng, 1, n, 2, 6, 3);
+    p.start = Eigen::VectorXd::Unit(regimes, 0);
+    p.transitions = Eigen::MatrixXd::Identity(regimes, regimes);
+    p.state_transitions.resize(regimes, Eigen::MatrixXd::Zero(n, n));
+    p.state_noises.resize(regimes, Eigen::MatrixXd::Identity(n, n));
+    return p;
+  };
+  const SldsParameters pa = one_regime_of_many(40), pb = one_regime_of_many(30);
+  for (double rho : {0.5, 1.0}) {
+    LdsModel lds_a(pa.mean0, pa.cov0, pa.state_transitions[0], pa.state_noises[0], pa.observation, pa.observation_noise,
+                   pa.length);
+    LdsModel lds_b(pb.mean0, pb.cov0, pb.state_transitions[0], pb.state_noises[0], pb.observation, pb.observation_noise,
+                   pb.length);
+    lds_a.prepare(with_rho(rho));
+    lds_b.prepare(with_rho(rho));
+    const double expected = lds_a.log_kernel(lds_b);
+    const auto a = prepared(pa, rho, 0), b = prepared(pb, rho, 0);
+    EXPECT_NEAR(a->log_kernel(*b), expected, 1e-12 * std::fabs(expected)) << "rho = " << rho;
+  }
+}
+
 const char* const kJson =
     R"({"family":"slds","start":[0.6,0.4],"trans":[[0.9,0.1],[0.2,0.8]],)"
     R"("A":[[[0.5,0.1],[0.0,0.8]],[[-0.5,0.0],[0.3,0.2]]],"Q":[[[0.1,0.0],[0.0,0.2]],[[0.3,0.1],[0.1,0.4]]],)"

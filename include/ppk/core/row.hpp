@@ -35,6 +35,14 @@ constexpr int kFirstFieldIndex = 3;
 // storage within a few GB.
 constexpr long kMaxRowDenseValues = 1L << 25;
 
+// The most work, in multiply-adds, that one kernel evaluation may take as counted from each row's own
+// sizes: 10^12, minutes on one core. A few bytes may also claim a length T, a number of Monte Carlo
+// draws or dense sizes whose kernel costs far more than the row holds (an HMM of 100 states over
+// T = 10^8 steps: 10^14); each family whose kernel can, counts the work w of its rows at prepare()
+// so that an evaluation between rows a and b costs at most about w_a + w_b, and refuses a row with
+// w > kMaxKernelWork (check_kernel_work in model_fields.hpp; docs/families.md, "Limits").
+constexpr double kMaxKernelWork = 1e12;
+
 // One `index:value` pair; layout-compatible with LIBSVM's struct svm_node.
 struct RowEntry {
   int index;

@@ -68,6 +68,10 @@ class SamplableModel {
   virtual void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const = 0;
   // log p(x) for a sample x of the model's sample space (-inf where p(x) = 0).
   virtual double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const = 0;
+  // The multiply-adds of one log_probability call, counted from the model's sizes (at its prepared
+  // length): the Monte Carlo kernel makes N such calls per row and pair (kMaxKernelWork, row.hpp). One
+  // pass over the sample's entries here; a family whose log p(x) costs more overrides it.
+  virtual double log_probability_work() const { return static_cast<double>(sample_size()); }
 };
 
 // Fills column k of `samples` with a draw from parts[labels[k]] at rho, for models made of other

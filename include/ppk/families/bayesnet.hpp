@@ -101,6 +101,7 @@ class BayesNetModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // the emissions' and the hidden configurations'
 
  private:
   struct Impl;

@@ -75,6 +75,7 @@ class GaussianModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // D^2 for a full covariance (a triangular solve), else D
 
  private:
   struct Impl;

@@ -79,6 +79,8 @@ class HmmModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;  // KernelDomainError unless rho = 1
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  // (T + 1) (M^2 + the emissions' summed): per step, A' alpha and every emission's log p(x_t).
+  double log_probability_work() const override;
 
  private:
   struct Impl;

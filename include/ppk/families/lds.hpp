@@ -92,6 +92,7 @@ class LdsModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // a filter of T + 1 steps: (T + 1) (n + d)^3
 
  private:
   struct Impl;

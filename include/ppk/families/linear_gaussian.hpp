@@ -84,6 +84,7 @@ class LinearGaussianModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // the observed marginal's
 
  private:
   struct Impl;

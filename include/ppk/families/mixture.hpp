@@ -61,6 +61,7 @@ class MixtureModel : public Model, public SamplableModel {
   double log_tilted_normalizer(double rho) const override;  // KernelDomainError unless rho = 1
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // the components' summed
 
  private:
   struct Impl;

@@ -28,7 +28,7 @@
 // or alpha is at least 1); mixture and hmm (of those) at rho = 1 only (KernelDomainError otherwise). A montecarlo row has
 // no kernel with a plain row: the estimate needs samples from both models.
 //
-// Row fields (family code 14): 3: N, the number of samples (1..10^7)   4: beta rule (0 pooled, 1 equal)
+// Row fields (family code 14): 3: N, the number of samples (1..10^5)   4: beta rule (0 pooled, 1 equal)
 //   5...: the inner model (RowWriter::model: its length, then its row from the family code on).
 // JSON: {"family":"montecarlo","samples":N,"beta":"pooled"|"equal","model":{model}} ("beta" optional).
 #pragma once
@@ -45,7 +45,12 @@ namespace ppk {
 
 enum class BetaRule { pooled = 0, equal = 1 };
 
-constexpr long kMaxMonteCarloSamples = 10000000;  // 10^7: N x the sample size doubles are stored per row
+// N, and the work c of the inner model's log p(x) (SamplableModel::log_probability_work): a pair
+// evaluates each row's log p at the other's draws, N c' + N' c multiply-adds. With N <= 10^5 for every
+// row, prepare() refuses a row with 10^5 c > kMaxKernelWork (row.hpp), c > 10^7, so that every pair
+// costs at most 2 kMaxKernelWork. The draws, N x the sample size doubles, are also bounded
+// (kMaxRowDenseValues).
+constexpr long kMaxMonteCarloSamples = 100000;
 
 // The parameters, declared field by field in row order (src/core/family_fields.hpp):
 // "samples" N, "beta" (0 pooled, 1 equal; JSON "pooled" or "equal", absent: pooled), the nested "model".
@@ -59,7 +64,7 @@ struct MonteCarloParameters {
 
 class MonteCarloModel : public Model {
  public:
-  // Throws ModelError (a FieldError) unless `model` can be sampled (as_samplable) and 1 <= samples <= 10^7.
+  // Throws ModelError (a FieldError) unless `model` can be sampled (as_samplable) and 1 <= samples <= 10^5.
   using Parameters = MonteCarloParameters;
   explicit MonteCarloModel(Parameters parameters);
   MonteCarloModel(std::unique_ptr<Model> model, long samples, BetaRule beta = BetaRule::pooled)

@@ -113,6 +113,7 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   double log_tilted_normalizer(double rho) const override;
   void sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<Eigen::MatrixXd> samples) const override;
   double log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const override;
+  double log_probability_work() const override;  // a filter per drawn path: S (T + 1) (n + d)^3
 
  private:
   struct Impl;
