@@ -258,6 +258,19 @@ void FhmmModel::prepare(const KernelParams& params) {
                                    detail::format_number(per_step) +
                                    " values per step of the mean field (fields \"d\", \"states\")",
                                3.0 * d * d + count * per_step);
+  // The kernel's work: at most kMaxSweeps sweeps, each per step every chain's forward-backward and
+  // potentials (M_c^2 + M_c d; a pair's sweep runs the chains of both rows, so this row's are its share)
+  // and the update of Q(x_t) (d^2).
+  double work_per_step = d * d;
+  for (const FhmmChain& chain : m.chains) {
+    const double states = static_cast<double>(chain.start.size());
+    work_per_step += states * states + states * d;
+  }
+  detail::check_kernel_work(kFamily,
+                            std::to_string(kMaxSweeps) + " sweeps x T + 1 (" + std::to_string(m.steps + 1) +
+                                ", the field \"length\" or -d T) x " + detail::format_number(work_per_step) +
+                                " per step (the sum over the chains of M_c^2 + M_c d, plus d^2)",
+                            kMaxSweeps * count * work_per_step, "give a smaller -d T");
   m.log_bound_constant = m.rho * count * (-0.5 * d * kLog2Pi - 0.5 * m.log_det_cov);
   for (std::size_t c = 0; c < m.chains.size(); ++c) {
     ChainTerms& terms = m.terms[c];

@@ -280,6 +280,21 @@ const char* const kJson =
     R"({"start":[0.5,0.5],"trans":[[0.7,0.3],[0.25,0.75]],"means":[[0.5,1.0],[-0.5,-1.5]]}],)"
     R"("cov":[[0.5,0.1],[0.1,0.4]],"length":3})";
 
+// A kernel runs at most 1000 sweeps, each per step every chain's forward-backward and potentials
+// (M_c^2 + M_c d) and the update of Q(x_t) (d^2): prepare() refuses a row whose 1000 sweeps exceed
+// kMaxKernelWork = 10^12. One chain of 1000 states, d = 1: 1001001 per step, so T + 1 <= 999 (the
+// mean field's storage, 5007 values per step, is far within its own bound there).
+TEST(Fhmm, KernelWorkPerEvaluationIsBounded) {
+  std::mt19937 rng(61);
+  auto model = fhmm_oracles::fhmm_model(fhmm_oracles::random_fhmm(rng, {1000}, 1, 1000, 1.0));
+  EXPECT_TRUE(
+      mentions(checks::prepare_error(*model, with_rho(1.0)),
+               {"fhmm kernel: 1000 sweeps x T + 1 (1001, the field \"length\" or -d T) x 1001001 per step",
+                "= 1002002001000 multiply-adds per kernel evaluation, more than the 1e+12", "give a smaller -d T"}));
+  EXPECT_EQ(checks::prepare_error(*model, with_rho_and_length(1.0, 998)), "");
+  EXPECT_TRUE(mentions(checks::prepare_error(*model, with_rho_and_length(1.0, 999)), {"T + 1 (1000,"}));
+}
+
 TEST(Fhmm, RowAndJsonRoundTrips) {
   std::mt19937 rng(9);
   checks::expect_round_trips(*fhmm_model(random_fhmm(rng, {2, 3, 1}, 2, 6, 1.0)));
