@@ -145,11 +145,17 @@ void check_kernel_storage(const std::string& family, const std::string& sizes, d
                           " dense values a row may claim (docs/families.md, \"Limits\"); give smaller sizes or -d T");
 }
 
-void check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy) {
-  if (work <= kMaxKernelWork) return;
+double check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy) {
+  if (work <= kMaxKernelWork) return work;
   throw KernelDomainError(family + " kernel: " + sizes + " = " + format_number(work) +
                           " multiply-adds per kernel evaluation, more than the " + format_number(kMaxKernelWork) +
                           " one row may claim (docs/families.md, \"Limits\"); " + remedy);
+}
+
+double parts_kernel_work(const std::vector<std::unique_ptr<Model>>& parts) {
+  double work = 0.0;
+  for (const auto& part : parts) work += 1.0 + part->kernel_work();
+  return static_cast<double>(parts.size()) * work;
 }
 
 void check_rho(const std::string& family, const KernelParams& params) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,8 +166,14 @@ inline double log_sum_exp(const std::vector<double>& terms) { return log_sum_exp
 void check_kernel_storage(const std::string& family, const std::string& sizes, double values);
 // The work of a kernel evaluation as counted from a row's sizes (kMaxKernelWork, row.hpp): `work`
 // multiply-adds, `sizes` the product that gives it. Throws KernelDomainError "FAMILY kernel: SIZES =
-// WORK multiply-adds per kernel evaluation, more than ...; REMEDY" beyond kMaxKernelWork.
-void check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy);
+// WORK multiply-adds per kernel evaluation, more than ...; REMEDY" beyond kMaxKernelWork; returns `work`
+// (the model's kernel_work()).
+double check_kernel_work(const std::string& family, const std::string& sizes, double work, const std::string& remedy);
+// The kernel work of a model whose kernel pairs each of its K parts (prepared) with each of the K'
+// parts of the other model (a mixture's components, an HMM's emissions, a network leaf's models): a
+// pair of parts costs one step plus at most their two works, so the K K' pairs cost K K' + K' W + K W'
+// (W the parts' summed work), and K (K + W), this model's share of a pair of its own shape, is returned.
+double parts_kernel_work(const std::vector<std::unique_ptr<Model>>& parts);
 // KernelDomainError unless params.rho is a positive finite number.
 void check_rho(const std::string& family, const KernelParams& params);
 

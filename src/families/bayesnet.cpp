@@ -321,6 +321,15 @@ double log_kernel_of_networks(const Network& a, const Network& b, double rho) {
   // psi_j(c, c') = k_rho(p_j(. | c), p'_j(. | c')) over both parent sets, c' fastest.
   for (const auto& [ia, ib] : emission_pairs) {
     const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
+    // psi is a table of the elimination: held to its limit before its C x C' kernels are computed.
+    const double entries = static_cast<double>(na.leaf_models->size()) * static_cast<double>(nb.leaf_models->size());
+    if (entries > static_cast<double>(kMaxTable))
+      throw KernelDomainError(std::string(kFamily) + " kernel on the fused networks: observed variable " +
+                              std::to_string(na.variable) + " pairs " + std::to_string(na.leaf_models->size()) + " x " +
+                              std::to_string(nb.leaf_models->size()) +
+                              " models (one per parent configuration), a table of " + detail::format_number(entries) +
+                              " emission kernels, beyond the limit of " + std::to_string(kMaxTable) +
+                              "; give its emission leaf fewer parent configurations");
     std::vector<double> psi;
     psi.reserve(na.leaf_models->size() * nb.leaf_models->size());
     for (const Model* p : *na.leaf_models)
@@ -420,7 +429,8 @@ struct BayesNetModel::Impl {
   std::vector<std::vector<const Model*>> leaf_models;  // per node: emissions or leaf_multinomials
   std::vector<std::vector<double>> log_cpt_power;      // per discrete node: rho log CPT, set by prepare()
   double rho = 0.0;
-  Network network;  // the nodes as the kernel sees them (pointing into the members above)
+  double kernel_work = 0.0;  // kernel_work(), set by prepare()
+  Network network;           // the nodes as the kernel sees them (pointing into the members above)
 };
 
 BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
@@ -511,8 +521,18 @@ void BayesNetModel::prepare(const KernelParams& params) {
     powers.clear();
     for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
   }
+  // Each observed variable's leaf models meet the other network's, C x C' kernels (psi; a leaf's
+  // one-event multinomials alike); the elimination's tables are held to kMaxTable as they are built.
+  double leaf_work = 0.0;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    leaf_work += detail::parts_kernel_work(m.nodes[i].emissions) + detail::parts_kernel_work(m.leaf_multinomials[i]);
+  m.kernel_work =
+      detail::check_kernel_work(kFamily, "the emission leaves' C x C' kernels (C their parent configurations)", leaf_work,
+                                "give the emission leaves fewer parent configurations or smaller models");
   m.rho = params.rho;
 }
+
+double BayesNetModel::kernel_work() const { return impl_->kernel_work; }
 
 double BayesNetModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;

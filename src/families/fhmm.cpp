@@ -120,6 +120,7 @@ struct Fhmm {
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;                  // the T of the kernel
+  double kernel_work = 0.0;         // kernel_work()
   double log_bound_constant = 0.0;  // rho (T + 1) (-d/2 log 2pi - 1/2 log|Sigma|)
 };
 
@@ -266,11 +267,12 @@ void FhmmModel::prepare(const KernelParams& params) {
     const double states = static_cast<double>(chain.start.size());
     work_per_step += states * states + states * d;
   }
-  detail::check_kernel_work(kFamily,
-                            std::to_string(kMaxSweeps) + " sweeps x T + 1 (" + std::to_string(m.steps + 1) +
-                                ", the field \"length\" or -d T) x " + detail::format_number(work_per_step) +
-                                " per step (the sum over the chains of M_c^2 + M_c d, plus d^2)",
-                            kMaxSweeps * count * work_per_step, "give a smaller -d T");
+  m.kernel_work =
+      detail::check_kernel_work(kFamily,
+                                std::to_string(kMaxSweeps) + " sweeps x T + 1 (" + std::to_string(m.steps + 1) +
+                                    ", the field \"length\" or -d T) x " + detail::format_number(work_per_step) +
+                                    " per step (the sum over the chains of M_c^2 + M_c d, plus d^2)",
+                                kMaxSweeps * count * work_per_step, "give a smaller -d T");
   m.log_bound_constant = m.rho * count * (-0.5 * d * kLog2Pi - 0.5 * m.log_det_cov);
   for (std::size_t c = 0; c < m.chains.size(); ++c) {
     ChainTerms& terms = m.terms[c];
@@ -609,6 +611,8 @@ long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
 // log_probability: the factor of Sigma (d^3), the S whitened state means (S d^2), then per step each
 // chain's transition over the S product states (S sum_c M_c) and the S quadratic forms (S d).
+double FhmmModel::kernel_work() const { return impl_->kernel_work; }
+
 double FhmmModel::log_probability_work() const {
   const double states = static_cast<double>(capped_product_states(impl_->chains)), d = static_cast<double>(dim());
   double chain_states = 0.0;

@@ -242,6 +242,12 @@ double GaussianModel::log_probability_work() const {
   return impl_->form == CovarianceForm::full ? dim * dim : dim;
 }
 
+// A pair with a full covariance factorises the D x D matrix S + S' (D^3 / 3) and solves with it (D^2).
+double GaussianModel::kernel_work() const {
+  const double dim = static_cast<double>(impl_->dim());
+  return impl_->form == CovarianceForm::full ? dim * dim * dim : 0.0;
+}
+
 const FamilyInfo& GaussianModel::family() const { return gaussian_family(); }
 
 SampleSpace GaussianModel::sample_space() const { return {"real vectors", dim()}; }

@@ -51,6 +51,7 @@ struct HmmModel::Impl : HmmParameters {
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;                    // the T of the kernel
+  double kernel_work = 0.0;           // kernel_work()
   Eigen::VectorXd start_power;        // pi^rho
   Eigen::MatrixXd transitions_power;  // A^rho (elementwise)
 };
@@ -113,13 +114,16 @@ void HmmModel::prepare(const KernelParams& params) {
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
   // The forward recursion does T steps of an M x M times M x M' and an M x M' times M' x M' product,
-  // T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds (AM-GM): M^3 per step is this row's share.
+  // T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds (AM-GM): M^3 per step is this row's share. The
+  // M x M' emission kernels psi come once per evaluation (detail::parts_kernel_work).
   const double states = static_cast<double>(m.start.size());
-  detail::check_kernel_work(kFamily,
-                            "T + 1 (" + std::to_string(m.steps + 1) +
-                                ", the length or -d T) x M^3 (M = " + std::to_string(m.start.size()) + " states)",
-                            static_cast<double>(m.steps + 1) * states * states * states,
-                            "give a smaller -d T or fewer states");
+  const double emission_work = detail::parts_kernel_work(m.emissions);
+  m.kernel_work = detail::check_kernel_work(
+      kFamily,
+      "T + 1 (" + std::to_string(m.steps + 1) + ", the length or -d T) x M^3 (M = " + std::to_string(m.start.size()) +
+          " states) + " + detail::format_number(emission_work) + " for the emission kernels",
+      static_cast<double>(m.steps + 1) * states * states * states + emission_work,
+      "give a smaller -d T, fewer states or smaller emission models");
   m.start_power = m.start.array().pow(m.rho).matrix();
   m.transitions_power = m.trans.array().pow(m.rho).matrix();
 }
@@ -329,6 +333,8 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
   }
   return log_p;
 }
+
+double HmmModel::kernel_work() const { return impl_->kernel_work; }
 
 double HmmModel::log_probability_work() const {
   const double states = static_cast<double>(impl_->start.size());

@@ -70,9 +70,10 @@ struct LdsModel::Impl {
   long length = 0;
   // Set by prepare():
   double rho = 0.0;
-  long steps = -1;         // the T of the kernel
-  double log_det = 0.0;    // log|S|
-  double log_scale = 0.0;  // (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|
+  long steps = -1;           // the T of the kernel
+  double kernel_work = 0.0;  // kernel_work()
+  double log_det = 0.0;      // log|S|
+  double log_scale = 0.0;    // (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S|
 };
 
 LdsModel::LdsModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
@@ -117,7 +118,7 @@ void LdsModel::prepare(const KernelParams& params) {
                             " (docs/families.md, \"Limits\")");
   m.steps = params.length > 0 ? params.length : m.length;
   // A pair's filter: T + 1 steps of the stacked model, (2n + d)^3 per step as this row's share.
-  detail::check_kernel_work(
+  m.kernel_work = detail::check_kernel_work(
       kFamily,
       "T + 1 (" + std::to_string(m.steps + 1) + ", the length or -d T) x (2n + d)^3 (n = " + std::to_string(state_dim()) +
           ", d = " + std::to_string(observation_dim()) + ")",
@@ -174,6 +175,8 @@ void LdsModel::sample_tilted(double rho, SampleGenerator& generator, Eigen::Ref<
 double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   return detail::log_density(impl_->space, x, kStationary);
 }
+
+double LdsModel::kernel_work() const { return impl_->kernel_work; }
 
 double LdsModel::log_probability_work() const {
   return static_cast<double>(steps() + 1) * detail::filter_step_work(state_dim(), observation_dim());

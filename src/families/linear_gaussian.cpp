@@ -240,6 +240,8 @@ void LinearGaussianModel::prepare(const KernelParams& params) {
   impl_->marginal->prepare(params);
 }
 
+double LinearGaussianModel::kernel_work() const { return impl_->marginal->kernel_work(); }
+
 double LinearGaussianModel::log_kernel(const Model& other) const {
   if (const auto* dag = dynamic_cast<const LinearGaussianModel*>(&other))
     return impl_->marginal->log_kernel(*dag->impl_->marginal);

@@ -82,6 +82,13 @@ void MiModel::prepare(const KernelParams& params) {
   impl_->prepared = true;
 }
 
+// Block s meets block s of the other model only: the blocks' works summed.
+double MiModel::kernel_work() const {
+  double work = 0.0;
+  for (const auto& block : impl_->blocks) work += block->kernel_work();
+  return work;
+}
+
 double MiModel::log_kernel(const Model& other) const {
   const auto* other_mi = dynamic_cast<const MiModel*>(&other);
   if (!impl_->prepared || other_mi == nullptr || !other_mi->impl_->prepared || other_mi->size() != size())

@@ -36,6 +36,7 @@ struct MixtureModel::Impl : MixtureParameters {
   // Set by prepare(): rho log w_m (-inf for a weight of 0: such components are skipped).
   double rho = 0.0;
   std::vector<double> rho_log_weights;
+  double kernel_work = 0.0;  // kernel_work()
 };
 
 MixtureModel::MixtureModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
@@ -87,6 +88,11 @@ void MixtureModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
   for (const auto& component : m.components) component->prepare(params);
+  // M x M' component kernels per evaluation (detail::parts_kernel_work): 100 HMM components of 10^9
+  // multiply-adds each would take hours in a row of a few hundred kB.
+  m.kernel_work = detail::check_kernel_work(
+      kFamily, "the M x M' component kernels (M = " + std::to_string(m.components.size()) + ")",
+      detail::parts_kernel_work(m.components), "give fewer or smaller components, or a smaller -d T");
   m.rho = params.rho;
   m.rho_log_weights.resize(m.weights.size());
   for (std::size_t i = 0; i < m.weights.size(); ++i)
@@ -149,6 +155,8 @@ double MixtureModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x)
     if (m.weights[i] > 0.0) terms.push_back(std::log(m.weights[i]) + as_samplable(*m.components[i])->log_probability(x));
   return detail::log_sum_exp(terms);
 }
+
+double MixtureModel::kernel_work() const { return impl_->kernel_work; }
 
 double MixtureModel::log_probability_work() const {
   double work = 0.0;

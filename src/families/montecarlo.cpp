@@ -75,6 +75,7 @@ struct MonteCarloModel::Impl : MonteCarloParameters {
   // Set by prepare():
   double rho = 0.0;
   double log_normalizer = 0.0;  // log Z(rho)
+  double kernel_work = 0.0;     // kernel_work()
   Eigen::MatrixXd draws;        // N columns from p^rho / Z
 
   // logsumexp_i [log Z + rho log p'(x_i)] over this row's draws x_i, p' = `density`.
@@ -114,6 +115,7 @@ BetaRule MonteCarloModel::beta() const { return impl_->beta; }
 std::uint64_t MonteCarloModel::seed() const { return impl_->seed; }
 const Eigen::MatrixXd& MonteCarloModel::draws() const { return impl_->draws; }
 double MonteCarloModel::log_tilted_normalizer() const { return impl_->log_normalizer; }
+double MonteCarloModel::kernel_work() const { return impl_->kernel_work; }
 
 const FamilyInfo& MonteCarloModel::family() const { return montecarlo_family(); }
 
@@ -136,11 +138,11 @@ void MonteCarloModel::prepare(const KernelParams& params) {
                                static_cast<double>(m.samples) * static_cast<double>(m.samplable->sample_size()));
   // The other row's draws, at most kMaxMonteCarloSamples, each cost c here (montecarlo.hpp).
   const double density_work = m.samplable->log_probability_work();
-  detail::check_kernel_work(kFamily,
-                            "the most samples of a row (" + std::to_string(kMaxMonteCarloSamples) + ") x c (" +
-                                detail::format_number(density_work) + " multiply-adds of the inner model's log p(x))",
-                            static_cast<double>(kMaxMonteCarloSamples) * density_work,
-                            "give a smaller inner model or a smaller -d T");
+  m.kernel_work = detail::check_kernel_work(
+      kFamily,
+      "the most samples of a row (" + std::to_string(kMaxMonteCarloSamples) + ") x c (" +
+          detail::format_number(density_work) + " multiply-adds of the inner model's log p(x))",
+      static_cast<double>(kMaxMonteCarloSamples) * density_work, "give a smaller inner model or a smaller -d T");
   m.draws.resize(m.samplable->sample_size(), m.samples);
   m.samplable->sample_tilted(m.rho, generator, m.draws);
 }

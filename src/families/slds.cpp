@@ -93,6 +93,7 @@ struct SldsModel::Impl {
   // Set by prepare():
   double rho = 0.0;
   long steps = -1;                      // the T of the kernel
+  double kernel_work = 0.0;             // kernel_work()
   std::vector<std::vector<int>> paths;  // the S drawn paths, q_0..q_T each
   std::vector<std::size_t> distinct;    // one index into paths per distinct path
   std::vector<double> log_share;        // per distinct path: log c_i + log_kernel_share(log|S_q|)
@@ -204,7 +205,7 @@ void SldsModel::prepare(const KernelParams& params) {
         " Kalman-filter steps per kernel evaluation, more than " + detail::format_number(kMaxSldsKernelSteps) +
         " (docs/families.md, \"Limits\"); give fewer paths or a smaller -d T");
   // Each of those steps costs (2n + d)^3 as this row's share (state_space.hpp filter_step_work).
-  detail::check_kernel_work(
+  m.kernel_work = detail::check_kernel_work(
       kFamily,
       std::to_string(m.distinct.size()) + " distinct paths squared x T + 1 (" + std::to_string(m.steps + 1) +
           ") x (2n + d)^3 (n = " + std::to_string(state_dim()) + ", d = " + std::to_string(observation_dim()) + ")",
@@ -284,6 +285,8 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
     terms.push_back(detail::log_density(m.space, x, [&path](long t) { return path[static_cast<std::size_t>(t)]; }));
   return detail::log_sum_exp(terms) - std::log(static_cast<double>(m.paths.size()));
 }
+
+double SldsModel::kernel_work() const { return impl_->kernel_work; }
 
 double SldsModel::log_probability_work() const {
   return static_cast<double>(impl_->paths.size()) * static_cast<double>(steps() + 1) *

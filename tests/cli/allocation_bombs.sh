@@ -179,7 +179,8 @@ done
 
 # Gaussian fits of 12 vectors in 5000 dimensions (600 kB), whose covariances are D x D: a full
 # covariance (about 1.2 GB of working memory) and a mixture of 2 components (1.4 GB, also in the
-# diagonal form, whose covariances the EM stores densely), refused before anything is allocated.
+# diagonal form, whose covariances the EM stores densely, and pooled over all the examples), refused
+# before anything is allocated, with exit status 1 (the data's size with the options).
 python3 - <<'PY'
 import random
 random.seed(3)
@@ -187,7 +188,7 @@ with open("wide.txt", "w") as out:
     for i in range(12):
         out.write(f"{1 if i < 6 else -1} qid:{1 + i // 6} " + " ".join(f"{j}:{random.gauss(0, 1):.2f}" for j in range(1, 5001)) + "\n")
 PY
-for fit in "gaussian --cov full --ridge 1" "mixture --cov full" "mixture --cov diag"; do
+for fit in "gaussian --cov full --ridge 1" "mixture --cov full" "mixture --cov diag" "mixture --cov diag --pooled"; do
   rm -f out.ppk
   got=0
   # shellcheck disable=SC2086
@@ -203,8 +204,11 @@ done
 
 # Kernel work (docs/families.md, "Limits"): rows of a few kB whose kernel would run for hours, refused
 # when read, naming the sizes (an HMM of 100 states over T = 10^8 - 1: 10^14 multiply-adds per kernel
-# value; an LDS of n = d = 100 over T = 10^6; Monte Carlo around an HMM over T = 1000); and two SLDS rows of
-# 1000 regimes, n = 40 (sparse matrices), whose kernel used to stack all 10^6 pairs of regimes (78 GB).
+# value; an LDS of n = d = 100 over T = 10^6; Monte Carlo around an HMM over T = 1000; a mixture of 100
+# HMMs of 10 states over T = 10^6 - 1, each within the bound, 280 kB); a network whose emission leaf has
+# 100 x 101 parent configurations, so that its kernels with itself are a table of 10^8 (800 MB); and two
+# SLDS rows of 1000 regimes, n = 40 (sparse matrices), whose kernel used to stack all 10^6 pairs of
+# regimes (78 GB).
 python3 - <<'PY'
 import json
 def identity(n): return [[1 if i == j else 0 for j in range(n)] for i in range(n)]
@@ -215,6 +219,13 @@ with open("work.jsonl", "w") as out:
     out.write(json.dumps({"family": "lds", "mean0": [0] * 100, "cov0": identity(100), "A": identity(100),
                           "Q": identity(100), "C": identity(100), "R": identity(100), "length": 1000000}) + "\n")
     out.write(json.dumps({"family": "montecarlo", "samples": 10, "model": hmm(1000)}) + "\n")
+    small_hmm = {"family": "hmm", "start": [0.1] * 10, "trans": [[0.1] * 10] * 10, "length": 999999,
+                 "emissions": [{"family": "multinomial", "p": [0.5, 0.5]}] * 10}
+    out.write(json.dumps({"family": "mixture", "weights": [0.01] * 100, "components": [small_hmm] * 100}) + "\n")
+    out.write(json.dumps({"family": "bayesnet", "nodes": [
+        {"states": 100, "cpt": [[0.01] * 100]}, {"states": 101, "cpt": [[1 / 101] * 101]},
+        {"parents": [0, 1], "variable": 0,
+         "emissions": [{"family": "gaussian", "mean": [c % 7], "var": 1} for c in range(100 * 101)]}]}) + "\n")
 K, n = 1000, 40
 def slds_row(label, shift):  # family 13: K, n, d, T, S, start, trans, A (zeros), Q (zeros), mean0, cov0, C, R
     entries, i = [(1, 1), (2, 13), (3, K), (4, n), (5, 1), (6, 10), (7, 3), (8, 1)], 8 + K
@@ -230,14 +241,15 @@ with open("regimes.ppk", "w") as out:
     out.write(slds_row("+1", 0) + "\n" + slds_row("-1", 0.5) + "\n")
 PY
 "$PPK" encode work.jsonl -o work.ppk || fail "the kernel-work rows do not encode"
-for family in hmm lds montecarlo; do
+declare -A REFUSAL=([bayesnet]="observed variable 0 pairs 10100 x 10100 models (one per parent configuration), a table of 102010000 emission kernels, beyond the limit of 10000000")
+for family in hmm lds montecarlo mixture bayesnet; do
   grep -E "^[^ ]+ 1:1 2:$(awk -v f=$family '$2 == f {print $1}' families.txt) " work.ppk > "work.$family.ppk"
-  expect_error 1 "$family kernel: " " multiply-adds per kernel evaluation, more than the 1e+12 one row may claim" \
-    -- timeout 10 "$PPK" gram -t ppk -g 1 "work.$family.ppk"
+  refusal=${REFUSAL[$family]:-" multiply-adds per kernel evaluation, more than the 1e+12 one row may claim"}
+  expect_error 1 "$family kernel" "$refusal" -- timeout 10 "$PPK" gram -t ppk -g 1 "work.$family.ppk"
   got=0
   timeout 10 "$svm_train" -q -t 5 -g 1 "work.$family.ppk" work.model >stdout.txt 2>stderr.txt || got=$?
   [[ $got == 1 ]] || fail "svm-train on the $family kernel-work row: exit $got; $(head -c 300 stdout.txt stderr.txt)"
-  grep -q "multiply-adds per kernel evaluation" stdout.txt stderr.txt || fail "svm-train on the $family row: $(head -c 300 stderr.txt)"
+  grep -qF -- "$refusal" stdout.txt stderr.txt || fail "svm-train on the $family row: $(head -c 300 stderr.txt)"
   pass
 done
 timeout 20 "$PPK" gram -t ppk_norm -g 1 regimes.ppk -o regimes.gram || fail "ppk gram of two SLDS rows of 1000 regimes"

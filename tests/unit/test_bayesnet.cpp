@@ -24,6 +24,7 @@
 #include "ppk/families/hmm.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/mixture.hpp"
+#include "ppk/families/montecarlo.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {
@@ -625,6 +626,59 @@ TEST(BayesNet, MixtureEmissionsEnterThroughTheirComponentLabel) {
     EXPECT_LT(relative_error(kernel(mixture, mixture), brute_force_kernel(with_label, with_label, rho)), 1e-10)
         << "rho " << rho;
   }
+}
+
+// A network with one hidden node h of K states and an emission leaf x_0 | h: K models, one per state.
+std::unique_ptr<BayesNetModel> leaf_network(long states, const std::function<std::unique_ptr<Model>()>& emission) {
+  std::vector<BayesNode> nodes(2);
+  nodes[0].states = states;
+  nodes[0].cpt.assign(static_cast<std::size_t>(states), 1.0 / static_cast<double>(states));
+  nodes[1].variable = 0;
+  nodes[1].parents = {0};
+  for (long c = 0; c < states; ++c) nodes[1].emissions.push_back(emission());
+  return std::make_unique<BayesNetModel>(std::move(nodes));
+}
+
+// Two networks' emission leaves of one observed variable meet in psi, one kernel per pair of parent
+// configurations, C x C': psi is a table of the elimination, held to its 10^7 entries before any of its
+// kernels is computed. Two hidden parents of 317 states (C = 100489 Gaussians, a row of a few MB) asked
+// for 10^10 kernels and 80 GB for the self-kernel alone; 3163 hidden states exceed the table by a little.
+TEST(BayesNet, EmissionKernelTablesAreBoundedBeforeTheyAreComputed) {
+  const auto self_kernel_error = [](std::unique_ptr<BayesNetModel> model) -> std::string {
+    try {
+      const PreparedModel prepared(std::move(model), with_rho(1.0));
+    } catch (const KernelDomainError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  const std::vector<double> parent(317, 1.0 / 317);
+  Net two_parents{{317, -1, {}, {parent}}, {317, -1, {}, {parent}}, {0, 0, {0, 1}, {}}};
+  for (long c = 0; c < 317 * 317; ++c) two_parents[2].table.push_back({static_cast<double>(c % 7), 1.0});
+  EXPECT_TRUE(mentions(self_kernel_error(network_model(two_parents, gaussian_1d)),
+                       {"bayesnet kernel on the fused networks: observed variable 0 pairs 100489 x 100489 models (one "
+                        "per parent configuration), a table of 10098039121 emission kernels, beyond the limit of "
+                        "10000000",
+                        "fewer parent configurations"}));
+  const auto gaussian = [] { return gaussian_1d({0.0, 1.0}); };
+  EXPECT_TRUE(mentions(self_kernel_error(leaf_network(3163, gaussian)), {"pairs 3163 x 3163 models", "10004569"}));
+}
+
+// The leaf's kernels also count toward the row's kernel work, K (K + W) for K models of summed work W:
+// Monte Carlo models around a full Gaussian in D = 100 cost 10^5 draws x D^2 = 10^9 each, so 31 of them
+// are within 10^12 (961 (1 + 10^9)) and 32 are not (1024 (1 + 10^9)).
+TEST(BayesNet, EmissionKernelsCountTowardTheKernelWork) {
+  const auto monte_carlo = [] {
+    return std::make_unique<MonteCarloModel>(
+        GaussianModel::full(Eigen::VectorXd::Zero(100), Eigen::MatrixXd::Identity(100, 100)), 1);
+  };
+  const auto within = leaf_network(31, monte_carlo);
+  EXPECT_EQ(checks::prepare_error(*within, with_rho(1.0)), "");
+  EXPECT_EQ(within->kernel_work(), 961.0 * (1.0 + 1e9));
+  EXPECT_TRUE(mentions(checks::prepare_error(*leaf_network(32, monte_carlo), with_rho(1.0)),
+                       {"bayesnet kernel: the emission leaves' C x C' kernels (C their parent configurations) = "
+                        "1024000001024 multiply-adds per kernel evaluation, more than the 1e+12 one row may claim",
+                        "give the emission leaves fewer parent configurations or smaller models"}));
 }
 
 }  // namespace

@@ -449,9 +449,11 @@ TEST(Hmm, MalformedRowsNameTheFieldAndIndex) {
   EXPECT_TRUE(mentions(row_error(nested), {"hmm field \"emissions\" (indices 19..", "not an HMM"}));
 }
 
-// The forward recursion costs T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds: prepare() refuses a
-// row with (T + 1) M^3 > kMaxKernelWork = 10^12 before anything runs. 100 states: T + 1 = 10^6 exactly is
-// within, one step more is not; the stored length 10^8 - 1 (a few bytes of row) asks for 10^14.
+// The forward recursion costs T (M^2 M' + M M'^2) <= T (M^3 + M'^3) multiply-adds and the M x M'
+// emission kernels M M' + M' W + M W' (W the emissions' summed kernel_work()): prepare() refuses a row
+// with (T + 1) M^3 + M (M + W) > kMaxKernelWork = 10^12 before anything runs. 100 isotropic Gaussians
+// (W = 0): (T + 1) 10^6 + 10^4, so T + 1 = 999999 is within and 10^6 is not; the stored length 10^8 - 1
+// (a few bytes of row) asks for 10^14 + 10^4.
 TEST(Hmm, KernelWorkPerEvaluationIsBounded) {
   const long states = 100;
   Eigen::VectorXd start = Eigen::VectorXd::Constant(states, 1.0 / states);
@@ -459,12 +461,32 @@ TEST(Hmm, KernelWorkPerEvaluationIsBounded) {
   for (long q = 0; q < states; ++q) emissions.push_back(gaussian_1d({static_cast<double>(q), 1.0}));
   HmmModel model(start, Eigen::MatrixXd::Identity(states, states), std::move(emissions), 99999999);
   EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho(1.0)),
-                       {"hmm kernel: T + 1 (100000000, the length or -d T) x M^3 (M = 100 states) = 1e+14 "
-                        "multiply-adds per kernel evaluation, more than the 1e+12 one row may claim",
-                        "Limits", "give a smaller -d T or fewer states"}));
-  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 999999)), "");
-  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho_and_length(1.0, 1000000)),
-                       {"T + 1 (1000001, the length or -d T)", "= 1.000001e+12 multiply-adds"}));
+                       {"hmm kernel: T + 1 (100000000, the length or -d T) x M^3 (M = 100 states) + 10000 for the "
+                        "emission kernels = 100000000010000 multiply-adds per kernel evaluation, more than the 1e+12 "
+                        "one row may claim",
+                        "Limits", "give a smaller -d T, fewer states or smaller emission models"}));
+  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 999998)), "");
+  EXPECT_EQ(model.kernel_work(), 999999e6 + 1e4);
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho_and_length(1.0, 999999)),
+                       {"T + 1 (1000000, the length or -d T)", "= 1000000010000 multiply-adds"}));
+}
+
+// Full-covariance emissions cost D^3 per pair (the Cholesky factor of S + S'), so 10 of them in
+// D = 100 add 10 (10 + 10 (1 + 10^6)) = 100000100 to the (T + 1) 10^3 of the recursion: T + 1 =
+// 999899999 is within 10^12, one step more is not (without the emissions both would be).
+TEST(Hmm, EmissionKernelsCountTowardTheKernelWork) {
+  const long states = 10, dim = 100;
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (long q = 0; q < states; ++q)
+    emissions.push_back(
+        GaussianModel::full(Eigen::VectorXd::Constant(dim, static_cast<double>(q)), Eigen::MatrixXd::Identity(dim, dim)));
+  HmmModel model(Eigen::VectorXd::Constant(states, 1.0 / states), Eigen::MatrixXd::Constant(states, states, 0.1),
+                 std::move(emissions), 1);
+  EXPECT_EQ(checks::prepare_error(model, with_rho_and_length(1.0, 999899998)), "");
+  EXPECT_EQ(model.kernel_work(), 999899999e3 + 100000100.0);
+  EXPECT_TRUE(mentions(checks::prepare_error(model, with_rho_and_length(1.0, 999899999)),
+                       {"hmm kernel: T + 1 (999900000, the length or -d T) x M^3 (M = 10 states) + 100000100 for the "
+                        "emission kernels = 1000000000100 multiply-adds"}));
 }
 
 TEST(Hmm, ConstructorChecksEmissions) {

@@ -17,6 +17,7 @@
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/mixture.hpp"
@@ -384,6 +385,43 @@ TEST(MixtureEstimate, KernelDensityEstimate) {
   const double k = kernel(PreparedModel(estimate(*estimator, {{{0, 2.0}}, {}}, 1), with_rho(1.0)),
                           PreparedModel(estimate(*estimator, {{{0, 1.0}}}, 1), with_rho(1.0)));
   EXPECT_NEAR(k, 0.24197072451914337, 1e-15);
+}
+
+// A mixture pairs each of its M components with each of the other's: M M' + M' W + M W' multiply-adds
+// beyond the components' parameters (W their summed kernel_work()), M (M + W) this row's share, held to
+// kMaxKernelWork = 10^12 at prepare(). Three full-covariance Gaussians in D = 50 (D^3 each): 3 (3 + 3 x
+// 125000) = 1125009; diagonal ones (0 each): 3 x 3. Two HMMs of 10 states with one-event emissions,
+// (T + 1) 10^3 + 10 x 10 each: 2 (2 + 2 ((T + 1) 10^3 + 100)) = 4000 (T + 1) + 404, within the bound at
+// T + 1 = 249999999 and not at 250000000, where each HMM alone is a quarter of it (100 such components,
+// a row of a few hundred kB, asked for hours per kernel value).
+TEST(Mixture, ComponentKernelsCountTowardTheKernelWork) {
+  for (const bool full : {true, false}) {
+    std::vector<std::unique_ptr<Model>> gaussians;
+    for (int m = 0; m < 3; ++m) {
+      const Eigen::VectorXd mean = Eigen::VectorXd::Constant(50, m);
+      gaussians.push_back(full ? GaussianModel::full(mean, Eigen::MatrixXd::Identity(50, 50))
+                               : GaussianModel::diagonal(mean, Eigen::VectorXd::Ones(50)));
+    }
+    MixtureModel mixture({0.25, 0.25, 0.5}, std::move(gaussians));
+    mixture.prepare(with_rho(1.0));
+    EXPECT_EQ(mixture.kernel_work(), full ? 1125009.0 : 9.0);
+  }
+
+  std::vector<std::unique_ptr<Model>> hmms;
+  for (int m = 0; m < 2; ++m) {
+    std::vector<std::unique_ptr<Model>> emissions;
+    for (int q = 0; q < 10; ++q)
+      emissions.push_back(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense({0.5, 0.5}), Trials{}));
+    hmms.push_back(std::make_unique<HmmModel>(Eigen::VectorXd::Constant(10, 0.1), Eigen::MatrixXd::Constant(10, 10, 0.1),
+                                              std::move(emissions), 1));
+  }
+  MixtureModel mixture({0.5, 0.5}, std::move(hmms));
+  EXPECT_EQ(checks::prepare_error(mixture, with_rho_and_length(1.0, 249999998)), "");
+  EXPECT_EQ(mixture.kernel_work(), 4000.0 * 249999999 + 404);
+  EXPECT_TRUE(mentions(checks::prepare_error(mixture, with_rho_and_length(1.0, 249999999)),
+                       {"mixture kernel: the M x M' component kernels (M = 2) = 1000000000404 multiply-adds per "
+                        "kernel evaluation, more than the 1e+12 one row may claim",
+                        "give fewer or smaller components, or a smaller -d T"}));
 }
 
 }  // namespace

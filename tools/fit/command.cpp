@@ -329,6 +329,8 @@ std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Datase
   if (data.examples.empty()) throw InputError(data.source + ": no examples to pool");
   try {
     return estimator.fit_pooled(statistics, threads);
+  } catch (const WorkingMemoryError& e) {  // the data's size with the options: exit 1, as fit_row's
+    throw InputError(data.source + ": the pooled fit: " + message_of(e));
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   } catch (const EstimationError& e) {

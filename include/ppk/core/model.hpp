@@ -61,6 +61,13 @@ class Model {
   // guarantees it; see kernel.hpp). Requires prepare() on both with the same params.
   virtual double log_kernel(const Model& other) const = 0;
 
+  // This model's share w of the multiply-adds of one kernel evaluation, beyond a pass over the two
+  // models' parameters (0: that pass is all), as counted by prepare(): an evaluation between models a
+  // and b of one shape costs about w_a + w_b. Families whose kernel can cost far more than their row
+  // holds count it and refuse a row beyond kMaxKernelWork (row.hpp); models made of other models
+  // (mixture components, HMM emissions, network leaves) count their parts' kernels with it.
+  virtual double kernel_work() const { return 0.0; }
+
   // k_rho(*this, other). Families whose kernel is a plain sum override this to
   // avoid the log/exp round trip; the default exponentiates log_kernel.
   virtual double kernel(const Model& other) const { return std::exp(log_kernel(other)); }

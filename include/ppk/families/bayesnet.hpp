@@ -88,6 +88,7 @@ class BayesNetModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;  // CPT^rho in log space; prepares the emissions
   // `other` is a network, or an HMM whose x_0..x_T are this network's observed variables.
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the emission leaves' C x C' kernels' (prepare)
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (p^rho / Z is not a network otherwise),
   // when every emission model can be sampled. A sample is the observed variables 0..n-1 in order,

@@ -88,6 +88,7 @@ class FhmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;  // log B of the converged mean field
+  double kernel_work() const override;                   // the most sweeps' (prepare)
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
   // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each

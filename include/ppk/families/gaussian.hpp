@@ -67,6 +67,7 @@ class GaussianModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // D^3 for a full covariance (the Cholesky factor of S + S'), else 0
   void kernel_many(const Model* const* others, std::size_t n, double* out) const override;
   void log_kernel_many(const Model* const* others, std::size_t n, double* out) const override;
 

@@ -72,6 +72,7 @@ class HmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // T = params.length if > 0; prepares emissions
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // (T + 1) M^3 and the M x M' emission kernels' (prepare)
 
   // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.
   bool can_sample() const override;                         // every emission can

@@ -77,6 +77,7 @@ class LinearGaussianModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;
   // `other`: a linear Gaussian DAG or a Gaussian over the same real vectors.
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the observed marginal's
 
   // SamplableModel interface (sampling.hpp), any rho > 0: the observed marginal's (gaussian.cpp),
   // p^rho / Z = N(m, S / rho). A sample is the observed nodes' values, concatenated in node order.

@@ -72,6 +72,7 @@ class MiModel : public Model {
   SampleSpace sample_space() const override;
   void prepare(const KernelParams& params) override;  // KernelDomainError unless rho = 1
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the blocks' summed, block s paired with block s
 
  private:
   struct Impl;

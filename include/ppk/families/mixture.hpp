@@ -54,6 +54,7 @@ class MixtureModel : public Model, public SamplableModel {
   void prepare(const KernelParams& params) override;  // prepares every component
   // `other` is a mixture, or a plain model of the components' sample space.
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the M x M' component kernels' (prepare)
 
   // SamplableModel interface: see sampling.hpp. A sample is a component's sample.
   bool can_sample() const override;  // every component can

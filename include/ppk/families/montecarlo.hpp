@@ -86,6 +86,7 @@ class MonteCarloModel : public Model {
   // draw from p^rho / Z (a mixture or HMM at rho != 1).
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the most draws x the inner log p's work (prepare)
 
  private:
   struct Impl;

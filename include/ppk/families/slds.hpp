@@ -100,6 +100,7 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // draws the paths; log|S| of each distinct path
   double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // (distinct paths)^2 (T + 1) (2n + d)^3 (prepare)
 
   // SamplableModel interface (sampling.hpp), rho = 1 only, once prepared (the drawn paths). At rho = 1
   // the hybrid kernel above is the expected likelihood kernel between the equal-weight mixtures
