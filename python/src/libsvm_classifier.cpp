@@ -31,6 +31,9 @@
 #include "svm.h"
 
 extern "C" int svm_kernel_plugin_init(int (*register_type)(const svm_kernel_type*));  // src/libsvm/plugin.cpp
+namespace ppk::libsvm {
+void throw_pair_errors();  // src/libsvm/plugin.cpp
+}  // namespace ppk::libsvm
 
 namespace ppk::python {
 namespace {
@@ -312,6 +315,11 @@ class SvmClassifier {
 
 void bind_svm(py::module_& module) {
   svm_set_print_string_function(silent);
+  // Two rows without a kernel value between them (each passed its checks: two networks too densely
+  // connected together) are a ValueError from fit or predict, not the end of the process: the
+  // KernelDomainError unwinds through svm.cpp, compiled as C++ here. svm_train's own arrays for that
+  // fit (a few per training row) are not freed.
+  ppk::libsvm::throw_pair_errors();
   if (svm_kernel_plugin_init(&svm_register_kernel_type) != 0)
     throw std::runtime_error("the kernel types ppk and ppk_norm could not be registered with LIBSVM");
 

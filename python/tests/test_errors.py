@@ -149,3 +149,35 @@ def test_ppksvc_on_any_input_is_a_clean_exception_or_a_prediction(family, data):
     assert len(predicted) == example_count(X_test) == len(decision)
     assert set(predicted) <= set(labels)
     assert np.all(np.isfinite(decision))
+
+
+def grid_chain(order, label, stay):
+    """A Bayesian network (JSON) over the 64 variables of an 8 x 8 grid, 10 states each: a chain
+    through them in `order`, each variable staying at its parent's value with probability `stay`."""
+    import json
+
+    nodes = [{"states": 10, "variable": order[0], "cpt": [[0.1] * 10]}]
+    for i in range(1, len(order)):
+        nodes.append({"states": 10, "variable": order[i], "parents": [i - 1],
+                      "cpt": [[stay if s == t else (1 - stay) / 9 for s in range(10)] for t in range(10)]})
+    return json.dumps({"label": label, "family": "bayesnet", "nodes": nodes})
+
+
+def test_rows_without_a_kernel_value_between_them_are_a_value_error():
+    """Two networks that each pass their checks, chains through the grid in row and in column order,
+    have no kernel value together (the grid is too wide for exact elimination): only LIBSVM's
+    evaluation of the pair finds it, in fit and in predict, and it is a ValueError there, not the end
+    of the process; the same PPKSVC then trains on rows that have one."""
+    from ppk.sklearn import PPKSVC
+
+    by_rows = [r * 8 + c for r in range(8) for c in range(8)]
+    by_columns = [r * 8 + c for c in range(8) for r in range(8)]
+    crossed = ppk.Models.from_json(grid_chain(by_rows, 1, 0.5) + "\n" + grid_chain(by_columns, -1, 0.5))
+    aligned = ppk.Models.from_json(grid_chain(by_rows, 1, 0.5) + "\n" + grid_chain(by_rows, -1, 0.2))
+    svc = PPKSVC()
+    with pytest.raises(ValueError, match="the networks are too densely connected for exact inference"):
+        svc.fit(crossed, [1, -1])
+    svc.fit(aligned, [1, -1])
+    assert set(svc.predict(aligned)) <= {1, -1} and np.all(np.isfinite(svc.decision_function(aligned)))
+    with pytest.raises(ValueError, match="exact elimination needs a table of 1e.08 entries"):
+        svc.predict(crossed)

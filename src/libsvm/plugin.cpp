@@ -7,6 +7,7 @@
 // kernel matrix of training its rows, each prediction x and the support vectors);
 // evaluate_many() is the hot loop: LIBSVM hands it parts of kernel columns.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -86,10 +87,25 @@ int compatible(void*, const void* a, const void* b, char* err, size_t err_size) 
 
 // Decoding and check_compatible validated every row and pair that LIBSVM will
 // combine, and the kernels are finite between such rows (kernel.hpp check_finite_kernel_values), so
-// an exception or a NaN here is a bug: stop rather than train on a wrong value.
+// an exception other than a pair's KernelDomainError, or a NaN, is a bug here: stop rather than train
+// on a wrong value.
 [[noreturn]] void internal_error(const char* what) {
   std::fprintf(stderr, "ppk: internal error in a kernel evaluation: %s\n", what);
   std::abort();
+}
+
+std::atomic<bool> pair_errors_are_thrown{false};
+
+// A KernelDomainError between two rows that each passed their checks: a pair that has no kernel value,
+// which only its evaluation finds (two networks whose fused graph is too wide for exact elimination,
+// docs/families.md, bayesnet). LIBSVM's programs stop with its message and exit status 1 before
+// anything more is written, as for a row they cannot read; an embedding that set
+// ppk::libsvm::throw_pair_errors() has the exception thrown on through LIBSVM instead.
+[[noreturn]] void pair_error(const ppk::KernelDomainError& error) {
+  if (pair_errors_are_thrown) throw error;
+  std::fprintf(stderr, "ppk: error: two rows that each passed their checks have no kernel value: %s\n", error.what());
+  std::fflush(nullptr);
+  std::_Exit(1);  // not exit(): other threads may be inside LIBSVM's OpenMP loops (3.30 and later)
 }
 
 double checked(double value) {
@@ -97,9 +113,11 @@ double checked(double value) {
   return value;
 }
 
-double evaluate(void* context, const void* a, const void* b) noexcept {
+double evaluate(void* context, const void* a, const void* b) {
   try {
     return checked(ppk::evaluate(kernel_kind(context), prepared(a), prepared(b)));
+  } catch (const ppk::KernelDomainError& e) {
+    pair_error(e);
   } catch (const std::exception& e) {
     internal_error(e.what());
   }
@@ -120,7 +138,7 @@ unsigned evaluation_threads() {
 // (ppk::for_each_range) when it takes longer than 0.1 ms; each range in blocks of typed pointers on
 // the stack. Every value is computed the same way whatever the split, so the results do not depend
 // on the number of threads.
-void evaluate_many(void* context, const void* a, const void* const* b, int n, double* out) noexcept {
+void evaluate_many(void* context, const void* a, const void* const* b, int n, double* out) {
   try {
     constexpr std::size_t kMinRange = 8;  // each range redoes the batch kernel's work on a
     constexpr double kParallelSeconds = 1e-4;
@@ -136,6 +154,8 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
                             ppk::evaluate_many(kind, first, models, m, out + begin);
                           }
                         });
+  } catch (const ppk::KernelDomainError& e) {
+    pair_error(e);
   } catch (const std::exception& e) {
     internal_error(e.what());
   }
@@ -180,6 +200,10 @@ svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* h
 }
 
 }  // namespace
+
+namespace ppk::libsvm {
+void throw_pair_errors() { pair_errors_are_thrown = true; }
+}  // namespace ppk::libsvm
 
 extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(
     int (*register_type)(const svm_kernel_type*)) {

@@ -118,4 +118,38 @@ printf '1 1:1 2:4\n' > out_of_range.txt
 expect_error 1 "out_of_range.txt" "observed variable 1 (node 0) takes the values 1..3" -- \
   "$PPK" fit bayesnet --structure structure.json out_of_range.txt
 expect_error 2 "--structure" -- "$PPK" fit bayesnet joint.txt
+
+# Two networks that each pass their checks but have no kernel value together: chains over the 64
+# variables of an 8 x 8 grid (10 states each), one in row order and one in column order. Each with
+# itself is a chain, but together they hold the grid, too wide for exact elimination (a table of 10^8
+# entries). Only the pair's evaluation finds it: ppk gram, svm-train and svm-predict stop with exit
+# status 1 and the message, not a signal, and svm-train writes no model.
+python3 - <<'PY'
+import json
+k, K = 8, 10
+def chain(order, label, stay):
+    nodes = [{"states": K, "variable": order[0], "cpt": [[1 / K] * K]}]
+    for i in range(1, len(order)):
+        nodes.append({"states": K, "variable": order[i], "parents": [i - 1],
+                      "cpt": [[stay if s == t else (1 - stay) / (K - 1) for s in range(K)] for t in range(K)]})
+    return json.dumps({"label": label, "family": "bayesnet", "nodes": nodes})
+by_rows = [r * k + c for r in range(k) for c in range(k)]
+by_columns = [r * k + c for c in range(k) for r in range(k)]
+with open("grid_pair.jsonl", "w") as out:
+    out.write(chain(by_rows, 1, 0.5) + "\n" + chain(by_columns, -1, 0.5) + "\n")
+with open("grid_rows.jsonl", "w") as out:
+    out.write(chain(by_rows, 1, 0.5) + "\n" + chain(by_rows, -1, 0.2) + "\n")
+PY
+"$PPK" encode grid_pair.jsonl -o grid_pair.ppk
+"$PPK" encode grid_rows.jsonl -o grid_rows.ppk
+svm_train=$(dirname "$PPK")/svm-train svm_predict=$(dirname "$PPK")/svm-predict
+no_kernel="bayesnet kernel on the fused networks: exact elimination needs a table of 1e+08 entries"
+expect_error 1 "$no_kernel" "too densely connected for exact inference" -- "$PPK" gram -t ppk -g 1 grid_pair.ppk
+expect_error 1 "ppk: error: two rows that each passed their checks have no kernel value: $no_kernel" -- \
+  "$svm_train" -q -t ppk grid_pair.ppk grid.model
+[[ ! -e grid.model ]] || fail "svm-train wrote a model of rows without a kernel value"
+"$svm_train" -q -t ppk grid_rows.ppk grid.model || fail "svm-train on two chains in one order"
+sed -n 2p grid_pair.ppk > column_chain.ppk
+expect_error 1 "ppk: error: two rows that each passed their checks have no kernel value: $no_kernel" -- \
+  "$svm_predict" column_chain.ppk grid.model grid.predictions
 finish
