@@ -166,8 +166,8 @@ void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(dec
 
 // From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the
 // kernel is nearly the identity or nearly constant on a sample of the training rows' pairs (kernel_diagnostic.hpp).
-// Advice only: training goes on.
-void inspect(void*, const void* const* decoded, int l) noexcept {
+// Advice only: training goes on, unless a sampled pair has no kernel value (pair_error, before training starts).
+void inspect(void*, const void* const* decoded, int l) {
   try {
     std::vector<const ppk::PreparedModel*> models;
     for (int i = 0; i < l; ++i) models.push_back(&prepared(decoded[i]));
@@ -175,6 +175,8 @@ void inspect(void*, const void* const* decoded, int l) noexcept {
     const std::string warning = ppk::degenerate_kernel_warning(
         ppk::kernel_spread(ppk::sample_log_normalized_kernels(models, models, true)), models.front()->params());
     if (!warning.empty()) std::fprintf(stderr, "ppk: warning: %s\n", warning.c_str());
+  } catch (const ppk::KernelDomainError& e) {
+    pair_error(e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppk: warning: the degenerate-kernel check failed: %s\n", e.what());
   }

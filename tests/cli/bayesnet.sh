@@ -122,8 +122,9 @@ expect_error 2 "--structure" -- "$PPK" fit bayesnet joint.txt
 # Two networks that each pass their checks but have no kernel value together: chains over the 64
 # variables of an 8 x 8 grid (10 states each), one in row order and one in column order. Each with
 # itself is a chain, but together they hold the grid, too wide for exact elimination (a table of 10^8
-# entries). Only the pair's evaluation finds it: ppk gram, svm-train and svm-predict stop with exit
-# status 1 and the message, not a signal, and svm-train writes no model.
+# entries). Only evaluating the pair finds it (svm-train's check of the training rows samples their
+# pairs): ppk gram, svm-train and svm-predict stop with exit status 1 and the message, not a signal,
+# and svm-train writes no model.
 python3 - <<'PY'
 import json
 k, K = 8, 10
