@@ -472,7 +472,7 @@ TEST(Hmm, KernelWorkPerEvaluationIsBounded) {
 }
 
 // Full-covariance emissions cost D^3 per pair (the Cholesky factor of S + S'), so 10 of them in
-// D = 100 add 10 (10 + 10 (1 + 10^6)) = 100000100 to the (T + 1) 10^3 of the recursion: T + 1 =
+// D = 100 add M (M + W) = 10 (10 + 10 x 10^6) = 100000100 to the (T + 1) 10^3 of the recursion: T + 1 =
 // 999899999 is within 10^12, one step more is not (without the emissions both would be).
 TEST(Hmm, EmissionKernelsCountTowardTheKernelWork) {
   const long states = 10, dim = 100;
