@@ -609,10 +609,10 @@ std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::I
 
 long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
-// log_probability: the factor of Sigma (d^3), the S whitened state means (S d^2), then per step each
-// chain's transition over the S product states (S sum_c M_c) and the S quadratic forms (S d).
 double FhmmModel::kernel_work() const { return impl_->kernel_work; }
 
+// log_probability: the factor of Sigma (d^3), the S whitened state means (S d^2), then per step each
+// chain's transition over the S product states (S sum_c M_c) and the S quadratic forms (S d).
 double FhmmModel::log_probability_work() const {
   const double states = static_cast<double>(capped_product_states(impl_->chains)), d = static_cast<double>(dim());
   double chain_states = 0.0;
