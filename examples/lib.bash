@@ -54,3 +54,21 @@ evaluate() {
   read -r c cv < <(best_c "$train" "$@")
   report "$name" "$train" "$test" "$c" "$cv" "$@"
 }
+
+# evaluate_selected NAME TRAIN TEST SELECT_OPTIONS...: for model rows, the settings (C from $grid,
+# and whatever lists SELECT_OPTIONS give: -t, -g, -d) chosen by ppk select's 5-fold cross-validation
+# on TRAIN (svm-train -v 5's accuracies, each kernel matrix computed once), the best trained on TRAIN
+# (-o), TEST predicted; prints one line of the results table, NAME followed by the chosen -t/-g/-d
+# when SELECT_OPTIONS list more than one of them.
+evaluate_selected() {
+  local name=$1 train=$2 test=$3
+  shift 3
+  local model="${name//[^A-Za-z0-9]/_}.model" best options c cv result
+  best=$("$bin/ppk" select -q -v 5 -c "$(IFS=,; echo "${grid[*]}")" "$@" -o "$model" "$train" | tail -n 1)
+  options=$(sed -n 's/^best: \(.*\) -c [^:]*: .*/\1/p' <<<"$best")
+  c=$(sed -n 's/^best: .* -c \([^:]*\): .*/\1/p' <<<"$best")
+  cv=$(sed -n 's/.*Accuracy = \([0-9.]*\)%$/\1/p' <<<"$best")
+  [[ "$*" == *,* ]] && name="$name: $options"
+  result=$("$bin/svm-predict" "$test" "$model" "${model%.model}.out" | sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p')
+  printf '%-44s %8s %10s %14s\n' "$name" "$c" "$cv%" "$result"
+}

@@ -8,7 +8,8 @@
 #      HMMs over sequences x_0..x_9 (the paper's setting: rho = 1, T = 9), svm-predict;
 #   4. the same sequences as k-mer spectra (k = 1..3, examples/kmer_counts.py) with LIBSVM's
 #      linear and RBF kernels.
-# For every kernel, C is chosen by 5-fold cross-validation on the training set.
+# For every kernel, C is chosen by 5-fold cross-validation on the training set (ppk select for the
+# HMM rows; in the row "ppk select's choice" also the kernel, rho and T).
 # Usage: examples/sequences-demo.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +32,9 @@ python3 "$here/kmer_counts.py" --k 3 test.txt > test.kmers
 echo
 echo "DNA-like sequences: $(wc -l < train.txt) training, $(wc -l < test.txt) test, 50-500 bases; C by 5-fold CV"
 printf '%-44s %8s %10s %14s\n' kernel C "CV acc" "test accuracy"
-evaluate "ppk_norm HMM, rho=1, T=9" train.ppk test.ppk -t ppk_norm -g 1 -d 9
-evaluate "ppk_norm adapted HMM, rho=1, T=9" train_adapted.ppk test_adapted.ppk -t ppk_norm -g 1 -d 9
+evaluate_selected "ppk_norm HMM, rho=1, T=9" train.ppk test.ppk -t ppk_norm -g 1 -d 9
+evaluate_selected "ppk_norm adapted HMM, rho=1, T=9" train_adapted.ppk test_adapted.ppk -t ppk_norm -g 1 -d 9
+evaluate_selected "ppk select's choice, adapted HMM" train_adapted.ppk test_adapted.ppk -t ppk,ppk_norm \
+  -g 0.25,0.5,1 -d 4,9,19
 evaluate "LIBSVM linear (-t 0) on 1-3-mer spectra" train.kmers test.kmers -t 0
 evaluate "LIBSVM RBF (-t 2) on 1-3-mer spectra" train.kmers test.kmers -t 2

@@ -5,8 +5,8 @@
 #   2. ppk fit lds --state-dim 2 and ppk fit slds --state-dim 2 at their defaults (the priors on
 #      cov0, Q and R chosen on the file), and at --prior-strength 0 (maximum likelihood, the old
 #      default) for comparison;
-#   3. leave-one-out errors (svm-train -v 100 on the precomputed ppk_norm Gram, one Gram per rho
-#      and T), best over rho in {0.1, 0.25, 0.5, 1}, T in {5, 10, 24}, C in {1, 10, 100};
+#   3. leave-one-out errors (ppk select -v n: one ppk_norm Gram per rho and T, svm-train -v 100's
+#      numbers), best over rho in {0.1, 0.25, 0.5, 1}, T in {5, 10, 24}, C in {1, 10, 100};
 #   4. LIBSVM's RBF kernel on the flattened series (50 values each), best over gamma in
 #      {0.001, 0.003, 0.01, 0.03, 0.1, 0.3} and C in {1, 10, 100, 1000}.
 # The paper's figures (its own random SLDSs, not these): RBF .34, LDS kernel .28, SLDS kernel .25.
@@ -36,14 +36,10 @@ rbf() {
   done | best_of
 }
 
-ppk_kernel() {  # ROWS -> best "error rho=.. T=.. C=.."
-  local rho t c
-  for rho in 0.1 0.25 0.5 1; do
-    for t in 5 10 24; do
-      "$bin/ppk" gram -t ppk_norm -g "$rho" -d "$t" --format precomputed "$1" -o "$1.gram" 2> /dev/null
-      for c in 1 10 100; do echo "$(loo_error -t 4 -c "$c" "$1.gram") rho=$rho T=$t C=$c"; done
-    done
-  done | best_of
+ppk_kernel() {  # ROWS -> best "error rho=.. T=.. C=.." by ppk select: one ppk_norm Gram per rho and T
+  "$bin/ppk" select -q -v n -t ppk_norm -g 0.1,0.25,0.5,1 -d 5,10,24 -c 1,10,100 "$1" 2> /dev/null | tail -n 1 |
+    sed -n 's/^best: -t ppk_norm -g \([^ ]*\) -d \([^ ]*\) -c \([^:]*\): Cross Validation Accuracy = \([0-9.]*\)%$/\4 \1 \2 \3/p' |
+    awk '{ printf "%.2f rho=%s T=%s C=%s\n", 1 - $1 / 100, $2, $3, $4 }'
 }
 
 "$bin/ppk" fit lds --state-dim 2 series.txt -o lds.ppk 2> lds.choices

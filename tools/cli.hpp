@@ -181,5 +181,6 @@ int run_gram(const std::vector<std::string>& args);
 int run_montecarlo(const std::vector<std::string>& args);
 int run_kgm(const std::vector<std::string>& args);
 int run_map(const std::vector<std::string>& args);
+int run_select(const std::vector<std::string>& args);
 
 }  // namespace ppk::cli

@@ -53,4 +53,14 @@ GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFi
   return gram;
 }
 
+SymmetricKernelMatrix::SymmetricKernelMatrix(std::size_t n) : n_(n), values_(n * (n + 1) / 2) {}
+
+SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile& a, unsigned threads) {
+  SymmetricKernelMatrix gram(a.models.size());
+  for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
+    for (std::size_t j = i; j < a.models.size(); ++j) gram.upper(i, j) = kernel_entry(kind, a, i, a, j);
+  });
+  return gram;
+}
+
 }  // namespace ppk::cli

@@ -60,4 +60,27 @@ using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::
 GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
                         unsigned threads);
 
+// A symmetric n x n kernel matrix, its upper triangle held once: n (n + 1) / 2 doubles, 4 n^2 bytes,
+// what a float matrix takes, with the doubles that svm-train -t 4 reads from a precomputed file.
+class SymmetricKernelMatrix {
+ public:
+  explicit SymmetricKernelMatrix(std::size_t n);
+  std::size_t size() const { return n_; }
+  // Entry (i, j) for i <= j; (j, i) is the same entry.
+  double& upper(std::size_t i, std::size_t j) { return values_[offset(i, j)]; }
+  double operator()(std::size_t i, std::size_t j) const { return i <= j ? values_[offset(i, j)] : values_[offset(j, i)]; }
+  // The bytes a matrix of n examples takes.
+  static double bytes(std::size_t n) { return 4.0 * static_cast<double>(n) * static_cast<double>(n + 1); }
+
+ private:
+  // Row i of the upper triangle starts after rows 0..i-1, of n, n-1, ..., n-i+1 entries: i (2n - i + 1) / 2.
+  std::size_t offset(std::size_t i, std::size_t j) const { return i * (2 * n_ - i + 1) / 2 + (j - i); }
+  std::size_t n_;
+  std::vector<double> values_;
+};
+
+// K(i, j) = k(a_i, a_j) for i <= j, as compute_gram(kind, a, a, true, threads) computes them (the same
+// values bit for bit), held once.
+SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile& a, unsigned threads);
+
 }  // namespace ppk::cli

@@ -45,6 +45,10 @@ constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -
   map -t ppk|ppk_norm -g RHO [-d T] [--map exact|sparse|nystrom] INPUT [-o OUTPUT]
                    model rows -> feature vectors for linear models (LIBLINEAR),
                    whose inner products are the kernel (--save-map, --map-from)
+  select [-t KERNELS] [-g RHOS] [-d LENGTHS] [-c COSTS] [-v K] TRAINING_ROWS
+                   the kernel SVM's settings chosen by k-fold cross-validation
+                   (svm-train -v K's numbers), one kernel matrix per (kernel,
+                   rho, T); -o MODEL trains the best
   montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
                    model rows -> montecarlo rows around them (the Monte Carlo
                    kernel from N samples per row instead of the closed form)
@@ -82,7 +86,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"fit", ppk::cli::run_fit},   {"encode", ppk::cli::run_encode},         {"decode", ppk::cli::run_decode},
     {"gram", ppk::cli::run_gram}, {"montecarlo", ppk::cli::run_montecarlo}, {"kgm", ppk::cli::run_kgm},
-    {"map", ppk::cli::run_map},
+    {"map", ppk::cli::run_map},   {"select", ppk::cli::run_select},
 };
 
 }  // namespace

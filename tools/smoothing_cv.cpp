@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "libsvm_problem.hpp"
+#include "gram_matrix.hpp"
+#include "kernel_cross_validation.hpp"
+#include "parallel.hpp"
 #include "svm.h"
 
 namespace ppk::cli {
@@ -39,43 +41,52 @@ std::vector<std::string> list_option(const po::variables_map& values, const std:
   return items;
 }
 
-void silent(const char*) {}
-
-// svm-train's parameters for -t kernel -g gamma -c cost (its defaults otherwise; the plugin
-// kernel type's own default -d).
-svm_parameter svm_train_parameters(const svm_kernel_type& kernel, double gamma, double cost) {
+// svm-train's parameters for -t kernel -g gamma (its defaults otherwise; the plugin kernel type's
+// own default -d).
+svm_parameter svm_train_parameters(const svm_kernel_type& kernel, double gamma) {
   svm_parameter parameters{};
   parameters.svm_type = C_SVC;
   parameters.kernel_type = kernel.number;
   parameters.degree = kernel.default_degree;
   parameters.gamma = gamma;
-  parameters.coef0 = 0;
   parameters.nu = 0.5;
   parameters.cache_size = 100;
-  parameters.C = cost;
+  parameters.C = 1;
   parameters.eps = 1e-3;
   parameters.p = 0.1;
   parameters.shrinking = 1;
-  parameters.probability = 0;
-  parameters.nr_weight = 0;
-  parameters.weight_label = nullptr;
-  parameters.weight = nullptr;
   return parameters;
 }
 
-// The k-fold cross-validated accuracy (percent) of `problem`, computed as svm-train -v computes it,
-// with rand() seeded as svm-train leaves it (glibc's default seed, 1), so that every candidate and
-// C sees the same folds. InputError with LIBSVM's message when it refuses the rows.
-double cross_validated_accuracy(const svm_problem& problem, const svm_parameter& parameters, int folds,
-                                const std::string& what) {
-  if (const char* error = svm_check_parameter(&problem, &parameters)) throw InputError(what + ": LIBSVM: " + error);
-  std::vector<double> predicted(static_cast<std::size_t>(problem.l));
-  std::srand(1);
-  svm_cross_validation(&problem, &parameters, folds, predicted.data());
-  int correct = 0;
-  for (int i = 0; i < problem.l; ++i)
-    if (predicted[static_cast<std::size_t>(i)] == problem.y[i]) ++correct;
-  return 100.0 * correct / problem.l;
+// The k-fold cross-validated accuracy (percent) of the rows at every C of `costs`, as svm-train -v
+// computes it on the written rows: one kernel matrix of the rows (their values as LIBSVM reads them
+// back), then LIBSVM's folds and solver at each C (kernel_cross_validation.hpp). InputError naming
+// `what` when a row or LIBSVM refuses them.
+std::vector<double> cross_validated_accuracies(const std::vector<Row>& rows, const std::vector<double>& labels,
+                                               const svm_parameter& parameters, KernelKind kind,
+                                               const std::vector<double>& costs, int folds, const std::string& what) {
+  std::vector<LabeledRow> read_back;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Row row;
+    for (const RowEntry& entry : rows[i]) row.push_back({entry.index, libsvm_readable(entry.value)});
+    read_back.push_back({labels[i], std::move(row)});
+  }
+  KernelParams params;
+  params.rho = parameters.gamma;
+  params.length = parameters.degree;
+  const PreparedFile file = prepare_rows(read_back, what, kind, params);  // errors name `what` and the row
+  const unsigned threads = default_threads();
+  const SymmetricKernelMatrix gram = compute_symmetric_gram(kind, file, threads);
+  std::vector<std::vector<double>> predictions;
+  try {
+    predictions = libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
+  }
+  std::vector<double> accuracies;
+  for (const std::vector<double>& held_out : predictions)
+    accuracies.push_back(cross_validation_score(held_out, labels, C_SVC).accuracy);
+  return accuracies;
 }
 
 }  // namespace
@@ -139,9 +150,9 @@ CvChoice choose_smoothing_by_cv(
                      " holds " +
                      (labels.empty() ? "no examples" : "one class only (label " + format_double(labels.front()) + ")") +
                      "; give --alpha a number or evidence");
-  svm_set_print_string_function(silent);
   const int kernel_number = svm_kernel_type_from_string(options.kernel.c_str());
   const svm_kernel_type* kernel = svm_find_kernel_type(kernel_number);
+  const KernelKind kind = options.kernel == "ppk_norm" ? KernelKind::ppk_norm : KernelKind::ppk;
   if (kernel == nullptr)
     throw InputError("--alpha auto: LIBSVM has no kernel type " + options.kernel +
                      ": its plugin (libsvm-plugins/ppk.so next to libsvm.so.3) was not loaded");
@@ -174,11 +185,11 @@ CvChoice choose_smoothing_by_cv(
     } catch (const InputError& e) {
       throw InputError(what + ": " + message_of(e) + " (leave " + candidate + " out of --cv-alphas)");
     }
-    const LibsvmProblem problem(rows, labels);
     const std::string alpha_text = smoothing.ml ? "-" : format_short(smoothing.alpha);
-    for (double cost : options.costs) {
-      const double accuracy = cross_validated_accuracy(problem.get(), svm_train_parameters(*kernel, options.gamma, cost),
-                                                       options.folds, what);
+    const std::vector<double> accuracies = cross_validated_accuracies(
+        rows, labels, svm_train_parameters(*kernel, options.gamma), kind, options.costs, options.folds, what);
+    for (std::size_t c = 0; c < options.costs.size(); ++c) {
+      const double cost = options.costs[c], accuracy = accuracies[c];
       std::cerr << "  " << std::left << std::setw(9) << candidate << "  " << std::setw(11) << alpha_text << " "
                 << std::right << std::setw(5) << format_short(cost) << "  " << format_short(accuracy) << "%\n";
       nlohmann::json entry = {{"candidate", candidate}, {"C", cost}, {"accuracy", accuracy}};

@@ -4,7 +4,9 @@
 ppk_norm in process, as ``ppk fit`` then ``svm-train -t KERNEL -g RHO -d T -c C`` do; predictions
 evaluate the kernel against the support vectors only, as ``svm-predict`` does, with the same decision
 values. ``PPKFeatures``: the explicit feature map (exact or Nystrom), for a linear model on n examples
-too many for a kernel SVM: ``make_pipeline(PPKFeatures(...), LinearSVC())``.
+too many for a kernel SVM: ``make_pipeline(PPKFeatures(...), LinearSVC())``. ``PPKSVCCV``: ``PPKSVC``
+with its kernel, rho, T and C chosen by cross-validation, in the pattern of ``LogisticRegressionCV``:
+one kernel matrix per (kernel, rho, T) and fold, every C solved on it (``ppk select``'s engine).
 
 X is what ``ppk._inputs`` describes: 2-D data (one example per row: counts for ``multinomial``,
 vectors for ``gaussian``, ...), a list of numpy arrays (one set or sequence per example) or
@@ -12,20 +14,24 @@ vectors for ``gaussian``, ...), a list of numpy arrays (one set or sequence per 
 """
 
 import numbers
+import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _ppk
 from ._features import PPKFeatures
-from ._inputs import fitted_models, input_tags
+from . import Models
+from ._inputs import fitted_models, input_tags, is_example_list
 
-__all__ = ["PPKFeatures", "PPKSVC"]
+__all__ = ["PPKFeatures", "PPKSVC", "PPKSVCCV"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -51,7 +57,20 @@ def _libsvm_labels(classes):
     return np.arange(len(classes), dtype=np.float64)
 
 
-class PPKSVC(ClassifierMixin, BaseEstimator):
+class _Probabilities:
+    """predict_proba's availability (probability=True) and predict_log_proba, for PPKSVC and PPKSVCCV."""
+
+    def _probability_enabled(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is available when probability=True")
+        return True
+
+    @available_if(_probability_enabled)
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+
+class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
     """A support vector classifier whose kernel compares one generative model per example.
 
     family, fit_options: ``ppk.fit(family, X, **fit_options)`` fits the models (``ppk fit FAMILY``'s
@@ -102,16 +121,23 @@ class PPKSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_jobs must be None, -1 or a whole number >= 1, got {n_jobs}")
         return None if n_jobs == -1 else n_jobs
 
-    def _train_options(self, y):
+    def _check_setting(self):
+        """Checks kernel, rho, T and C as _train_options does (ValueError / TypeError naming them)."""
         if self.kernel not in ("ppk", "ppk_norm"):
             raise ValueError(f"kernel must be 'ppk' or 'ppk_norm', got {self.kernel!r}")
+        _check_number("rho", self.rho, minimum=0)
+        _check_number("T", self.T, integral=True, minimum=0, exclusive=False)
+        _check_number("C", self.C, minimum=0)
+
+    def _train_options(self, y):
+        self._check_setting()
         if self.decision_function_shape not in ("ovr", "ovo"):
             raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
         options = _ppk.SvmTrainOptions()
         options.kernel = self.kernel
-        options.rho = _check_number("rho", self.rho, minimum=0)
-        options.T = _check_number("T", self.T, integral=True, minimum=0, exclusive=False)
-        options.C = _check_number("C", self.C, minimum=0)
+        options.rho = float(self.rho)
+        options.T = int(self.T)
+        options.C = float(self.C)
         options.tol = _check_number("tol", self.tol, minimum=0)
         options.cache_size = _check_number("cache_size", self.cache_size, minimum=0)
         options.shrinking = bool(self.shrinking)
@@ -193,12 +219,7 @@ class PPKSVC(ClassifierMixin, BaseEstimator):
         labels = self.svm_.predict(models, self._n_jobs())
         return self.classes_[np.searchsorted(self._libsvm_labels, labels)]
 
-    def _probability_enabled(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is available when probability=True")
-        return True
-
-    @available_if(_probability_enabled)
+    @available_if(_Probabilities._probability_enabled)
     def predict_proba(self, X):
         """Each class's probability (svm_predict_probability, as svm-predict -b 1), columns as classes_."""
         models = self._test_models(X)
@@ -207,6 +228,212 @@ class PPKSVC(ClassifierMixin, BaseEstimator):
         probabilities[:, self._position] = libsvm_order
         return probabilities
 
-    @available_if(_probability_enabled)
-    def predict_log_proba(self, X):
-        return np.log(self.predict_proba(X))
+
+def _as_indexable(X):
+    """X as something _take can index: Models and lists as they are, a pandas DataFrame as it is (its
+    column names are checked by PPKSVC), other 2-D data as check_array gives it (sparse: CSR)."""
+    if isinstance(X, (Models, list, tuple)) or hasattr(X, "iloc"):
+        return X
+    return check_array(X, accept_sparse="csr", dtype=None, force_all_finite=False)
+
+
+def _take(X, indices):
+    """The examples of _as_indexable's X at indices, in that order."""
+    if isinstance(X, (list, tuple)):
+        return [X[i] for i in indices]
+    if hasattr(X, "iloc"):  # a pandas DataFrame
+        return X.iloc[indices]
+    return X[indices]
+
+
+def _grid_values(name, values):
+    """values as a non-empty list (a single value is a list of one), or ValueError naming the parameter."""
+    values = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
+    if not values:
+        raise ValueError(f"{name} must list at least one value")
+    return values
+
+
+class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
+    """PPKSVC with its kernel, rho, T and C chosen by cross-validated accuracy on the training data.
+
+    In the pattern of scikit-learn's ``LogisticRegressionCV``: where ``GridSearchCV(PPKSVC(), grid)``
+    fits the models and computes every kernel value again for every cell and fold, this estimator
+    fits the models once per training fold and computes one kernel matrix per (kernel, rho, T) and
+    fold, and LIBSVM's solver runs every C on it (``ppk select``'s engine, docs/choosing-the-kernel.md).
+    Its ``cv_results_`` are those of ``GridSearchCV(PPKSVC(...), {"kernel": kernels, "rho": rhos, "T":
+    Ts, "C": Cs}, cv=cv)`` on the same splitter; then the best setting is fitted on all of X.
+
+    Parameters
+    ----------
+    family, fit_options : as PPKSVC: ``ppk.fit(family, X, **fit_options)`` fits the models (not used
+        when X is ``ppk.Models``). Where the rows fitted on every training fold (and its test
+        examples, with what the fit chose on that fold) equal those fitted on all examples (a fit
+        that depends on no other example), one kernel matrix serves every fold.
+    kernels : list of "ppk", "ppk_norm"
+    rhos : list of float > 0
+    Ts : list of int >= 0, time steps of sequence models (0: each model's own)
+    Cs : list of float > 0
+    cv : int, cross-validation generator or iterable, as GridSearchCV's (default 5: stratified 5-fold).
+    class_weight, probability, tol, shrinking, cache_size, decision_function_shape, n_jobs,
+    random_state : as PPKSVC, for every fold and for the best setting's fit.
+
+    Attributes
+    ----------
+    cv_results_ : dict, GridSearchCV's layout (params, param_*, split*_test_score, mean_test_score,
+        std_test_score, rank_test_score, mean_fit_time, std_fit_time, mean_score_time, std_score_time)
+    best_index_, best_params_, best_score_ : the first of the best mean accuracies
+    best_estimator_ : the PPKSVC of best_params_ fitted on all of X; predict, decision_function,
+        predict_proba and score are its own, and classes_, support_, n_support_ and svm_ are its.
+    n_splits_ : the number of folds
+    """
+
+    def __init__(self, family="multinomial", fit_options=None, kernels=("ppk", "ppk_norm"),
+                 rhos=(0.1, 0.25, 0.5, 0.75, 1.0), Ts=(0,), Cs=(0.1, 1.0, 10.0, 100.0, 1000.0), cv=5,
+                 class_weight=None, probability=False, tol=1e-3, shrinking=True, cache_size=200.0,
+                 decision_function_shape="ovr", n_jobs=None, random_state=None):
+        self.family = family
+        self.fit_options = fit_options
+        self.kernels = kernels
+        self.rhos = rhos
+        self.Ts = Ts
+        self.Cs = Cs
+        self.cv = cv
+        self.class_weight = class_weight
+        self.probability = probability
+        self.tol = tol
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.decision_function_shape = decision_function_shape
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _more_tags(self):
+        return input_tags(self)
+
+    def _classifier(self, **setting):
+        """The PPKSVC of this estimator's shared parameters and one grid setting."""
+        return PPKSVC(family=self.family, fit_options=self.fit_options, class_weight=self.class_weight,
+                      probability=self.probability, tol=self.tol, shrinking=self.shrinking,
+                      cache_size=self.cache_size, decision_function_shape=self.decision_function_shape,
+                      n_jobs=self.n_jobs, random_state=self.random_state, **setting)
+
+    def _fold_models(self, X, train, test):
+        """The models of one fold, training examples first: as PPKSVC fits them on X[train] and then
+        predicts X[test] (the test examples fitted with what the fit chose on X[train])."""
+        fold = self._classifier()
+        return fitted_models(fold, _take(X, train), reset=True) + fitted_models(fold, _take(X, test), reset=False)
+
+    def fit(self, X, y, groups=None):
+        """Cross-validates every setting of the grid on X, y, then fits the best on all of X; returns self."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if len(np.unique(y)) < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {len(np.unique(y))} class")
+        grid = list(ParameterGrid({"kernel": _grid_values("kernels", self.kernels),
+                                   "rho": _grid_values("rhos", self.rhos), "T": _grid_values("Ts", self.Ts),
+                                   "C": _grid_values("Cs", self.Cs)}))
+        for setting in grid:  # every value checked as PPKSVC checks it, before anything is fitted
+            self._classifier(**setting)._check_setting()
+        examples = _as_indexable(X)
+        everything = self._classifier()  # the fit on all examples: its models, fit_pool_ and n_features_in_
+        all_models = fitted_models(everything, examples, reset=True)
+        if len(y) != len(all_models):
+            raise ValueError(f"X has {len(all_models)} examples but y has {len(y)} labels")
+        folds = list(check_cv(self.cv, y, classifier=True).split(np.zeros((len(y), 1)), y, groups))
+        self.n_splits_ = len(folds)
+        # Each fold's models, unless they are those of all examples (ppk.Models, or a fit that depends on
+        # no other example): then one kernel matrix per (kernel, rho, T) serves every fold.
+        fold_models = None
+        if not isinstance(X, Models):
+            fold_models = [self._fold_models(examples, train, test) for train, test in folds]
+            if all(models.to_rows() == all_models[np.concatenate(fold)].to_rows()
+                   for models, fold in zip(fold_models, folds)):
+                fold_models = None
+        matrices = list(dict.fromkeys((s["kernel"], s["rho"], s["T"]) for s in grid))
+        costs = list(dict.fromkeys(s["C"] for s in grid))
+        scores, times = {}, {}
+        for kernel, rho, T in matrices:
+            shared = None
+            if fold_models is None:
+                start = time.perf_counter()
+                shared = _ppk.KernelMatrix(all_models, kernel, rho, T, self._classifier()._n_jobs())
+                shared_time = (time.perf_counter() - start) / len(folds)
+            for f, (train, test) in enumerate(folds):
+                start = time.perf_counter()
+                if shared is None:
+                    matrix = _ppk.KernelMatrix(fold_models[f], kernel, rho, T, self._classifier()._n_jobs())
+                    train_at, test_at = np.arange(len(train)), np.arange(len(train), len(train) + len(test))
+                else:
+                    matrix, train_at, test_at = shared, train, test
+                held_out = self._fold_predictions(matrix, y, train, train_at, test_at, kernel, rho, T, costs)
+                elapsed = (time.perf_counter() - start + (shared_time if shared is not None else 0)) / len(costs)
+                for c, cost in enumerate(costs):
+                    scores.setdefault((kernel, rho, T, cost), []).append(float(np.mean(held_out[c] == y[test])))
+                    times.setdefault((kernel, rho, T, cost), []).append(elapsed)
+        self.cv_results_ = self._results(grid, scores, times)
+        self.best_index_ = int(self.cv_results_["rank_test_score"].argmin())
+        self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        # The best setting trained on the models already fitted to all of X: what PPKSVC.fit(X, y)
+        # does, with the same fit_pool_ and input checks for predict.
+        self.best_estimator_ = self._classifier(**self.best_params_).fit(all_models, y)
+        for name in ("fit_pool_", "n_features_in_", "feature_names_in_"):
+            if hasattr(everything, name):
+                setattr(self.best_estimator_, name, getattr(everything, name))
+            elif hasattr(self.best_estimator_, name):
+                delattr(self.best_estimator_, name)
+        for name in ("classes_", "support_", "n_support_", "svm_", "fit_pool_", "n_features_in_",
+                     "feature_names_in_"):
+            if hasattr(self.best_estimator_, name):
+                setattr(self, name, getattr(self.best_estimator_, name))
+        return self
+
+    def _fold_predictions(self, matrix, y, train, train_at, test_at, kernel, rho, T, costs):
+        """The classes predicted for the fold's test examples (at test_at in matrix), one row per C, by
+        the PPKSVC of that setting trained on y[train] (at train_at): its labels, class weights and seed."""
+        fold = self._classifier(kernel=kernel, rho=rho, T=T)
+        fold.classes_, y_index = np.unique(y[train], return_inverse=True)
+        fold._libsvm_labels = _libsvm_labels(fold.classes_)
+        labels = np.zeros(len(matrix))
+        labels[train_at] = fold._libsvm_labels[y_index]
+        held_out = _ppk.cross_validated_predictions(matrix, labels, [(train_at, test_at)], fold._train_options(y[train]),
+                                                    costs, fold._n_jobs())
+        return fold.classes_[np.searchsorted(fold._libsvm_labels, held_out[:, test_at])]
+
+    def _results(self, grid, scores, times):
+        """cv_results_ in GridSearchCV's layout, the candidates in ParameterGrid's order."""
+        results = {"params": grid}
+        for name in ("C", "T", "kernel", "rho"):
+            results[f"param_{name}"] = np.ma.MaskedArray([s[name] for s in grid], mask=False, dtype=object)
+        split = np.array([scores[(s["kernel"], s["rho"], s["T"], s["C"])] for s in grid])
+        fit_times = np.array([times[(s["kernel"], s["rho"], s["T"], s["C"])] for s in grid])
+        for k in range(split.shape[1]):
+            results[f"split{k}_test_score"] = split[:, k]
+        results["mean_test_score"] = split.mean(axis=1)
+        results["std_test_score"] = split.std(axis=1)
+        results["rank_test_score"] = rankdata(-results["mean_test_score"], method="min").astype(np.int32)
+        results["mean_fit_time"] = fit_times.mean(axis=1)
+        results["std_fit_time"] = fit_times.std(axis=1)
+        results["mean_score_time"] = np.zeros(len(grid))
+        results["std_score_time"] = np.zeros(len(grid))
+        return results
+
+    def _best(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
+
+    def decision_function(self, X):
+        """The best estimator's decision values (PPKSVC.decision_function)."""
+        return self._best().decision_function(X)
+
+    def predict(self, X):
+        """The best estimator's predictions (PPKSVC.predict)."""
+        return self._best().predict(X)
+
+    @available_if(_Probabilities._probability_enabled)
+    def predict_proba(self, X):
+        """The best estimator's class probabilities (PPKSVC.predict_proba)."""
+        return self._best().predict_proba(X)

@@ -26,6 +26,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "kernel_cross_validation.hpp"
 #include "libsvm_problem.hpp"
 #include "ppk/core/data.hpp"
 #include "svm.h"
@@ -111,20 +112,6 @@ class MemoryFile {
   int fd_;
 };
 
-struct TrainOptions {
-  std::string kernel;              // "ppk" or "ppk_norm"
-  double rho = 1;                  // -g
-  int T = 0;                       // -d
-  double C = 1;                    // -c
-  std::vector<int> weight_labels;  // -wLABEL WEIGHT
-  std::vector<double> weights;
-  bool probability = false;  // -b 1
-  double tol = 1e-3;         // -e
-  bool shrinking = true;     // -h
-  double cache_size = 100;   // -m, MB
-  unsigned seed = 1;         // srand(seed) before training: the folds of -b 1's cross-validation
-};
-
 class SvmClassifier {
  public:
   // svm_train on the rows of `models` with `labels` (LIBSVM's labels: whole numbers); ValueError
@@ -140,31 +127,13 @@ class SvmClassifier {
     const int kernel = svm_kernel_type_from_string(options.kernel.c_str());
     if (svm_find_kernel_type(kernel) == nullptr)
       throw py::value_error("kernel must be 'ppk' or 'ppk_norm', got '" + options.kernel + "'");
-    svm_parameter parameters{};
-    parameters.svm_type = C_SVC;
-    parameters.kernel_type = kernel;
-    parameters.gamma = options.rho;
-    parameters.degree = options.T;
-    parameters.C = options.C;
-    parameters.eps = options.tol;
-    parameters.cache_size = options.cache_size;
-    parameters.shrinking = options.shrinking ? 1 : 0;
-    parameters.probability = options.probability ? 1 : 0;
-    parameters.nu = 0.5;  // svm-train's defaults of the parameters C-SVC does not use
-    parameters.p = 0.1;
-    parameters.nr_weight = static_cast<int>(options.weights.size());
-    std::vector<int> weight_labels = options.weight_labels;
-    std::vector<double> weights = options.weights;
-    if (weight_labels.size() != weights.size()) throw py::value_error("one weight per weighted label");
-    parameters.weight_label = weight_labels.data();
-    parameters.weight = weights.data();
+    const svm_parameter parameters = svm_train_parameters(options, kernel);
 
     py::gil_scoped_release release;
     const EvaluationThreads threads(n_jobs);
     if (const char* error = svm_check_parameter(&problem.get(), &parameters)) throw InputError(python_rows(error));
     // rand() is LIBSVM's source of -b 1's folds: one training at a time sets and uses it.
-    static std::mutex rand_mutex;
-    const std::lock_guard<std::mutex> lock(rand_mutex);
+    const std::lock_guard<std::recursive_mutex> lock(cli::libsvm_rand_mutex());
     std::srand(options.seed);
     model_.reset(svm_train(&problem.get(), &parameters));
     model_->param.weight_label = nullptr;  // svm_train's model keeps pointers to these: not needed
@@ -312,6 +281,26 @@ class SvmClassifier {
 };
 
 }  // namespace
+
+svm_parameter svm_train_parameters(const TrainOptions& options, int kernel_type) {
+  if (options.weight_labels.size() != options.weights.size()) throw py::value_error("one weight per weighted label");
+  svm_parameter parameters{};
+  parameters.svm_type = C_SVC;
+  parameters.kernel_type = kernel_type;
+  parameters.gamma = options.rho;
+  parameters.degree = options.T;
+  parameters.C = options.C;
+  parameters.eps = options.tol;
+  parameters.cache_size = options.cache_size;
+  parameters.shrinking = options.shrinking ? 1 : 0;
+  parameters.probability = options.probability ? 1 : 0;
+  parameters.nu = 0.5;  // svm-train's defaults of the parameters C-SVC does not use
+  parameters.p = 0.1;
+  parameters.nr_weight = static_cast<int>(options.weights.size());
+  parameters.weight_label = const_cast<int*>(options.weight_labels.data());
+  parameters.weight = const_cast<double*>(options.weights.data());
+  return parameters;
+}
 
 void bind_svm(py::module_& module) {
   svm_set_print_string_function(silent);

@@ -3,9 +3,11 @@ PPK_SOURCE_DIR the repository (docs/python.md); CTest's python.pytest sets both 
 
 import os
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import check_estimator
 
 
 def libsvm_data_line(label, values, qid=None):
@@ -52,3 +54,17 @@ def ppk_tool():
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261127)
+
+
+def run_checks(estimator):
+    """Every check of check_estimator run on its own: {check name: the exception} of those that fail."""
+    failures = {}
+    for instance, check in check_estimator(estimator, generate_only=True):
+        name = getattr(check, "func", check).__name__
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check(instance)
+        except Exception as error:  # noqa: BLE001 (each failure is reported below)
+            failures[name] = error
+    return failures

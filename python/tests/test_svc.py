@@ -8,7 +8,6 @@ import os
 import pickle
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -18,10 +17,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import check_estimator
 
 import ppk
 from ppk.sklearn import PPKSVC
+
+from conftest import run_checks
 
 
 def program(name):
@@ -215,20 +215,6 @@ def test_grid_search_and_cross_validation_on_counts(documents):
     pipeline = make_pipeline(FunctionTransformer(lambda counts: counts[:, :1000], accept_sparse=True), PPKSVC())
     search = GridSearchCV(pipeline, {"ppksvc__rho": [0.5, 1.0], "ppksvc__C": [1, 10]}, cv=3).fit(X[:120], y[:120])
     assert search.best_estimator_[-1].n_features_in_ == 1000 and search.best_score_ > 0.6
-
-
-def run_checks(estimator):
-    """Every check of check_estimator run on its own: {check name: the exception} of those that fail."""
-    failures = {}
-    for instance, check in check_estimator(estimator, generate_only=True):
-        name = getattr(check, "func", check).__name__
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                check(instance)
-        except Exception as error:  # noqa: BLE001 (each failure is reported below)
-            failures[name] = error
-    return failures
 
 
 def test_scikit_learns_checks_pass_on_vectors():

@@ -89,15 +89,6 @@ CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyI
 
 std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
 
-// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm), or nothing for other models.
-std::optional<long> sequence_steps(const Model& model) {
-  if (const auto* hmm = dynamic_cast<const HmmModel*>(&model)) return hmm->steps();
-  if (const auto* lds = dynamic_cast<const LdsModel*>(&model)) return lds->steps();
-  if (const auto* slds = dynamic_cast<const SldsModel*>(&model)) return slds->steps();
-  if (const auto* fhmm = dynamic_cast<const FhmmModel*>(&model)) return fhmm->steps();
-  return std::nullopt;
-}
-
 // The model whose kernel a montecarlo row estimates, else the model itself.
 const Model& estimated_model(const Model& model) {
   const auto* montecarlo = dynamic_cast<const MonteCarloModel*>(&model);
@@ -122,6 +113,14 @@ std::optional<std::pair<long, long>> lengths_apart(const Model& row_a, const Mod
 }
 
 }  // namespace
+
+std::optional<long> sequence_steps(const Model& model) {
+  if (const auto* hmm = dynamic_cast<const HmmModel*>(&model)) return hmm->steps();
+  if (const auto* lds = dynamic_cast<const LdsModel*>(&model)) return lds->steps();
+  if (const auto* slds = dynamic_cast<const SldsModel*>(&model)) return slds->steps();
+  if (const auto* fhmm = dynamic_cast<const FhmmModel*>(&model)) return fhmm->steps();
+  return std::nullopt;
+}
 
 PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& params)
     : model_(std::move(model)), family_(model_ ? &model_->family() : nullptr), params_(params) {

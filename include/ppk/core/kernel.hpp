@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ppk/core/model.hpp"
@@ -43,6 +44,10 @@ void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
 // "fhmm rows: the kernel values are <approximation>, not k itself; the Gram matrix may not be
 // positive semidefinite". Empty for a family whose kernel is exact.
 std::string inexact_kernel_warning(const FamilyInfo& family);
+
+// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm; -d T once prepared, else the stored
+// length), or nothing for a model without time steps.
+std::optional<long> sequence_steps(const Model& model);
 
 // Throws KernelDomainError naming both sample spaces when the pair has no kernel.
 void check_compatible(const Model& a, const Model& b);

@@ -1,0 +1,451 @@
+// ppk select: the kernel SVM's settings chosen by cross-validation on the training rows, every kernel
+// value computed once (tools/kernel_cross_validation.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "gram_matrix.hpp"
+#include "kernel_cross_validation.hpp"
+#include "libsvm_problem.hpp"
+#include "parallel.hpp"
+#include "ppk/core/data.hpp"
+#include "ppk/core/kernel.hpp"
+#include "ppk/core/kernel_diagnostic.hpp"
+#include "ppk/core/memory.hpp"
+#include "ppk/families/lds.hpp"
+#include "svm.h"
+
+namespace ppk::cli {
+namespace {
+
+constexpr const char* kSelectUsage = R"usage(Usage: ppk select [options] TRAINING_ROWS
+
+Chooses the kernel SVM's settings for model rows (what `ppk fit` writes) by k-fold
+cross-validation on the training file, as a loop of `svm-train -v K` runs over a
+grid would (LIBSVM's grid.py), at the cost of one kernel matrix per (kernel, rho,
+T): each matrix is computed once, on every core, held in memory, and every fold
+and every C is solved by LIBSVM's own solver on it, folds and C in parallel. The
+folds are LIBSVM's own, so every number equals what svm-train -v K prints for
+the same options, on the rows or on `ppk gram --format precomputed` + svm-train -t 4.
+
+Grid options (LIBSVM's spelling; each takes a comma-separated list):
+  -t KERNELS   ppk, ppk_norm (or 5, 6)                   default ppk,ppk_norm
+  -g RHOS      the kernel's rho                           default 0.1,0.25,0.5,0.75,1
+  -d LENGTHS   T, for sequence rows (hmm, fhmm, lds, slds): each kernel compares
+               x_0..x_T; 0 = each row's own T   default: T/4, T/2 and T for the
+               shortest row's T (rows of one length: that length)
+  -c COSTS     the SVM's C                                default 0.1,1,10,100,1000
+Cross-validation and training (as svm-train takes them):
+  -v K         the number of folds (default 5; -v n: leave-one-out)
+  -s TYPE      0 C-SVC (default), 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR;
+               regression types report the mean squared error (lowest is best)
+  -wLABEL W    the weight of class LABEL's C (C-SVC), e.g. -w1 5; may be repeated
+  -b 0|1       probability estimates (with 1 the folds run one after another,
+               as svm-train draws them)
+  -e EPS, -m MB, -n NU, -p EPSILON    svm-train's -e, -m, -n, -p
+Output:
+  one line per cell on standard output, "-t ppk -g 0.5 -c 1: Cross Validation
+  Accuracy = 92.25%" as svm-train -v prints it, then the best cell (the first of
+  equal scores, in the order kernel, rho, T, C) after "best: ".
+  --table FILE   every cell, tab-separated, a header line of the columns kernel,
+                 rho, T, C, accuracy (regression: mean_squared_error and
+                 squared_correlation); T is empty for rows without time steps
+  --plot FILE    a PNG of the cross-validated score over rho x C, one panel per
+                 kernel and T (needs gnuplot, as grid.py's contour does)
+  -o MODEL       the best setting trained on every row: a LIBSVM model file
+                 that svm-predict and the Python module read
+Memory: one kernel matrix of n rows takes 4 n^2 bytes (its upper triangle in
+doubles); a grid whose matrix does not fit in the memory this process may take
+is refused before anything is computed.
+)usage";
+
+constexpr const char* kDefaultKernels = "ppk,ppk_norm";
+constexpr const char* kDefaultRhos = "0.1,0.25,0.5,0.75,1";
+constexpr const char* kDefaultCosts = "0.1,1,10,100,1000";
+
+// The items of a comma-separated list option, each parsed by `parse`, else a UsageError naming the
+// option and the item.
+template <class Value, class Parse>
+std::vector<Value> parse_list(const std::string& text, const std::string& option, const std::string& expected,
+                              Parse parse) {
+  std::vector<Value> values;
+  for (const std::string& item : split(text, ',')) {
+    const std::optional<Value> value = parse(item);
+    if (!value)
+      throw UsageError(option + ": expected a comma-separated list of " + expected + ", got '" + item + "' in '" + text +
+                       "'");
+    if (std::find(values.begin(), values.end(), *value) == values.end()) values.push_back(*value);
+  }
+  return values;
+}
+
+std::optional<KernelKind> parse_kernel(const std::string& text) {
+  if (text == "ppk" || text == "5") return KernelKind::ppk;
+  if (text == "ppk_norm" || text == "6") return KernelKind::ppk_norm;
+  return std::nullopt;
+}
+const char* kernel_name(KernelKind kind) { return kind == KernelKind::ppk ? "ppk" : "ppk_norm"; }
+
+std::optional<double> parse_positive(const std::string& text) {
+  const std::optional<double> value = parse_double(text);
+  if (!value || !(*value > 0) || !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
+std::optional<int> parse_length(const std::string& text) {
+  const std::optional<long> value = parse_long(text);
+  if (!value || *value < 0 || *value > kMaxSequenceLength) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+// "%g", as svm-train prints its scores.
+std::string format_short(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+// svm-train's -wLABEL WEIGHT pairs, taken out of `args` (Boost cannot spell an option whose name
+// holds its value).
+struct ClassWeights {
+  std::vector<int> labels;
+  std::vector<double> weights;
+};
+ClassWeights take_class_weights(std::vector<std::string>& args) {
+  ClassWeights weights;
+  static const std::regex weight_option("-w(-?[0-9]+)");
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::smatch match;
+    if (!std::regex_match(args[i], match, weight_option)) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    const std::optional<double> weight = i + 1 < args.size() ? parse_double(args[i + 1]) : std::nullopt;
+    if (!weight || !std::isfinite(*weight))
+      throw UsageError(args[i] + ": expected the weight of class " + match[1].str() + " after it (e.g. " + args[i] +
+                       " 5)");
+    weights.labels.push_back(std::stoi(match[1].str()));
+    weights.weights.push_back(*weight);
+    ++i;
+  }
+  args = rest;
+  return weights;
+}
+
+// One cell of the grid and its score.
+struct Cell {
+  KernelKind kind;
+  double rho;
+  std::optional<int> length;  // T, for sequence rows
+  double cost;
+  CrossValidationScore score;
+};
+
+std::string cell_options(const Cell& cell) {
+  std::string text = std::string("-t ") + kernel_name(cell.kind) + " -g " + format_short(cell.rho);
+  if (cell.length) text += " -d " + std::to_string(*cell.length);
+  return text + " -c " + format_short(cell.cost);
+}
+
+std::string cell_score(const Cell& cell, bool regression) {
+  if (regression)
+    return "Cross Validation Mean squared error = " + format_short(cell.score.mean_squared_error) +
+           ", Squared correlation coefficient = " + format_short(cell.score.squared_correlation);
+  return "Cross Validation Accuracy = " + format_short(cell.score.accuracy) + "%";
+}
+
+// True if `a` scores better than `b`: a higher accuracy, or a lower mean squared error.
+bool better(const Cell& a, const Cell& b, bool regression) {
+  return regression ? a.score.mean_squared_error < b.score.mean_squared_error : a.score.accuracy > b.score.accuracy;
+}
+
+void write_table(const std::string& path, const std::vector<Cell>& cells, bool regression) {
+  std::vector<std::string> lines;
+  lines.push_back(std::string("kernel\trho\tT\tC\t") +
+                  (regression ? "mean_squared_error\tsquared_correlation" : "accuracy"));
+  for (const Cell& cell : cells) {
+    std::string line = std::string(kernel_name(cell.kind)) + "\t" + format_shortest(cell.rho) + "\t" +
+                       (cell.length ? std::to_string(*cell.length) : "") + "\t" + format_shortest(cell.cost) + "\t";
+    line += regression
+                ? format_shortest(cell.score.mean_squared_error) + "\t" + format_shortest(cell.score.squared_correlation)
+                : format_shortest(cell.score.accuracy);
+    lines.push_back(line);
+  }
+  write_lines(path, lines);
+}
+
+// The T grid's default: T/4, T/2 and T of the shortest row's T (at least 1 where T is).
+std::vector<int> default_lengths(long shortest) {
+  std::vector<int> lengths;
+  for (long length : {shortest / 4, shortest / 2, shortest}) {
+    const int t = static_cast<int>(std::max(length, std::min(shortest, 1L)));
+    if (std::find(lengths.begin(), lengths.end(), t) == lengths.end()) lengths.push_back(t);
+  }
+  return lengths;
+}
+
+// The T of every row's model, or nothing when the rows have no time steps; rows of both kinds are
+// refused.
+std::optional<long> shortest_sequence(const std::vector<LabeledRow>& rows, const std::string& name) {
+  std::optional<long> shortest;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::unique_ptr<Model> model = decode_labeled_row(rows[i], name, static_cast<long>(i + 1));
+    const std::optional<long> steps = sequence_steps(*model);
+    if (i > 0 && steps.has_value() != shortest.has_value())
+      throw row_error(name, static_cast<long>(i + 1),
+                      std::string("a ") + model->family().name + " row " +
+                          (steps ? "with time steps among rows without" : "without time steps among sequence rows") +
+                          ": ppk select grids T (-d) for all rows or for none");
+    if (steps) shortest = shortest ? std::min(*shortest, *steps) : *steps;
+  }
+  return shortest;
+}
+
+// Draws the scores over rho x C with gnuplot, one panel per kernel and T: grid.py's picture.
+void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool regression) {
+  const char* gnuplot = "gnuplot";
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0)
+    throw InputError("--plot " + path + ": gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+  std::vector<std::pair<KernelKind, std::optional<int>>> panels;
+  for (const Cell& cell : cells)
+    if (std::find(panels.begin(), panels.end(), std::make_pair(cell.kind, cell.length)) == panels.end())
+      panels.emplace_back(cell.kind, cell.length);
+  const std::string data_path = path + ".ppk-select-data";
+  std::vector<std::string> data;
+  for (const auto& panel : panels) {
+    double previous_rho = std::nan("");
+    for (const Cell& cell : cells) {
+      if (cell.kind != panel.first || cell.length != panel.second) continue;
+      if (!std::isnan(previous_rho) && cell.rho != previous_rho) data.push_back("");
+      previous_rho = cell.rho;
+      data.push_back(format_shortest(cell.rho) + " " + format_shortest(std::log10(cell.cost)) + " " +
+                     format_shortest(regression ? cell.score.mean_squared_error : cell.score.accuracy));
+    }
+    data.push_back("");
+    data.push_back("");
+  }
+  write_lines(data_path, data);
+  const std::string script_path = path + ".ppk-select-gnuplot";
+  std::vector<std::string> script = {
+      "set terminal pngcairo size " + std::to_string(480 * panels.size()) + ",440",
+      "set output '" + path + "'",
+      "set multiplot layout 1," + std::to_string(panels.size()),
+      "set xlabel 'rho (-g)'",
+      "set ylabel 'log10(C)'",
+      "set view map",
+      "set pm3d map interpolate 0,0",
+      std::string("set cblabel '") + (regression ? "CV mean squared error" : "CV accuracy (%)") + "'"};
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    std::string title = kernel_name(panels[p].first);
+    if (panels[p].second) title += ", T = " + std::to_string(*panels[p].second);
+    script.push_back("set title '" + title + "'");
+    script.push_back("splot '" + data_path + "' index " + std::to_string(p) + " using 1:2:3 with pm3d notitle");
+  }
+  script.push_back("unset multiplot");
+  write_lines(script_path, script);
+  const int status = std::system((std::string(gnuplot) + " '" + script_path + "' 2>&1").c_str());
+  std::remove(data_path.c_str());
+  std::remove(script_path.c_str());
+  if (status != 0) throw InputError("--plot " + path + ": gnuplot failed (exit status " + std::to_string(status) + ")");
+}
+
+// svm_train on every row at the best cell's settings with the plugin kernel type, saved to `path`
+// as svm-train saves it (written to a temporary file next to it, then renamed).
+void save_best_model(const std::string& path, const std::vector<LabeledRow>& rows, const std::string& name,
+                     const Cell& best, svm_parameter parameters) {
+  const svm_kernel_type* type = svm_find_kernel_type(svm_kernel_type_from_string(kernel_name(best.kind)));
+  if (type == nullptr)
+    throw InputError("-o " + path + ": LIBSVM has no kernel type " + kernel_name(best.kind) +
+                     ": its plugin (libsvm-plugins/ppk.so next to libsvm.so.3) was not loaded");
+  std::vector<const Row*> row_pointers;
+  std::vector<double> labels;
+  for (const LabeledRow& row : rows) {
+    row_pointers.push_back(&row.row);
+    labels.push_back(row.label);
+  }
+  const LibsvmProblem problem(row_pointers, labels);
+  parameters.kernel_type = type->number;
+  parameters.gamma = best.rho;
+  parameters.degree = best.length.value_or(0);
+  parameters.C = best.cost;
+  if (const char* error = svm_check_parameter(&problem.get(), &parameters)) throw InputError(name + ": " + error);
+  std::srand(1);  // -b 1 draws its folds from rand(), as in svm-train
+  svm_model* model = svm_train(&problem.get(), &parameters);
+  const std::string temporary = path + ".ppk-select-model";
+  const int saved = svm_save_model(temporary.c_str(), model);
+  svm_free_and_destroy_model(&model);
+  if (saved != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw InputError("-o " + path + ": cannot write the model");
+  }
+}
+
+void silent(const char*) {}
+
+}  // namespace
+
+int run_select(const std::vector<std::string>& arguments) {
+  std::string kernels_text, rhos_text, lengths_text, costs_text, folds_text, table_path, plot_path, model_path,
+      input_path;
+  svm_parameter parameters{};
+  parameters.svm_type = C_SVC;
+  parameters.nu = 0.5;
+  parameters.cache_size = 100;
+  parameters.eps = 1e-3;
+  parameters.p = 0.1;
+  parameters.shrinking = 1;
+  po::options_description options("Options");
+  // clang-format off
+  options.add_options()
+      ("kernel-type,t", po::value<std::string>(&kernels_text)->default_value(kDefaultKernels)->value_name("LIST"),
+       "kernels: ppk, ppk_norm")
+      ("rho,g", po::value<std::string>(&rhos_text)->default_value(kDefaultRhos)->value_name("LIST"), "rho values > 0")
+      ("length,d", po::value<std::string>(&lengths_text)->value_name("LIST"),
+       "T values >= 0 (sequence rows; default T/4, T/2, T of the shortest row)")
+      ("cost,c", po::value<std::string>(&costs_text)->default_value(kDefaultCosts)->value_name("LIST"),
+       "C values > 0")
+      ("folds,v", po::value<std::string>(&folds_text)->default_value("5")->value_name("K|n"),
+       "the number of folds K >= 2, or n (leave-one-out)")
+      ("svm-type,s", po::value<int>(&parameters.svm_type)->value_name("TYPE"), "svm-train -s (default 0, C-SVC)")
+      ("probability,b", po::value<int>(&parameters.probability)->value_name("0|1"), "svm-train -b")
+      ("epsilon,e", po::value<double>(&parameters.eps)->value_name("EPS"), "svm-train -e (default 0.001)")
+      ("cache,m", po::value<double>(&parameters.cache_size)->value_name("MB"), "svm-train -m (default 100)")
+      ("nu,n", po::value<double>(&parameters.nu)->value_name("NU"), "svm-train -n (default 0.5)")
+      ("loss-epsilon,p", po::value<double>(&parameters.p)->value_name("P"), "svm-train -p (default 0.1)")
+      ("table", po::value<std::string>(&table_path)->value_name("FILE"), "every cell's score, tab-separated")
+      ("plot", po::value<std::string>(&plot_path)->value_name("FILE.png"), "a picture of the scores (gnuplot)")
+      ("output,o", po::value<std::string>(&model_path)->value_name("MODEL"),
+       "the best setting trained on every row, a LIBSVM model file")
+      ("quiet,q", "no progress on standard error");
+  // clang-format on
+  add_threads_option(options, "compute N matrix rows, or train N folds, at a time");
+  options.add_options()("help,h", "this text");
+  if (wants_help(arguments)) {
+    std::cout << kSelectUsage << "\n" << options;
+    return 0;
+  }
+  std::vector<std::string> args = arguments;
+  ClassWeights weights = take_class_weights(args);
+  po::options_description all = options;
+  all.add_options()("input", po::value<std::string>(&input_path), "TRAINING_ROWS");
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  const po::variables_map values = parse_command_line(args, all, positional);
+  if (!values.count("input")) throw UsageError("missing TRAINING_ROWS, the file of model rows");
+  const unsigned threads = threads_option(values);
+  const bool quiet = values.count("quiet") > 0;
+
+  const std::vector<KernelKind> kinds = parse_list<KernelKind>(kernels_text, "-t", "ppk or ppk_norm", parse_kernel);
+  const std::vector<double> rhos = parse_list<double>(rhos_text, "-g", "numbers > 0", parse_positive);
+  const std::vector<double> costs = parse_list<double>(costs_text, "-c", "numbers > 0", parse_positive);
+  if (parameters.svm_type < C_SVC || parameters.svm_type > NU_SVR)
+    throw UsageError("-s must be 0 (C-SVC), 1 (nu-SVC), 2 (one-class SVM), 3 (epsilon-SVR) or 4 (nu-SVR), got " +
+                     std::to_string(parameters.svm_type));
+  if (parameters.probability != 0 && parameters.probability != 1)
+    throw UsageError("-b must be 0 or 1, got " + std::to_string(parameters.probability));
+  parameters.nr_weight = static_cast<int>(weights.labels.size());
+  parameters.weight_label = weights.labels.data();
+  parameters.weight = weights.weights.data();
+  const bool regression = is_regression(parameters.svm_type);
+
+  InputFile input(input_path);
+  const std::vector<LabeledRow> rows = read_rows(input.stream(), input.name());
+  std::vector<double> labels;
+  for (const LabeledRow& row : rows) labels.push_back(row.label);
+  const std::string problem = training_labels_problem(labels, parameters.svm_type, input.name());
+  if (!problem.empty()) throw InputError(problem);
+  const std::size_t n = rows.size();
+
+  int folds = 0;
+  if (folds_text == "n") {
+    folds = static_cast<int>(n);
+  } else {
+    const std::optional<long> k = parse_long(folds_text);
+    if (!k || *k < 2) throw UsageError("-v: expected the number of folds K >= 2, or n, got '" + folds_text + "'");
+    folds = static_cast<int>(std::min<long>(*k, static_cast<long>(n)));
+    if (*k > static_cast<long>(n))
+      std::cerr << "ppk select: warning: " << *k << " folds > " << n
+                << " rows: leave-one-out cross-validation (-v n), as svm-train -v does\n";
+  }
+  if (folds < 2) throw InputError(input.name() + ": one row: cross-validation needs at least two");
+
+  const std::optional<long> shortest = shortest_sequence(rows, input.name());
+  std::vector<std::optional<int>> lengths;
+  if (values.count("length")) {
+    if (!shortest)
+      throw UsageError("-d: the rows of " + input.name() +
+                       " have no time steps (T applies to hmm, fhmm, lds and slds rows); leave -d out");
+    for (int t : parse_list<int>(lengths_text, "-d", "whole numbers in [0, " + std::to_string(kMaxSequenceLength) + "]",
+                                 parse_length))
+      lengths.emplace_back(t);
+  } else if (shortest) {
+    for (int t : default_lengths(*shortest)) lengths.emplace_back(t);
+  } else {
+    lengths.emplace_back(std::nullopt);
+  }
+
+  // The matrix, and each thread's LIBSVM kernel cache (-m), before anything is computed.
+  const double needed = SymmetricKernelMatrix::bytes(n) + parameters.cache_size * 1e6 * threads;
+  if (needed > memory_limit_bytes())
+    throw InputError(input.name() + ": the kernel matrix of n = " + std::to_string(n) + " rows (4 n^2 bytes) and " +
+                     std::to_string(threads) + " x -m " + format_short(parameters.cache_size) +
+                     " MB of LIBSVM's cache need " + byte_count(needed) + ", more than the " +
+                     byte_count(memory_limit_bytes()) +
+                     " this process may allocate; for many rows map them to features and train LIBLINEAR "
+                     "(ppk map, docs/feature-maps.md), or select on a random subsample of the rows");
+
+  svm_set_print_string_function(&silent);
+  const auto start = std::chrono::steady_clock::now();
+  const bool progress = !quiet;
+  std::vector<Cell> cells;
+  std::size_t matrices = 0;
+  const std::size_t total_matrices = kinds.size() * rhos.size() * lengths.size();
+  for (KernelKind kind : kinds)
+    for (double rho : rhos)
+      for (const std::optional<int>& length : lengths) {
+        KernelParams params;
+        params.rho = rho;
+        params.length = length.value_or(0);
+        const PreparedFile file = prepare_rows(rows, input.name(), kind, params);
+        check_first_row_and_column(kind, file, file);
+        std::vector<const PreparedModel*> models;
+        for (const auto& model : file.models) models.push_back(model.get());
+        const std::string warning =
+            degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
+        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kind) << ": " << warning << "\n";
+        const SymmetricKernelMatrix gram = compute_symmetric_gram(kind, file, threads);
+        const std::vector<std::vector<double>> predictions =
+            libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
+        for (std::size_t c = 0; c < costs.size(); ++c) {
+          Cell cell{kind, rho, length, costs[c], cross_validation_score(predictions[c], labels, parameters.svm_type)};
+          std::cout << cell_options(cell) << ": " << cell_score(cell, regression) << "\n";
+          cells.push_back(cell);
+        }
+        ++matrices;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (progress && seconds > 2)
+          std::cerr << "ppk select: " << matrices << "/" << total_matrices << " kernel matrices done, "
+                    << format_short(seconds) << " s\n";
+      }
+  std::cout.flush();
+  const Cell* best = &cells.front();
+  for (const Cell& cell : cells)
+    if (better(cell, *best, regression)) best = &cell;
+  if (!table_path.empty()) write_table(table_path, cells, regression);
+  if (!plot_path.empty()) plot_scores(plot_path, cells, regression);
+  if (!model_path.empty()) save_best_model(model_path, rows, input.name(), *best, parameters);
+  std::cout << "best: " << cell_options(*best) << ": " << cell_score(*best, regression) << "\n";
+  return 0;
+}
+
+}  // namespace ppk::cli
