@@ -44,7 +44,8 @@ Routes (--map; docs/feature-maps.md):
 Without --map the rows choose between exact and sparse, and a note on standard
 error says which and why: sparse for smoothed rows (ppk fit multinomial's default)
 whose dense exact map would write at least 4 times the sparse map's features
-over the first 4096 rows, and for rows over a leveled base; exact otherwise.
+over the first 4096 rows, and for rows over a pooled base (ppk fit --base pooled);
+exact otherwise.
 ppk_norm maps are unit vectors (the ppk map divided by its norm).
 --save-map writes the map (route, kernel, rho, T, the rows' family and sample
 space; for nystrom the landmark rows and W) for --map-from, so that train and test
