@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,19 @@ Routes (--map; docs/feature-maps.md):
            event (D features; sparse for rows without smoothing, dense for
            smoothed rows) and bernoulli rows of D <= 20 (2^D features)
   sparse   smoothed multinomial rows kept sparse: the listed words plus one
-           feature; its inner products are k plus a small rank-one term g g'
+           feature; its inner products are k plus a rank-one term g g', within
+           sqrt(f f') sqrt(k(p,p) k(p',p')) of k (ppk_norm: (f + f') / 2), f = L / D
+           the share of the D words that a row lists
   nystrom  any family: m landmark rows L (--landmarks, --landmark-choice),
            phi(p) = W' (k(p, L_1), ..., k(p, L_m)), W = V_r Lambda_r^(-1/2) from
            the landmarks' kernel matrix K_mm = V Lambda V', keeping the r
            eigenvalues above --eigen-floor times the largest; exact on the
            landmarks, approaching k as m grows. Needs INPUT as a file (two passes).
+Without --map the rows choose between exact and sparse, and a note on standard
+error says which and why: sparse for smoothed rows (ppk fit multinomial's default)
+whose dense exact map would write at least 4 times the sparse map's features
+over the first 4096 rows, and for rows over a pooled base (ppk fit --base pooled);
+exact otherwise.
 ppk_norm maps are unit vectors (the ppk map divided by its norm).
 --save-map writes the map (route, kernel, rho, T, the rows' family and sample
 space; for nystrom the landmark rows and W) for --map-from, so that train and test
@@ -47,10 +55,8 @@ whatever the number of rows); the output is the same for any --threads, and is
 written only if every row maps.
 )usage";
 
-constexpr std::size_t kChunkRows = 4096;
-
 struct MapOptions {
-  std::string kind_text, route_text = "exact", choice_text = "uniform", save_path, from_path, input, output = "-";
+  std::string kind_text, route_text, choice_text = "uniform", save_path, from_path, input, output = "-";
   KernelParams params;
   NystromOptions nystrom;
 };
@@ -69,8 +75,9 @@ std::unique_ptr<FeatureMap> fit_nystrom(const MapOptions& options, KernelKind ki
 }
 
 // Maps every row of INPUT a chunk at a time; `map` is made from the first row when it is null (the
-// exact and sparse routes). Returns the map used.
-std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind, MapRoute route,
+// exact and sparse routes), by `route`, or when there is none by the route the first chunk chooses
+// (choose_route, said in a note on standard error). Returns the map used.
+std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind, std::optional<MapRoute> route,
                                      std::unique_ptr<FeatureMap> map, unsigned threads) {
   InputFile input(options.input);
   RowStream rows(input.stream(), input.name());
@@ -82,8 +89,15 @@ std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind,
     std::size_t count = 0;
     while (count < kChunkRows && rows.next(chunk[count])) ++count;
     if (count == 0) break;
-    if (!map)
-      map = make_exact_map(*prepare_labeled_row(chunk[0], input.name(), first_number, kind, options.params), kind, route);
+    if (!map) {
+      if (!route) {
+        const RouteChoice choice = choose_route(chunk, count, input.name(), kind, options.params);
+        std::cerr << "ppk map: --map " << route_name(choice.route) << ", chosen by the rows: " << choice.reason << "\n";
+        route = choice.route;
+      }
+      map =
+          make_exact_map(*prepare_labeled_row(chunk[0], input.name(), first_number, kind, options.params), kind, *route);
+    }
     const FeatureMap& the_map = *map;
     for_each_index(
         count, threads,
@@ -116,7 +130,7 @@ void check_against_map(const po::variables_map& values, const MapOptions& option
     refuse("-g", format_shortest(options.params.rho), "rho " + format_shortest(domain.params.rho));
   if (!values["length"].defaulted() && options.params.length != domain.params.length)
     refuse("-d", std::to_string(options.params.length), "T " + std::to_string(domain.params.length));
-  if (!values["map"].defaulted() && parse_route(options.route_text) != map.route())
+  if (values.count("map") && parse_route(options.route_text) != map.route())
     refuse("--map", options.route_text, std::string("the route ") + route_name(map.route()));
   for (const char* fitting : {"landmarks", "landmark-choice", "seed", "eigen-floor", "save-map"})
     if (values.count(fitting) && !values[fitting].defaulted())
@@ -136,8 +150,8 @@ int run_map(const std::vector<std::string>& args) {
   described.add_options()
       ("output,o", po::value<std::string>(&options.output)->value_name("OUTPUT"),
        "where to write the features ('-' = standard output, the default)")
-      ("map", po::value<std::string>(&options.route_text)->default_value("exact")->value_name("exact|sparse|nystrom"),
-       "the route (see above)")
+      ("map", po::value<std::string>(&options.route_text)->value_name("exact|sparse|nystrom"),
+       "the route (see above; without --map, exact or sparse as the rows choose)")
       ("landmarks", po::value<long>(&landmarks)->default_value(256)->value_name("M"),
        "nystrom: the number of landmarks m (at most the number of rows); the features are at most m")
       ("landmark-choice", po::value<std::string>(&options.choice_text)->default_value("uniform")
@@ -179,7 +193,8 @@ int run_map(const std::vector<std::string>& args) {
   }
 
   const KernelKind kind = kernel_option_values(values, options.kind_text, options.params);
-  const MapRoute route = parse_route(options.route_text);
+  const std::optional<MapRoute> route =
+      values.count("map") ? std::optional<MapRoute>(parse_route(options.route_text)) : std::nullopt;
   if (route != MapRoute::nystrom)
     for (const char* fitting : {"landmarks", "landmark-choice", "seed", "eigen-floor"})
       if (!values[fitting].defaulted())

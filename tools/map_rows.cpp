@@ -76,6 +76,18 @@ std::unique_ptr<NystromMap> LandmarkCandidates::fit_map(KernelKind kind, const K
   return fit_nystrom_map(candidates, kind, params, options_);
 }
 
+RouteChoice choose_route(const std::vector<LabeledRow>& rows, std::size_t count, const std::string& source,
+                         KernelKind kind, const KernelParams& params) {
+  std::vector<std::unique_ptr<PreparedModel>> models;
+  std::vector<const PreparedModel*> sample;
+  for (std::size_t i = 0; i < std::min({count, rows.size(), kChunkRows}); ++i) {
+    models.push_back(prepare_labeled_row(rows[i], source, static_cast<long>(i + 1), kind, params));
+    sample.push_back(models.back().get());
+  }
+  if (sample.empty()) throw InputError(source + ": no rows to map");
+  return choose_exact_or_sparse(sample, kind);
+}
+
 void map_row(const FeatureMap& map, const LabeledRow& row, const std::string& source, long number, Row& features) {
   const auto model = prepare_labeled_row(row, source, number, map.domain().kind, map.domain().params);
   try {

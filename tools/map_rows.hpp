@@ -16,6 +16,16 @@
 
 namespace ppk::cli {
 
+// Rows read, mapped and written at a time (by `ppk map` and ppk.FeatureMap.transform); the route
+// without --map is chosen on the first chunk (choose_route).
+constexpr std::size_t kChunkRows = 4096;
+
+// The route of `ppk map` without --map (choose_exact_or_sparse) for the rows that begin with
+// rows[0..count) of `source`: the first kChunkRows of them decoded and prepared with (kind, params)
+// as the sample (an InputError naming a row that does not decode).
+RouteChoice choose_route(const std::vector<LabeledRow>& rows, std::size_t count, const std::string& source,
+                         KernelKind kind, const KernelParams& params);
+
 // --map: "exact", "sparse" or "nystrom"; UsageError otherwise.
 MapRoute parse_route(const std::string& text);
 

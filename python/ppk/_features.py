@@ -26,9 +26,12 @@ class PPKFeatures(TransformerMixin, BaseEstimator):
     ppk._inputs: 2-D data, a list of arrays, or ``ppk.Models``). kernel, rho, T, landmarks,
     landmark_choice, eigen_floor, n_jobs: as ``ppk.FeatureMap``. method:
 
-    * "auto" (default): "exact" when the exact map is defined on every training model (multinomial
-      of one event over a uniform base, bernoulli with D <= 20; k itself, to rounding), else
-      "nystrom" (every family);
+    * "auto" (default): the route ``ppk map`` takes without ``--map`` on the training models, by the
+      same code, when it maps every one of them: "exact" (k itself, to rounding) for maximum-likelihood
+      multinomials, bernoulli with D <= 20 and smoothed multinomials whose dense exact map is less than
+      4 times the sparse map's features; "sparse" (k plus a bounded rank-one term) for smoothed
+      multinomials from 4 times on (``ppk.fit``'s default smoothing over a large vocabulary) and over a
+      pooled base; else "nystrom" (every family);
     * "exact", "sparse" or "nystrom": that route.
 
     random_state: the Nystrom map's seed (``ppk map --seed``): a whole number is the seed itself,
@@ -68,8 +71,7 @@ class PPKFeatures(TransformerMixin, BaseEstimator):
         _check_kernel_arguments(self.kernel, self.rho, self.T, self.n_jobs)
         method = self.method
         if method == "auto":
-            exact = _ppk.has_exact_map(models, self.kernel, float(self.rho), int(self.T), _jobs(self.n_jobs))
-            method = "exact" if exact else "nystrom"
+            method = _ppk.auto_route(models, self.kernel, float(self.rho), int(self.T), _jobs(self.n_jobs))
         self.feature_map_ = FeatureMap(models, kernel=self.kernel, rho=self.rho, T=self.T, method=method,
                                        landmarks=self.landmarks, landmark_choice=self.landmark_choice,
                                        seed=self._seed() if method == "nystrom" else 1,

@@ -1,4 +1,4 @@
-// ppk._ppk.FeatureMap, fit_map and has_exact_map: `ppk map`'s feature maps over Models, by the
+// ppk._ppk.FeatureMap, fit_map and auto_route: `ppk map`'s feature maps over Models, by the
 // command's code (map_rows.hpp and the maps library), the GIL released while they compute.
 #include <algorithm>
 #include <atomic>
@@ -26,10 +26,6 @@ namespace {
 // counts the rows of its INPUT).
 constexpr const char* kSource = "models";
 
-// Rows mapped per round of tasks: the features of one round are held as rows before they join the
-// output arrays (`ppk map` writes the same number of rows at a time).
-constexpr std::size_t kChunkRows = 4096;
-
 // The map of `models` by `route` (`ppk map -t KERNEL -g RHO -d T --map ROUTE` on the same rows): for
 // exact and sparse, made from the first row; for nystrom, the landmarks drawn from the rows as
 // `ppk map` draws them from its INPUT.
@@ -51,32 +47,35 @@ std::shared_ptr<FeatureMap> fit_map(const ModelRows& models, const std::string& 
   return make_exact_map(*cli::prepare_labeled_row(models.rows[0], kSource, 1, kind, params), kind, map_route);
 }
 
-// True if the exact map (route exact) is defined on every row of `models`: their family writes an
-// exact map out (multinomial of one event over a uniform base, bernoulli with D <= 20) and every row
-// is in the domain of the first's. A row that does not decode is a ValueError, as in fit_map.
-bool has_exact_map(const ModelRows& models, const std::string& kernel, double rho, long T, std::optional<long> n_jobs) {
+// PPKFeatures' method "auto": the route `ppk map` takes without --map on the same rows (the exact or
+// sparse route its first chunk chooses, cli::choose_route) when that route maps every row of
+// `models`, else "nystrom" (a family without an exact or sparse map, rows of several sample spaces).
+// A row that does not decode is a ValueError, as in fit_map.
+std::string auto_route(const ModelRows& models, const std::string& kernel, double rho, long T,
+                       std::optional<long> n_jobs) {
   const KernelKind kind = kernel_kind(kernel);
   const KernelParams params = kernel_params(rho, T);
   const unsigned threads = threads_of(n_jobs);
   py::gil_scoped_release release;
-  if (models.rows.empty()) throw InputError(std::string(kSource) + ": no rows to map");
   std::unique_ptr<FeatureMap> map;
   try {
-    map = make_exact_map(*cli::prepare_labeled_row(models.rows[0], kSource, 1, kind, params), kind, MapRoute::exact);
+    const MapRoute route = cli::choose_route(models.rows, models.rows.size(), kSource, kind, params).route;
+    map = make_exact_map(*cli::prepare_labeled_row(models.rows[0], kSource, 1, kind, params), kind, route);
   } catch (const KernelDomainError&) {
-    return false;
+    return route_name(MapRoute::nystrom);
   }
   std::atomic<bool> every_row_maps{true};
-  cli::for_each_index(models.rows.size(), threads, "check the exact map", [&](std::size_t i) {
-    const auto model = cli::prepare_labeled_row(models.rows[i], kSource, static_cast<long>(i + 1), kind, params);
-    Row features;
-    try {
-      map->features(*model, features);
-    } catch (const KernelDomainError&) {
-      every_row_maps = false;
-    }
-  });
-  return every_row_maps;
+  cli::for_each_index(
+      models.rows.size(), threads, "check the " + std::string(route_name(map->route())) + " map", [&](std::size_t i) {
+        const auto model = cli::prepare_labeled_row(models.rows[i], kSource, static_cast<long>(i + 1), kind, params);
+        Row features;
+        try {
+          map->features(*model, features);
+        } catch (const KernelDomainError&) {
+          every_row_maps = false;
+        }
+      });
+  return route_name(every_row_maps ? map->route() : MapRoute::nystrom);
 }
 
 // A numpy array that owns `values` (moved, not copied).
@@ -98,9 +97,10 @@ py::tuple features(const FeatureMap& map, const ModelRows& models, std::optional
   std::vector<double> data;
   {
     py::gil_scoped_release release;
-    std::vector<Row> chunk(kChunkRows);
-    for (std::size_t first = 0; first < models.rows.size(); first += kChunkRows) {
-      const std::size_t count = std::min(kChunkRows, models.rows.size() - first);
+    // A chunk's features are held as rows before they join the output arrays.
+    std::vector<Row> chunk(cli::kChunkRows);
+    for (std::size_t first = 0; first < models.rows.size(); first += cli::kChunkRows) {
+      const std::size_t count = std::min(cli::kChunkRows, models.rows.size() - first);
       cli::for_each_index(count, threads, "map rows " + std::to_string(first + 1) + "-" + std::to_string(first + count),
                           [&](std::size_t i) {
                             cli::map_row(map, models.rows[first + i], kSource, static_cast<long>(first + i + 1),
@@ -162,8 +162,10 @@ void bind_map(py::module_& module) {
   module.def("fit_map", &fit_map, py::arg("models"), py::arg("kernel"), py::arg("rho"), py::arg("T"), py::arg("route"),
              py::arg("landmarks"), py::arg("landmark_choice"), py::arg("seed"), py::arg("eigen_floor"),
              py::arg("n_jobs").none(true), "The map `ppk map -t KERNEL -g RHO -d T --map ROUTE` makes of the same rows.");
-  module.def("has_exact_map", &has_exact_map, py::arg("models"), py::arg("kernel"), py::arg("rho"), py::arg("T"),
-             py::arg("n_jobs").none(true), "True if the exact map is defined on every model.");
+  module.def("auto_route", &auto_route, py::arg("models"), py::arg("kernel"), py::arg("rho"), py::arg("T"),
+             py::arg("n_jobs").none(true),
+             "The route of PPKFeatures(method='auto'): `ppk map`'s without --map if it maps every model, else "
+             "'nystrom'.");
 }
 
 }  // namespace ppk::python

@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -14,6 +15,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import ppk
+from conftest import write_rows
 from ppk.sklearn import PPKFeatures
 
 
@@ -71,16 +73,19 @@ def test_random_state_none_draws_the_seed_from_numpys_global_random_state(rng):
     assert another != maps[0]  # 5 of 40 rows: another seed draws other landmarks
 
 
-def test_auto_is_exact_where_every_model_has_an_exact_map_else_nystrom(rng):
+def test_auto_is_the_route_of_ppk_map_without_map_where_it_maps_every_model_else_nystrom(rng):
     X, _ = two_topics(rng, 12)
+    wide, _ = two_topics(rng, 12, vocabulary=2000)
     binary = (rng.random((12, 21)) < 0.5).astype(float)
     sequences = [rng.normal(size=(10, 2)) for _ in range(6)]
     cases = [
-        (PPKFeatures(), X, "exact"),  # smoothed documents: dense exact features
+        (PPKFeatures(), X, "exact"),  # smoothed documents over 20 words: dense exact features, few
+        (PPKFeatures(), wide, "sparse"),  # ... over 2000 words: 2000 features against at most 41
         (PPKFeatures(fit_options={"alpha": 0}), X, "exact"),
+        (PPKFeatures(fit_options={"alpha": 0}), wide, "exact"),
         (PPKFeatures(family="bernoulli"), binary[:, :20], "exact"),
         (PPKFeatures(family="bernoulli"), binary, "nystrom"),  # 2^21 features: not written out
-        (PPKFeatures(fit_options={"base": "pooled"}), X, "nystrom"),
+        (PPKFeatures(fit_options={"base": "pooled"}), X, "sparse"),  # no dense exact map
         (PPKFeatures(family="hmm", fit_options={"states": 2}, T=4, random_state=0), sequences, "nystrom"),
         (PPKFeatures(family="gaussian", fit_options={"var": 1.0}, random_state=0), X, "nystrom"),
     ]
@@ -88,6 +93,36 @@ def test_auto_is_exact_where_every_model_has_an_exact_map_else_nystrom(rng):
         assert estimator.fit(data).method_ == method
         assert estimator.feature_map_.method == method
     assert PPKFeatures(method="sparse").fit(X).method_ == "sparse"
+
+
+def test_auto_takes_the_route_and_the_features_of_ppk_map_without_map(rng, tmp_path, ppk_tool):
+    # The same documents through the command: the route of its note, and the features it writes.
+    for vocabulary, route in ((20, "exact"), (2000, "sparse")):
+        X, y = two_topics(rng, 30, vocabulary=vocabulary)
+        estimator = PPKFeatures(rho=0.5).fit(X)
+        assert estimator.method_ == route
+        write_rows(tmp_path / "docs.txt", X, y)
+        ppk_tool("fit", "multinomial", "--dim", vocabulary, tmp_path / "docs.txt", "-o", tmp_path / "rows.ppk")
+        run = ppk_tool("map", "-t", "ppk", "-g", 0.5, tmp_path / "rows.ppk", "-o", tmp_path / "features.txt")
+        assert run.stderr.decode().startswith(f"ppk map: --map {route}, chosen by the rows: ")
+        command = load_svmlight_file(str(tmp_path / "features.txt"), n_features=estimator.feature_map_.n_features,
+                                     zero_based=False)[0]
+        np.testing.assert_array_equal(dense(estimator.transform(X)), command.toarray())
+
+
+def test_the_sparse_route_of_auto_is_within_its_bound_of_the_kernel(rng):
+    # docs/feature-maps.md: 0 <= <psi, psi'> - k <= sqrt(f f') sqrt(k(p,p) k(p',p')), f = L / D the share
+    # of the words a document lists; k from ppk.gram, the kernel itself.
+    X, _ = two_topics(rng, 40, vocabulary=2000)
+    estimator = PPKFeatures(rho=0.5).fit(X)
+    assert estimator.method_ == "sparse"
+    psi = dense(estimator.transform(X))
+    gram = ppk.gram(ppk.fit("multinomial", X), rho=0.5)
+    scale = np.sqrt(np.outer(np.diag(gram), np.diag(gram)))
+    share = np.count_nonzero(X, axis=1) / X.shape[1]
+    difference = (psi @ psi.T - gram) / scale
+    assert np.all(difference >= -1e-12) and np.all(difference <= np.sqrt(np.outer(share, share)) + 1e-12)
+    assert np.max(difference) > 1e-6  # the rank-one term is there: not the exact map
 
 
 def test_lists_of_arrays_and_models_are_examples_too(rng):

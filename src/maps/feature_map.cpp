@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <istream>
 #include <limits>
@@ -161,6 +162,56 @@ std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKin
   MapDomain domain = domain_of(first, kind);
   const long dim = ExactMap::mappable(first.model(), domain.family).exact_features().dim;
   return std::make_unique<ExactMap>(std::move(domain), route, dim + (route == MapRoute::sparse ? 1 : 0));
+}
+
+namespace {
+// `value` in 3 significant digits, for the note of choose_exact_or_sparse.
+std::string three_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+}  // namespace
+
+RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind) {
+  if (sample.empty()) throw std::invalid_argument("choose_exact_or_sparse: no rows");
+  const MapDomain domain = domain_of(*sample.front(), kind);
+  const ExactFeatures first = ExactMap::mappable(sample.front()->model(), domain.family).exact_features();
+  if (first.shared == 0.0)
+    return {MapRoute::exact, domain.family +
+                                 " rows without a part shared by every feature (phi = u): their exact map, k to "
+                                 "rounding, writes no more features than the sparse map"};
+  if (!first.shared_is_uniform)
+    return {MapRoute::sparse, domain.family +
+                                  " rows over a leveled base, whose dense exact map the rows do not determine; the "
+                                  "sparse map's inner products are k + g g' (docs/feature-maps.md)"};
+  // Features written by each route over the sample: D a row dense, the listed words + 1 sparse.
+  double dense = 0.0, sparse = 0.0, listed = 0.0;
+  long rows = 0;
+  for (const PreparedModel* model : sample) {
+    const MapDomain row_domain = domain_of(*model, kind);
+    if (row_domain.family != domain.family || row_domain.space != domain.space) continue;
+    const ExactFeatures phi = ExactMap::mappable(model->model(), domain.family).exact_features();
+    dense += static_cast<double>(phi.dim);
+    sparse += static_cast<double>(phi.index.size() + 1);
+    listed += static_cast<double>(phi.index.size());
+    ++rows;
+  }
+  const double ratio = dense / sparse;
+  const MapRoute route = ratio >= kSparseFromRatio ? MapRoute::sparse : MapRoute::exact;
+  std::string reason = "the exact map of these smoothed " + domain.family + " rows is dense, " +
+                       std::to_string(first.dim) + " features a row, " + three_digits(ratio) +
+                       " times the sparse map's " + three_digits(sparse / static_cast<double>(rows)) +
+                       " (the mean over the first " + std::to_string(rows) + " rows; sparse from " +
+                       three_digits(kSparseFromRatio) + " times)";
+  if (route == MapRoute::sparse) {
+    const double share = listed / dense;  // the mean f = L / D
+    reason += "; the sparse map's inner products are k + g g', within " +
+              std::string(kind == KernelKind::ppk ? "sqrt(f f') sqrt(k(p,p) k(p',p'))" : "(f + f') / 2") +
+              " of k for f = L / D, the share of the words a row lists (" + three_digits(share) +
+              " on average here; docs/feature-maps.md)";
+  }
+  return {route, reason};
 }
 
 // --- Nystrom -------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ touch tmp/dask-worker-space/worker-leftover.dirlock
 export TMPDIR=$WORK/tmp
 
 # The exact map, and LIBLINEAR on it.
-"$PPK" map -t ppk -g 0.5 train.ppk --save-map exact.map -o exact_train.features
+"$PPK" map -t ppk -g 0.5 --map exact train.ppk --save-map exact.map -o exact_train.features
 "$PPK" map --map-from exact.map test.ppk -o exact_test.features
 pipeline --family multinomial --fit-options "--dim 200" -t ppk -g 0.5 --map exact \
   --train docs.txt --test docs_test.txt --out-dir exact --train-linear "liblinear-train -s 2 -c 1" \

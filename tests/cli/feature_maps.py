@@ -2,6 +2,8 @@
 
   python3 feature_maps.py inner FEATURES GRAM TOL            <phi_i, phi_j> = K_ij
   python3 feature_maps.py sparse FEATURES GRAM ROWS RHO TOL  <psi_i, psi_j> = K_ij + g_i g_j
+  python3 feature_maps.py bound FEATURES GRAM ROWS KIND TOL  the sparse map within its bound of K
+  python3 feature_maps.py route ROWS                         the route ppk map takes without --map
   python3 feature_maps.py unit FEATURES TOL                  |phi_i| = 1
   python3 feature_maps.py error FEATURES GRAM                prints |K - Phi Phi'|_F / |K|_F
 
@@ -59,17 +61,67 @@ def check(approximation, gram, tolerance, what):
         sys.exit(1)
 
 
-def rank_one_term(rows_path, rho):
-    """g_i = <beta, u_i> / |beta| = U_i / sqrt(D) of each uniform-base multinomial row, read from the
-    row's own fields (3: D, 6: base b, 7..6+D: listed a_d): U = sum over listed d of a_d^rho - b^rho."""
-    g = []
+def multinomial_rows(rows_path):
+    """(D, base b, listed a_d) of each uniform-base multinomial row, read from the row's own fields
+    (3: D, 6: base b, 7..6+D: listed a_d)."""
+    rows = []
     for line in open(rows_path):
         fields = {int(t.split(":")[0]): float(t.split(":")[1]) for t in line.split()[1:]}
         dim = int(fields[3])
-        base = fields.get(6, 0.0)
-        listed = [fields[k] for k in range(7, 7 + dim) if k in fields]
-        g.append(sum(a ** rho - base ** rho for a in listed) / math.sqrt(dim))
-    return np.array(g)
+        rows.append((dim, fields.get(6, 0.0), [fields[k] for k in range(7, 7 + dim) if k in fields]))
+    return rows
+
+
+def rank_one_term(rows_path, rho):
+    """g_i = <beta, u_i> / |beta| = U_i / sqrt(D) of each uniform-base multinomial row: U = sum over
+    listed d of a_d^rho - b^rho."""
+    return np.array([sum(a ** rho - base ** rho for a in listed) / math.sqrt(dim)
+                     for dim, base, listed in multinomial_rows(rows_path)])
+
+
+def check_bound(psi, gram, rows_path, kind, tolerance):
+    """The bound of docs/feature-maps.md on the sparse map of rows whose listed a_d are >= the base:
+    with f_i = L_i / D the share of the words row i lists, 0 <= <psi_i, psi_j> - K_ij <= sqrt(f_i f_j)
+    sqrt(K_ii K_jj) for ppk and |<psi_i, psi_j> - K_ij| <= (f_i + f_j) / 2 for ppk_norm (K of unit
+    diagonal, psi of unit rows); tolerance relative to sqrt(K_ii K_jj). Also: row i has features on
+    at most its L_i words and one more, and the bound is tested, not vacuous."""
+    rows = multinomial_rows(rows_path)
+    assert all(a >= base for _, base, listed in rows for a in listed), "a listed a_d below the base"
+    f = np.array([len(listed) / dim for dim, _, listed in rows])
+    for i, (dim, _, listed) in enumerate(rows):
+        nonzero = np.count_nonzero(psi[i])
+        if nonzero > len(listed) + 1:
+            sys.exit(f"row {i + 1}: {nonzero} features, more than its {len(listed)} words and one")
+    difference = (psi @ psi.T - gram) / scale(gram)
+    if kind == "ppk":
+        low, high = np.zeros_like(difference), np.sqrt(np.outer(f, f))
+    else:
+        high = (f[:, None] + f[None, :]) / 2
+        low = -high
+    outside = np.maximum(low - tolerance - difference, difference - high - tolerance)
+    i, j = np.unravel_index(np.argmax(outside), outside.shape)
+    if outside[i, j] > 0:
+        sys.exit(f"pair ({i + 1}, {j + 1}): <psi, psi'> - K = {difference[i, j]!r} (relative) outside "
+                 f"[{low[i, j]!r}, {high[i, j]!r}]")
+    if np.max(np.abs(difference)) < 1e3 * tolerance:
+        sys.exit("<psi, psi'> is K itself here: the rows do not test the sparse map's bound")
+    if np.max(high) > 0.5:  # the trivial bound is 1 (Cauchy-Schwarz)
+        sys.exit(f"the bound reaches {np.max(high)}: too loose here to test the map")
+
+
+def default_route(rows_path):
+    """The rule of docs/feature-maps.md for uniform-base multinomial rows, from the first 4096 rows'
+    fields: rows without a base (b = 0) exact; smoothed rows sparse when D rows x D features are at
+    least 4 times the sum of (L + 1) over the rows, else exact. Other rows (bernoulli): exact."""
+    first = {int(t.split(":")[0]): float(t.split(":")[1]) for t in open(rows_path).readline().split()[1:]}
+    if first[2] != 3:
+        return "exact"  # not multinomial rows (field 2, the family, is 3 for a multinomial)
+    rows = multinomial_rows(rows_path)[:4096]
+    if rows[0][1] == 0.0:
+        return "exact"
+    dense = sum(dim for dim, _, _ in rows)
+    sparse = sum(len(listed) + 1 for _, _, listed in rows)
+    return "sparse" if dense >= 4 * sparse else "exact"
 
 
 def main(argv):
@@ -84,6 +136,10 @@ def main(argv):
         # The check tells the two apart only where the rank-one term is well above the tolerance.
         if np.max(np.abs(np.outer(g, g)) / scale(gram)) < 1e3 * float(argv[6]):
             sys.exit("the rank-one term g g' is too small here to tell the sparse map from the exact one")
+    elif command == "bound":
+        check_bound(read_features(argv[2]), read_matrix(argv[3]), argv[4], argv[5], float(argv[6]))
+    elif command == "route":
+        print(default_route(argv[2]))
     elif command == "unit":
         phi = read_features(argv[2])
         norms = np.sqrt(np.sum(phi * phi, axis=1))

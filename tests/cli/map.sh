@@ -28,7 +28,7 @@ for rho in 0.25 0.5 1 2; do
   for rows in ml smoothed bernoulli; do
     for kind in ppk ppk_norm; do
       "$PPK" gram -t $kind -g $rho $rows.ppk -o gram.txt
-      "$PPK" map -t $kind -g $rho $rows.ppk -o features.txt
+      "$PPK" map -t $kind -g $rho --map exact $rows.ppk -o features.txt
       check inner features.txt gram.txt 1e-12
       pass
       if [[ $kind == ppk_norm ]]; then
@@ -46,16 +46,67 @@ for rho in 0.25 0.5 1 2; do
   pass
 done
 # Rows without a base have a sparse exact map: the words of the document and nothing else.
-"$PPK" map -t ppk -g 0.5 ml.ppk -o ml_features.txt
+"$PPK" map -t ppk -g 0.5 --map exact ml.ppk -o ml_features.txt
 [[ $(head -1 ml_features.txt | wc -w) == $(head -1 ml.ppk | awk '{print NF - 3}') ]] ||
   fail "the exact map of a maximum-likelihood row lists other words than the row's"
 pass
 # ... and smoothed rows a dense one: all 200 words.
-"$PPK" map -t ppk -g 0.5 smoothed.ppk -o smoothed_features.txt
+"$PPK" map -t ppk -g 0.5 --map exact smoothed.ppk -o smoothed_features.txt
 [[ $(head -1 smoothed_features.txt | wc -w) == 201 ]] || fail "the exact map of a smoothed row is not dense"
 pass
 # The labels are the rows'.
 cmp <(cut -d' ' -f1 smoothed.ppk) <(cut -d' ' -f1 smoothed_features.txt) || fail "labels changed"
+pass
+
+# Without --map the rows choose the route (exact or sparse) and a note says which. The rule
+# (docs/feature-maps.md) recomputed from the rows' own fields, `feature_maps.py route`, must agree.
+# ppk fit multinomial's default rows (--alpha 1/D) over 3000 words list a few of them: sparse.
+python3 "$EXAMPLES/make_documents.py" --seed 6 --vocabulary 3000 --n-train 60 --n-test 10 --train wide.txt --test wide_test.txt
+"$PPK" fit multinomial --dim 3000 wide.txt -o wide.ppk
+# ... and over 12 words they list most of them: the exact map, dense but small.
+python3 "$EXAMPLES/make_documents.py" --seed 6 --vocabulary 12 --topic-words 3 --n-train 60 --n-test 10 \
+  --train narrow.txt --test narrow_test.txt
+"$PPK" fit multinomial --dim 12 narrow.txt -o narrow.ppk
+for rows in wide narrow ml bernoulli; do
+  expected=$(/usr/bin/python3 "$HERE/feature_maps.py" route $rows.ppk) || fail "feature_maps.py route $rows.ppk"
+  "$PPK" map -t ppk -g 0.5 $rows.ppk --save-map default.map -o default.txt 2>note.txt
+  grep -q "^ppk map: --map $expected, chosen by the rows: " note.txt ||
+    fail "$rows: expected the note of the $expected route: $(cat note.txt)"
+  "$PPK" map -t ppk -g 0.5 --map $expected $rows.ppk -o explicit.txt 2>/dev/null
+  cmp default.txt explicit.txt || fail "$rows: the default features are not those of --map $expected"
+  grep -q "^route $expected\$" default.map || fail "$rows: the saved map is not of route $expected"
+  echo "$rows: $expected: $(cat note.txt)"
+  pass
+done
+[[ $(/usr/bin/python3 "$HERE/feature_maps.py" route wide.ppk) == sparse ]] || fail "the wide rows do not test the sparse route"
+[[ $(/usr/bin/python3 "$HERE/feature_maps.py" route narrow.ppk) == exact ]] || fail "the narrow smoothed rows do not test exact"
+# The default (sparse) route on the wide rows: each row's listed words and one feature, and
+# <psi, psi'> within the docs' bound of ppk gram's kernel: 0 <= <psi, psi'> - k <= sqrt(f f') sqrt(k k')
+# for ppk, |<psi, psi'> - k| <= (f + f') / 2 for ppk_norm, f = L / D.
+"$PPK" map -t ppk -g 0.5 wide.ppk -o wide_features.txt 2>note.txt
+grep -q "within sqrt(f f') sqrt(k(p,p) k(p',p')) of k" note.txt || fail "the note states no bound: $(cat note.txt)"
+# (a row: its label, fields 1, 2, 3 and 6, its listed words; its features: the label, the words, one more)
+[[ $(head -1 wide_features.txt | wc -w) == $(head -1 wide.ppk | awk '{print NF - 3}') ]] ||
+  fail "the default map of a smoothed row is not its listed words and one feature"
+pass
+for rho in 0.25 0.5 1 2; do
+  for kind in ppk ppk_norm; do
+    "$PPK" gram -t $kind -g $rho wide.ppk -o gram.txt
+    "$PPK" map -t $kind -g $rho wide.ppk -o features.txt 2>/dev/null
+    check bound features.txt gram.txt wide.ppk $kind 1e-12
+    pass
+  done
+  # --map exact stays exact on the same rows.
+  "$PPK" gram -t ppk -g $rho wide.ppk -o gram.txt
+  "$PPK" map -t ppk -g $rho --map exact wide.ppk -o features.txt
+  check inner features.txt gram.txt 1e-12
+  pass
+done
+# With a saved map or --map, no note.
+"$PPK" map -t ppk -g 0.5 wide.ppk --save-map wide.map -o /dev/null 2>/dev/null
+"$PPK" map --map-from wide.map wide.ppk -o /dev/null 2>note.txt
+"$PPK" map -t ppk -g 0.5 --map sparse wide.ppk -o /dev/null 2>>note.txt
+[[ ! -s note.txt ]] || fail "a note without a choice: $(cat note.txt)"
 pass
 
 # Nystrom, every family through the one generic map: multinomial, bernoulli, hmm.
@@ -155,8 +206,15 @@ expect_error 1 "hmm" "not an inner product of finitely many features" "Nystrom" 
   "$PPK" map -t ppk -g 1 -d 4 hmm.ppk -o out.txt
 expect_no_output out.txt
 "$PPK" fit multinomial --dim 200 --base pooled --save-pooled base.json docs.txt -o leveled.ppk
-expect_error 1 "row 1" "leveled base" "sparse or the Nystrom map" -- "$PPK" map -t ppk -g 0.5 leveled.ppk -o out.txt
+expect_error 1 "row 1" "leveled base" "sparse or the Nystrom map" -- \
+  "$PPK" map -t ppk -g 0.5 --map exact leveled.ppk -o out.txt
 "$PPK" map -t ppk -g 0.5 --map sparse leveled.ppk -o leveled_sparse.txt
+pass
+# Without --map, rows over a leveled base take the sparse route, and the note says why.
+"$PPK" map -t ppk -g 0.5 leveled.ppk -o leveled_default.txt 2>note.txt
+grep -q "^ppk map: --map sparse, chosen by the rows: multinomial rows over a leveled base" note.txt ||
+  fail "no note of the sparse route for leveled rows: $(cat note.txt)"
+cmp leveled_sparse.txt leveled_default.txt || fail "the default route of leveled rows is not --map sparse"
 pass
 # A row that does not decode is named by its row number, and nothing is written.
 { head -3 smoothed.ppk; echo "1 1:1 2:3 3:200 7:2"; } > bad.ppk

@@ -55,6 +55,36 @@ TEST(ExactFeatureMap, MultinomialFeaturesArePowersOfTheProbabilities) {
   }
 }
 
+// A multinomial over `dim` words with `listed` of them at 5 times the base's probability (base > 0),
+// or, at base 0, the listed words alone (maximum likelihood).
+std::unique_ptr<PreparedModel> documents_row(long dim, long listed, double base_weight) {
+  std::vector<double> p(static_cast<std::size_t>(dim), base_weight);
+  for (long d = 0; d < listed; ++d) p[static_cast<std::size_t>(d)] = 5.0;
+  double total = 0;
+  for (double x : p) total += x;
+  for (double& x : p) x /= total;
+  return prepared(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), Trials{}), 0.5);
+}
+
+// The rule of feature_map.hpp, by counts written out here: smoothed rows over 8 words take the sparse
+// route when their 8 dense features a row are at least 4 times the sparse map's L + 1, so at L = 1
+// (8 / 2 = 4) and not at L = 2 (8 / 3); the counts are summed over the sample; rows without a base
+// are exact.
+TEST(DefaultMapRoute, SparseFromFourTimesTheSparseMapsFeatures) {
+  const auto one = documents_row(8, 1, 1.0), two = documents_row(8, 2, 1.0);
+  const auto maximum_likelihood = documents_row(8, 1, 0.0);
+  EXPECT_EQ(choose_exact_or_sparse({one.get()}, KernelKind::ppk).route, MapRoute::sparse);
+  EXPECT_EQ(choose_exact_or_sparse({two.get()}, KernelKind::ppk).route, MapRoute::exact);
+  // 32 dense features against 2 + 2 + 2 + 3 = 9 sparse: 3.6 times, though three rows of four are at 4.
+  EXPECT_EQ(choose_exact_or_sparse({one.get(), one.get(), one.get(), two.get()}, KernelKind::ppk).route, MapRoute::exact);
+  EXPECT_EQ(choose_exact_or_sparse({one.get(), one.get()}, KernelKind::ppk_norm).route, MapRoute::sparse);
+  EXPECT_EQ(choose_exact_or_sparse({maximum_likelihood.get()}, KernelKind::ppk).route, MapRoute::exact);
+  // The note states the bound of the kernel asked for.
+  EXPECT_NE(choose_exact_or_sparse({one.get()}, KernelKind::ppk).reason.find("sqrt(f f') sqrt(k(p,p) k(p',p'))"),
+            std::string::npos);
+  EXPECT_NE(choose_exact_or_sparse({one.get()}, KernelKind::ppk_norm).reason.find("(f + f') / 2"), std::string::npos);
+}
+
 TEST(ExactFeatureMap, BernoulliFeaturesAreTheProbabilitiesOfEveryBinaryVector) {
   const std::vector<double> g = {0.1, 0.5, 0.9, 0.5, 0.25};
   for (double rho : kRhos) {

@@ -83,6 +83,26 @@ class FeatureMap {
 // must be mappable (core/exact_map.hpp); KernelDomainError naming the family otherwise.
 std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKind kind, MapRoute route);
 
+// The route between exact and sparse for rows like `sample` (their first rows; rows outside the
+// domain of the first are left out), the default of `ppk map` and of PPKFeatures' method "auto":
+//   exact   rows without a shared part (phi = u: maximum-likelihood multinomials, bernoulli rows),
+//           whose exact map is k to rounding and no larger than the sparse one; and smoothed rows
+//           whose dense exact map (D features a row) is less than kSparseFromRatio times the
+//           sparse map's features over the sample (sum of listed words + 1);
+//   sparse  smoothed rows from that ratio on, and rows over a leveled base (no dense exact map).
+// The sparse map's <psi, psi'> - k = g g' is bounded for rows whose listed u_d are >= 0 (every row
+// `ppk fit multinomial` writes): |g| <= sqrt(f) |u| <= sqrt(f k(p,p)) by Cauchy-Schwarz, f the share
+// of |beta|^2 on the listed words (L / D for a uniform base), so
+//   ppk       0 <= <psi, psi'> - k(p,p') <= sqrt(f f') sqrt(k(p,p) k(p',p')),
+//   ppk_norm  |<psi, psi'> / (|psi| |psi'|) - k_norm(p,p')| <= (f + f') / 2.
+// KernelDomainError, as make_exact_map, when the first row's family has no exact or sparse map.
+constexpr double kSparseFromRatio = 4.0;
+struct RouteChoice {
+  MapRoute route = MapRoute::exact;
+  std::string reason;  // why, in a sentence for the note of `ppk map`
+};
+RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind);
+
 enum class LandmarkChoice { uniform, kmeans_plus_plus };
 
 struct NystromOptions {
