@@ -172,8 +172,10 @@ bool LdsModel::log_kernel_over_lengths(const Model& other, const int* lengths, s
     detail::throw_unprepared_pair(kFamily);
   check_kernel_lengths(lengths, count, a.steps);
   const long d = observation_dim();
-  // Per model: log|S| at each T, then its share; a separate scratch per filter (state_space.hpp).
-  thread_local detail::FilterScratch scratch_a, scratch_b;
+  // Per model: log|S| at each T, then its share; a separate scratch per filter (state_space.hpp), the
+  // smaller state's first whatever the order of the pair, so that pairs of two shapes do not reallocate.
+  thread_local detail::FilterScratch smaller, larger;
+  const bool a_smaller = a.space.mean0.size() <= b.space.mean0.size();
   thread_local std::vector<detail::InnovationSums> own;
   thread_local std::vector<double> share_a, share_b;
   own.resize(count);
@@ -182,12 +184,12 @@ bool LdsModel::log_kernel_over_lengths(const Model& other, const int* lengths, s
     share.resize(count);
     for (std::size_t k = 0; k < count; ++k) share[k] = detail::log_kernel_share(a.rho, lengths[k], d, own[k].log_det);
   };
-  shares(a, scratch_a, share_a);
+  shares(a, a_smaller ? smaller : larger, share_a);
   if (&b == &a) {  // from log|S| (state_space.hpp log_self_kernel), as log_kernel
     for (std::size_t k = 0; k < count; ++k) out[k] = detail::log_self_kernel(share_a[k], lengths[k], d, own[k].log_det);
     return true;
   }
-  shares(b, scratch_b, share_b);
+  shares(b, a_smaller ? larger : smaller, share_b);
   pair_log_kernels(a.space, b.space, a.rho, lengths, count, share_a.data(), share_b.data(), out);
   return true;
 }
