@@ -157,6 +157,7 @@ void log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& star
   thread_local PairMatrix phi, weighted, half_step;
   long exponents = 0;
   std::size_t done = 0;                     // out[0..done) written
+  long stop = lengths[0];                   // the next T, held apart from the array in the step loop
   phi.noalias() = pi_a * pi_b.transpose();  // Phi_0
   constexpr double kSmall = 0x1p-256, kLarge = 0x1p256;
   for (long t = 0;; ++t) {
@@ -171,11 +172,12 @@ void log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& star
       phi *= std::ldexp(1.0, -exponent);
       exponents += exponent;
     }
-    if (t == lengths[done]) {
+    if (t == stop) {
       const double sum = psi.cwiseProduct(phi).sum();
       out[done] = sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
                             : -std::numeric_limits<double>::infinity();
       if (++done == count) return;
+      stop = lengths[done];
     }
     weighted = psi.cwiseProduct(phi);  // psi .* Phi_t
     half_step.noalias() = a.transpose() * weighted;
