@@ -46,6 +46,12 @@
 // 1e-10 of max(1, |log B|), at most 1000 sweeps. The chain-c updates of p and p' depend only on m and
 // their own model, and every expression treats p and p' alike, so swapping the models gives the
 // same iterations: the bound is symmetric up to rounding.
+//
+// No kernel at every T from one pass (Model::log_kernel_over_lengths stays false): Q is optimised over the
+// whole sequence, and each Q_c's marginals gamma_t come from forward-backward over t = 0..T, so the
+// backward messages from the steps after a smaller T' change the fixed point's factors at t <= T' (and
+// the sweeps to convergence depend on T). The terms of the converged log B at T summed to step T' are
+// then not log B at T': each T is its own mean-field run.
 #include "ppk/families/fhmm.hpp"
 
 #include <algorithm>

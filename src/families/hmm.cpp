@@ -131,8 +131,11 @@ void HmmModel::prepare(const KernelParams& params) {
 namespace {
 
 // The forward recursion over pairs of states (the file comment) for an M-state and an N-state
-// HMM, given psi divided by its largest entry. Returns log(sum psi .* Phi_T) minus the log of the
-// powers of two divided out of Phi along the way; -inf when no pair of paths has positive weight.
+// HMM, given psi divided by its largest entry. For each T = lengths[k] (strictly ascending) writes
+// log(sum psi .* Phi_T) minus the log of the powers of two divided out of Phi up to step T into out[k];
+// -inf when no pair of paths has positive weight. Phi_t does not depend on the T it is run to, so one
+// run to the largest T reads every smaller T's value at its step: the kernel at a single T is the call
+// with one length.
 // Whenever the largest entry of Phi leaves [2^-256, 2^256], Phi is divided by 2^e, e the binary
 // exponent of that entry: exact (a power of two), so the result is the same as rescaling at
 // every step, without the cost of a rescale per step; the entries stay far from underflow and
@@ -141,8 +144,9 @@ namespace {
 // step costs a few nanoseconds, or Eigen::Dynamic (the scratch is then reused per thread, since
 // the kernel runs for many pairs under OpenMP).
 template <int M, int N>
-double log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& start_a, const Eigen::VectorXd& start_b,
-                   const Eigen::MatrixXd& transitions_a, const Eigen::MatrixXd& transitions_b, long steps) {
+void log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& start_a, const Eigen::VectorXd& start_b,
+                 const Eigen::MatrixXd& transitions_a, const Eigen::MatrixXd& transitions_b, const int* lengths,
+                 std::size_t count, double* out) {
   using PairMatrix = Eigen::Matrix<double, M, N>;
   const Eigen::Index m = start_a.size(), n = start_b.size();
   const Eigen::Map<const PairMatrix> psi(psi_dynamic.data(), m, n);
@@ -152,29 +156,37 @@ double log_forward(const Eigen::MatrixXd& psi_dynamic, const Eigen::VectorXd& st
   const Eigen::Map<const Eigen::Matrix<double, N, N>> b(transitions_b.data(), n, n);
   thread_local PairMatrix phi, weighted, half_step;
   long exponents = 0;
+  std::size_t done = 0;                     // out[0..done) written
+  long stop = lengths[0];                   // the next T, held apart from the array in the step loop
   phi.noalias() = pi_a * pi_b.transpose();  // Phi_0
   constexpr double kSmall = 0x1p-256, kLarge = 0x1p256;
   for (long t = 0;; ++t) {
     const double largest = phi.maxCoeff();
     if (!(largest >= kSmall && largest <= kLarge)) {
-      if (!(largest > 0.0)) return -std::numeric_limits<double>::infinity();
+      if (!(largest > 0.0)) {  // Phi_t = 0, and so is every later Phi
+        std::fill(out + done, out + count, -std::numeric_limits<double>::infinity());
+        return;
+      }
       int exponent = 0;
       std::frexp(largest, &exponent);
       phi *= std::ldexp(1.0, -exponent);
       exponents += exponent;
     }
-    if (t == steps) break;
+    if (t == stop) {
+      const double sum = psi.cwiseProduct(phi).sum();
+      out[done] = sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
+                            : -std::numeric_limits<double>::infinity();
+      if (++done == count) return;
+      stop = lengths[done];
+    }
     weighted = psi.cwiseProduct(phi);  // psi .* Phi_t
     half_step.noalias() = a.transpose() * weighted;
     phi.noalias() = half_step * b;  // Phi_{t+1}
   }
-  const double sum = psi.cwiseProduct(phi).sum();
-  return sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)
-                   : -std::numeric_limits<double>::infinity();
 }
 
-using LogForward = double (*)(const Eigen::MatrixXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
-                              const Eigen::MatrixXd&, const Eigen::MatrixXd&, long);
+using LogForward = void (*)(const Eigen::MatrixXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                            const Eigen::MatrixXd&, const Eigen::MatrixXd&, const int*, std::size_t, double*);
 
 // log_forward for N states, M fixed: N in 1..4 at compile time, else dynamic.
 template <int M>
@@ -202,18 +214,23 @@ LogForward log_forward_for(Eigen::Index m, Eigen::Index n) {
 // span more than kLinearRange: there psi / max psi underflows to 0 (below exp(-708) it is subnormal,
 // below exp(-745) zero), so the linear recursion would drop pairs of states that may carry every
 // path pair the transitions allow, e.g. when the best-matching pair of states cannot be reached.
-// log_psi: log psi; log_start_*, log_transitions_*: rho log pi, rho log A.
+// log_psi: log psi; log_start_*, log_transitions_*: rho log pi, rho log A. out[k] = log k~ at
+// T = lengths[k], as log_forward's.
 constexpr double kLinearRange = 700.0;
 
-double log_forward_in_logs(const Eigen::MatrixXd& log_psi, const Eigen::VectorXd& log_start_a,
-                           const Eigen::VectorXd& log_start_b, const Eigen::MatrixXd& log_transitions_a,
-                           const Eigen::MatrixXd& log_transitions_b, long steps) {
+void log_forward_in_logs(const Eigen::MatrixXd& log_psi, const Eigen::VectorXd& log_start_a,
+                         const Eigen::VectorXd& log_start_b, const Eigen::MatrixXd& log_transitions_a,
+                         const Eigen::MatrixXd& log_transitions_b, const int* lengths, std::size_t count, double* out) {
   const Eigen::Index m = log_psi.rows(), n = log_psi.cols();
   Eigen::MatrixXd log_phi = log_start_a.replicate(1, n).rowwise() + log_start_b.transpose();  // log Phi_0
   Eigen::MatrixXd weighted(m, n), half_step(m, n);
   std::vector<double> terms(static_cast<std::size_t>(std::max(m, n)));
-  for (long t = 0; t < steps; ++t) {
+  for (long t = 0, done = 0;; ++t) {
     weighted = log_psi + log_phi;  // log(psi .* Phi_t)
+    if (t == lengths[done]) {
+      out[done] = detail::log_sum_exp(weighted.data(), static_cast<std::size_t>(weighted.size()));
+      if (static_cast<std::size_t>(++done) == count) return;
+    }
     // log (A' (psi .* Phi_t)): over the first model's previous state p.
     for (Eigen::Index q = 0; q < m; ++q)
       for (Eigen::Index r = 0; r < n; ++r) {
@@ -227,16 +244,26 @@ double log_forward_in_logs(const Eigen::MatrixXd& log_psi, const Eigen::VectorXd
         log_phi(q, r) = detail::log_sum_exp(terms.data(), static_cast<std::size_t>(n));
       }
   }
-  weighted = log_psi + log_phi;
-  return detail::log_sum_exp(weighted.data(), static_cast<std::size_t>(weighted.size()));
 }
 
 }  // namespace
 
+// The kernel at the prepared T: the pass below with one length.
 double HmmModel::log_kernel(const Model& other) const {
+  const int steps = static_cast<int>(impl_->steps);  // <= kMaxHmmLength
+  double value = 0.0;
+  log_kernel_over_lengths(other, &steps, 1, &value);
+  return value;
+}
+
+// The emission kernels psi once, then one forward recursion to the largest T, whose Phi_t is the same
+// whatever T it is run to (the file comment). psi enters T + 1 times at T (once per step and once in the
+// final sum), so each T's value gets (T + 1) log max psi back.
+bool HmmModel::log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t count, double* out) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const HmmModel&>(other).impl_;
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps) detail::throw_unprepared_pair(kFamily);
+  check_kernel_lengths(lengths, count, a.steps);
   const Eigen::Index m = a.start.size(), n = b.start.size();
 
   thread_local Eigen::MatrixXd psi;
@@ -248,18 +275,23 @@ double HmmModel::log_kernel(const Model& other) const {
       if (psi(q, r) > log_psi_max) log_psi_max = psi(q, r);
     }
   // -inf: every emission pair has kernel 0, so k = 0; +inf: an emission kernel overflows, so does k.
-  if (std::isinf(log_psi_max)) return log_psi_max;
+  if (std::isinf(log_psi_max)) {
+    std::fill(out, out + count, log_psi_max);
+    return true;
+  }
   double log_psi_min = log_psi_max;  // the smallest positive emission kernel
   for (Eigen::Index i = 0; i < psi.size(); ++i)
     if (std::isfinite(psi(i))) log_psi_min = std::min(log_psi_min, psi(i));
-  if (log_psi_max - log_psi_min > kLinearRange)
-    return log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
-                               a.rho * a.trans.array().log().matrix(), b.rho * b.trans.array().log().matrix(), a.steps);
+  if (log_psi_max - log_psi_min > kLinearRange) {
+    log_forward_in_logs(psi, a.rho * a.start.array().log().matrix(), b.rho * b.start.array().log().matrix(),
+                        a.rho * a.trans.array().log().matrix(), b.rho * b.trans.array().log().matrix(), lengths, count,
+                        out);
+    return true;
+  }
   psi = detail::exp_entries(psi.array() - log_psi_max).matrix();  // psi / max psi; exp(-inf) = 0
-  // psi enters T + 1 times: once per step and once in the final sum.
-  const double log_scale = static_cast<double>(a.steps + 1) * log_psi_max;
-  return log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, a.steps) +
-         log_scale;
+  log_forward_for(m, n)(psi, a.start_power, b.start_power, a.transitions_power, b.transitions_power, lengths, count, out);
+  for (std::size_t k = 0; k < count; ++k) out[k] += static_cast<double>(lengths[k] + 1) * log_psi_max;
+  return true;
 }
 
 bool HmmModel::can_sample() const {

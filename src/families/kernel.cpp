@@ -184,26 +184,40 @@ double log_kernel(const Model& a, const Model& b) {
 }
 
 namespace {
-// k(a,b) held to the Cauchy-Schwarz bound sqrt(k(a,a) k(b,b)) (kernel.hpp); std::min keeps a NaN k.
-double bounded(double k, const PreparedModel& a, const PreparedModel& b) {
-  return std::min(k, a.root_self_kernel() * b.root_self_kernel());
-}
+// k(a,b) held to the Cauchy-Schwarz bound sqrt(k(a,a)) sqrt(k(b,b)) (kernel.hpp), from the two square
+// roots; std::min keeps a NaN k.
+double bounded(double k, double root_self_a, double root_self_b) { return std::min(k, root_self_a * root_self_b); }
 // k(a,b) / sqrt(k(a,a) k(b,b)) <= 1 from log k(a,b), in log space; a NaN log k stays NaN.
-double normalize(double log_k, const PreparedModel& a, const PreparedModel& b) {
-  const double log_normalized = log_k - 0.5 * (a.log_self_kernel() + b.log_self_kernel());
+double normalize(double log_k, double log_self_a, double log_self_b) {
+  const double log_normalized = log_k - 0.5 * (log_self_a + log_self_b);
   return std::exp(log_normalized > 0.0 ? 0.0 : log_normalized);
 }
 }  // namespace
 
-double kernel(const PreparedModel& a, const PreparedModel& b) {
-  if (&a.family() == &b.family()) return bounded(a.model().kernel(b.model()), a, b);
-  return bounded(std::exp(log_kernel(a, b)), a, b);
+double kernel_value(KernelKind kind, double log_k, double log_self_a, double log_self_b) {
+  // exp(log_self / 2) is PreparedModel's root_self_kernel(), so this is kernel() to the bit for a family
+  // whose kernel() is exp(log_kernel) (Model's default).
+  if (kind == KernelKind::ppk_norm) return normalize(log_k, log_self_a, log_self_b);
+  return bounded(std::exp(log_k), std::exp(0.5 * log_self_a), std::exp(0.5 * log_self_b));
 }
 
-double normalized_kernel(const PreparedModel& a, const PreparedModel& b) { return normalize(log_kernel(a, b), a, b); }
+double kernel(const PreparedModel& a, const PreparedModel& b) {
+  if (&a.family() == &b.family()) return bounded(a.model().kernel(b.model()), a.root_self_kernel(), b.root_self_kernel());
+  return bounded(std::exp(log_kernel(a, b)), a.root_self_kernel(), b.root_self_kernel());
+}
+
+double normalized_kernel(const PreparedModel& a, const PreparedModel& b) {
+  return kernel_value(KernelKind::ppk_norm, log_kernel(a, b), a.log_self_kernel(), b.log_self_kernel());
+}
 
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b) {
   return kind == KernelKind::ppk_norm ? normalized_kernel(a, b) : kernel(a, b);
+}
+
+bool log_kernels_over_lengths(const PreparedModel& a, const PreparedModel& b, const std::vector<int>& lengths,
+                              double* out) {
+  if (&a.family() != &b.family()) return false;
+  return a.model().log_kernel_over_lengths(b.model(), lengths.data(), lengths.size(), out);
 }
 
 void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n, double* out) {
@@ -221,11 +235,13 @@ void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel*
       ++begin;
     } else if (kind == KernelKind::ppk_norm) {
       a.model().log_kernel_many(models, m, block_out);
-      for (std::size_t k = 0; k < m; ++k) block_out[k] = normalize(block_out[k], a, *b[begin + k]);
+      for (std::size_t k = 0; k < m; ++k)
+        block_out[k] = normalize(block_out[k], a.log_self_kernel(), b[begin + k]->log_self_kernel());
       begin += m;
     } else {
       a.model().kernel_many(models, m, block_out);
-      for (std::size_t k = 0; k < m; ++k) block_out[k] = bounded(block_out[k], a, *b[begin + k]);
+      for (std::size_t k = 0; k < m; ++k)
+        block_out[k] = bounded(block_out[k], a.root_self_kernel(), b[begin + k]->root_self_kernel());
       begin += m;
     }
   }

@@ -129,19 +129,69 @@ void LdsModel::prepare(const KernelParams& params) {
   m.log_scale = detail::log_kernel_share(m.rho, m.steps, observation_dim(), m.log_det);
 }
 
+namespace {
+
+// log k(a, b) at each T = lengths[k] from the models' shares there (the file comment): the filter of the
+// stacked model of Y = X - X', assembled in per-thread scratch, run once to the largest T.
+void pair_log_kernels(const detail::SwitchingStateSpace& a, const detail::SwitchingStateSpace& b, double rho,
+                      const int* lengths, std::size_t count, const double* share_a, const double* share_b, double* out) {
+  thread_local detail::SwitchingStateSpace pair;
+  thread_local detail::FilterScratch scratch;
+  thread_local std::vector<detail::InnovationSums> sums;
+  detail::stack_difference(a, b, pair);
+  pair.dynamics.resize(1);
+  detail::stack_dynamics(a.dynamics[0], b.dynamics[0], pair.dynamics[0]);
+  sums.resize(count);
+  detail::innovation_sums(pair, lengths, count, kStationary, sums.data(), scratch);
+  for (std::size_t k = 0; k < count; ++k) out[k] = detail::log_kernel_from_sums(share_a[k], share_b[k], rho, sums[k]);
+}
+
+}  // namespace
+
+// The kernel at the prepared T: the shares of prepare() and the pair's filter to T.
 double LdsModel::log_kernel(const Model& other) const {
   const Impl& a = *impl_;
   const Impl& b = *static_cast<const LdsModel&>(other).impl_;
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
     detail::throw_unprepared_pair(kFamily);
   if (&b == &a) return detail::log_self_kernel(a.log_scale, a.steps, observation_dim(), a.log_det);
-  // The stacked model of Y = X - X' (the file comment), assembled in per-thread scratch.
-  thread_local detail::SwitchingStateSpace pair;
-  detail::stack_difference(a.space, b.space, pair);
-  pair.dynamics.resize(1);
-  detail::stack_dynamics(a.space.dynamics[0], b.space.dynamics[0], pair.dynamics[0]);
-  return detail::log_kernel_from_sums(a.log_scale, b.log_scale, a.rho,
-                                      detail::innovation_sums(pair, a.steps, kStationary));
+  const int steps = static_cast<int>(a.steps);  // <= kMaxSequenceLength
+  double value = 0.0;
+  pair_log_kernels(a.space, b.space, a.rho, &steps, 1, &a.log_scale, &b.log_scale, &value);
+  return value;
+}
+
+// Every term of the kernel at T is a sum over the steps t = 0..T of a Kalman filter whose step t depends on
+// the steps before it only: each model's own filter (log|S| at T, in its share) and the pair's. One run of
+// each to the largest T gives every T; log|S| at a smaller T is not kept by prepare() (it would take T + 1
+// values per row), so the own filters run here, (n + d)^3 per step against the pair's (n + n' + d)^3.
+bool LdsModel::log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t count, double* out) const {
+  const Impl& a = *impl_;
+  const Impl& b = *static_cast<const LdsModel&>(other).impl_;
+  if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps || a.space.observation.rows() != b.space.observation.rows())
+    detail::throw_unprepared_pair(kFamily);
+  check_kernel_lengths(lengths, count, a.steps);
+  const long d = observation_dim();
+  // Per model: log|S| at each T, then its share; a separate scratch per filter (state_space.hpp), the
+  // smaller state's first whatever the order of the pair, so that pairs of two shapes do not reallocate.
+  thread_local detail::FilterScratch smaller, larger;
+  const bool a_smaller = a.space.mean0.size() <= b.space.mean0.size();
+  thread_local std::vector<detail::InnovationSums> own;
+  thread_local std::vector<double> share_a, share_b;
+  own.resize(count);
+  const auto shares = [&](const Impl& model, detail::FilterScratch& scratch, std::vector<double>& share) {
+    detail::innovation_sums(model.space, lengths, count, kStationary, own.data(), scratch);
+    share.resize(count);
+    for (std::size_t k = 0; k < count; ++k) share[k] = detail::log_kernel_share(a.rho, lengths[k], d, own[k].log_det);
+  };
+  shares(a, a_smaller ? smaller : larger, share_a);
+  if (&b == &a) {  // from log|S| (state_space.hpp log_self_kernel), as log_kernel
+    for (std::size_t k = 0; k < count; ++k) out[k] = detail::log_self_kernel(share_a[k], lengths[k], d, own[k].log_det);
+    return true;
+  }
+  shares(b, a_smaller ? larger : smaller, share_b);
+  pair_log_kernels(a.space, b.space, a.rho, lengths, count, share_a.data(), share_b.data(), out);
+  return true;
 }
 
 std::unique_ptr<GaussianModel> LdsModel::joint_observations() const {

@@ -10,9 +10,10 @@
 // it is a non-stationary LDS; an LDS is the case of one regime.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -68,21 +69,47 @@ struct InnovationSums {
   double quadratic = 0.0;  // sum_t yhat_t' F_t^-1 yhat_t = M' V^-1 M
 };
 
-// The Kalman filter of `model` over y_0..y_steps = 0, step t >= 1 following the dynamics
-// regime_of(t), by kalman_filter: in covariance form, and in square-root form when the covariance form
-// would lose its accuracy. NaN sums only when the observation noise U is not positive definite or the
-// moments overflow. Scratch is per thread: kernels run from several threads at once. O(steps (n + d)^3).
-// With `observed` ((steps + 1) d values, y_0..y_steps stacked) the filter runs on those observations
-// instead: the innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
-template <bool kSquareRoot, class RegimeOf>
-std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
-                                            const double* observed);
+// The Kalman filter's per-thread scratch, one per filter that a caller runs in turn (kalman_filter resizes
+// it to the model's sizes: a filter of one size after another of another would allocate at every call).
+struct FilterScratch {
+  Eigen::VectorXd mean, next_mean, predicted, whitened, pivots;
+  Eigen::MatrixXd cov, scratch_matrix, observed_cov, innovation_cov, noise_inverse, factor, observed_factor, array,
+      gain_transposed, gain_noise;
+  Eigen::LLT<Eigen::MatrixXd> noise_llt, llt;  // of U; of F_t (covariance form)
+  Eigen::LDLT<Eigen::MatrixXd> cov_ldlt;
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+};
 
+// The Kalman filter of `model` over y_0..y_T = 0, step t >= 1 following the dynamics regime_of(t), by
+// kalman_filter: in covariance form, and in square-root form when the covariance form would lose its
+// accuracy. Writes the sums over t = 0..T for each T = lengths[k] (strictly ascending) into sums[k]: each
+// step's terms depend on the steps before it only, not on the T the filter runs to, so one run to the
+// largest T reads every smaller T's sums at its step. A T whose run stays in covariance form gets its sums
+// from the covariance-form run, the others from the square-root form run from step 0, as a run to that T
+// alone would. NaN sums only when the observation noise U is not positive definite or the moments
+// overflow. O(T (n + d)^3) for the largest T.
+// With `observed` ((T + 1) d values, y_0..y_T stacked) the filter runs on those observations instead: the
+// innovations are y_t - yhat_t and `quadratic` is (y - M)' V^-1 (y - M).
+template <bool kSquareRoot, class RegimeOf>
+std::size_t kalman_filter(const SwitchingStateSpace& model, const int* lengths, std::size_t count, RegimeOf regime_of,
+                          const double* observed, InnovationSums* sums, FilterScratch& scratch);
+
+template <class RegimeOf>
+void innovation_sums(const SwitchingStateSpace& model, const int* lengths, std::size_t count, RegimeOf regime_of,
+                     InnovationSums* sums, FilterScratch& scratch, const double* observed = nullptr) {
+  const std::size_t done = kalman_filter<false>(model, lengths, count, regime_of, observed, sums, scratch);
+  if (done < count) kalman_filter<true>(model, lengths + done, count - done, regime_of, observed, sums + done, scratch);
+}
+
+// The sums at one T = steps, with scratch per thread (kernels run from several threads at once).
 template <class RegimeOf>
 InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
                                const double* observed = nullptr) {
-  if (const auto sums = kalman_filter<false>(model, steps, regime_of, observed)) return *sums;
-  return *kalman_filter<true>(model, steps, regime_of, observed);
+  thread_local FilterScratch scratch;
+  const int length = static_cast<int>(steps);  // <= kMaxSequenceLength
+  InnovationSums sums;
+  innovation_sums(model, &length, 1, regime_of, &sums, scratch, observed);
+  return sums;
 }
 
 // The covariance form gives up (and the square-root form runs) at a step where trace(U^-1 F_t), at least
@@ -91,26 +118,26 @@ InnovationSums innovation_sums(const SwitchingStateSpace& model, long steps, Reg
 constexpr double kMaxInnovationToNoise = 1e8;
 
 // The filter's two forms. Covariance form: F_t = H P H' + U by Cholesky, and the update P - K H P; the
-// faster, and accurate while F_t stays within kMaxInnovationToNoise of U (nothing when it does not, or
-// when F_t is not numerically positive definite: a state variance 10^20 times the noise gave NaN, and
-// values 10^4 times too small where the Cholesky factorisation still succeeded).
+// faster, and accurate while F_t stays within kMaxInnovationToNoise of U (it stops at a step where it does
+// not, or where F_t is not numerically positive definite, and returns the number of lengths done: a state
+// variance 10^20 times the noise gave NaN, and values 10^4 times too small where the Cholesky
+// factorisation still succeeded).
 // Square-root form: P = G G' (a pivoted LDL', pivots that rounding leaves negative counted as 0),
 // F_t = W'W from the QR decomposition of the array [U_c, H G]' (U = U_c U_c' by Cholesky), and the
 // update in Joseph's form (I - K H) P (I - K H)' + K U K' = (G - K H G)(G - K H G)' + (K U_c)(K U_c)':
 // F_t is the Gram matrix of a full-rank array and P a sum of Gram matrices, so neither loses
 // definiteness to rounding; 2.6 times the cost of the covariance form (docs/performance.md).
 template <bool kSquareRoot, class RegimeOf>
-std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, long steps, RegimeOf regime_of,
-                                            const double* observed) {
-  thread_local Eigen::VectorXd mean, next_mean, predicted, whitened, pivots;
-  thread_local Eigen::MatrixXd cov, scratch, observed_cov, innovation_cov, noise_inverse, factor, observed_factor, array,
-      gain_transposed, gain_noise;
-  thread_local Eigen::LLT<Eigen::MatrixXd> noise_llt, llt;  // of U; of F_t (covariance form)
-  thread_local Eigen::LDLT<Eigen::MatrixXd> cov_ldlt;
-  thread_local Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+std::size_t kalman_filter(const SwitchingStateSpace& model, const int* lengths, std::size_t count, RegimeOf regime_of,
+                          const double* observed, InnovationSums* sums, FilterScratch& scratch) {
+  auto& [mean, next_mean, predicted, whitened, pivots, cov, scratch_matrix, observed_cov, innovation_cov, noise_inverse,
+         factor, observed_factor, array, gain_transposed, gain_noise, noise_llt, llt, cov_ldlt, qr] = scratch;
   const Eigen::Index n = model.mean0.size(), d = model.observation.rows();
   noise_llt.compute(model.observation_noise);
-  if (noise_llt.info() != Eigen::Success) return InnovationSums{std::nan(""), std::nan("")};
+  if (noise_llt.info() != Eigen::Success) {
+    std::fill(sums, sums + count, InnovationSums{std::nan(""), std::nan("")});
+    return count;
+  }
   if constexpr (kSquareRoot) {
     array.resize(d + n, d);
     array.topRows(d) = noise_llt.matrixU();  // U_c' (U = U_c U_c')
@@ -120,7 +147,8 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
   }
   mean = model.mean0;  // s_t given y_0..y_{t-1}
   cov = model.cov0;
-  InnovationSums sums;
+  InnovationSums running;  // over steps 0..t
+  std::size_t done = 0;    // sums[0..done) written
   for (long t = 0;; ++t) {
     predicted.noalias() = model.observation * mean;  // yhat_t; `predicted` holds minus the innovation y_t - yhat_t
     if (observed != nullptr) predicted -= Eigen::Map<const Eigen::VectorXd>(observed + t * d, d);
@@ -135,10 +163,13 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
       array.bottomRows(n) = observed_factor.transpose();
       qr.compute(array);
       const auto upper = qr.matrixQR().topRows(d).template triangularView<Eigen::Upper>();  // W, F_t = W'W
-      sums.log_det += 2.0 * qr.matrixQR().diagonal().head(d).array().abs().log().sum();
+      running.log_det += 2.0 * qr.matrixQR().diagonal().head(d).array().abs().log().sum();
       upper.transpose().solveInPlace(whitened);  // W'^-1 e: |W'^-1 e|^2 = e' F^-1 e
-      sums.quadratic += whitened.squaredNorm();
-      if (t == steps) break;
+      running.quadratic += whitened.squaredNorm();
+      if (t == lengths[done]) {
+        sums[done] = running;
+        if (++done == count) break;
+      }
       gain_transposed.noalias() = observed_factor * factor.transpose();  // H P
       upper.transpose().solveInPlace(gain_transposed);
       upper.solveInPlace(gain_transposed);  // F^-1 H P = K'
@@ -151,13 +182,16 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
       observed_cov.noalias() = model.observation * cov;  // H P
       innovation_cov = model.observation_noise;
       innovation_cov.noalias() += observed_cov * model.observation.transpose();  // F_t = H P H' + U
-      if (!(noise_inverse.cwiseProduct(innovation_cov).sum() <= kMaxInnovationToNoise)) return std::nullopt;
+      if (!(noise_inverse.cwiseProduct(innovation_cov).sum() <= kMaxInnovationToNoise)) return done;
       llt.compute(innovation_cov);
-      if (llt.info() != Eigen::Success) return std::nullopt;
-      sums.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+      if (llt.info() != Eigen::Success) return done;
+      running.log_det += 2.0 * llt.matrixLLT().diagonal().array().log().sum();
       llt.matrixL().solveInPlace(whitened);
-      sums.quadratic += whitened.squaredNorm();
-      if (t == steps) break;
+      running.quadratic += whitened.squaredNorm();
+      if (t == lengths[done]) {
+        sums[done] = running;
+        if (++done == count) break;
+      }
       gain_transposed = observed_cov;
       llt.solveInPlace(gain_transposed);  // F^-1 H P = K'
       mean.noalias() -= gain_transposed.transpose() * predicted;
@@ -167,13 +201,13 @@ std::optional<InnovationSums> kalman_filter(const SwitchingStateSpace& model, lo
     const StateDynamics& next = dynamics_at(model, regime_of, t + 1);
     next_mean.noalias() = next.transition * mean;  // its own vector: predicted has d entries, mean n
     mean.swap(next_mean);
-    scratch.noalias() = next.transition * cov;
-    cov.noalias() = scratch * next.transition.transpose();
+    scratch_matrix.noalias() = next.transition * cov;
+    cov.noalias() = scratch_matrix * next.transition.transpose();
     cov += next.noise;
-    scratch = cov.transpose();
-    cov = 0.5 * (cov + scratch);  // rounding leaves P slightly asymmetric
+    scratch_matrix = cov.transpose();
+    cov = 0.5 * (cov + scratch_matrix);  // rounding leaves P slightly asymmetric
   }
-  return sums;
+  return done;
 }
 
 // The model of Y = X - X', X and X' drawn independently from `a` and `b` (lds.cpp): the stacked state

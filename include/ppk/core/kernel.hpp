@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ppk/core/model.hpp"
 
@@ -62,6 +63,18 @@ double kernel(const PreparedModel& a, const PreparedModel& b);
 // k(a,b) / sqrt(k(a,a) k(b,b)), in log space: exp(min(0, log k(a,b) - (log k(a,a) + log k(b,b)) / 2)).
 double normalized_kernel(const PreparedModel& a, const PreparedModel& b);
 double evaluate(KernelKind kind, const PreparedModel& a, const PreparedModel& b);
+// What evaluate(kind, a, b) gives for a pair whose log k(a, b) is log_k and whose self-kernels are
+// log k(a, a) = log_self_a and log k(b, b) = log_self_b, by the rules of kernel() and normalized_kernel(),
+// which call it: ppk min(exp(log_k), exp(log_self_a / 2) exp(log_self_b / 2)) (the Cauchy-Schwarz bound);
+// ppk_norm exp(min(0, log_k - (log_self_a + log_self_b) / 2)). NaN stays NaN.
+double kernel_value(KernelKind kind, double log_k, double log_self_a, double log_self_b);
+// log k(a, b) at each T = lengths[k] into out[k], from one pass of the pair's recursion over time steps
+// (Model::log_kernel_over_lengths; a and b prepared with one rho and T >= lengths.back()); the self-kernels
+// at each T are the calls with b = a, and kernel_value turns the three logs into the Gram entry at T.
+// False (nothing written) for a pair of two families, or of a family that does not give every T from one
+// pass. Throws std::invalid_argument for lengths out of order or beyond the prepared T.
+bool log_kernels_over_lengths(const PreparedModel& a, const PreparedModel& b, const std::vector<int>& lengths,
+                              double* out);
 // out[k] = evaluate(kind, a, *b[k]) for k < n, the same values bit for bit, with the families'
 // batch kernels (one setup for a per call). Requires check_compatible(a, b[k]) for every k.
 void evaluate_many(KernelKind kind, const PreparedModel& a, const PreparedModel* const* b, std::size_t n, double* out);

@@ -45,6 +45,20 @@ class KernelDomainError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Throws std::invalid_argument unless lengths[0..n) is not empty, strictly ascending, and within [0, steps]:
+// what log_kernel_over_lengths takes from models prepared for steps = T.
+inline void check_kernel_lengths(const int* lengths, std::size_t n, long steps) {
+  if (n == 0) throw std::invalid_argument("kernel over lengths: no length T given");
+  for (std::size_t k = 0; k < n; ++k) {
+    if (lengths[k] < 0 || lengths[k] > steps)
+      throw std::invalid_argument("kernel over lengths: T = " + std::to_string(lengths[k]) + " is outside [0, " +
+                                  std::to_string(steps) + "], the T the models were prepared for");
+    if (k > 0 && lengths[k] <= lengths[k - 1])
+      throw std::invalid_argument("kernel over lengths: the lengths T must be strictly ascending; T = " +
+                                  std::to_string(lengths[k]) + " follows T = " + std::to_string(lengths[k - 1]));
+  }
+}
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -67,6 +81,21 @@ class Model {
   // holds count it and refuse a row beyond kMaxKernelWork (row.hpp); models made of other models
   // (mixture components, HMM emissions, network leaves) count their parts' kernels with it.
   virtual double kernel_work() const { return 0.0; }
+
+  // log k_rho(*this, other) at each T = lengths[0..n) (strictly ascending, in [0, the prepared T]; 0 is x_0
+  // alone, not -d 0's "each model's own length") into out[0..n), as log_kernel would give after
+  // prepare({rho, T}) of both models with the stored length T: from one pass of the kernel's recursion over
+  // time steps, for the families whose kernel at T is read off that recursion at step T (hmm: the forward
+  // recursion over pairs of states, JMLR 2004 section 4.2; lds: the Kalman filter's prediction-error sums).
+  // Both models are prepared with the same rho and the largest T, lengths[n-1] or more. Throws
+  // std::invalid_argument (check_kernel_lengths) for lengths out of order or beyond the prepared T. Returns
+  // false, writing nothing, for a family whose kernel at T is not a prefix of its computation at a larger
+  // T (the default: every family that is not a sequence model, and slds, fhmm and montecarlo: see their
+  // headers).
+  virtual bool log_kernel_over_lengths(const Model& /*other*/, const int* /*lengths*/, std::size_t /*n*/,
+                                       double* /*out*/) const {
+    return false;
+  }
 
   // k_rho(*this, other). Families whose kernel is a plain sum override this to
   // avoid the log/exp round trip; the default exponentiates log_kernel.

@@ -87,8 +87,10 @@ class FhmmModel : public Model, public SamplableModel {
   const FamilyInfo& family() const override;
   SampleSpace sample_space() const override;  // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;
-  double log_kernel(const Model& other) const override;  // log B of the converged mean field
-  double kernel_work() const override;                   // the most sweeps' (prepare)
+  // log B of the converged mean field. Not at every T from one pass (log_kernel_over_lengths: false): the
+  // mean field is optimised over the whole sequence, so a prefix of the run at T is not the run at T' < T.
+  double log_kernel(const Model& other) const override;
+  double kernel_work() const override;  // the most sweeps' (prepare)
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
   // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each

@@ -72,6 +72,9 @@ class HmmModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // T = params.length if > 0; prepares emissions
   double log_kernel(const Model& other) const override;
+  // Every T up to the prepared one from one forward recursion (its Phi_t does not depend on T), at the cost
+  // of the kernel at the largest T. The emissions are of the families that take no T (docs/families.md).
+  bool log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t n, double* out) const override;
   double kernel_work() const override;  // (T + 1) M^3 and the M x M' emission kernels' (prepare)
 
   // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.

@@ -82,7 +82,11 @@ class LdsModel : public Model, public SamplableModel {
   SampleSpace sample_space() const override;             // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;     // T = params.length if > 0; log|S| by a Kalman filter
   double log_kernel(const Model& other) const override;  // linear in T
-  double kernel_work() const override;                   // (T + 1) (2n + d)^3 (prepare)
+  // Every T up to the prepared one from one run of the pair's Kalman filter and of each model's own (their
+  // sums over steps 0..T are the kernel's terms at T), at about 1 + 2 (n + d)^3 / (2n + d)^3 times the cost
+  // of the kernel at the largest T.
+  bool log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t n, double* out) const override;
+  double kernel_work() const override;  // (T + 1) (2n + d)^3 (prepare)
 
   // SamplableModel interface (sampling.hpp), any rho > 0. A sample is x_0..x_T stacked ((T + 1) d
   // values, T = steps()). Scaling cov0, Q and R by 1/rho scales the joint covariance S by 1/rho, so

@@ -99,6 +99,9 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   const FamilyInfo& family() const override;
   SampleSpace sample_space() const override;          // uses the prepared T once prepared
   void prepare(const KernelParams& params) override;  // draws the paths; log|S| of each distinct path
+  // Not at every T from one pass (log_kernel_over_lengths: false): the paths are drawn for the prepared T
+  // (path i takes uniforms i(T+1) .. i(T+1)+T), so the paths drawn for T' < T are not the prefixes of
+  // those drawn for T, and the kernel at T' is not the one at T read at step T'.
   double log_kernel(const Model& other) const override;
   double kernel_work() const override;  // (distinct paths)^2 (T + 1) (2n + d)^3 (prepare)
 
