@@ -1,6 +1,8 @@
 #include "gram_matrix.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <limits>
 
 #include "cli.hpp"
 #include "parallel.hpp"
@@ -60,6 +62,51 @@ SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile
   for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
     for (std::size_t j = i; j < a.models.size(); ++j) gram.upper(i, j) = kernel_entry(kind, a, i, a, j);
   });
+  return gram;
+}
+
+std::optional<std::vector<SymmetricKernelMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
+                                                                                 const std::vector<int>& lengths,
+                                                                                 unsigned threads) {
+  const std::size_t n = a.models.size();
+  std::vector<double> first(lengths.size());
+  if (n == 0 || !log_kernels_over_lengths(*a.models[0], *a.models[0], lengths, first.data())) return std::nullopt;
+  std::vector<SymmetricKernelMatrix> log_grams(lengths.size(), SymmetricKernelMatrix(n));
+  std::atomic<bool> every_pair_in_one_pass{true};
+  for_each_index(n, threads, "gram rows", [&](std::size_t i) {
+    std::vector<double> logs(lengths.size());
+    for (std::size_t j = i; j < n && every_pair_in_one_pass; ++j) {
+      try {
+        check_compatible(a.models[i]->model(), a.models[j]->model());
+        if (!log_kernels_over_lengths(*a.models[i], *a.models[j], lengths, logs.data())) {
+          every_pair_in_one_pass = false;  // rows of two families: each T on its own
+          return;
+        }
+      } catch (const KernelDomainError& e) {
+        throw InputError(pair_name(a, i, a, j) + ": " + e.what());
+      }
+      for (std::size_t t = 0; t < lengths.size(); ++t) {
+        if (std::isnan(logs[t]) || logs[t] == std::numeric_limits<double>::infinity())
+          throw InputError(pair_name(a, i, a, j) + " at T = " + std::to_string(lengths[t]) +
+                           ": the log of the kernel value is " + format_double(logs[t]));
+        log_grams[t].upper(i, j) = logs[t];
+      }
+    }
+  });
+  if (!every_pair_in_one_pass) return std::nullopt;
+  return log_grams;
+}
+
+SymmetricKernelMatrix gram_from_log_gram(KernelKind kind, const SymmetricKernelMatrix& log_gram, const PreparedFile& a) {
+  const std::size_t n = log_gram.size();
+  SymmetricKernelMatrix gram(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i; j < n; ++j) {
+      const double value = kernel_value(kind, log_gram(i, j), log_gram(i, i), log_gram(j, j));
+      if (!std::isfinite(value))
+        throw InputError(pair_name(a, i, a, j) + ": the kernel value " + format_double(value) + " is not finite");
+      gram.upper(i, j) = value;
+    }
   return gram;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,5 +83,19 @@ class SymmetricKernelMatrix {
 // K(i, j) = k(a_i, a_j) for i <= j, as compute_gram(kind, a, a, true, threads) computes them (the same
 // values bit for bit), held once.
 SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile& a, unsigned threads);
+
+// log k_T(a_i, a_j) for every T of `lengths` (strictly ascending), the rows prepared at T =
+// lengths.back(): one matrix per T, its diagonal the self-kernels, each pair's values from one pass of
+// its recursion over time steps (log_kernels_over_lengths; JMLR 2004 section 4.2 for HMMs). Nothing
+// when the rows' family does not give every T from one pass (docs/families.md). InputError naming the
+// pair when a pair has no kernel or a log kernel is NaN or +infinity.
+std::optional<std::vector<SymmetricKernelMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
+                                                                                 const std::vector<int>& lengths,
+                                                                                 unsigned threads);
+
+// The kernel matrix of `kind` from a log kernel matrix L: K(i, j) = kernel_value(kind, L(i, j), L(i, i),
+// L(j, j)), the rules by which evaluate() turns logs into values. InputError naming the first pair of
+// `a` (row order) whose value is not finite.
+SymmetricKernelMatrix gram_from_log_gram(KernelKind kind, const SymmetricKernelMatrix& log_gram, const PreparedFile& a);
 
 }  // namespace ppk::cli

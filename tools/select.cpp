@@ -1,6 +1,7 @@
 // ppk select: the kernel SVM's settings chosen by cross-validation on the training rows, every kernel
 // value computed once (tools/kernel_cross_validation.hpp).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +43,9 @@ Grid options (LIBSVM's spelling; each takes a comma-separated list):
   -g RHOS      the kernel's rho                           default 0.1,0.25,0.5,0.75,1
   -d LENGTHS   T, for sequence rows (hmm, fhmm, lds, slds): each kernel compares
                x_0..x_T; 0 = each row's own T   default: T/4, T/2 and T for the
-               shortest row's T (rows of one length: that length)
+               shortest row's T (rows of one length: that length); hmm and lds
+               rows give every T > 0 of the list from one pass of each pair's
+               recursion (slds and fhmm rows: one matrix per T)
   -c COSTS     the SVM's C                                default 0.1,1,10,100,1000
 Cross-validation and training (as svm-train takes them):
   -v K         the number of folds (default 5; -v n: leave-one-out)
@@ -149,6 +152,7 @@ struct Cell {
   std::optional<int> length;  // T, for sequence rows
   double cost;
   CrossValidationScore score;
+  std::array<std::size_t, 4> position;  // the indices of kernel, rho, T and C in their lists
 };
 
 std::string cell_options(const Cell& cell) {
@@ -404,39 +408,72 @@ int run_select(const std::vector<std::string>& arguments) {
                      " this process may allocate; for many rows map them to features and train LIBLINEAR "
                      "(ppk map, docs/feature-maps.md), or select on a random subsample of the rows");
 
+  // Rho by rho. Sequence rows over several T > 0 of a family that gives every T from one pass: the log
+  // kernel matrices at every T from one pass of each pair's recursion, both kernels read off them;
+  // otherwise one matrix per (kernel, T).
+  std::vector<int> ascending_lengths;
+  for (const std::optional<int>& length : lengths)
+    if (length && *length > 0) ascending_lengths.push_back(*length);
+  std::sort(ascending_lengths.begin(), ascending_lengths.end());
+  const bool one_pass_fits =
+      ascending_lengths.size() > 1 && ascending_lengths.size() == lengths.size() &&
+      SymmetricKernelMatrix::bytes(n) * static_cast<double>(lengths.size() + 1) + parameters.cache_size * 1e6 * threads <=
+          memory_limit_bytes();
   svm_set_print_string_function(&silent);
   const auto start = std::chrono::steady_clock::now();
-  const bool progress = !quiet;
   std::vector<Cell> cells;
   std::size_t matrices = 0;
   const std::size_t total_matrices = kinds.size() * rhos.size() * lengths.size();
-  for (KernelKind kind : kinds)
-    for (double rho : rhos)
-      for (const std::optional<int>& length : lengths) {
+  for (std::size_t r = 0; r < rhos.size(); ++r) {
+    std::optional<std::vector<SymmetricKernelMatrix>> log_grams;
+    std::optional<PreparedFile> longest;
+    if (one_pass_fits) {
+      KernelParams params;
+      params.rho = rhos[r];
+      params.length = ascending_lengths.back();
+      longest.emplace(prepare_rows(rows, input.name(), KernelKind::ppk_norm, params));
+      check_first_row_and_column(KernelKind::ppk_norm, *longest, *longest);
+      log_grams = compute_log_grams_over_lengths(*longest, ascending_lengths, threads);
+    }
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      for (std::size_t t = 0; t < lengths.size(); ++t) {
         KernelParams params;
-        params.rho = rho;
-        params.length = length.value_or(0);
-        const PreparedFile file = prepare_rows(rows, input.name(), kind, params);
-        check_first_row_and_column(kind, file, file);
+        params.rho = rhos[r];
+        params.length = lengths[t].value_or(0);
+        const PreparedFile file = prepare_rows(rows, input.name(), kinds[k], params);
         std::vector<const PreparedModel*> models;
         for (const auto& model : file.models) models.push_back(model.get());
         const std::string warning =
             degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
-        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kind) << ": " << warning << "\n";
-        const SymmetricKernelMatrix gram = compute_symmetric_gram(kind, file, threads);
+        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kinds[k]) << ": " << warning << "\n";
+        SymmetricKernelMatrix gram(0);
+        if (log_grams) {
+          const auto at = std::find(ascending_lengths.begin(), ascending_lengths.end(), *lengths[t]);
+          gram =
+              gram_from_log_gram(kinds[k], (*log_grams)[static_cast<std::size_t>(at - ascending_lengths.begin())], file);
+        } else {
+          check_first_row_and_column(kinds[k], file, file);
+          gram = compute_symmetric_gram(kinds[k], file, threads);
+        }
         const std::vector<std::vector<double>> predictions =
             libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
-        for (std::size_t c = 0; c < costs.size(); ++c) {
-          Cell cell{kind, rho, length, costs[c], cross_validation_score(predictions[c], labels, parameters.svm_type)};
-          std::cout << cell_options(cell) << ": " << cell_score(cell, regression) << "\n";
-          cells.push_back(cell);
-        }
+        for (std::size_t c = 0; c < costs.size(); ++c)
+          cells.push_back({kinds[k],
+                           rhos[r],
+                           lengths[t],
+                           costs[c],
+                           cross_validation_score(predictions[c], labels, parameters.svm_type),
+                           {k, r, t, c}});
         ++matrices;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (progress && seconds > 2)
+        if (!quiet && seconds > 2)
           std::cerr << "ppk select: " << matrices << "/" << total_matrices << " kernel matrices done, "
                     << format_short(seconds) << " s\n";
       }
+  }
+  // The grid's order: kernel, rho, T, C.
+  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.position < b.position; });
+  for (const Cell& cell : cells) std::cout << cell_options(cell) << ": " << cell_score(cell, regression) << "\n";
   std::cout.flush();
   const Cell* best = &cells.front();
   for (const Cell& cell : cells)

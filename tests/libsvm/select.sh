@@ -2,7 +2,8 @@
 # ppk select: every cell of its grid is what the stock programs print on the same data. The oracle is
 # the distribution's unpatched svm-train (-t 4 -v K) on `ppk gram --format precomputed`, one run per
 # cell, and the patched svm-train -v K -t ppk|ppk_norm on the rows themselves: on multinomial rows
-# (documents) and on HMM rows (sequences, over a grid of T), with leave-one-out and with K = 5
+# (documents), on HMM rows (sequences) and on LDS rows (time series), both over a grid of T, whose
+# values at every T select computes from one pass of each pair's recursion, with leave-one-out and K = 5
 # (LIBSVM's stratified folds), and for epsilon-SVR's mean squared error. Then: the best cell is the
 # first best line; --table holds every cell; -o MODEL is the model svm-train writes with the best
 # options, and predicts as it; bad input (empty file, one class, a matrix beyond the memory limit,
@@ -10,6 +11,7 @@
 # written.
 #
 #   select.sh PPK SVM_TRAIN SVM_PREDICT
+examples=$(cd "$(dirname "$0")/../../examples" && pwd)
 source "$(dirname "$0")/common.sh"
 (($# == 3)) || fail "usage: $0 PPK SVM_TRAIN SVM_PREDICT"
 ppk=$1 svm_train=$2 svm_predict=$3
@@ -80,6 +82,11 @@ n=$(check_grid seqs.ppk 5 -t ppk_norm,ppk -g 0.5,1 -d 3,6,11 -c 1,10)
 [[ $n == 24 ]] || fail "sequences, 5 folds: $n cells, expected 24"
 n=$(check_grid seqs.ppk 30 -t ppk_norm -g 1 -d 5,11 -c 10)
 [[ $n == 2 ]] || fail "sequences, leave-one-out: $n cells, expected 2"
+# LDS rows (the paper's time series regenerated, 100 sequences), every T of the grid from one pass.
+/usr/bin/python3 "$examples/make_timeseries.py" --seed 3 >series.txt
+"$ppk" fit lds --state-dim 2 series.txt -o lds.ppk 2>/dev/null
+n=$(check_grid lds.ppk 5 -t ppk_norm,ppk -g 0.1,0.5 -d 5,10,24 -c 1,100)
+[[ $n == 24 ]] || fail "LDS rows, 5 folds: $n cells, expected 24"
 # epsilon-SVR: the distribution's svm-train binary (Debian's build of 3.24) differs from LIBSVM 3.24's
 # svm-train.c built here, unpatched or patched, in the 5th digit of -s 3 -t 4's mean squared error
 # (measured: 0.252557 against 0.252565 and 0.163447 against 0.16342 on these rows, also with this
