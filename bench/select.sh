@@ -11,10 +11,10 @@
 # Debian's wordnet-base) against the loop it replaced (one svm-train -v 5 per candidate and C on the
 # candidate's rows), and the peak memory of ppk select against n (documents of the demo's generator).
 # Wall seconds and peak resident memory (/usr/bin/time) of every route.
-# Usage: bench/select.sh BUILD_DIR [--quick]   (--quick: the first two grids only)
+# Usage: bench/select.sh BUILD_DIR [--quick | --skip-time-series]   (--quick: the first two grids only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:?usage: $0 BUILD_DIR [--quick]}" && pwd)
+build=$(cd "${1:?usage: $0 BUILD_DIR [--quick | --skip-time-series]}" && pwd)
 quick=${2:-}
 bin=$build/bin
 examples=$here/../examples
@@ -59,11 +59,14 @@ grid_routes() {
     "$name B: ppk gram + svm-train -t 4 loop.out")%, C $(best_accuracy "$name C: ppk select.out")%"
 }
 
-/usr/bin/python3 "$examples/make_timeseries.py" --seed 1 >series.txt
-"$bin/ppk" fit lds --state-dim 2 series.txt -o lds.ppk 2>/dev/null
-grid_routes "time series" lds.ppk 100 ppk_norm "0.1 0.5 1" "5 10 24" "0.1 1 10 100"
+if [[ $quick != --skip-time-series ]]; then
+  /usr/bin/python3 "$examples/make_timeseries.py" --seed 1 >series.txt
+  "$bin/ppk" fit lds --state-dim 2 series.txt -o lds.ppk 2>/dev/null
+  grid_routes "time series" lds.ppk 100 ppk_norm "0.1 0.5 1" "5 10 24" "0.1 1 10 100"
+fi
 
-/usr/bin/python3 "$examples/make_sequences.py" --seed 1 --n 800 | head -n 400 >sequences.txt
+/usr/bin/python3 "$examples/make_sequences.py" --seed 1 --n 800 >all-sequences.txt
+head -n 400 all-sequences.txt >sequences.txt
 "$bin/ppk" fit hmm --states 2 --alphabet ACGT --seed 1 sequences.txt -o hmm.ppk 2>/dev/null
 grid_routes "sequences" hmm.ppk 5 ppk_norm "0.5 1" "4 9 19" "0.1 1 10 100 1000"
 

@@ -55,29 +55,19 @@ GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFi
   return gram;
 }
 
-SymmetricKernelMatrix::SymmetricKernelMatrix(std::size_t n) : n_(n), values_(n * (n + 1) / 2) {}
-
-SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile& a, unsigned threads) {
-  SymmetricKernelMatrix gram(a.models.size());
-  for_each_index(a.models.size(), threads, "gram rows", [&](std::size_t i) {
-    for (std::size_t j = i; j < a.models.size(); ++j) gram.upper(i, j) = kernel_entry(kind, a, i, a, j);
-  });
-  return gram;
-}
-
-std::optional<std::vector<SymmetricKernelMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
-                                                                                 const std::vector<int>& lengths,
-                                                                                 unsigned threads) {
+std::optional<std::vector<GramMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
+                                                                      const std::vector<int>& lengths, unsigned threads) {
   const std::size_t n = a.models.size();
   std::vector<double> first(lengths.size());
   if (n == 0 || !log_kernels_over_lengths(*a.models[0], *a.models[0], lengths, first.data())) return std::nullopt;
-  std::vector<SymmetricKernelMatrix> log_grams(lengths.size(), SymmetricKernelMatrix(n));
+  const auto size = static_cast<Eigen::Index>(n);
+  std::vector<GramMatrix> log_grams(lengths.size(), GramMatrix(size, size));
   std::atomic<bool> every_pair_in_one_pass{true};
   for_each_index(n, threads, "gram rows", [&](std::size_t i) {
     std::vector<double> logs(lengths.size());
     for (std::size_t j = i; j < n && every_pair_in_one_pass; ++j) {
       try {
-        check_compatible(a.models[i]->model(), a.models[j]->model());
+        check_compatible(*a.models[i], *a.models[j]);
         if (!log_kernels_over_lengths(*a.models[i], *a.models[j], lengths, logs.data())) {
           every_pair_in_one_pass = false;  // rows of two families: each T on its own
           return;
@@ -89,23 +79,25 @@ std::optional<std::vector<SymmetricKernelMatrix>> compute_log_grams_over_lengths
         if (std::isnan(logs[t]) || logs[t] == std::numeric_limits<double>::infinity())
           throw InputError(pair_name(a, i, a, j) + " at T = " + std::to_string(lengths[t]) +
                            ": the log of the kernel value is " + format_double(logs[t]));
-        log_grams[t].upper(i, j) = logs[t];
+        log_grams[t](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = logs[t];
       }
     }
   });
   if (!every_pair_in_one_pass) return std::nullopt;
+  for (GramMatrix& log_gram : log_grams) log_gram.triangularView<Eigen::StrictlyLower>() = log_gram.transpose();
   return log_grams;
 }
 
-SymmetricKernelMatrix gram_from_log_gram(KernelKind kind, const SymmetricKernelMatrix& log_gram, const PreparedFile& a) {
-  const std::size_t n = log_gram.size();
-  SymmetricKernelMatrix gram(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i; j < n; ++j) {
+GramMatrix gram_from_log_gram(KernelKind kind, const GramMatrix& log_gram, const PreparedFile& a) {
+  const Eigen::Index n = log_gram.rows();
+  GramMatrix gram(n, n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = i; j < n; ++j) {
       const double value = kernel_value(kind, log_gram(i, j), log_gram(i, i), log_gram(j, j));
       if (!std::isfinite(value))
-        throw InputError(pair_name(a, i, a, j) + ": the kernel value " + format_double(value) + " is not finite");
-      gram.upper(i, j) = value;
+        throw InputError(pair_name(a, static_cast<std::size_t>(i), a, static_cast<std::size_t>(j)) +
+                         ": the kernel value " + format_double(value) + " is not finite");
+      gram(i, j) = gram(j, i) = value;
     }
   return gram;
 }

@@ -36,7 +36,7 @@ double pair_value(const PreparedFile& a, std::size_t i, const PreparedFile& b, s
   const PreparedModel& left = *a.models[i];
   const PreparedModel& right = *b.models[j];
   try {
-    check_compatible(left.model(), right.model());
+    check_compatible(left, right);
     return evaluate_pair(left, right);
   } catch (const KernelDomainError& e) {
     throw InputError(pair_name(a, i, b, j) + ": " + e.what());
@@ -61,41 +61,21 @@ using GramMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::
 GramMatrix compute_gram(KernelKind kind, const PreparedFile& a, const PreparedFile& b, bool against_self,
                         unsigned threads);
 
-// A symmetric n x n kernel matrix, its upper triangle held once: n (n + 1) / 2 doubles, 4 n^2 bytes,
-// what a float matrix takes, with the doubles that svm-train -t 4 reads from a precomputed file.
-class SymmetricKernelMatrix {
- public:
-  explicit SymmetricKernelMatrix(std::size_t n);
-  std::size_t size() const { return n_; }
-  // Entry (i, j) for i <= j; (j, i) is the same entry.
-  double& upper(std::size_t i, std::size_t j) { return values_[offset(i, j)]; }
-  double operator()(std::size_t i, std::size_t j) const { return i <= j ? values_[offset(i, j)] : values_[offset(j, i)]; }
-  // The bytes a matrix of n examples takes.
-  static double bytes(std::size_t n) { return 4.0 * static_cast<double>(n) * static_cast<double>(n + 1); }
-
- private:
-  // Row i of the upper triangle starts after rows 0..i-1, of n, n-1, ..., n-i+1 entries: i (2n - i + 1) / 2.
-  std::size_t offset(std::size_t i, std::size_t j) const { return i * (2 * n_ - i + 1) / 2 + (j - i); }
-  std::size_t n_;
-  std::vector<double> values_;
-};
-
-// K(i, j) = k(a_i, a_j) for i <= j, as compute_gram(kind, a, a, true, threads) computes them (the same
-// values bit for bit), held once.
-SymmetricKernelMatrix compute_symmetric_gram(KernelKind kind, const PreparedFile& a, unsigned threads);
+// The bytes of the GramMatrix of n rows with themselves (8 n^2: doubles, the values svm-train -t 4
+// reads from a precomputed file; its rows contiguous, as LIBSVM asks for a column at a time).
+inline double gram_bytes(std::size_t n) { return 8.0 * static_cast<double>(n) * static_cast<double>(n); }
 
 // log k_T(a_i, a_j) for every T of `lengths` (strictly ascending), the rows prepared at T =
-// lengths.back(): one matrix per T, its diagonal the self-kernels, each pair's values from one pass of
+// lengths.back(): one symmetric matrix per T, its diagonal the self-kernels, each pair's values from one pass of
 // its recursion over time steps (log_kernels_over_lengths; JMLR 2004 section 4.2 for HMMs). Nothing
 // when the rows' family does not give every T from one pass (docs/families.md). InputError naming the
 // pair when a pair has no kernel or a log kernel is NaN or +infinity.
-std::optional<std::vector<SymmetricKernelMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
-                                                                                 const std::vector<int>& lengths,
-                                                                                 unsigned threads);
+std::optional<std::vector<GramMatrix>> compute_log_grams_over_lengths(const PreparedFile& a,
+                                                                      const std::vector<int>& lengths, unsigned threads);
 
 // The kernel matrix of `kind` from a log kernel matrix L: K(i, j) = kernel_value(kind, L(i, j), L(i, i),
 // L(j, j)), the rules by which evaluate() turns logs into values. InputError naming the first pair of
 // `a` (row order) whose value is not finite.
-SymmetricKernelMatrix gram_from_log_gram(KernelKind kind, const SymmetricKernelMatrix& log_gram, const PreparedFile& a);
+GramMatrix gram_from_log_gram(KernelKind kind, const GramMatrix& log_gram, const PreparedFile& a);
 
 }  // namespace ppk::cli

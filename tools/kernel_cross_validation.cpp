@@ -28,18 +28,18 @@ constexpr int kInMemoryKernelNumber = 1000;
 constexpr const char* kInMemoryKernelName = "ppk_in_memory_matrix";
 
 struct MatrixRow {
-  const SymmetricKernelMatrix* matrix;
-  std::size_t index;
+  const GramMatrix* matrix;
+  Eigen::Index index;
 };
 
 // The matrices being cross-validated, by number, with a handle per row.
 class MatrixTable {
  public:
-  int add(const SymmetricKernelMatrix& matrix) {
+  int add(const GramMatrix& matrix) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const int number = next_++;
     std::vector<MatrixRow>& rows = rows_[number];
-    for (std::size_t i = 0; i < matrix.size(); ++i) rows.push_back({&matrix, i});
+    for (Eigen::Index i = 0; i < matrix.rows(); ++i) rows.push_back({&matrix, i});
     return number;
   }
   void remove(int number) {
@@ -80,6 +80,12 @@ double matrix_entry(void*, const void* a, const void* b) {
   const auto* row_b = static_cast<const MatrixRow*>(b);
   return (*row_a->matrix)(row_a->index, row_b->index);
 }
+// A part of a kernel column, LIBSVM's batch: entries of one matrix row (contiguous, row-major).
+void matrix_entries(void*, const void* a, const void* const* b, int n, double* out) {
+  const auto* row_a = static_cast<const MatrixRow*>(a);
+  const double* row = row_a->matrix->row(row_a->index).data();
+  for (int k = 0; k < n; ++k) out[k] = row[static_cast<const MatrixRow*>(b[k])->index];
+}
 void keep_row(void*, void*) {}  // the rows belong to the matrix table
 
 int in_memory_kernel_number() {
@@ -92,6 +98,7 @@ int in_memory_kernel_number() {
     type.decode = &decode_matrix_row;
     type.compatible = &same_matrix;
     type.evaluate = &matrix_entry;
+    type.evaluate_many = &matrix_entries;
     type.release = &keep_row;
     if (svm_register_kernel_type(&type) != 0)
       throw std::logic_error("LIBSVM refused the kernel type of ppk's in-memory matrices");
@@ -103,9 +110,9 @@ int in_memory_kernel_number() {
 // The matrix registered for the lifetime of this object, and the problem rows {1: matrix, 2: i}.
 class MatrixProblem {
  public:
-  explicit MatrixProblem(const SymmetricKernelMatrix& matrix)
-      : number_(matrix_table().add(matrix)), nodes_(3 * matrix.size()) {
-    for (std::size_t i = 0; i < matrix.size(); ++i) {
+  explicit MatrixProblem(const GramMatrix& matrix)
+      : number_(matrix_table().add(matrix)), nodes_(3 * static_cast<std::size_t>(matrix.rows())) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(matrix.rows()); ++i) {
       nodes_[3 * i] = {1, static_cast<double>(number_)};
       nodes_[3 * i + 1] = {2, static_cast<double>(i)};
       nodes_[3 * i + 2] = {-1, 0};
@@ -274,8 +281,7 @@ CrossValidationScore cross_validation_score(const std::vector<double>& predictio
   return score;
 }
 
-std::vector<std::vector<double>> cross_validated_predictions(const SymmetricKernelMatrix& kernel,
-                                                             const std::vector<double>& labels,
+std::vector<std::vector<double>> cross_validated_predictions(const GramMatrix& kernel, const std::vector<double>& labels,
                                                              const std::vector<Fold>& folds,
                                                              const svm_parameter& parameters,
                                                              const std::vector<double>& costs, unsigned threads,
@@ -301,7 +307,7 @@ std::vector<std::vector<double>> cross_validated_predictions(const SymmetricKern
   return predictions;
 }
 
-std::vector<std::vector<double>> libsvm_cross_validated_predictions(const SymmetricKernelMatrix& kernel,
+std::vector<std::vector<double>> libsvm_cross_validated_predictions(const GramMatrix& kernel,
                                                                     const std::vector<double>& labels, int k,
                                                                     const svm_parameter& parameters,
                                                                     const std::vector<double>& costs, unsigned threads) {

@@ -60,8 +60,7 @@ bool is_regression(int svm_type);
 // svm_cross_validation's way, rand() going on from fold to fold and -b 1 predicting by the
 // probabilities. Examples in no test fold keep NaN. InputError with LIBSVM's message when
 // svm_check_parameter refuses the parameters.
-std::vector<std::vector<double>> cross_validated_predictions(const SymmetricKernelMatrix& kernel,
-                                                             const std::vector<double>& labels,
+std::vector<std::vector<double>> cross_validated_predictions(const GramMatrix& kernel, const std::vector<double>& labels,
                                                              const std::vector<Fold>& folds,
                                                              const svm_parameter& parameters,
                                                              const std::vector<double>& costs, unsigned threads,
@@ -70,7 +69,7 @@ std::vector<std::vector<double>> cross_validated_predictions(const SymmetricKern
 // The same for LIBSVM's folds, libsvm_folds(labels, parameters.svm_type, k); with -b 1 they are drawn
 // again for each C (srand(1)) and its folds trained after them, as each svm-train -v k -c C run does, so
 // that every number is svm-train -v k's.
-std::vector<std::vector<double>> libsvm_cross_validated_predictions(const SymmetricKernelMatrix& kernel,
+std::vector<std::vector<double>> libsvm_cross_validated_predictions(const GramMatrix& kernel,
                                                                     const std::vector<double>& labels, int k,
                                                                     const svm_parameter& parameters,
                                                                     const std::vector<double>& costs, unsigned threads);

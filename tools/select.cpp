@@ -66,9 +66,9 @@ Output:
                  kernel and T (needs gnuplot, as grid.py's contour does)
   -o MODEL       the best setting trained on every row: a LIBSVM model file
                  that svm-predict and the Python module read
-Memory: one kernel matrix of n rows takes 4 n^2 bytes (its upper triangle in
-doubles); a grid whose matrix does not fit in the memory this process may take
-is refused before anything is computed.
+Memory: one kernel matrix of n rows takes 8 n^2 bytes (doubles, as svm-train -t 4
+reads them); a grid whose matrix does not fit in the memory this process may
+take is refused before anything is computed.
 )usage";
 
 constexpr const char* kDefaultKernels = "ppk,ppk_norm";
@@ -215,11 +215,14 @@ std::optional<long> shortest_sequence(const std::vector<LabeledRow>& rows, const
   return shortest;
 }
 
-// Draws the scores over rho x C with gnuplot, one panel per kernel and T: grid.py's picture.
-void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool regression) {
-  const char* gnuplot = "gnuplot";
+// --plot's gnuplot, found before anything is computed.
+void check_gnuplot(const std::string& path) {
   if (std::system("command -v gnuplot > /dev/null 2>&1") != 0)
     throw InputError("--plot " + path + ": gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+}
+
+// Draws the scores over rho x C with gnuplot, one panel per kernel and T: grid.py's picture.
+void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool regression) {
   std::vector<std::pair<KernelKind, std::optional<int>>> panels;
   for (const Cell& cell : cells)
     if (std::find(panels.begin(), panels.end(), std::make_pair(cell.kind, cell.length)) == panels.end())
@@ -241,7 +244,7 @@ void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool r
   write_lines(data_path, data);
   const std::string script_path = path + ".ppk-select-gnuplot";
   std::vector<std::string> script = {
-      "set terminal pngcairo size " + std::to_string(480 * panels.size()) + ",440",
+      "set terminal pngcairo noenhanced size " + std::to_string(480 * panels.size()) + ",440",
       "set output '" + path + "'",
       "set multiplot layout 1," + std::to_string(panels.size()),
       "set xlabel 'rho (-g)'",
@@ -257,7 +260,7 @@ void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool r
   }
   script.push_back("unset multiplot");
   write_lines(script_path, script);
-  const int status = std::system((std::string(gnuplot) + " '" + script_path + "' 2>&1").c_str());
+  const int status = std::system(("gnuplot '" + script_path + "' 2>&1").c_str());
   std::remove(data_path.c_str());
   std::remove(script_path.c_str());
   if (status != 0) throw InputError("--plot " + path + ": gnuplot failed (exit status " + std::to_string(status) + ")");
@@ -295,6 +298,125 @@ void save_best_model(const std::string& path, const std::vector<LabeledRow>& row
 }
 
 void silent(const char*) {}
+
+// -v K (at most n: more folds than rows is leave-one-out, as svm-train -v takes it, with a warning)
+// or -v n; UsageError for anything else.
+int folds_option(const std::string& text, std::size_t n, const std::string& name) {
+  if (text == "n") return static_cast<int>(n);
+  const std::optional<long> k = parse_long(text);
+  if (!k || *k < 2) throw UsageError("-v: expected the number of folds K >= 2, or n, got '" + text + "'");
+  if (*k > static_cast<long>(n))
+    std::cerr << "ppk select: warning: " << *k << " folds > " << n << " rows of " << name
+              << ": leave-one-out cross-validation (-v n), as svm-train -v does\n";
+  const long folds = std::min<long>(*k, static_cast<long>(n));
+  if (folds < 2) throw InputError(name + ": one row: cross-validation needs at least two");
+  return static_cast<int>(folds);
+}
+
+// The T grid: -d's list (`text`), refused for rows without time steps; by default T/4, T/2 and T of
+// the shortest row's T; one "no T" for rows without time steps.
+std::vector<std::optional<int>> length_grid(const std::optional<std::string>& text, const std::vector<LabeledRow>& rows,
+                                            const std::string& name) {
+  const std::optional<long> shortest = shortest_sequence(rows, name);
+  std::vector<std::optional<int>> lengths;
+  if (text) {
+    if (!shortest)
+      throw UsageError("-d: the rows of " + name +
+                       " have no time steps (T applies to hmm, fhmm, lds and slds rows); leave -d out");
+    for (int t :
+         parse_list<int>(*text, "-d", "whole numbers in [0, " + std::to_string(kMaxSequenceLength) + "]", parse_length))
+      lengths.emplace_back(t);
+  } else if (shortest) {
+    for (int t : default_lengths(*shortest)) lengths.emplace_back(t);
+  } else {
+    lengths.emplace_back(std::nullopt);
+  }
+  return lengths;
+}
+
+// The grid's lists: kernels, rho, T (nothing for rows without time steps) and C.
+struct Grid {
+  std::vector<KernelKind> kinds;
+  std::vector<double> rhos;
+  std::vector<std::optional<int>> lengths;
+  std::vector<double> costs;
+};
+
+// Every cell of `grid` on `rows` (of the file `name`), in the grid's order (kernel, rho, T, C), rho by
+// rho: for sequence rows over several T > 0 of a family that gives every T from one pass, the log
+// kernel matrices at every T from one pass of each pair's recursion, both kernels read off them;
+// otherwise one matrix per (kernel, T). Progress on standard error after 2 s unless `quiet`.
+std::vector<Cell> cross_validate_grid(const std::vector<LabeledRow>& rows, const std::string& name, const Grid& grid,
+                                      const std::vector<double>& labels, int folds, const svm_parameter& parameters,
+                                      unsigned threads, bool quiet) {
+  const std::vector<KernelKind>& kinds = grid.kinds;
+  const std::vector<double>& rhos = grid.rhos;
+  const std::vector<std::optional<int>>& lengths = grid.lengths;
+  const std::vector<double>& costs = grid.costs;
+  const std::size_t n = rows.size();
+  std::vector<int> ascending_lengths;
+  for (const std::optional<int>& length : lengths)
+    if (length && *length > 0) ascending_lengths.push_back(*length);
+  std::sort(ascending_lengths.begin(), ascending_lengths.end());
+  const bool one_pass_fits =
+      ascending_lengths.size() > 1 && ascending_lengths.size() == lengths.size() &&
+      gram_bytes(n) * static_cast<double>(lengths.size() + 1) + parameters.cache_size * 1e6 * threads <=
+          memory_limit_bytes();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Cell> cells;
+  std::size_t matrices = 0;
+  const std::size_t total_matrices = kinds.size() * rhos.size() * lengths.size();
+  for (std::size_t r = 0; r < rhos.size(); ++r) {
+    std::optional<std::vector<GramMatrix>> log_grams;
+    std::optional<PreparedFile> longest;
+    if (one_pass_fits) {
+      KernelParams params;
+      params.rho = rhos[r];
+      params.length = ascending_lengths.back();
+      longest.emplace(prepare_rows(rows, name, KernelKind::ppk_norm, params));
+      check_first_row_and_column(KernelKind::ppk_norm, *longest, *longest);
+      log_grams = compute_log_grams_over_lengths(*longest, ascending_lengths, threads);
+    }
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      for (std::size_t t = 0; t < lengths.size(); ++t) {
+        KernelParams params;
+        params.rho = rhos[r];
+        params.length = lengths[t].value_or(0);
+        const PreparedFile file = prepare_rows(rows, name, kinds[k], params);
+        std::vector<const PreparedModel*> models;
+        for (const auto& model : file.models) models.push_back(model.get());
+        const std::string warning =
+            degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
+        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kinds[k]) << ": " << warning << "\n";
+        GramMatrix gram;
+        if (log_grams) {
+          const auto at = std::find(ascending_lengths.begin(), ascending_lengths.end(), *lengths[t]);
+          gram =
+              gram_from_log_gram(kinds[k], (*log_grams)[static_cast<std::size_t>(at - ascending_lengths.begin())], file);
+        } else {
+          check_first_row_and_column(kinds[k], file, file);
+          gram = compute_gram(kinds[k], file, file, true, threads);
+        }
+        const std::vector<std::vector<double>> predictions =
+            libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
+        for (std::size_t c = 0; c < costs.size(); ++c)
+          cells.push_back({kinds[k],
+                           rhos[r],
+                           lengths[t],
+                           costs[c],
+                           cross_validation_score(predictions[c], labels, parameters.svm_type),
+                           {k, r, t, c}});
+        ++matrices;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!quiet && seconds > 2)
+          std::cerr << "ppk select: " << matrices << "/" << total_matrices << " kernel matrices done, "
+                    << format_short(seconds) << " s\n";
+      }
+  }
+  // The grid's order: kernel, rho, T, C.
+  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.position < b.position; });
+  return cells;
+}
 
 }  // namespace
 
@@ -370,109 +492,25 @@ int run_select(const std::vector<std::string>& arguments) {
   if (!problem.empty()) throw InputError(problem);
   const std::size_t n = rows.size();
 
-  int folds = 0;
-  if (folds_text == "n") {
-    folds = static_cast<int>(n);
-  } else {
-    const std::optional<long> k = parse_long(folds_text);
-    if (!k || *k < 2) throw UsageError("-v: expected the number of folds K >= 2, or n, got '" + folds_text + "'");
-    folds = static_cast<int>(std::min<long>(*k, static_cast<long>(n)));
-    if (*k > static_cast<long>(n))
-      std::cerr << "ppk select: warning: " << *k << " folds > " << n
-                << " rows: leave-one-out cross-validation (-v n), as svm-train -v does\n";
-  }
-  if (folds < 2) throw InputError(input.name() + ": one row: cross-validation needs at least two");
+  const int folds = folds_option(folds_text, n, input.name());
+  if (!plot_path.empty()) check_gnuplot(plot_path);
 
-  const std::optional<long> shortest = shortest_sequence(rows, input.name());
-  std::vector<std::optional<int>> lengths;
-  if (values.count("length")) {
-    if (!shortest)
-      throw UsageError("-d: the rows of " + input.name() +
-                       " have no time steps (T applies to hmm, fhmm, lds and slds rows); leave -d out");
-    for (int t : parse_list<int>(lengths_text, "-d", "whole numbers in [0, " + std::to_string(kMaxSequenceLength) + "]",
-                                 parse_length))
-      lengths.emplace_back(t);
-  } else if (shortest) {
-    for (int t : default_lengths(*shortest)) lengths.emplace_back(t);
-  } else {
-    lengths.emplace_back(std::nullopt);
-  }
+  const std::vector<std::optional<int>> lengths =
+      length_grid(values.count("length") ? std::optional<std::string>(lengths_text) : std::nullopt, rows, input.name());
 
   // The matrix, and each thread's LIBSVM kernel cache (-m), before anything is computed.
-  const double needed = SymmetricKernelMatrix::bytes(n) + parameters.cache_size * 1e6 * threads;
+  const double needed = gram_bytes(n) + parameters.cache_size * 1e6 * threads;
   if (needed > memory_limit_bytes())
-    throw InputError(input.name() + ": the kernel matrix of n = " + std::to_string(n) + " rows (4 n^2 bytes) and " +
+    throw InputError(input.name() + ": the kernel matrix of n = " + std::to_string(n) + " rows (8 n^2 bytes) and " +
                      std::to_string(threads) + " x -m " + format_short(parameters.cache_size) +
                      " MB of LIBSVM's cache need " + byte_count(needed) + ", more than the " +
                      byte_count(memory_limit_bytes()) +
                      " this process may allocate; for many rows map them to features and train LIBLINEAR "
                      "(ppk map, docs/feature-maps.md), or select on a random subsample of the rows");
 
-  // Rho by rho. Sequence rows over several T > 0 of a family that gives every T from one pass: the log
-  // kernel matrices at every T from one pass of each pair's recursion, both kernels read off them;
-  // otherwise one matrix per (kernel, T).
-  std::vector<int> ascending_lengths;
-  for (const std::optional<int>& length : lengths)
-    if (length && *length > 0) ascending_lengths.push_back(*length);
-  std::sort(ascending_lengths.begin(), ascending_lengths.end());
-  const bool one_pass_fits =
-      ascending_lengths.size() > 1 && ascending_lengths.size() == lengths.size() &&
-      SymmetricKernelMatrix::bytes(n) * static_cast<double>(lengths.size() + 1) + parameters.cache_size * 1e6 * threads <=
-          memory_limit_bytes();
   svm_set_print_string_function(&silent);
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<Cell> cells;
-  std::size_t matrices = 0;
-  const std::size_t total_matrices = kinds.size() * rhos.size() * lengths.size();
-  for (std::size_t r = 0; r < rhos.size(); ++r) {
-    std::optional<std::vector<SymmetricKernelMatrix>> log_grams;
-    std::optional<PreparedFile> longest;
-    if (one_pass_fits) {
-      KernelParams params;
-      params.rho = rhos[r];
-      params.length = ascending_lengths.back();
-      longest.emplace(prepare_rows(rows, input.name(), KernelKind::ppk_norm, params));
-      check_first_row_and_column(KernelKind::ppk_norm, *longest, *longest);
-      log_grams = compute_log_grams_over_lengths(*longest, ascending_lengths, threads);
-    }
-    for (std::size_t k = 0; k < kinds.size(); ++k)
-      for (std::size_t t = 0; t < lengths.size(); ++t) {
-        KernelParams params;
-        params.rho = rhos[r];
-        params.length = lengths[t].value_or(0);
-        const PreparedFile file = prepare_rows(rows, input.name(), kinds[k], params);
-        std::vector<const PreparedModel*> models;
-        for (const auto& model : file.models) models.push_back(model.get());
-        const std::string warning =
-            degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
-        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kinds[k]) << ": " << warning << "\n";
-        SymmetricKernelMatrix gram(0);
-        if (log_grams) {
-          const auto at = std::find(ascending_lengths.begin(), ascending_lengths.end(), *lengths[t]);
-          gram =
-              gram_from_log_gram(kinds[k], (*log_grams)[static_cast<std::size_t>(at - ascending_lengths.begin())], file);
-        } else {
-          check_first_row_and_column(kinds[k], file, file);
-          gram = compute_symmetric_gram(kinds[k], file, threads);
-        }
-        const std::vector<std::vector<double>> predictions =
-            libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
-        for (std::size_t c = 0; c < costs.size(); ++c)
-          cells.push_back({kinds[k],
-                           rhos[r],
-                           lengths[t],
-                           costs[c],
-                           cross_validation_score(predictions[c], labels, parameters.svm_type),
-                           {k, r, t, c}});
-        ++matrices;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!quiet && seconds > 2)
-          std::cerr << "ppk select: " << matrices << "/" << total_matrices << " kernel matrices done, "
-                    << format_short(seconds) << " s\n";
-      }
-  }
-  // The grid's order: kernel, rho, T, C.
-  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.position < b.position; });
+  const std::vector<Cell> cells =
+      cross_validate_grid(rows, input.name(), {kinds, rhos, lengths, costs}, labels, folds, parameters, threads, quiet);
   for (const Cell& cell : cells) std::cout << cell_options(cell) << ": " << cell_score(cell, regression) << "\n";
   std::cout.flush();
   const Cell* best = &cells.front();

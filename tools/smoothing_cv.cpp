@@ -76,7 +76,7 @@ std::vector<double> cross_validated_accuracies(const std::vector<Row>& rows, con
   params.length = parameters.degree;
   const PreparedFile file = prepare_rows(read_back, what, kind, params);  // errors name `what` and the row
   const unsigned threads = default_threads();
-  const SymmetricKernelMatrix gram = compute_symmetric_gram(kind, file, threads);
+  const GramMatrix gram = compute_gram(kind, file, file, true, threads);
   std::vector<std::vector<double>> predictions;
   try {
     predictions = libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);

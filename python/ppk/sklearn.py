@@ -13,6 +13,7 @@ vectors for ``gaussian``, ...), a list of numpy arrays (one set or sequence per 
 ``ppk.Models`` fitted already.
 """
 
+import json
 import numbers
 import time
 
@@ -246,6 +247,30 @@ def _take(X, indices):
     return X[indices]
 
 
+def _fit_depends_on_other_examples(pool, fit_options):
+    """Whether a row fitted with fit_options depends on examples other than its own, by what the fit
+    on the training examples recorded in its pool (the JSON of ppk fit --save-pooled; None: nothing
+    was decided on them, as with ppk.Models or a pool of the user's): a value chosen on the data (its
+    chosen_by other than the command line), a matrix computed on them (a prior's centre), a pooled base
+    measure, a smoothing chosen by the data, statistics pooled into every row (shrink), or a pooled
+    model; a pool of another kind (mi's mediator) counts as depending."""
+    if pool is None:
+        return False
+    options = dict(fit_options or {})
+    if options.get("shrink") or options.get("pooled"):
+        return True
+    try:
+        record = json.loads(pool)
+    except ValueError:
+        return True
+    if not isinstance(record, dict) or "chosen" not in record:
+        return True
+    command_line = "the command line"
+    return (any(value.get("chosen_by") != command_line for value in record["chosen"].values())
+            or "matrices" in record or "base" in record or "model" in record
+            or record.get("smoothing", {}).get("chosen_by", command_line) != command_line)
+
+
 def _grid_values(name, values):
     """values as a non-empty list (a single value is a list of one), or ValueError naming the parameter."""
     values = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
@@ -267,9 +292,10 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     family, fit_options : as PPKSVC: ``ppk.fit(family, X, **fit_options)`` fits the models (not used
-        when X is ``ppk.Models``). Where the rows fitted on every training fold (and its test
-        examples, with what the fit chose on that fold) equal those fitted on all examples (a fit
-        that depends on no other example), one kernel matrix serves every fold.
+        when X is ``ppk.Models``). A fit that decides nothing on the training examples (nothing in
+        its pool chosen by the data) is made once, on all of X, and one kernel matrix per (kernel,
+        rho, T) serves every fold; otherwise each training fold is fitted, and its test examples
+        with what that fit chose, as GridSearchCV(PPKSVC) would.
     kernels : list of "ppk", "ppk_norm"
     rhos : list of float > 0
     Ts : list of int >= 0, time steps of sequence models (0: each model's own)
@@ -344,14 +370,11 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {len(all_models)} examples but y has {len(y)} labels")
         folds = list(check_cv(self.cv, y, classifier=True).split(np.zeros((len(y), 1)), y, groups))
         self.n_splits_ = len(folds)
-        # Each fold's models, unless they are those of all examples (ppk.Models, or a fit that depends on
-        # no other example): then one kernel matrix per (kernel, rho, T) serves every fold.
+        # Each fold's models when the fit depends on other examples than each row's own; otherwise those
+        # of all examples, fitted once, and one kernel matrix per (kernel, rho, T) serves every fold.
         fold_models = None
-        if not isinstance(X, Models):
+        if not isinstance(X, Models) and _fit_depends_on_other_examples(everything.fit_pool_, self.fit_options):
             fold_models = [self._fold_models(examples, train, test) for train, test in folds]
-            if all(models.to_rows() == all_models[np.concatenate(fold)].to_rows()
-                   for models, fold in zip(fold_models, folds)):
-                fold_models = None
         matrices = list(dict.fromkeys((s["kernel"], s["rho"], s["T"]) for s in grid))
         costs = list(dict.fromkeys(s["C"] for s in grid))
         scores, times = {}, {}

@@ -19,21 +19,20 @@ namespace {
 // The symmetric kernel matrix of `models` (kernel, rho, T), as ppk.gram(models) computes its entries.
 class KernelMatrix {
  public:
-  KernelMatrix(const ModelRows& models, const std::string& kernel, double rho, long T, std::optional<long> n_jobs)
-      : matrix_(0) {
+  KernelMatrix(const ModelRows& models, const std::string& kernel, double rho, long T, std::optional<long> n_jobs) {
     const KernelKind kind = kernel_kind(kernel);
     const KernelParams params = kernel_params(rho, T);
     const unsigned threads = threads_of(n_jobs);
     py::gil_scoped_release release;
     const cli::PreparedFile prepared = cli::prepare_rows(models.rows, "X", kind, params);
     cli::check_first_row_and_column(kind, prepared, prepared);
-    matrix_ = cli::compute_symmetric_gram(kind, prepared, threads);
+    matrix_ = cli::compute_gram(kind, prepared, prepared, true, threads);
   }
-  const cli::SymmetricKernelMatrix& matrix() const { return matrix_; }
-  std::size_t size() const { return matrix_.size(); }
+  const cli::GramMatrix& matrix() const { return matrix_; }
+  std::size_t size() const { return static_cast<std::size_t>(matrix_.rows()); }
 
  private:
-  cli::SymmetricKernelMatrix matrix_;
+  cli::GramMatrix matrix_;
 };
 
 // predictions[c, i] for C = costs[c]: example i predicted by the classifier trained, with `options`

@@ -88,6 +88,36 @@ def test_models_in_and_sequences_with_a_grid_of_T(tmp_path, ppk_tool):
     assert len(set(ours.cv_results_["mean_test_score"])) > 1
 
 
+@pytest.mark.parametrize("family, fit_options, X_kind, decides_on_data", [
+    ("multinomial", None, "counts", False), ("multinomial", {"alpha": "evidence"}, "counts", True),
+    ("multinomial", {"alpha": 0.1}, "counts", False), ("bernoulli", None, "counts", False),
+    ("gaussian", {"var": 1.0}, "vectors", False), ("gaussian", None, "sets", False),
+    ("gaussian", {"estimator": "map", "prior": "pooled"}, "sets", True), ("hmm", {"states": 2}, "sequences", True)])
+def test_fitted_once_exactly_when_no_fold_changes_the_rows(family, fit_options, X_kind, decides_on_data):
+    """Whether PPKSVCCV fits once (what the pool says the fit decided on the data), against the oracle:
+    every fold's rows, fitted as PPKSVC would on the fold, compared with the rows fitted on all of X.
+    A fit made once must give every fold its rows; one said to decide on the data changes them here."""
+    from ppk.sklearn import _fit_depends_on_other_examples
+    rng = np.random.default_rng(11)
+    if X_kind == "counts":
+        X, y = two_topics(rng, 24)
+    elif X_kind == "vectors":
+        X, y = rng.normal(size=(24, 3)), np.arange(24) % 2
+    else:
+        X = [rng.normal(size=(int(rng.integers(4, 9)), 2)) * (1 + i % 3) for i in range(24)]
+        if X_kind == "sequences":
+            X = [np.cumsum(x, axis=0) for x in X]
+        y = np.arange(24) % 2
+    search = PPKSVCCV(family=family, fit_options=fit_options, cv=3)
+    everything = search._classifier()
+    all_models = ppk.sklearn.fitted_models(everything, X, reset=True)
+    folds = list(StratifiedKFold(3).split(np.zeros((24, 1)), y))
+    unchanged = all(search._fold_models(X, train, test).to_rows() == all_models[np.concatenate([train, test])].to_rows()
+                    for train, test in folds)
+    assert _fit_depends_on_other_examples(everything.fit_pool_, fit_options) == decides_on_data
+    assert unchanged != decides_on_data, f"{family} {fit_options}: the folds' rows {'' if unchanged else 'do not '}equal"
+
+
 def test_pickled_estimator_predicts_the_same():
     rng = np.random.default_rng(7)
     X, y = two_topics(rng, 40)

@@ -52,6 +52,7 @@ struct HmmModel::Impl : HmmParameters {
   double rho = 0.0;
   long steps = -1;                    // the T of the kernel
   double kernel_work = 0.0;           // kernel_work()
+  bool timed_emissions = false;       // an emission is a sequence model, whose kernel depends on T itself
   Eigen::VectorXd start_power;        // pi^rho
   Eigen::MatrixXd transitions_power;  // A^rho (elementwise)
 };
@@ -110,7 +111,11 @@ SampleSpace HmmModel::sample_space() const {
 void HmmModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
-  for (const auto& emission : m.emissions) emission->prepare(params);
+  m.timed_emissions = false;
+  for (const auto& emission : m.emissions) {
+    emission->prepare(params);
+    m.timed_emissions = m.timed_emissions || sequence_steps(*emission).has_value();
+  }
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
   // The forward recursion does T steps of an M x M times M x M' and an M x M' times M' x M' product,
@@ -264,6 +269,9 @@ bool HmmModel::log_kernel_over_lengths(const Model& other, const int* lengths, s
   const Impl& b = *static_cast<const HmmModel&>(other).impl_;
   if (a.rho <= 0.0 || a.rho != b.rho || a.steps != b.steps) detail::throw_unprepared_pair(kFamily);
   check_kernel_lengths(lengths, count, a.steps);
+  // Emissions that are sequence models were prepared for the largest T, and their kernels at a smaller
+  // T are not the ones prepared there: only that T comes from this pass.
+  if ((a.timed_emissions || b.timed_emissions) && !(count == 1 && lengths[0] == a.steps)) return false;
   const Eigen::Index m = a.start.size(), n = b.start.size();
 
   thread_local Eigen::MatrixXd psi;

@@ -126,6 +126,7 @@ PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& p
     : model_(std::move(model)), family_(model_ ? &model_->family() : nullptr), params_(params) {
   if (!model_) throw std::invalid_argument("PreparedModel: no model");
   model_->prepare(params_);
+  sample_space_ = model_->sample_space();  // after prepare: a sequence model's space has the T of -d
   log_self_ = model_->log_kernel(*model_);
   // log k(p, p) finite <=> k(p, p) finite and positive; ppk_norm divides by its square root.
   if (!std::isfinite(log_self_))
@@ -167,6 +168,11 @@ void check_compatible(const Model& a, const Model& b) {
   if (&a.family() != &b.family() && find_cross_family_kernel(a.family(), b.family()) == nullptr)
     throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between " + a.family().name + " and " +
                             b.family().name + " models");
+}
+
+void check_compatible(const PreparedModel& a, const PreparedModel& b) {
+  if (&a.family() == &b.family() && a.sample_space() == b.sample_space()) return;
+  check_compatible(a.model(), b.model());
 }
 
 double log_kernel(const PreparedModel& a, const PreparedModel& b) {

@@ -107,7 +107,9 @@ best=$(grep -v '^best: ' select.out | awk -F'= ' '{ a = $2 + 0; if (NR == 1 || a
 paste <(tail -n +2 table.tsv) <(grep -v '^best: ' select.out) | awk -F'\t' '{
   split($6, a, "= "); if (sprintf("%g%%", $5) != a[2] || index($6, "-t " $1 " -g " sprintf("%g", $2) " -c ") != 1) { print "row " NR ": " $0; exit 1 } }' ||
   fail "--table and standard output disagree"
-pass "the best cell is the first best; --table holds every cell"
+"$ppk" select -q -t ppk,ppk_norm -g 0.25,0.5,1 -c 1,10 --plot grid.png docs.ppk >/dev/null
+[[ $(head -c 8 grid.png | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "--plot wrote no PNG file"
+pass "the best cell is the first best; --table holds every cell; --plot draws a PNG"
 
 # -o: the model svm-train writes with the best options, byte for byte, and its predictions.
 read -r _ kernel _ rho _ cost <<<"$(tail -n 1 select.out | sed 's/^best: //; s/: .*//')"
@@ -138,9 +140,9 @@ expect_refusal 2 "-g: expected a comma-separated list of numbers > 0, got 'x' in
 expect_refusal 2 "-c: expected a comma-separated list of numbers > 0, got '' in '1,,10'" -- -c 1,,10 docs.ppk
 expect_refusal 2 "-t: expected a comma-separated list of ppk or ppk_norm, got 'rbf'" -- -t ppk,rbf docs.ppk
 expect_refusal 2 "-v: expected the number of folds K >= 2, or n, got '1'" -- -v 1 docs.ppk
-# 20,000 rows: the matrix (1.6 GB) beyond a 1 GB address space, refused before it is computed.
+# 20,000 rows: the matrix (3.2 GB) beyond a 1 GB address space, refused before it is computed.
 awk '{ row[NR] = $0 } END { for (i = 0; i < 20000; i++) print row[i % NR + 1] }' docs.ppk >many.ppk
-(ulimit -v 1000000 && expect_refusal 1 "the kernel matrix of n = 20000 rows (4 n^2 bytes)" -- many.ppk) ||
+(ulimit -v 1000000 && expect_refusal 1 "the kernel matrix of n = 20000 rows (8 n^2 bytes)" -- many.ppk) ||
   fail "the memory refusal"
 checks=$((checks + 1))
 pass "bad input refused, nothing written ($checks refusals)"

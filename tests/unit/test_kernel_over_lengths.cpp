@@ -249,6 +249,25 @@ TEST(KernelOverLengths, FamiliesWhoseKernelAtTIsNotAPrefixGiveFalse) {
   }
 }
 
+// An HMM whose emissions are LDSs: each emission kernel depends on T itself and was prepared for the
+// largest T, so only that T comes from the pass; a grid of T gives false, and the prepared T alone is
+// the HMM kernel.
+TEST(KernelOverLengths, HmmsWithSequenceModelEmissionsGiveFalse) {
+  std::mt19937 rng(15);
+  std::vector<std::unique_ptr<Model>> emissions;
+  for (int q = 0; q < 2; ++q) emissions.push_back(lds_model(random_lds(rng, 1, 1, kLongest)));
+  const PreparedModel timed(
+      std::make_unique<HmmModel>(Eigen::Vector2d(0.4, 0.6), (Eigen::Matrix2d() << 0.7, 0.3, 0.4, 0.6).finished(),
+                                 std::move(emissions), kLongest),
+      with_rho_and_length(0.5, kLongest));
+  std::vector<double> out(kLengths.size(), 42.0);
+  EXPECT_FALSE(log_kernels_over_lengths(timed, timed, kLengths, out.data()));
+  EXPECT_EQ(out, std::vector<double>(kLengths.size(), 42.0));
+  double at_prepared_t = 0;
+  ASSERT_TRUE(log_kernels_over_lengths(timed, timed, {kLongest}, &at_prepared_t));
+  EXPECT_EQ(at_prepared_t, timed.log_self_kernel());
+}
+
 TEST(KernelOverLengths, LengthsOutOfOrderOrBeyondThePreparedTAreRefused) {
   std::mt19937 rng(15);
   const std::vector<std::pair<SequenceModel, SequenceModel>> pairs = {

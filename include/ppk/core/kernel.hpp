@@ -24,10 +24,13 @@ class PreparedModel {
   double log_self_kernel() const { return log_self_; }
   // sqrt(k(p, p)) = exp(log k(p, p) / 2): the model's factor of the Cauchy-Schwarz bound on ppk values.
   double root_self_kernel() const { return root_self_; }
+  // model().sample_space(), made once: check_compatible compares the spaces of every pair of a Gram.
+  const SampleSpace& sample_space() const { return sample_space_; }
 
  private:
   std::unique_ptr<Model> model_;
   const FamilyInfo* family_;  // model_->family(), looked up once: the hot loop compares families
+  SampleSpace sample_space_;
   KernelParams params_;
   double log_self_;
   double root_self_;
@@ -52,6 +55,9 @@ std::optional<long> sequence_steps(const Model& model);
 
 // Throws KernelDomainError naming both sample spaces when the pair has no kernel.
 void check_compatible(const Model& a, const Model& b);
+// The same for prepared models, without making their sample spaces again: models of one family over one
+// sample space always have a kernel.
+void check_compatible(const PreparedModel& a, const PreparedModel& b);
 
 // log k_rho(a, b). Requires check_compatible(a, b).
 double log_kernel(const PreparedModel& a, const PreparedModel& b);
