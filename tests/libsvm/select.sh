@@ -4,9 +4,9 @@
 # cell, and the patched svm-train -v K -t ppk|ppk_norm on the rows themselves: on multinomial rows
 # (documents), on HMM rows (sequences) and on LDS rows (time series), both over a grid of T, whose
 # values at every T select computes from one pass of each pair's recursion, with leave-one-out and K = 5
-# (LIBSVM's stratified folds), and for epsilon-SVR's mean squared error. Then: the best cell is the
-# first best line; --table holds every cell; -o MODEL is the model svm-train writes with the best
-# options, and predicts as it; bad input (empty file, one class, a matrix beyond the memory limit,
+# (LIBSVM's stratified folds), with -b 1, class weights and the one-class SVM, and for epsilon-SVR's
+# mean squared error. Then: the best cell is the first best line; --table holds every cell; --plot
+# draws a PNG; -o MODEL is the model svm-train writes with the best options, and predicts as it; bad input (empty file, one class, a matrix beyond the memory limit,
 # -d for rows without time steps, an unparsable list) is refused with its message, and nothing is
 # written.
 #
@@ -96,6 +96,17 @@ EXTRA=(-s 3 -p 0.2) STOCK_TOLERANCE=1e-3
 n=$(check_grid docs.ppk 4 -s 3 -p 0.2 -t ppk_norm -g 0.5,1 -c 1)
 [[ $n == 2 ]] || fail "epsilon-SVR: $n cells, expected 2"
 EXTRA=() STOCK_TOLERANCE=
+# -b 1 (Platt's inner folds drawn from rand() after LIBSVM's folds), class weights, the one-class SVM.
+EXTRA=(-b 1)
+n=$(check_grid docs.ppk 5 -b 1 -t ppk,ppk_norm -g 0.5 -c 1,10)
+[[ $n == 4 ]] || fail "-b 1: $n cells, expected 4"
+EXTRA=(-w1 3)
+n=$(check_grid docs.ppk 5 -w1 3 -t ppk -g 0.5,1 -c 1)
+[[ $n == 2 ]] || fail "-w1 3: $n cells, expected 2"
+EXTRA=(-s 2 -n 0.3)
+n=$(check_grid docs.ppk 5 -s 2 -n 0.3 -t ppk -g 0.5 -c 1)
+[[ $n == 1 ]] || fail "-s 2: $n cells, expected 1"
+EXTRA=()
 pass "every cell equals svm-train -t 4 -v K on ppk gram's matrix and svm-train -v K on the rows"
 
 # The best cell is the first of the highest accuracies, and --table holds every cell.
