@@ -1,7 +1,8 @@
 // --alpha auto of `ppk fit multinomial` and `ppk fit bernoulli`: the smoothing of the rows chosen on
 // the training file, jointly with the SVM's C, by LIBSVM's k-fold cross-validated accuracy of the
-// kernel SVM (svm_cross_validation of the patched libsvm.so.3, kernel ppk or ppk_norm from its
-// plugin) on the rows each candidate smoothing gives. See docs/documents-smoothing.md.
+// kernel SVM (kernel ppk or ppk_norm) on the rows each candidate smoothing gives: one kernel matrix
+// per candidate, every C on it (kernel_cross_validation.hpp, ppk select's engine). See
+// docs/documents-smoothing.md.
 #pragma once
 
 #include <cstddef>
@@ -52,8 +53,8 @@ struct CvChoice {
 // The smoothing of `candidates` maximising the cross-validated accuracy, and its C. For each
 // candidate in order (evidence and 1/D: the alpha `named_alpha` returns for that name, or skipped
 // with the reason it sets when it returns nothing), `fit_rows` gives the rows exactly as ppk fit writes them, with the
-// examples' `labels`; for every C of options.costs, srand(1) then svm_cross_validation (C-SVC and
-// svm-train's other defaults) scores them: the fraction of examples whose held-out prediction is
+// examples' `labels`; their kernel matrix, computed once, and LIBSVM's folds and solver at every C of
+// options.costs (C-SVC and svm-train's other defaults) score them: the fraction of examples whose held-out prediction is
 // their label, as svm-train -v K -c C -t KERNEL -g GAMMA prints it for the written rows. The first
 // of equal best accuracies (candidates in order, then C in order) is chosen. The table of every
 // accuracy, the skipped candidates and the choice are printed on standard error, each line
