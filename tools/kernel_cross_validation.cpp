@@ -1,13 +1,12 @@
 #include "kernel_cross_validation.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
-#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "cli.hpp"

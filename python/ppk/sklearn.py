@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.class_weight import compute_class_weight
@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from . import _ppk
 from ._features import PPKFeatures
 from . import Models
-from ._inputs import fitted_models, input_tags, is_example_list
+from ._inputs import fitted_models, input_tags
 
 __all__ = ["PPKFeatures", "PPKSVC", "PPKSVCCV"]
 
@@ -271,6 +271,10 @@ def _fit_depends_on_other_examples(pool, fit_options):
             or record.get("smoothing", {}).get("chosen_by", command_line) != command_line)
 
 
+# PPKSVC's parameters that PPKSVCCV's grid sets.
+_GRID_PARAMETERS = ("kernel", "rho", "T", "C")
+
+
 def _grid_values(name, values):
     """values as a non-empty list (a single value is a list of one), or ValueError naming the parameter."""
     values = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
@@ -338,11 +342,10 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         return input_tags(self)
 
     def _classifier(self, **setting):
-        """The PPKSVC of this estimator's shared parameters and one grid setting."""
-        return PPKSVC(family=self.family, fit_options=self.fit_options, class_weight=self.class_weight,
-                      probability=self.probability, tol=self.tol, shrinking=self.shrinking,
-                      cache_size=self.cache_size, decision_function_shape=self.decision_function_shape,
-                      n_jobs=self.n_jobs, random_state=self.random_state, **setting)
+        """The PPKSVC of this estimator's shared parameters (every PPKSVC parameter but the grid's) and
+        one grid setting."""
+        shared = {name: getattr(self, name) for name in PPKSVC().get_params() if name not in _GRID_PARAMETERS}
+        return PPKSVC(**shared, **setting)
 
     def _fold_models(self, X, train, test):
         """The models of one fold, training examples first: as PPKSVC fits them on X[train] and then

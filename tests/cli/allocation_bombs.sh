@@ -149,14 +149,12 @@ for family in $fit_families; do
   "$PPK" fit "$family" --help > family_help.txt
   options=$(grep -E '^  --[a-z-]+ [A-Za-z]+' family_help.txt | grep -iE 'the number|dimension|length|states|chains' | awk '{print $1}' | sort -u)
   for option in $options; do
-    start=$SECONDS
     got=0
     # shellcheck disable=SC2086
     timeout 10 "$PPK" fit "$family" $base "$option" 2147483647 -o out.ppk >stdout.txt 2>stderr.txt || got=$?
     [[ $got == 1 || $got == 2 ]] || fail "ppk fit $family $option 2147483647: exit $got; $(head -c 300 stderr.txt)"
     grep -qF -- "$option" stderr.txt || fail "ppk fit $family $option 2147483647: not named: $(head -c 300 stderr.txt)"
     ! grep -q "out of memory" stderr.txt || fail "ppk fit $family $option 2147483647 ran out of memory"
-    ((SECONDS - start <= 10)) || fail "ppk fit $family $option 2147483647 took $((SECONDS - start)) s"
     pass
   done
 done
