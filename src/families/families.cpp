@@ -5,6 +5,7 @@
 
 #include "ppk/families/bayesnet.hpp"
 #include "ppk/families/bernoulli.hpp"
+#include "ppk/families/combined.hpp"
 #include "ppk/families/dirichlet.hpp"
 #include "ppk/families/exponential.hpp"
 #include "ppk/families/fhmm.hpp"
@@ -42,6 +43,7 @@ std::vector<const FamilyInfo*>& registry() {
       &montecarlo_family(),       // code 14
       &fhmm_family(),             // code 15
       &mi_family(),               // code 16
+      &combined_family(),         // code 19
   };
   return families;
 }
