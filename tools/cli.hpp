@@ -182,5 +182,6 @@ int run_montecarlo(const std::vector<std::string>& args);
 int run_kgm(const std::vector<std::string>& args);
 int run_map(const std::vector<std::string>& args);
 int run_select(const std::vector<std::string>& args);
+int run_combine(const std::vector<std::string>& args);
 
 }  // namespace ppk::cli

@@ -49,6 +49,9 @@ constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -
                    the kernel SVM's settings chosen by k-fold cross-validation
                    (svm-train -v K's numbers), one kernel matrix per (kernel,
                    rho, T); -o MODEL trains the best
+  combine [--weights W1,W2,...] A B [...] [-o OUTPUT]
+                   rows of the same examples, one file per kind of model ->
+                   combined rows: the weighted sum of the parts' normalized kernels
   montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
                    model rows -> montecarlo rows around them (the Monte Carlo
                    kernel from N samples per row instead of the closed form)
@@ -86,7 +89,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"fit", ppk::cli::run_fit},   {"encode", ppk::cli::run_encode},         {"decode", ppk::cli::run_decode},
     {"gram", ppk::cli::run_gram}, {"montecarlo", ppk::cli::run_montecarlo}, {"kgm", ppk::cli::run_kgm},
-    {"map", ppk::cli::run_map},   {"select", ppk::cli::run_select},
+    {"map", ppk::cli::run_map},   {"select", ppk::cli::run_select},         {"combine", ppk::cli::run_combine},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "ppk/families/bayesnet.hpp"
 #include "ppk/families/bernoulli.hpp"
+#include "ppk/families/combined.hpp"
 #include "ppk/families/dirichlet.hpp"
 #include "ppk/families/exponential.hpp"
 #include "ppk/families/fhmm.hpp"
@@ -44,6 +45,7 @@ std::vector<const FamilyInfo*>& registry() {
       &fhmm_family(),             // code 15
       &mi_family(),               // code 16
       &markov_family(),           // code 18 (17: examples/geometric_family.cpp)
+      &combined_family(),         // code 19
   };
   return families;
 }

@@ -18,6 +18,7 @@
 
 #include "core/model_fields.hpp"
 #include "ppk/families/bayesnet.hpp"
+#include "ppk/families/combined.hpp"
 #include "ppk/families/exponential.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/families/fhmm.hpp"
@@ -123,6 +124,14 @@ std::optional<long> sequence_steps(const Model& model) {
   // An aligned chain's positions are fixed (-d does not change them), as a network's variables are.
   if (const auto* markov = dynamic_cast<const MarkovModel*>(&model); markov != nullptr && !markov->aligned())
     return markov->steps();
+  // A combined row: the smallest T of its parts that are sequence models (one -d T serves them all).
+  if (const auto* combined = dynamic_cast<const CombinedModel*>(&model)) {
+    std::optional<long> shortest;
+    for (std::size_t i = 0; i < combined->size(); ++i)
+      if (const std::optional<long> steps = sequence_steps(combined->part(i)))
+        shortest = shortest ? std::min(*shortest, *steps) : *steps;
+    return shortest;
+  }
   return std::nullopt;
 }
 
@@ -158,6 +167,11 @@ std::string inexact_kernel_warning(const FamilyInfo& family) {
 }
 
 void check_compatible(const Model& a, const Model& b) {
+  // Combined rows pair part i with part i under one weighting (combined.hpp).
+  if (&a.family() == &combined_family() || &b.family() == &combined_family()) {
+    check_combined_compatible(a, b);
+    return;
+  }
   const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
   if (space_a != space_b) {
     std::string what = describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces";

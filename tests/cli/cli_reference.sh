@@ -14,7 +14,7 @@ families=$({ "$PPK" fit no-such-family 2>&1 || true; } | sed -n 's/.*ppk fit sup
     [[ $family == mi ]] || "$PPK" fit "$family" --help || fail "ppk fit $family --help failed"
   done
   for likelihood in gaussian multinomial mixture; do "$PPK" fit mi "$likelihood" --help; done
-  for command in encode decode gram map select montecarlo kgm; do "$PPK" "$command" --help; done
+  for command in encode decode gram map select combine montecarlo kgm; do "$PPK" "$command" --help; done
 } > help.txt
 pass
 
