@@ -9,9 +9,9 @@ Data sets (all shipped by Debian 12 packages; scripts/install-evaluation-deps.sh
   proteins   protein families: the unaligned sequences (gaps stripped) of HMMER's tutorial and
              test-suite Pfam seeds fn3, Pkinase, RRM_1 and the 45 globins of globins45.fa
              (hmmer-doc, hmmer-examples; 260 sequences)
-A set without a published split is scored by stratified 5-fold outer cross-validation
-(examples/cv_folds.py, seeds 1..R), repeated R = ceil(500 / n) times so that at least 500 test
-predictions are made: promoters R = 5, proteins R = 2, words R = 1. Every setting of every route is
+A set without a published split is scored by stratified outer cross-validation (examples/cv_folds.py,
+seed 1), 10-fold for sets of fewer than 500 sequences (promoters, proteins), 5-fold otherwise (words):
+every sequence is tested once, by a model that never saw it. Every setting of every route is
 chosen on the training part of each split only, by LIBSVM's 5-fold cross-validation (svm-train -v 5
 or `ppk select -v 5`, which use the same folds); the held-out accuracy is over the test parts.
 
@@ -55,8 +55,7 @@ SOURCE = os.path.dirname(HERE)
 EXAMPLES = os.path.join(SOURCE, "examples")
 SEED = 1
 INNER_FOLDS = 5
-OUTER_FOLDS = 5
-MIN_TEST_PREDICTIONS = 500
+SMALL_SET = 500  # sets of fewer sequences get 10 outer folds, others 5
 
 
 def grids(quick):
@@ -220,19 +219,19 @@ DATA_SETS = [DataSet("splice", "primate splice junctions", True, load_splice, 20
 
 def splits(data, examples, work):
     """(train, test) lists of examples: the published split, or stratified outer folds
-    (examples/cv_folds.py, seeds 1..R)."""
+    (examples/cv_folds.py, seed SEED)."""
     if data.holdout:
         return [(examples[:data.holdout], examples[data.holdout:])]
-    source = os.path.join(work, "all.txt")
+    source, folds = os.path.join(work, "all.txt"), os.path.join(work, "outer")
     write_lines(source, examples)
-    result = []
-    for repeat in range(1, math.ceil(MIN_TEST_PREDICTIONS / len(examples)) + 1):
-        folds = os.path.join(work, f"outer{repeat}")
-        run([sys.executable, os.path.join(EXAMPLES, "cv_folds.py"), source, folds, "--folds", str(OUTER_FOLDS),
-             "--seed", str(repeat)])
-        for fold in range(1, OUTER_FOLDS + 1):
-            result.append(tuple(read_lines(os.path.join(folds, f"fold{fold}", part)) for part in ("train.txt", "test.txt")))
-    return result
+    count = outer_folds(examples)
+    run([sys.executable, os.path.join(EXAMPLES, "cv_folds.py"), source, folds, "--folds", str(count), "--seed", str(SEED)])
+    return [tuple(read_lines(os.path.join(folds, f"fold{fold}", part)) for part in ("train.txt", "test.txt"))
+            for fold in range(1, count + 1)]
+
+
+def outer_folds(examples):
+    return 10 if len(examples) < SMALL_SET else 5
 
 
 def write_lines(path, examples):
@@ -494,7 +493,7 @@ def score_set(data, build, grid, work):
     for route in routes(context, grid):
         if route.applies == "aligned" and not data.aligned:
             continue
-        started = time.monotonic()
+        started, cpu = time.monotonic(), os.times()
         correct = total = 0
         chosen = collections.Counter()
         for number, (train, test) in enumerate(parts, 1):
@@ -503,17 +502,18 @@ def score_set(data, build, grid, work):
             correct += sum(p == label for p, (label, _) in zip(predicted, test))
             total += len(test)
             chosen[setting] += 1
-        seconds = time.monotonic() - started
+        now = os.times()
+        seconds = (time.monotonic() - started, now.children_user + now.children_system + now.user + now.system
+                   - cpu.children_user - cpu.children_system - cpu.user - cpu.system)
         accuracy = correct / total
-        # the binomial standard error over the distinct examples tested (repeats are not independent)
-        error = math.sqrt(accuracy * (1 - accuracy) / (len(parts[0][1]) if data.holdout else len(examples)))
+        error = math.sqrt(accuracy * (1 - accuracy) / total)  # the binomial standard error
         setting, count = max(chosen.items(), key=lambda item: (item[1], -list(chosen).index(item[0])))
         if len(parts) > 1:
             setting += f" ({count}/{len(parts)} splits)"
-        print(f"scoreboard: {data.name}: {route.name}: {100 * accuracy:.1f}% in {seconds:.0f} s", file=sys.stderr)
+        print(f"scoreboard: {data.name}: {route.name}: {100 * accuracy:.1f}% in {seconds[0]:.0f} s", file=sys.stderr)
         results.append((route, accuracy, error, setting, seconds))
     protocol = (f"{data.holdout} / {len(examples) - data.holdout}" if data.holdout else
-                f"{len(examples)}, {len(parts) // OUTER_FOLDS}x{OUTER_FOLDS}-fold")
+                f"{len(examples)}, {len(parts)}-fold")
     return protocol, results
 
 
@@ -536,10 +536,10 @@ def tables(scores, quick):
         verdict = "win" if difference > 0 else "level" if difference == 0 else "loss"
         lines.append(f"| {data.name} | {best['plain'][0].name} {100 * best['plain'][1]:.1f}% | "
                      f"{best['ppk'][0].name} {100 * best['ppk'][1]:.1f}% | {difference:+.1f} ({verdict}) |")
-    lines += ["", "## Wall time of each route (seconds: every split's fits, selection and test)", "",
-              "| set | route | seconds |", "|---|---|---|"]
+    lines += ["", "## Wall time of each route (every split's fits, selection and test; CPU: all processes)", "",
+              "| set | route | wall seconds | CPU seconds |", "|---|---|---|---|"]
     for data, (_, results) in scores:
-        lines += [f"| {data.name} | {route.name} | {seconds:.0f} |" for route, _, _, _, seconds in results]
+        lines += [f"| {data.name} | {route.name} | {wall:.0f} | {cpu:.0f} |" for route, _, _, _, (wall, cpu) in results]
     return "\n".join(lines) + "\n"
 
 
