@@ -23,5 +23,6 @@ packages=(
   python3-pandas                      # scikit-learn's checks of the estimators on DataFrames (python.pytest)
   python3-pytest                      # python.pytest: the Python package's tests
   python3-hypothesis                  # python.pytest's property tests of bad inputs
+  r-cran-kernlab                      # cli.scoreboard: kernlab's E. coli promoters, read by Rscript (r-base-core)
 )
 bash "$(dirname "$0")/install-missing.sh" "${packages[@]}"
