@@ -76,6 +76,21 @@ const Eigen::MatrixXd& data_of(const Statistics& statistics) {
   return x;
 }
 
+Eigen::MatrixXd one_hot_symbols(const std::vector<SparseVector>& vectors, const std::string& remedy) {
+  Eigen::MatrixXd symbols(static_cast<Eigen::Index>(vectors.size()), 1);
+  for (std::size_t t = 0; t < vectors.size(); ++t) {
+    if (vectors[t].size() != 1 || vectors[t][0].value != 1.0)
+      throw OptionError("observation " + std::to_string(t + 1) + " is not one symbol: " + remedy);
+    symbols(static_cast<Eigen::Index>(t), 0) = static_cast<double>(vectors[t][0].coord);
+  }
+  return symbols;
+}
+
+std::vector<long> symbols_of(const Statistics& statistics) {
+  const Eigen::MatrixXd& symbols = sum_of(statistics, "symbols");
+  return std::vector<long>(symbols.data(), symbols.data() + symbols.size());
+}
+
 std::string with_article(const std::string& family) {
   const bool letter_by_letter =
       family.rfind("hmm", 0) == 0 || family.rfind("lds", 0) == 0 || family.rfind("slds", 0) == 0;

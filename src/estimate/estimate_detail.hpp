@@ -135,6 +135,13 @@ class DataMatrixEstimator : public Estimator {
   Statistics pool(const Statistics&, const Statistics&, double) const override { reject_pooling(family()); }
 };
 
+// The statistic "symbols" of a symbol sequence (hmm with discrete emissions, markov): the n x 1
+// symbol indices of the example's vectors, each a single index:1 entry (one-hot); OptionError naming
+// the observation otherwise, followed by `remedy`.
+Eigen::MatrixXd one_hot_symbols(const std::vector<SparseVector>& vectors, const std::string& remedy);
+// The statistic "symbols" as the sequence.
+std::vector<long> symbols_of(const Statistics& statistics);
+
 // OptionError unless the EM options of the sequence estimators (hmm, fhmm) are valid:
 // smoothing >= 0, ridge > 0 when given, iterations >= 1, tolerance >= 0, restarts >= 1,
 // 0 <= length <= max_length (the family's longest row) when given.

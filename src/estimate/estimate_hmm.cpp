@@ -533,12 +533,6 @@ HmmFit best_of_restarts(long states, const SequenceBounds& bounds, double emissi
                                      restarts > 1 ? "lower {states} or {restarts}" : "lower {states}", run);
 }
 
-// The statistic "symbols" (n x 1) as the sequence.
-std::vector<long> symbols_of(const Statistics& statistics) {
-  const Eigen::MatrixXd& symbols = detail::sum_of(statistics, "symbols");
-  return std::vector<long>(symbols.data(), symbols.data() + symbols.size());
-}
-
 void check_symbols(const std::vector<long>& sequence, long alphabet, const std::string& where) {
   if (sequence.empty()) throw EstimationError(where + "is empty");
   for (std::size_t t = 0; t < sequence.size(); ++t)
@@ -570,22 +564,17 @@ class HmmEstimator : public Estimator {
       statistics.sums["x"] = detail::data_matrix(vectors, dim);
       return statistics;
     }
-    Eigen::MatrixXd symbols(static_cast<Eigen::Index>(vectors.size()), 1);
-    for (std::size_t t = 0; t < vectors.size(); ++t) {
-      if (vectors[t].size() != 1 || vectors[t][0].value != 1.0)
-        throw OptionError("observation " + std::to_string(t + 1) +
-                          " is not one symbol: discrete emissions take each vector as a single "
-                          "index:1 entry, the symbol's index (use {emissions} gaussian for real vectors)");
-      symbols(static_cast<Eigen::Index>(t), 0) = static_cast<double>(vectors[t][0].coord);
-    }
-    statistics.sums["symbols"] = std::move(symbols);
+    statistics.sums["symbols"] =
+        detail::one_hot_symbols(vectors,
+                                "discrete emissions take each vector as a single index:1 entry, the symbol's index (use "
+                                "{emissions} gaussian for real vectors)");
     return statistics;
   }
   Statistics pool(const Statistics&, const Statistics&, double) const override { detail::reject_pooling(family()); }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     if (options_.emissions == HmmEmissions::gaussian)
       return std::move(fit_gaussian_hmm(detail::data_of(statistics), options_).model);
-    return std::move(fit_discrete_hmm(symbols_of(statistics), statistics.dim, options_).model);
+    return std::move(fit_discrete_hmm(detail::symbols_of(statistics), statistics.dim, options_).model);
   }
   std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned threads) const override {
     if (examples.empty()) throw EstimationError("there are no sequences to fit");
@@ -595,7 +584,7 @@ class HmmEstimator : public Estimator {
       return std::move(fit_pooled_gaussian_hmm(sequences, options_, threads).model);
     }
     std::vector<std::vector<long>> sequences;
-    for (const Statistics& example : examples) sequences.push_back(symbols_of(example));
+    for (const Statistics& example : examples) sequences.push_back(detail::symbols_of(example));
     return std::move(fit_pooled_discrete_hmm(sequences, examples[0].dim, options_, threads).model);
   }
   std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
@@ -605,7 +594,7 @@ class HmmEstimator : public Estimator {
     if (!adaptation.length) adaptation.length = options_.length;
     if (options_.emissions == HmmEmissions::gaussian)
       return std::move(adapt_hmm(hmm, detail::data_of(example), adaptation).model);
-    return std::move(adapt_hmm(hmm, symbols_of(example), adaptation).model);
+    return std::move(adapt_hmm(hmm, detail::symbols_of(example), adaptation).model);
   }
 
  private:
@@ -727,7 +716,7 @@ SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const H
     if (gaussian)
       (held ? held_vectors : kept_vectors).push_back(detail::data_of(examples[i]));
     else
-      (held ? held_symbols : kept_symbols).push_back(symbols_of(examples[i]));
+      (held ? held_symbols : kept_symbols).push_back(detail::symbols_of(examples[i]));
   }
   HmmFitOptions cheaper = options;
   cheaper.iterations = std::min(options.iterations, 100L);

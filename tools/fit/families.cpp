@@ -17,6 +17,7 @@ FitFamily dirichlet_family();
 FitFamily mixture_family();
 FitFamily kde_family();
 FitFamily hmm_family();
+FitFamily markov_family();
 FitFamily fhmm_family();
 FitFamily bayesnet_family();
 FitFamily lds_family();
@@ -26,7 +27,7 @@ const std::vector<FitFamily>& fit_families() {
   static const std::vector<FitFamily> families{
       gaussian_family(), bernoulli_family(), multinomial_family(), poisson_family(), exponential_family(),
       gamma_family(),    dirichlet_family(), mixture_family(),     kde_family(),     hmm_family(),
-      fhmm_family(),     bayesnet_family(),  lds_family(),         slds_family(),
+      markov_family(),   fhmm_family(),      bayesnet_family(),    lds_family(),     slds_family(),
   };
   return families;
 }

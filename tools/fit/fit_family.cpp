@@ -96,6 +96,47 @@ FitInput read_sequence_input(const FitSource& source, const po::variables_map& v
   return parse_libsvm_input(source, values);
 }
 
+void add_alphabet_options(po::options_description& options) {
+  // clang-format off
+  options.add_options()
+      ("alphabet", po::value<std::string>()->value_name("SYMBOLS"), "the symbols in index order, e.g. ACGT")
+      ("alphabet-from", po::value<std::string>()->value_name("FILE"), "the alphabet saved by --save-alphabet")
+      ("save-alphabet", po::value<std::string>()->value_name("FILE"), "write the alphabet used to FILE (one line)");
+  // clang-format on
+}
+
+std::optional<Alphabet> alphabet_option(const po::variables_map& values) {
+  if (values.count("alphabet") && values.count("alphabet-from"))
+    throw UsageError("--alphabet and --alphabet-from exclude each other");
+  if (values.count("alphabet")) return Alphabet(values["alphabet"].as<std::string>(), "--alphabet");
+  if (!values.count("alphabet-from")) return std::nullopt;
+  InputFile file(values["alphabet-from"].as<std::string>());
+  return read_alphabet(file.stream(), file.name());
+}
+
+FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+                           const std::optional<Alphabet>& alphabet) {
+  const std::unique_ptr<std::istream> text = source.open();
+  const SequenceSet set = read_sequences(*text, source.name, format, alphabet);
+  Dataset data;
+  data.source = set.source;
+  data.max_index = set.alphabet->size();
+  for (const SymbolSequence& sequence : set.sequences) {
+    Example example;
+    example.label = sequence.label;
+    example.line = sequence.line;
+    example.vectors.reserve(sequence.symbols.size());
+    for (long symbol : sequence.symbols) example.vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+    data.examples.push_back(std::move(example));
+  }
+  FitInput out(std::move(data), set.alphabet->size());
+  out.alphabet = set.alphabet->symbols();
+  if (values.count("save-alphabet"))
+    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
+                                  std::vector<std::string>{set.alphabet->symbols()});
+  return out;
+}
+
 std::vector<Statistics> example_statistics(const Estimator& estimator, const Dataset& data, long dim) {
   std::vector<Statistics> statistics;
   for (const Example& example : data.examples) {

@@ -40,6 +40,7 @@ class FitInput {
   const FitSource* streamable() const { return data_ ? nullptr : source_; }
 
   std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
+  std::optional<std::string> alphabet;  // symbol sequences: the alphabet's symbols in index order
 
  private:
   const FitSource* source_ = nullptr;
@@ -106,6 +107,17 @@ FitInput read_sequence_input(const FitSource& source, const po::variables_map& v
 FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values);
 // The formats of read_sequence_input.
 inline constexpr FitFormats kSequenceRows{false, true, false, false};
+
+// --alphabet, --alphabet-from and --save-alphabet of the families that read symbol sequences (hmm, markov).
+void add_alphabet_options(po::options_description& options);
+// The alphabet given by --alphabet or --alphabet-from (nothing: INPUT's sorted symbols); UsageError
+// when both are given.
+std::optional<Alphabet> alphabet_option(const po::variables_map& values);
+// The symbol sequences of INPUT in `format` as examples of one-hot vectors (one index:1 entry per
+// symbol, the dimension the alphabet's size), numbered by `alphabet` (nothing: INPUT's sorted
+// symbols); --save-alphabet's file as a side output.
+FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+                           const std::optional<Alphabet>& alphabet);
 
 // The value of the number option --NAME.
 double option(const po::variables_map& values, const char* name);

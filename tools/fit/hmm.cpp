@@ -19,7 +19,11 @@ namespace {
 
 constexpr const char* kHmmHelp = R"(
 hmm: a hidden Markov model with M states fitted to each sequence x_0..x_{n-1}
-  by Baum-Welch (JMLR 2004 section 4.2 for the kernel). Input (--format):
+  by Baum-Welch (JMLR 2004 section 4.2 for the kernel). Aligned sequences
+  (splice junctions, promoters: equal lengths, and the symbol at each offset
+  decides the class) are the wrong data for a stationary HMM, which forgets
+  the position: use ppk fit markov --aligned (one table per position) there.
+  Input (--format):
     fasta   '>NAME ... label=VALUE' headers, each followed by its sequence on any
             number of lines (a header without label= is an error);
     lines   one 'LABEL SEQUENCE' per line;
@@ -76,15 +80,13 @@ void add_hmm_options(po::options_description& options) {
       ("emission", po::value<std::string>()->value_name("discrete|gaussian"),
        "the emission models (discrete for sequences, gaussian for libsvm)")
       ("format", po::value<std::string>()->value_name("fasta|lines|libsvm"), "INPUT's format (see above)")
-      ("alphabet", po::value<std::string>()->value_name("SYMBOLS"), "the symbols in index order, e.g. ACGT")
-      ("alphabet-from", po::value<std::string>()->value_name("FILE"), "the alphabet saved by --save-alphabet")
-      ("save-alphabet", po::value<std::string>()->value_name("FILE"), "write the alphabet used to FILE (one line)")
       ("smoothing", po::value<double>()->default_value(0.1, "0.1")->value_name("A"),
        "pseudo-count A >= 0 added to every start, transition and symbol count")
       ("cov", po::value<std::string>()->value_name("iso|diag|full"), "gaussian: the covariance form (full)")
       ("ridge", po::value<double>()->value_name("R"), "gaussian: R > 0; default 1e-6 times the data's variance")
       ("length", po::value<long>()->value_name("T"), "the stored length T >= 0 of every row (default: n - 1)");
   // clang-format on
+  add_alphabet_options(options);
   add_covariance_prior_options(options, "pooled");
   add_em_options(options, 400, "at most N Baum-Welch iterations per restart (the paper's 400)");
 }
@@ -166,8 +168,6 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
     throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to LIBSVM input");
   if (!vectors && values.count("dim"))
     throw UsageError("--dim applies to LIBSVM input; for sequences the alphabet sets the dimension");
-  if (values.count("alphabet") && values.count("alphabet-from"))
-    throw UsageError("--alphabet and --alphabet-from exclude each other");
   const std::string states = values["states"].as<std::string>();
   if (states != "auto") {
     options.states = parse_long(states);
@@ -223,31 +223,8 @@ FitInput read_hmm_input(const FitSource& source, const po::variables_map& values
                 << "\n";
     return parse_libsvm_input(source, values);
   }
-  std::optional<Alphabet> alphabet;
-  if (values.count("alphabet")) alphabet.emplace(values["alphabet"].as<std::string>(), "--alphabet");
-  if (values.count("alphabet-from")) {
-    InputFile file(values["alphabet-from"].as<std::string>());
-    alphabet = read_alphabet(file.stream(), file.name());
-  }
-  const std::unique_ptr<std::istream> text = source.open();
-  const SequenceSet set = read_sequences(
-      *text, source.name, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
-  Dataset data;
-  data.source = set.source;
-  data.max_index = set.alphabet->size();
-  for (const SymbolSequence& sequence : set.sequences) {
-    Example example;
-    example.label = sequence.label;
-    example.line = sequence.line;
-    example.vectors.reserve(sequence.symbols.size());
-    for (long symbol : sequence.symbols) example.vectors.push_back(SparseVector{Feature{symbol, 1.0}});
-    data.examples.push_back(std::move(example));
-  }
-  FitInput out(std::move(data), set.alphabet->size());
-  if (values.count("save-alphabet"))
-    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
-                                  std::vector<std::string>{set.alphabet->symbols()});
-  return out;
+  return read_symbol_input(source, values, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
+                           alphabet_option(values));
 }
 
 constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing sets its Dirichlet prior)";
