@@ -50,7 +50,7 @@ double table_size_in_double(const MarkovParameters& p) {
   const double a = static_cast<double>(p.alphabet);
   const long slots = p.positions > 0 ? p.positions : p.order + 1;
   double size = 0.0, entries = a;  // A^{d + 1} at depth d = 0
-  for (long s = 0; s < slots && size <= static_cast<double>(kMaxMarkovTableSize); ++s) {
+  for (long s = 0; s < slots; ++s) {
     size += entries;
     if (s < p.order) entries *= a;  // the next slot is one symbol deeper
   }
@@ -68,7 +68,7 @@ void check_table_size(const MarkovParameters& p) {
             std::to_string(p.alphabet) + ", order " + std::to_string(p.order) + ", " +
             (p.positions > 0 ? std::to_string(p.positions) + " positions" : std::string("homogeneous")) +
             "; docs/families.md, \"Limits\")",
-        size > 1e15 ? std::string("more") : detail::format_number(size));
+        size > 1e15 ? std::string("more than 10^15") : detail::format_number(size));
 }
 
 }  // namespace
