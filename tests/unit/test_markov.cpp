@@ -24,6 +24,7 @@
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/families/bayesnet.hpp"
 #include "ppk/families/markov.hpp"
 #include "ppk/families/multinomial.hpp"
 
@@ -367,6 +368,43 @@ TEST(Markov, OrderZeroAlignedChainIsAProductOfMultinomialKernels) {
         expected += log_kernel(mp, mq);
       }
       EXPECT_NEAR(model_log_kernel(a, b, rho), expected, 1e-12 * std::fabs(expected)) << "rho " << rho;
+    }
+}
+
+// An aligned chain is the Bayesian network x_0 -> x_1 -> ... whose node t has parents x_{t-d}..x_{t-1}
+// (JMLR 2004 section 4.3): the bayesnet family's variable elimination gives the same kernel. Parents
+// listed oldest first, so that the network's configuration (the last parent fastest) is the context c;
+// the CPT rows from the oracle's formula.
+TEST(Markov, AlignedChainIsTheBayesianNetworkOfItsPositions) {
+  std::mt19937 rng(43);
+  for (long order : {1L, 2L})
+    for (double rho : {0.5, 1.0, 1.7}) {
+      const long positions = 12;
+      Chain a = random_chain(rng, 3, order, positions, 0, true), b = random_chain(rng, 3, 1, positions, 0, false);
+      a.strength = 1.0;
+      b.strength = 0.5;
+      const auto network = [&](const Chain& c) {
+        std::vector<BayesNode> nodes;
+        for (long t = 0; t < positions; ++t) {
+          BayesNode node;
+          node.states = 3;
+          node.variable = t;
+          const long depth = std::min(t, c.order);
+          for (long parent = t - depth; parent < t; ++parent) node.parents.push_back(parent);
+          std::vector<long> window(static_cast<std::size_t>(depth) + 1, 0);  // x_{t-d}..x_t
+          for (long configuration = 0; configuration < power(3, depth); ++configuration)
+            for (long x = 0; x < 3; ++x) {
+              for (long j = 0; j < depth; ++j) window[j] = configuration / power(3, depth - 1 - j) % 3;
+              window[depth] = x;
+              node.cpt.push_back(conditional(c, window, t, depth));
+            }
+          nodes.push_back(std::move(node));
+        }
+        return std::make_unique<BayesNetModel>(std::move(nodes));
+      };
+      const PreparedModel na(network(a), with_rho(rho)), nb(network(b), with_rho(rho));
+      const double expected = log_kernel(na, nb);
+      EXPECT_NEAR(model_log_kernel(a, b, rho), expected, 1e-12 * std::fabs(expected)) << "k " << order << " rho " << rho;
     }
 }
 
