@@ -50,7 +50,7 @@ double table_size_in_double(const MarkovParameters& p) {
   const double a = static_cast<double>(p.alphabet);
   const long slots = p.positions > 0 ? p.positions : p.order + 1;
   double size = 0.0, entries = a;  // A^{d + 1} at depth d = 0
-  for (long s = 0; s < slots && size <= static_cast<double>(kMaxMarkovTableSize); ++s) {
+  for (long s = 0; s < slots; ++s) {
     size += entries;
     if (s < p.order) entries *= a;  // the next slot is one symbol deeper
   }
@@ -68,7 +68,7 @@ void check_table_size(const MarkovParameters& p) {
             std::to_string(p.alphabet) + ", order " + std::to_string(p.order) + ", " +
             (p.positions > 0 ? std::to_string(p.positions) + " positions" : std::string("homogeneous")) +
             "; docs/families.md, \"Limits\")",
-        size > 1e15 ? std::string("more") : detail::format_number(size));
+        size > 1e15 ? std::string("more than 10^15") : detail::format_number(size));
 }
 
 }  // namespace
@@ -297,10 +297,12 @@ template <class Chain>
 void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t count, double* out) {
   using Eigen::Index;
   const Index symbols = a.alphabet;
+  // alpha_t and B_t, each with room for A^{k+1} entries: when the depth grows, B_t is alpha_{t+1} and
+  // the two swap.
   thread_local Eigen::VectorXd alpha, weighted;
-  const Index most = power_of(a.alphabet, a.order);  // contexts at the full depth
+  const Index most = power_of(a.alphabet, a.order + 1);
   if (alpha.size() < most) alpha.resize(most);
-  if (weighted.size() < most * symbols) weighted.resize(most * symbols);
+  if (weighted.size() < most) weighted.resize(most);
   alpha[0] = 1.0;
   long exponents = 0;
   std::size_t done = 0;
@@ -311,13 +313,17 @@ void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t
     const Eigen::Map<const Eigen::MatrixXd> p(a.at(a.power, t), symbols, contexts);
     const Eigen::Map<const Eigen::MatrixXd> q(b.at(b.power, t), symbols, contexts_b);
     Eigen::Map<Eigen::MatrixXd> step(weighted.data(), symbols, contexts);  // B_t = W_t diag(alpha_t)
-    step =
-        (p.array() * q.array().replicate(1, contexts / contexts_b)).rowwise() * alpha.head(contexts).transpose().array();
+    // W_t's columns in blocks of b's A^{d_b} contexts, each block with b's whole slot (c mod A^{d_b}).
+    for (Index first = 0; first < contexts; first += contexts_b)
+      step.middleCols(first, contexts_b) = (p.middleCols(first, contexts_b).array() * q.array()).rowwise() *
+                                           alpha.segment(first, contexts_b).transpose().array();
     if (t < a.order) {  // the depth grows: alpha_{t+1} is B_t read as a vector
       contexts *= symbols;
-      alpha.head(contexts) = Eigen::Map<const Eigen::VectorXd>(weighted.data(), contexts);
-    } else {  // the oldest symbol summed out
-      alpha.head(contexts) = Eigen::Map<const Eigen::MatrixXd>(weighted.data(), contexts, symbols).rowwise().sum();
+      alpha.swap(weighted);
+    } else {  // the oldest symbol, the most significant digit of c A + x, summed out
+      alpha.head(contexts) = weighted.head(contexts);
+      for (Index oldest = 1; oldest < symbols; ++oldest)
+        alpha.head(contexts) += weighted.segment(oldest * contexts, contexts);
     }
     if (t < b.order) contexts_b *= symbols;
     const double sum = alpha.head(contexts).sum();
