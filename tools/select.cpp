@@ -480,25 +480,11 @@ void cross_validate_rows(const std::vector<LabeledRow>& rows, const std::string&
   }
 }
 
-// The kernel matrix of combined rows of `weights` under `kind` from their parts' normalized matrices:
-// K = sum_i w_i N_i (combined.hpp; the parts of weight 0 left out), over sum_i w_i = K(a, a) for ppk_norm.
-GramMatrix weighted_sum(Eigen::Index n, const std::vector<const GramMatrix*>& parts, const std::vector<double>& weights,
-                        KernelKind kind) {
-  GramMatrix gram = GramMatrix::Zero(n, n);
-  double sum = 0.0;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (weights[i] > 0.0) gram += weights[i] * *parts[i];
-    sum += weights[i];
-  }
-  if (kind == KernelKind::ppk_norm) gram /= sum;
-  return gram;
-}
-
 // Every cell of `grid` on combined rows taken apart into `combined`'s parts (of the file `name`), rho by
 // rho: each part's normalized kernel matrix computed once per (rho, T) -- once per rho for a part
 // without time steps, every T from one pass of each pair's recursion where its family gives them (as
 // cross_validate_rows does, when `room` holds them) -- and each cell's matrix the weighted sum of the
-// parts' at its T (weighted_sum): no kernel is computed for a weighting or a kernel type, nor for a
+// parts' at its T (combined_gram): no kernel is computed for a weighting or a kernel type, nor for a
 // part of weight 0 in every weighting.
 void cross_validate_combined(const CombinedParts& combined, const std::string& name, const Grid& grid, double room,
                              GridScorer& scorer, unsigned threads) {
@@ -537,7 +523,7 @@ void cross_validate_combined(const CombinedParts& combined, const std::string& n
       std::vector<const GramMatrix*> at_length;
       for (std::size_t i = 0; i < parts; ++i) {
         if (!weighed[i]) {
-          at_length.push_back(nullptr);  // weight 0 in every weighting: weighted_sum leaves it out
+          at_length.push_back(nullptr);  // weight 0 in every weighting: combined_gram leaves it out
           continue;
         }
         if (timed[i] && !one_pass)
@@ -547,7 +533,7 @@ void cross_validate_combined(const CombinedParts& combined, const std::string& n
       }
       for (std::size_t k = 0; k < grid.kinds.size(); ++k)
         for (std::size_t w = 0; w < grid.weightings.size(); ++w)
-          scorer.score(weighted_sum(n, at_length, *grid.weightings[w], grid.kinds[k]),
+          scorer.score(combined_gram(n, at_length, *grid.weightings[w], grid.kinds[k]),
                        {grid.kinds[k], rho, grid.lengths[t], grid.weightings[w], 0.0, {}, {k, r, t, w, 0}});
     }
   }
