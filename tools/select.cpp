@@ -50,10 +50,10 @@ Grid options (LIBSVM's spelling; each takes a comma-separated list):
                rows give every T > 0 of the list from one pass of each pair's
                recursion (slds and fhmm rows: one matrix per T)
   --weights W:W,...   combined rows (ppk combine): the parts' weights, each
-               weighting its weights joined by ':', e.g. 1:0,0.5:0.5,0:1 for two
-               parts; default the rows' own. Each part's normalized kernel matrix
-               is computed once per (rho, T) and every weighting is their
-               weighted sum: no kernel is computed per weighting
+               weighting its weights joined by ':', e.g. 1:0,0.5:0.5,0:1 for
+               two parts; default the rows' own. Each part's normalized kernel
+               matrix is computed once per (rho, T) and every weighting is
+               their weighted sum: no kernel is computed per weighting
   -c COSTS     the SVM's C                                default 0.1,1,10,100,1000
 Cross-validation and training (as svm-train takes them):
   -v K         the number of folds (default 5; -v n: leave-one-out)
