@@ -15,11 +15,11 @@ namespace {
 
 constexpr const char* kCombineUsage = R"usage(Usage: ppk combine [--weights W1,W2,...] A.ppk B.ppk [C.ppk ...] [-o OUTPUT]
 
-Combines model rows of the same examples, one file per kind of model (an HMM of
-each sequence in A.ppk, a multinomial of its k-mers in B.ppk, ...), into combined
-rows: row j of OUTPUT holds row j of each file as its parts, in the files' order,
-with the weights w_i and row j's label. Its kernel is the weighted sum of the
-parts' normalized kernels (docs/families.md, combined),
+Combines model rows of the same examples, one file per kind of model (an HMM
+of each sequence in A.ppk, a multinomial of its k-mers in B.ppk, ...), into
+combined rows: row j of OUTPUT holds row j of each file as its parts, in the
+files' order, with the weights w_i and row j's label. Its kernel is the
+weighted sum of the parts' normalized kernels (docs/families.md, combined),
   K(a, b) = sum_i w_i k_i(a_i, b_i) / sqrt(k_i(a_i, a_i) k_i(b_i, b_i)),
 each part's kernel at svm-train's rho and T (-g, -d); ppk_norm is K / sum_i w_i.
 The files must hold the same examples in the same order (as many rows, the same
@@ -28,7 +28,8 @@ rows of two weightings have no kernel. ppk select --weights chooses the weights
 by cross-validation, each part's kernel matrix computed once.
   ppk combine hmm-train.ppk kmers-train.ppk -o train.ppk
   ppk combine hmm-test.ppk kmers-test.ppk -o test.ppk
-  svm-train -t ppk_norm -g 0.5 -d 9 train.ppk model && svm-predict test.ppk model out
+  svm-train -t ppk_norm -g 0.5 -d 9 train.ppk model
+  svm-predict test.ppk model out
 Nothing is written unless every row combines.
 )usage";
 

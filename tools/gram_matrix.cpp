@@ -102,4 +102,16 @@ GramMatrix gram_from_log_gram(KernelKind kind, const GramMatrix& log_gram, const
   return gram;
 }
 
+GramMatrix combined_gram(Eigen::Index n, const std::vector<const GramMatrix*>& parts, const std::vector<double>& weights,
+                         KernelKind kind) {
+  GramMatrix gram = GramMatrix::Zero(n, n);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (weights[i] > 0.0) gram += weights[i] * *parts[i];
+    sum += weights[i];
+  }
+  if (kind == KernelKind::ppk_norm) gram /= sum;
+  return gram;
+}
+
 }  // namespace ppk::cli

@@ -78,4 +78,11 @@ std::optional<std::vector<GramMatrix>> compute_log_grams_over_lengths(const Prep
 // `a` (row order) whose value is not finite.
 GramMatrix gram_from_log_gram(KernelKind kind, const GramMatrix& log_gram, const PreparedFile& a);
 
+// The kernel matrix of combined rows of `weights` (families/combined.hpp) under `kind`, from their parts'
+// normalized (ppk_norm) n x n matrices: K = sum_i w_i N_i, over sum_i w_i = K(a, a) for ppk_norm; the
+// parts of weight 0 are left out (and may be nullptr). The combined kernel up to the rounding of its
+// log space: ppk select and PPKSVCCV form every weighting of a grid so, no kernel computed for it.
+GramMatrix combined_gram(Eigen::Index n, const std::vector<const GramMatrix*>& parts, const std::vector<double>& weights,
+                         KernelKind kind);
+
 }  // namespace ppk::cli

@@ -45,13 +45,16 @@ constexpr const char* kUsageTail = R"(  encode [FILE] [-o OUTPUT]   JSON lines -
   map -t ppk|ppk_norm -g RHO [-d T] [--map exact|sparse|nystrom] INPUT [-o OUTPUT]
                    model rows -> feature vectors for linear models (LIBLINEAR),
                    whose inner products are the kernel (--save-map, --map-from)
-  select [-t KERNELS] [-g RHOS] [-d LENGTHS] [-c COSTS] [-v K] TRAINING_ROWS
+  select [-t KERNELS] [-g RHOS] [-d LENGTHS] [--weights W:W,...] [-c COSTS] [-v K]
+         TRAINING_ROWS
                    the kernel SVM's settings chosen by k-fold cross-validation
                    (svm-train -v K's numbers), one kernel matrix per (kernel,
-                   rho, T); -o MODEL trains the best
+                   rho, T); combined rows: their parts' weights too; -o MODEL
+                   trains the best
   combine [--weights W1,W2,...] A B [...] [-o OUTPUT]
                    rows of the same examples, one file per kind of model ->
-                   combined rows: the weighted sum of the parts' normalized kernels
+                   combined rows, whose kernel is the weighted sum of the
+                   parts' normalized kernels
   montecarlo -n N [--beta pooled|equal] [FILE] [-o OUTPUT]
                    model rows -> montecarlo rows around them (the Monte Carlo
                    kernel from N samples per row instead of the closed form)

@@ -90,13 +90,15 @@ std::unique_ptr<FeatureMap> map_rows(const MapOptions& options, KernelKind kind,
     while (count < kChunkRows && rows.next(chunk[count])) ++count;
     if (count == 0) break;
     if (!map) {
+      std::vector<MapRoute> part_routes;  // combined rows: each part's, as the rows choose them
       if (!route) {
         const RouteChoice choice = choose_route(chunk, count, input.name(), kind, options.params);
         std::cerr << "ppk map: --map " << route_name(choice.route) << ", chosen by the rows: " << choice.reason << "\n";
         route = choice.route;
+        part_routes = choice.part_routes;
       }
-      map =
-          make_exact_map(*prepare_labeled_row(chunk[0], input.name(), first_number, kind, options.params), kind, *route);
+      map = make_exact_map(*prepare_labeled_row(chunk[0], input.name(), first_number, kind, options.params), kind, *route,
+                           part_routes);
     }
     const FeatureMap& the_map = *map;
     for_each_index(

@@ -11,9 +11,11 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli.hpp"
+#include "combined_rows.hpp"
 #include "gram_matrix.hpp"
 #include "kernel_cross_validation.hpp"
 #include "libsvm_problem.hpp"
@@ -22,6 +24,7 @@
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/kernel_diagnostic.hpp"
 #include "ppk/core/memory.hpp"
+#include "ppk/families/combined.hpp"
 #include "ppk/families/lds.hpp"
 #include "svm.h"
 
@@ -46,6 +49,11 @@ Grid options (LIBSVM's spelling; each takes a comma-separated list):
                shortest row's T (rows of one length: that length); hmm and lds
                rows give every T > 0 of the list from one pass of each pair's
                recursion (slds and fhmm rows: one matrix per T)
+  --weights W:W,...   combined rows (ppk combine): the parts' weights, each
+               weighting its weights joined by ':', e.g. 1:0,0.5:0.5,0:1 for
+               two parts; default the rows' own. Each part's normalized kernel
+               matrix is computed once per (rho, T) and every weighting is
+               their weighted sum: no kernel is computed per weighting
   -c COSTS     the SVM's C                                default 0.1,1,10,100,1000
 Cross-validation and training (as svm-train takes them):
   -v K         the number of folds (default 5; -v n: leave-one-out)
@@ -58,14 +66,17 @@ Cross-validation and training (as svm-train takes them):
 Output:
   one line per cell on standard output, "-t ppk -g 0.5 -c 1: Cross Validation
   Accuracy = 92.25%" as svm-train -v prints it, then the best cell (the first of
-  equal scores, in the order kernel, rho, T, C) after "best: ".
+  equal scores, in the order kernel, rho, T, weights, C) after "best: ".
   --table FILE   every cell, tab-separated, a header line of the columns kernel,
                  rho, T, C, accuracy (regression: mean_squared_error and
-                 squared_correlation); T is empty for rows without time steps
+                 squared_correlation); T is empty for rows without time steps;
+                 combined rows have a column weights after T
   --plot FILE    a PNG of the cross-validated score over rho x C, one panel per
                  kernel and T (needs gnuplot, as grid.py's contour does)
   -o MODEL       the best setting trained on every row: a LIBSVM model file
-                 that svm-predict and the Python module read
+                 that svm-predict and the Python module read (combined rows:
+                 trained on the rows at the best weights, which the test rows
+                 need too: ppk combine --weights W1,W2,... of the test files)
 Memory: one kernel matrix of n rows takes 8 n^2 bytes (doubles, as svm-train -t 4
 reads them); a grid whose matrix does not fit in the memory this process may
 take is refused before anything is computed.
@@ -145,19 +156,23 @@ ClassWeights take_class_weights(std::vector<std::string>& args) {
   return weights;
 }
 
+using Weighting = std::optional<std::vector<double>>;  // combined rows' weights, nothing for other rows
+
 // One cell of the grid and its score.
 struct Cell {
   KernelKind kind;
   double rho;
   std::optional<int> length;  // T, for sequence rows
+  Weighting weights;
   double cost;
   CrossValidationScore score;
-  std::array<std::size_t, 4> position;  // the indices of kernel, rho, T and C in their lists
+  std::array<std::size_t, 5> position;  // the indices of kernel, rho, T, weights and C in their lists
 };
 
 std::string cell_options(const Cell& cell) {
   std::string text = std::string("-t ") + kernel_name(cell.kind) + " -g " + format_short(cell.rho);
   if (cell.length) text += " -d " + std::to_string(*cell.length);
+  if (cell.weights) text += " --weights " + format_weights(*cell.weights, ':');
   return text + " -c " + format_short(cell.cost);
 }
 
@@ -174,12 +189,14 @@ bool better(const Cell& a, const Cell& b, bool regression) {
 }
 
 void write_table(const std::string& path, const std::vector<Cell>& cells, bool regression) {
+  const bool weighted = cells.front().weights.has_value();
   std::vector<std::string> lines;
-  lines.push_back(std::string("kernel\trho\tT\tC\t") +
+  lines.push_back(std::string("kernel\trho\tT\t") + (weighted ? "weights\t" : "") + "C\t" +
                   (regression ? "mean_squared_error\tsquared_correlation" : "accuracy"));
   for (const Cell& cell : cells) {
     std::string line = std::string(kernel_name(cell.kind)) + "\t" + format_shortest(cell.rho) + "\t" +
-                       (cell.length ? std::to_string(*cell.length) : "") + "\t" + format_shortest(cell.cost) + "\t";
+                       (cell.length ? std::to_string(*cell.length) : "") + "\t" +
+                       (weighted ? format_weights(*cell.weights, ':') + "\t" : "") + format_shortest(cell.cost) + "\t";
     line += regression
                 ? format_shortest(cell.score.mean_squared_error) + "\t" + format_shortest(cell.score.squared_correlation)
                 : format_shortest(cell.score.accuracy);
@@ -223,16 +240,16 @@ void check_gnuplot(const std::string& path) {
 
 // Draws the scores over rho x C with gnuplot, one panel per kernel and T: grid.py's picture.
 void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool regression) {
-  std::vector<std::pair<KernelKind, std::optional<int>>> panels;
+  std::vector<std::tuple<KernelKind, std::optional<int>, Weighting>> panels;
   for (const Cell& cell : cells)
-    if (std::find(panels.begin(), panels.end(), std::make_pair(cell.kind, cell.length)) == panels.end())
-      panels.emplace_back(cell.kind, cell.length);
+    if (std::find(panels.begin(), panels.end(), std::make_tuple(cell.kind, cell.length, cell.weights)) == panels.end())
+      panels.emplace_back(cell.kind, cell.length, cell.weights);
   const std::string data_path = path + ".ppk-select-data";
   std::vector<std::string> data;
   for (const auto& panel : panels) {
     double previous_rho = std::nan("");
     for (const Cell& cell : cells) {
-      if (cell.kind != panel.first || cell.length != panel.second) continue;
+      if (std::make_tuple(cell.kind, cell.length, cell.weights) != panel) continue;
       if (!std::isnan(previous_rho) && cell.rho != previous_rho) data.push_back("");
       previous_rho = cell.rho;
       data.push_back(format_shortest(cell.rho) + " " + format_shortest(std::log10(cell.cost)) + " " +
@@ -253,8 +270,9 @@ void plot_scores(const std::string& path, const std::vector<Cell>& cells, bool r
       "set pm3d map interpolate 0,0",
       std::string("set cblabel '") + (regression ? "CV mean squared error" : "CV accuracy (%)") + "'"};
   for (std::size_t p = 0; p < panels.size(); ++p) {
-    std::string title = kernel_name(panels[p].first);
-    if (panels[p].second) title += ", T = " + std::to_string(*panels[p].second);
+    std::string title = kernel_name(std::get<0>(panels[p]));
+    if (std::get<1>(panels[p])) title += ", T = " + std::to_string(*std::get<1>(panels[p]));
+    if (std::get<2>(panels[p])) title += ", weights " + format_weights(*std::get<2>(panels[p]), ':');
     script.push_back("set title '" + title + "'");
     script.push_back("splot '" + data_path + "' index " + std::to_string(p) + " using 1:2:3 with pm3d notitle");
   }
@@ -334,95 +352,228 @@ std::vector<std::optional<int>> length_grid(const std::optional<std::string>& te
   return lengths;
 }
 
-// The grid's lists: kernels, rho, T (nothing for rows without time steps) and C.
+// The grid's lists: kernels, rho, T (nothing for rows without time steps), weightings (one nothing for
+// rows that are not combined) and C.
 struct Grid {
   std::vector<KernelKind> kinds;
   std::vector<double> rhos;
   std::vector<std::optional<int>> lengths;
+  std::vector<Weighting> weightings;
   std::vector<double> costs;
 };
 
-// Every cell of `grid` on `rows` (of the file `name`), in the grid's order (kernel, rho, T, C), rho by
-// rho: for sequence rows over several T > 0 of a family that gives every T from one pass, the log
-// kernel matrices at every T from one pass of each pair's recursion, both kernels read off them;
-// otherwise one matrix per (kernel, T). Progress on standard error after 2 s unless `quiet`.
-std::vector<Cell> cross_validate_grid(const std::vector<LabeledRow>& rows, const std::string& name, const Grid& grid,
-                                      const std::vector<double>& labels, int folds, const svm_parameter& parameters,
-                                      unsigned threads, bool quiet) {
-  const std::vector<KernelKind>& kinds = grid.kinds;
-  const std::vector<double>& rhos = grid.rhos;
-  const std::vector<std::optional<int>>& lengths = grid.lengths;
-  const std::vector<double>& costs = grid.costs;
-  const std::size_t n = rows.size();
-  std::vector<int> ascending_lengths;
-  for (const std::optional<int>& length : lengths)
-    if (length && *length > 0) ascending_lengths.push_back(*length);
-  std::sort(ascending_lengths.begin(), ascending_lengths.end());
-  const bool one_pass_fits =
-      ascending_lengths.size() > 1 && ascending_lengths.size() == lengths.size() &&
-      gram_bytes(n) * static_cast<double>(lengths.size() + 1) + parameters.cache_size * 1e6 * threads <=
-          memory_limit_bytes();
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<Cell> cells;
-  std::size_t matrices = 0;
-  const std::size_t total_matrices = kinds.size() * rhos.size() * lengths.size();
-  for (std::size_t r = 0; r < rhos.size(); ++r) {
-    std::optional<std::vector<GramMatrix>> log_grams;
-    std::optional<PreparedFile> longest;
-    if (one_pass_fits) {
-      KernelParams params;
-      params.rho = rhos[r];
-      params.length = ascending_lengths.back();
-      longest.emplace(prepare_rows(rows, name, KernelKind::ppk_norm, params));
-      check_first_row_and_column(KernelKind::ppk_norm, *longest, *longest);
-      log_grams = compute_log_grams_over_lengths(*longest, ascending_lengths, threads);
+// Scores the cells of a grid, one kernel matrix at a time, with LIBSVM's folds and the svm-train options;
+// progress on standard error after 2 s unless `quiet`.
+class GridScorer {
+ public:
+  GridScorer(const Grid& grid, std::size_t matrices, const std::vector<double>& labels, int folds,
+             const svm_parameter& parameters, unsigned threads, bool quiet)
+      : grid_(grid),
+        total_matrices_(matrices),
+        labels_(labels),
+        folds_(folds),
+        parameters_(parameters),
+        threads_(threads),
+        quiet_(quiet) {}
+
+  // Every C of the grid cross-validated on `gram`, each a copy of `cell` with its C and score.
+  void score(const GramMatrix& gram, Cell cell) {
+    const std::vector<std::vector<double>> predictions =
+        libsvm_cross_validated_predictions(gram, labels_, folds_, parameters_, grid_.costs, threads_);
+    for (std::size_t c = 0; c < grid_.costs.size(); ++c) {
+      cell.cost = grid_.costs[c];
+      cell.score = cross_validation_score(predictions[c], labels_, parameters_.svm_type);
+      cell.position[4] = c;
+      cells_.push_back(cell);
     }
-    for (std::size_t k = 0; k < kinds.size(); ++k)
-      for (std::size_t t = 0; t < lengths.size(); ++t) {
-        KernelParams params;
-        params.rho = rhos[r];
-        params.length = lengths[t].value_or(0);
-        const PreparedFile file = prepare_rows(rows, name, kinds[k], params);
-        std::vector<const PreparedModel*> models;
-        for (const auto& model : file.models) models.push_back(model.get());
-        const std::string warning =
-            degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
-        if (!warning.empty()) std::cerr << "ppk select: warning: " << kernel_name(kinds[k]) << ": " << warning << "\n";
-        GramMatrix gram;
-        if (log_grams) {
-          const auto at = std::find(ascending_lengths.begin(), ascending_lengths.end(), *lengths[t]);
-          gram =
-              gram_from_log_gram(kinds[k], (*log_grams)[static_cast<std::size_t>(at - ascending_lengths.begin())], file);
-        } else {
-          check_first_row_and_column(kinds[k], file, file);
-          gram = compute_gram(kinds[k], file, file, true, threads);
-        }
-        const std::vector<std::vector<double>> predictions =
-            libsvm_cross_validated_predictions(gram, labels, folds, parameters, costs, threads);
-        for (std::size_t c = 0; c < costs.size(); ++c)
-          cells.push_back({kinds[k],
-                           rhos[r],
-                           lengths[t],
-                           costs[c],
-                           cross_validation_score(predictions[c], labels, parameters.svm_type),
-                           {k, r, t, c}});
-        ++matrices;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!quiet && seconds > 2)
-          std::cerr << "ppk select: " << matrices << "/" << total_matrices << " kernel matrices done, "
-                    << format_short(seconds) << " s\n";
-      }
+    ++matrices_;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!quiet_ && seconds > 2)
+      std::cerr << "ppk select: " << matrices_ << "/" << total_matrices_ << " kernel matrices done, "
+                << format_short(seconds) << " s\n";
   }
-  // The grid's order: kernel, rho, T, C.
-  std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.position < b.position; });
-  return cells;
+
+  // The cells in the grid's order: kernel, rho, T, weights, C.
+  std::vector<Cell> cells() {
+    std::stable_sort(cells_.begin(), cells_.end(), [](const Cell& a, const Cell& b) { return a.position < b.position; });
+    return cells_;
+  }
+
+ private:
+  const Grid& grid_;
+  std::size_t total_matrices_, matrices_ = 0;
+  const std::vector<double>& labels_;
+  int folds_;
+  const svm_parameter& parameters_;
+  unsigned threads_;
+  bool quiet_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::vector<Cell> cells_;
+};
+
+// The T's of `lengths` ascending, when there are several and all are > 0 (a T of 0 is each row's own):
+// what one pass of each pair's recursion can give at once. Empty otherwise.
+std::vector<int> one_pass_lengths(const std::vector<std::optional<int>>& lengths) {
+  std::vector<int> ascending;
+  for (const std::optional<int>& length : lengths) {
+    if (!length || *length == 0) return {};
+    ascending.push_back(*length);
+  }
+  if (ascending.size() < 2) return {};
+  std::sort(ascending.begin(), ascending.end());
+  return ascending;
+}
+
+// log k(a_i, a_j) at every T of `ascending` on `rows` (of the file `name`) at rho, from one pass of each
+// pair's recursion (compute_log_grams_over_lengths), or nothing for rows whose family does not give
+// every T from one pass.
+std::optional<std::vector<GramMatrix>> log_grams_at_lengths(const std::vector<LabeledRow>& rows, const std::string& name,
+                                                            double rho, const std::vector<int>& ascending,
+                                                            unsigned threads) {
+  KernelParams params;
+  params.rho = rho;
+  params.length = ascending.back();
+  const PreparedFile longest = prepare_rows(rows, name, KernelKind::ppk_norm, params);
+  check_first_row_and_column(KernelKind::ppk_norm, longest, longest);
+  return compute_log_grams_over_lengths(longest, ascending, threads);
+}
+
+// The kernel matrix of `kind` on `rows` (of the file `name`) at rho and T: read off `log_grams`, the log
+// kernels at the T's `ascending`, when given, else computed; a degenerate kernel is warned about on
+// standard error, naming `what`.
+GramMatrix gram_at(const std::vector<LabeledRow>& rows, const std::string& name, KernelKind kind, double rho,
+                   std::optional<int> length, const std::vector<GramMatrix>* log_grams, const std::vector<int>& ascending,
+                   unsigned threads, const std::string& what) {
+  KernelParams params;
+  params.rho = rho;
+  params.length = length.value_or(0);
+  const PreparedFile file = prepare_rows(rows, name, kind, params);
+  std::vector<const PreparedModel*> models;
+  for (const auto& model : file.models) models.push_back(model.get());
+  const std::string warning =
+      degenerate_kernel_warning(kernel_spread(sample_log_normalized_kernels(models, models, true)), params);
+  if (!warning.empty()) std::cerr << "ppk select: warning: " << what << ": " << warning << "\n";
+  if (log_grams != nullptr) {
+    const auto at = std::find(ascending.begin(), ascending.end(), *length);
+    return gram_from_log_gram(kind, (*log_grams)[static_cast<std::size_t>(at - ascending.begin())], file);
+  }
+  check_first_row_and_column(kind, file, file);
+  return compute_gram(kind, file, file, true, threads);
+}
+
+// Every cell of `grid` on `rows` (of the file `name`), rho by rho: for sequence rows over several T > 0 of
+// a family that gives every T from one pass, the log kernel matrices at every T from one pass of each
+// pair's recursion (when `room`, the n x n matrices that fit in memory, holds them), both kernels read
+// off them; otherwise one matrix per (kernel, T).
+void cross_validate_rows(const std::vector<LabeledRow>& rows, const std::string& name, const Grid& grid, double room,
+                         GridScorer& scorer, unsigned threads) {
+  const std::vector<int> ascending = one_pass_lengths(grid.lengths);
+  const bool one_pass = !ascending.empty() && static_cast<double>(ascending.size() + 1) <= room;
+  for (std::size_t r = 0; r < grid.rhos.size(); ++r) {
+    std::optional<std::vector<GramMatrix>> log_grams;
+    if (one_pass) log_grams = log_grams_at_lengths(rows, name, grid.rhos[r], ascending, threads);
+    for (std::size_t k = 0; k < grid.kinds.size(); ++k)
+      for (std::size_t t = 0; t < grid.lengths.size(); ++t)
+        scorer.score(gram_at(rows, name, grid.kinds[k], grid.rhos[r], grid.lengths[t], log_grams ? &*log_grams : nullptr,
+                             ascending, threads, kernel_name(grid.kinds[k])),
+                     {grid.kinds[k], grid.rhos[r], grid.lengths[t], std::nullopt, 0.0, {}, {k, r, t, 0, 0}});
+  }
+}
+
+// Every cell of `grid` on combined rows taken apart into `combined`'s parts (of the file `name`), rho by
+// rho: each part's normalized kernel matrix computed once per (rho, T) -- once per rho for a part
+// without time steps, every T from one pass of each pair's recursion where its family gives them (as
+// cross_validate_rows does, when `room` holds them) -- and each cell's matrix the weighted sum of the
+// parts' at its T (combined_gram): no kernel is computed for a weighting or a kernel type, nor for a
+// part of weight 0 in every weighting.
+void cross_validate_combined(const CombinedParts& combined, const std::string& name, const Grid& grid, double room,
+                             GridScorer& scorer, unsigned threads) {
+  const std::size_t parts = combined.parts.size();
+  const auto n = static_cast<Eigen::Index>(combined.parts.front().size());
+  std::vector<std::string> names;
+  std::vector<bool> timed, weighed;
+  for (std::size_t i = 0; i < parts; ++i) {
+    names.push_back(name + " part " + std::to_string(i + 1));
+    timed.push_back(shortest_sequence(combined.parts[i], names[i]).has_value());
+    weighed.push_back(std::any_of(grid.weightings.begin(), grid.weightings.end(),
+                                  [i](const Weighting& weights) { return (*weights)[i] > 0.0; }));
+  }
+  const std::vector<int> ascending = one_pass_lengths(grid.lengths);
+  const bool one_pass =
+      !ascending.empty() && static_cast<double>(parts * ascending.size() + ascending.size() + 1) <= room;
+  for (std::size_t r = 0; r < grid.rhos.size(); ++r) {
+    const double rho = grid.rhos[r];
+    // normalized[i]: part i's matrix, or with one pass a timed part's at every T of the grid, in its order.
+    std::vector<std::vector<GramMatrix>> normalized(parts);
+    for (std::size_t i = 0; i < parts; ++i) {
+      if (!weighed[i]) {
+        continue;
+      } else if (!timed[i]) {
+        normalized[i].push_back(gram_at(combined.parts[i], names[i], KernelKind::ppk_norm, rho, std::nullopt, nullptr,
+                                        ascending, threads, names[i]));
+      } else if (one_pass) {
+        const std::optional<std::vector<GramMatrix>> log_grams =
+            log_grams_at_lengths(combined.parts[i], names[i], rho, ascending, threads);
+        for (const std::optional<int>& length : grid.lengths)
+          normalized[i].push_back(gram_at(combined.parts[i], names[i], KernelKind::ppk_norm, rho, length,
+                                          log_grams ? &*log_grams : nullptr, ascending, threads, names[i]));
+      }
+    }
+    for (std::size_t t = 0; t < grid.lengths.size(); ++t) {
+      std::vector<const GramMatrix*> at_length;
+      for (std::size_t i = 0; i < parts; ++i) {
+        if (!weighed[i]) {
+          at_length.push_back(nullptr);  // weight 0 in every weighting: combined_gram leaves it out
+          continue;
+        }
+        if (timed[i] && !one_pass)
+          normalized[i] = {gram_at(combined.parts[i], names[i], KernelKind::ppk_norm, rho, grid.lengths[t], nullptr,
+                                   ascending, threads, names[i])};
+        at_length.push_back(&normalized[i][timed[i] && one_pass ? t : 0]);
+      }
+      for (std::size_t k = 0; k < grid.kinds.size(); ++k)
+        for (std::size_t w = 0; w < grid.weightings.size(); ++w)
+          scorer.score(combined_gram(n, at_length, *grid.weightings[w], grid.kinds[k]),
+                       {grid.kinds[k], rho, grid.lengths[t], grid.weightings[w], 0.0, {}, {k, r, t, w, 0}});
+    }
+  }
+}
+
+// --weights's list: weightings of `parts` parts, each its weights joined by ':', separated by ','.
+std::vector<Weighting> weights_grid(const std::string& text, std::size_t parts) {
+  std::vector<Weighting> weightings;
+  for (const std::string& item : split(text, ',')) {
+    const std::optional<std::vector<double>> weights = parse_weights(item, ':');
+    const std::string problem = weights ? weights_problem(*weights, parts) : "expected numbers joined by ':'";
+    if (!problem.empty())
+      throw UsageError("--weights: '" + item + "' in '" + text + "': " + problem + " (a comma-separated list of " +
+                       "weightings of the rows' " + std::to_string(parts) + " parts, each its weights joined by ':', " +
+                       "e.g. " + (parts == 2 ? std::string("1:0,0.5:0.5,0:1") : std::string("1:1:1")) + ")");
+    if (std::find(weightings.begin(), weightings.end(), Weighting(*weights)) == weightings.end())
+      weightings.emplace_back(*weights);
+  }
+  return weightings;
+}
+
+// The combined rows of `combined` at `weights`: what -o trains on.
+std::vector<LabeledRow> reweighted_rows(const CombinedParts& combined, const std::string& name,
+                                        const std::vector<double>& weights) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < combined.parts.size(); ++i) names.push_back(name + " part " + std::to_string(i + 1));
+  std::vector<LabeledRow> rows;
+  std::vector<const LabeledRow*> example(combined.parts.size());
+  for (std::size_t j = 0; j < combined.parts.front().size(); ++j) {
+    for (std::size_t i = 0; i < combined.parts.size(); ++i) example[i] = &combined.parts[i][j];
+    rows.push_back(combine_example(names, example, static_cast<long>(j + 1), weights));
+  }
+  return rows;
 }
 
 }  // namespace
 
 int run_select(const std::vector<std::string>& arguments) {
-  std::string kernels_text, rhos_text, lengths_text, costs_text, folds_text, table_path, plot_path, model_path,
-      input_path;
+  std::string kernels_text, rhos_text, lengths_text, weights_text, costs_text, folds_text, table_path, plot_path,
+      model_path, input_path;
   svm_parameter parameters{};
   parameters.svm_type = C_SVC;
   parameters.nu = 0.5;
@@ -438,6 +589,8 @@ int run_select(const std::vector<std::string>& arguments) {
       ("rho,g", po::value<std::string>(&rhos_text)->default_value(kDefaultRhos)->value_name("LIST"), "rho values > 0")
       ("length,d", po::value<std::string>(&lengths_text)->value_name("LIST"),
        "T values >= 0 (sequence rows; default T/4, T/2, T of the shortest row)")
+      ("weights", po::value<std::string>(&weights_text)->value_name("W:W,..."),
+       "weightings of combined rows' parts (default the rows' own)")
       ("cost,c", po::value<std::string>(&costs_text)->default_value(kDefaultCosts)->value_name("LIST"),
        "C values > 0")
       ("folds,v", po::value<std::string>(&folds_text)->default_value("5")->value_name("K|n"),
@@ -497,20 +650,45 @@ int run_select(const std::vector<std::string>& arguments) {
 
   const std::vector<std::optional<int>> lengths =
       length_grid(values.count("length") ? std::optional<std::string>(lengths_text) : std::nullopt, rows, input.name());
+  // Combined rows (ppk combine): their parts, and the weightings of the grid.
+  const std::optional<CombinedParts> combined = combined_parts(rows, input.name());
+  std::vector<Weighting> weightings;
+  if (values.count("weights")) {
+    if (!combined)
+      throw UsageError("--weights: the rows of " + input.name() +
+                       " are not combined rows (ppk combine makes them from rows of the same examples); leave "
+                       "--weights out");
+    weightings = weights_grid(weights_text, combined->parts.size());
+  } else {
+    weightings.emplace_back(combined ? Weighting(combined->weights) : std::nullopt);
+  }
 
-  // The matrix, and each thread's LIBSVM kernel cache (-m), before anything is computed.
-  const double needed = gram_bytes(n) + parameters.cache_size * 1e6 * threads;
+  // The matrices (combined rows: each part's and their weighted sum), and each thread's LIBSVM kernel
+  // cache (-m), before anything is computed.
+  const double matrices = combined ? static_cast<double>(combined->parts.size() + 1) : 1.0;
+  const double needed = matrices * gram_bytes(n) + parameters.cache_size * 1e6 * threads;
   if (needed > memory_limit_bytes())
-    throw InputError(input.name() + ": the kernel matrix of n = " + std::to_string(n) + " rows (8 n^2 bytes) and " +
-                     std::to_string(threads) + " x -m " + format_short(parameters.cache_size) +
-                     " MB of LIBSVM's cache need " + byte_count(needed) + ", more than the " +
-                     byte_count(memory_limit_bytes()) +
-                     " this process may allocate; for many rows map them to features and train LIBLINEAR "
-                     "(ppk map, docs/feature-maps.md), or select on a random subsample of the rows");
+    throw InputError(
+        input.name() + ": " +
+        (combined ? "the kernel matrices of the " + std::to_string(combined->parts.size()) +
+                        " parts and their weighted sum, of n = " + std::to_string(n) + " rows (8 n^2 bytes each)"
+                  : "the kernel matrix of n = " + std::to_string(n) + " rows (8 n^2 bytes)") +
+        " and " + std::to_string(threads) + " x -m " + format_short(parameters.cache_size) +
+        " MB of LIBSVM's cache need " + byte_count(needed) + ", more than the " + byte_count(memory_limit_bytes()) +
+        " this process may allocate; for many rows map them to features and train LIBLINEAR "
+        "(ppk map, docs/feature-maps.md), or select on a random subsample of the rows");
+  // How many n x n matrices fit beside the caches: room for every T's matrices from one pass.
+  const double room = (memory_limit_bytes() - parameters.cache_size * 1e6 * threads) / gram_bytes(n);
 
   svm_set_print_string_function(&silent);
-  const std::vector<Cell> cells =
-      cross_validate_grid(rows, input.name(), {kinds, rhos, lengths, costs}, labels, folds, parameters, threads, quiet);
+  const Grid grid{kinds, rhos, lengths, weightings, costs};
+  GridScorer scorer(grid, kinds.size() * rhos.size() * lengths.size() * weightings.size(), labels, folds, parameters,
+                    threads, quiet);
+  if (combined)
+    cross_validate_combined(*combined, input.name(), grid, room, scorer, threads);
+  else
+    cross_validate_rows(rows, input.name(), grid, room, scorer, threads);
+  const std::vector<Cell> cells = scorer.cells();
   for (const Cell& cell : cells) std::cout << cell_options(cell) << ": " << cell_score(cell, regression) << "\n";
   std::cout.flush();
   const Cell* best = &cells.front();
@@ -518,7 +696,20 @@ int run_select(const std::vector<std::string>& arguments) {
     if (better(cell, *best, regression)) best = &cell;
   if (!table_path.empty()) write_table(table_path, cells, regression);
   if (!plot_path.empty()) plot_scores(plot_path, cells, regression);
-  if (!model_path.empty()) save_best_model(model_path, rows, input.name(), *best, parameters);
+  if (!model_path.empty()) {
+    if (combined) {
+      // The model's support vectors are combined rows at the best weights: test rows need them too.
+      save_best_model(model_path, reweighted_rows(*combined, input.name(), *best->weights), input.name(), *best,
+                      parameters);
+      if (*best->weights != combined->weights)
+        std::cerr << "ppk select: note: " << model_path << " holds combined rows of the weights "
+                  << format_weights(*best->weights) << " (those of " << input.name() << " are "
+                  << format_weights(combined->weights) << "): combine the test files with ppk combine --weights "
+                  << format_weights(*best->weights) << "\n";
+    } else {
+      save_best_model(model_path, rows, input.name(), *best, parameters);
+    }
+  }
   std::cout << "best: " << cell_options(*best) << ": " << cell_score(*best, regression) << "\n";
   return 0;
 }

@@ -25,7 +25,7 @@ Models = _ppk.Models
 # logging.basicConfig(level=logging.INFO) shows them. Its warnings are Python warnings.
 _log = logging.getLogger("ppk")
 
-__all__ = ["FeatureMap", "Models", "fit", "gram", "map"]
+__all__ = ["FeatureMap", "Models", "combine", "fit", "gram", "map"]
 
 
 def _labels(y):
@@ -186,6 +186,34 @@ def gram(A, B=None, kernel="ppk", rho=1.0, T=0, n_jobs=None):
             raise TypeError(f"{name} must be ppk.Models, got {type(models).__name__}")
     _check_kernel_arguments(kernel, rho, T, n_jobs)
     return _ppk.gram(A, B, kernel, float(rho), int(T), _jobs(n_jobs))
+
+
+def _check_weights(name, weights):
+    """weights as a list of floats, or TypeError naming the parameter; their values are checked by the
+    C++ code (ValueError)."""
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__"):
+        raise TypeError(f"{name} must be a list of numbers, got {type(weights).__name__}")
+    weights = list(weights)
+    for w in weights:
+        if isinstance(w, bool) or not isinstance(w, numbers.Real):
+            raise TypeError(f"{name} must be a list of numbers, got an item of type {type(w).__name__}")
+    return [float(w) for w in weights]
+
+
+def combine(models, weights=None):
+    """Combined rows (docs/families.md, combined) from models of the same examples, one ppk.Models per
+    kind of model (an HMM of each sequence, a multinomial of its k-mers, ...): model j holds models[i][j]
+    as its part i with weight weights[i] (None: 1 each) and the label of models[0][j]. Their kernel is
+    the weighted sum of the parts' normalized kernels, K = sum_i w_i k_i / sqrt(k_i(a_i, a_i) k_i(b_i, b_i));
+    ppk_norm is K / sum_i w_i. ``ppk combine`` on the same rows, row for row: as many models in each,
+    the same labels (ValueError naming models[i], the row and both labels otherwise), weights finite,
+    >= 0 and summing to more than 0. Combine training and test models with the same weights."""
+    if isinstance(models, Models) or not isinstance(models, (list, tuple)):
+        raise TypeError(f"models must be a list of ppk.Models, got {type(models).__name__}")
+    for i, part in enumerate(models):
+        if not isinstance(part, Models):
+            raise TypeError(f"models[{i}] must be ppk.Models, got {type(part).__name__}")
+    return _ppk.combine(list(models), None if weights is None else _check_weights("weights", weights))
 
 
 MAP_METHODS = ("exact", "sparse", "nystrom")

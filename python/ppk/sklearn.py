@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _ppk
 from ._features import PPKFeatures
-from . import Models
+from . import Models, _check_weights
 from ._inputs import fitted_models, input_tags
 
 __all__ = ["PPKFeatures", "PPKSVC", "PPKSVCCV"]
@@ -88,6 +88,8 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         results do not depend on it.
     random_state: the seed of the C library's rand(), which -b 1's folds are drawn from (an int is
         used as the seed itself: 1 is svm-train's own sequence); None draws one from numpy.
+    weights: for X of combined rows (``ppk.combine``), the parts' weights that training and test rows
+        are given (``ppk.combine``'s rows at these weights; None: the rows' own).
 
     Attributes: classes_, n_features_in_ (2-D X), support_ (indices of the support vectors),
     n_support_ (per class of classes_), svm_ (the LIBSVM model: ``save`` writes svm-predict's file).
@@ -95,7 +97,7 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
 
     def __init__(self, family="multinomial", fit_options=None, kernel="ppk", rho=1.0, T=0, C=1.0,
                  class_weight=None, probability=False, tol=1e-3, shrinking=True, cache_size=200.0,
-                 decision_function_shape="ovr", n_jobs=None, random_state=None):
+                 decision_function_shape="ovr", n_jobs=None, random_state=None, weights=None):
         self.family = family
         self.fit_options = fit_options
         self.kernel = kernel
@@ -110,9 +112,14 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         self.decision_function_shape = decision_function_shape
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.weights = weights
 
     def _more_tags(self):
         return input_tags(self)
+
+    def _weighted(self, models):
+        """models at the weights of this estimator (combined rows; as they are when weights is None)."""
+        return models if self.weights is None else _ppk.reweighted(models, _check_weights("weights", self.weights))
 
     def _n_jobs(self):
         if self.n_jobs is None:
@@ -129,6 +136,8 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         _check_number("rho", self.rho, minimum=0)
         _check_number("T", self.T, integral=True, minimum=0, exclusive=False)
         _check_number("C", self.C, minimum=0)
+        if self.weights is not None:
+            _check_weights("weights", self.weights)
 
     def _train_options(self, y):
         self._check_setting()
@@ -158,7 +167,7 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         """Fits the models of X and trains the SVM on them with the labels y; returns self."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        models = fitted_models(self, X, reset=True)
+        models = self._weighted(fitted_models(self, X, reset=True))
         y = column_or_1d(y, warn=True)
         if len(y) != len(models):
             raise ValueError(f"X has {len(models)} examples but y has {len(y)} labels")
@@ -193,7 +202,7 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
 
     def _test_models(self, X):
         check_is_fitted(self)
-        return fitted_models(self, X, reset=False)
+        return self._weighted(fitted_models(self, X, reset=False))
 
     def _ovo(self, X):
         """The one-against-one decision values in sklearn's order: pair (i, j), i < j of classes_,
@@ -272,7 +281,7 @@ def _fit_depends_on_other_examples(pool, fit_options):
 
 
 # PPKSVC's parameters that PPKSVCCV's grid sets.
-_GRID_PARAMETERS = ("kernel", "rho", "T", "C")
+_GRID_PARAMETERS = ("kernel", "rho", "T", "C", "weights")
 
 
 def _grid_values(name, values):
@@ -303,6 +312,10 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
     kernels : list of "ppk", "ppk_norm"
     rhos : list of float > 0
     Ts : list of int >= 0, time steps of sequence models (0: each model's own)
+    weightings : None, or for X of combined rows (``ppk.combine``) a list of the parts' weights (each a
+        list of numbers), the grid of PPKSVC's ``weights``: each part's normalized kernel matrix is
+        computed once per (rho, T) and every weighting is their weighted sum, no kernel computed for it.
+        None: the rows' own weights (no ``weights`` in the grid).
     Cs : list of float > 0
     cv : int, cross-validation generator or iterable, as GridSearchCV's (default 5: stratified 5-fold).
     class_weight, probability, tol, shrinking, cache_size, decision_function_shape, n_jobs,
@@ -321,7 +334,7 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
     def __init__(self, family="multinomial", fit_options=None, kernels=("ppk", "ppk_norm"),
                  rhos=(0.1, 0.25, 0.5, 0.75, 1.0), Ts=(0,), Cs=(0.1, 1.0, 10.0, 100.0, 1000.0), cv=5,
                  class_weight=None, probability=False, tol=1e-3, shrinking=True, cache_size=200.0,
-                 decision_function_shape="ovr", n_jobs=None, random_state=None):
+                 decision_function_shape="ovr", n_jobs=None, random_state=None, weightings=None):
         self.family = family
         self.fit_options = fit_options
         self.kernels = kernels
@@ -337,6 +350,7 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         self.decision_function_shape = decision_function_shape
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.weightings = weightings
 
     def _more_tags(self):
         return input_tags(self)
@@ -361,9 +375,11 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if len(np.unique(y)) < 2:
             raise ValueError(f"The number of classes has to be greater than one; got {len(np.unique(y))} class")
-        grid = list(ParameterGrid({"kernel": _grid_values("kernels", self.kernels),
-                                   "rho": _grid_values("rhos", self.rhos), "T": _grid_values("Ts", self.Ts),
-                                   "C": _grid_values("Cs", self.Cs)}))
+        lists = {"kernel": _grid_values("kernels", self.kernels), "rho": _grid_values("rhos", self.rhos),
+                 "T": _grid_values("Ts", self.Ts), "C": _grid_values("Cs", self.Cs)}
+        if self.weightings is not None:
+            lists["weights"] = [tuple(_check_weights("weightings[]", w)) for w in _grid_values("weightings", self.weightings)]
+        grid = list(ParameterGrid(lists))
         for setting in grid:  # every value checked as PPKSVC checks it, before anything is fitted
             self._classifier(**setting)._check_setting()
         examples = _as_indexable(X)
@@ -378,12 +394,25 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         fold_models = None
         if not isinstance(X, Models) and _fit_depends_on_other_examples(everything.fit_pool_, self.fit_options):
             fold_models = [self._fold_models(examples, train, test) for train, test in folds]
-        matrices = list(dict.fromkeys((s["kernel"], s["rho"], s["T"]) for s in grid))
+        matrices = list(dict.fromkeys((s["kernel"], s["rho"], s["T"], s.get("weights")) for s in grid))
         costs = list(dict.fromkeys(s["C"] for s in grid))
         scores, times = {}, {}
-        for kernel, rho, T in matrices:
+        # Combined rows over a grid of weightings: each part's ppk_norm matrix once per (rho, T) (fitted
+        # once: combined rows are ppk.Models), every (kernel, weights) their weighted sum.
+        parts = _ppk.combined_parts(all_models)[0] if self.weightings is not None else None
+        part_matrices, part_time = {}, {}
+        for kernel, rho, T, weights in matrices:
             shared = None
-            if fold_models is None:
+            if parts is not None:
+                start = time.perf_counter()
+                if (rho, T) not in part_matrices:
+                    part_matrices[(rho, T)] = [_ppk.KernelMatrix(part, "ppk_norm", rho, T, self._classifier()._n_jobs())
+                                               for part in parts]
+                    part_time[(rho, T)] = time.perf_counter() - start
+                    start = time.perf_counter()
+                shared = _ppk.KernelMatrix.weighted_sum(part_matrices[(rho, T)], list(weights), kernel)
+                shared_time = (time.perf_counter() - start + part_time[(rho, T)] / len(matrices)) / len(folds)
+            elif fold_models is None:
                 start = time.perf_counter()
                 shared = _ppk.KernelMatrix(all_models, kernel, rho, T, self._classifier()._n_jobs())
                 shared_time = (time.perf_counter() - start) / len(folds)
@@ -397,8 +426,8 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
                 held_out = self._fold_predictions(matrix, y, train, train_at, test_at, kernel, rho, T, costs)
                 elapsed = (time.perf_counter() - start + (shared_time if shared is not None else 0)) / len(costs)
                 for c, cost in enumerate(costs):
-                    scores.setdefault((kernel, rho, T, cost), []).append(float(np.mean(held_out[c] == y[test])))
-                    times.setdefault((kernel, rho, T, cost), []).append(elapsed)
+                    scores.setdefault((kernel, rho, T, weights, cost), []).append(float(np.mean(held_out[c] == y[test])))
+                    times.setdefault((kernel, rho, T, weights, cost), []).append(elapsed)
         self.cv_results_ = self._results(grid, scores, times)
         self.best_index_ = int(self.cv_results_["rank_test_score"].argmin())
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
@@ -432,10 +461,14 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
     def _results(self, grid, scores, times):
         """cv_results_ in GridSearchCV's layout, the candidates in ParameterGrid's order."""
         results = {"params": grid}
-        for name in ("C", "T", "kernel", "rho"):
-            results[f"param_{name}"] = np.ma.MaskedArray([s[name] for s in grid], mask=False, dtype=object)
-        split = np.array([scores[(s["kernel"], s["rho"], s["T"], s["C"])] for s in grid])
-        fit_times = np.array([times[(s["kernel"], s["rho"], s["T"], s["C"])] for s in grid])
+        for name in ("C", "T", "kernel", "rho") + (("weights",) if "weights" in grid[0] else ()):
+            column = np.ma.MaskedArray(np.empty(len(grid), dtype=object), mask=False)
+            for i, setting in enumerate(grid):  # one object per candidate (a weighting is one tuple)
+                column[i] = setting[name]
+            results[f"param_{name}"] = column
+        keys = [(s["kernel"], s["rho"], s["T"], s.get("weights"), s["C"]) for s in grid]
+        split = np.array([scores[key] for key in keys])
+        fit_times = np.array([times[key] for key in keys])
         for k in range(split.shape[1]):
             results[f"split{k}_test_score"] = split[:, k]
         results["mean_test_score"] = split.mean(axis=1)

@@ -50,12 +50,13 @@ svm_parameter svm_train_parameters(const TrainOptions& options, int kernel_type)
 
 // Registers ppk._ppk.Models (bind_models), ppk._ppk.Examples and fit (bind_fit), gram (bind_gram),
 // FeatureMap (bind_map), SvmClassifier (bind_svm), KernelMatrix and cross_validated_predictions
-// (bind_cross_validation).
+// (bind_cross_validation), combine, combined_parts and reweighted (bind_combined).
 void bind_models(py::module_& module);
 void bind_fit(py::module_& module);
 void bind_gram(py::module_& module);
 void bind_map(py::module_& module);
 void bind_svm(py::module_& module);
 void bind_cross_validation(py::module_& module);
+void bind_combined(py::module_& module);
 
 }  // namespace ppk::python

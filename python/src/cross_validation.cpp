@@ -28,10 +28,32 @@ class KernelMatrix {
     cli::check_first_row_and_column(kind, prepared, prepared);
     matrix_ = cli::compute_gram(kind, prepared, prepared, true, threads);
   }
+  // The kernel matrix of combined rows of `weights` under `kernel` from their parts' matrices of the
+  // normalized kernel (each a KernelMatrix of one part's models, kernel "ppk_norm"): their weighted sum
+  // (cli::combined_gram), no kernel computed for the weighting.
+  static KernelMatrix weighted_sum(const std::vector<const KernelMatrix*>& parts, const std::vector<double>& weights,
+                                   const std::string& kernel) {
+    const KernelKind kind = kernel_kind(kernel);
+    if (parts.empty() || weights.size() != parts.size())
+      throw py::value_error("weighted_sum: one weight per part matrix, got " + std::to_string(weights.size()) +
+                            " weights for " + std::to_string(parts.size()) + " matrices");
+    std::vector<const cli::GramMatrix*> matrices;
+    for (const KernelMatrix* part : parts) {
+      if (part->size() != parts.front()->size())
+        throw py::value_error("weighted_sum: part matrices of " + std::to_string(parts.front()->size()) + " and " +
+                              std::to_string(part->size()) + " examples");
+      matrices.push_back(&part->matrix_);
+    }
+    KernelMatrix sum;
+    py::gil_scoped_release release;
+    sum.matrix_ = cli::combined_gram(parts.front()->matrix_.rows(), matrices, weights, kind);
+    return sum;
+  }
   const cli::GramMatrix& matrix() const { return matrix_; }
   std::size_t size() const { return static_cast<std::size_t>(matrix_.rows()); }
 
  private:
+  KernelMatrix() = default;
   cli::GramMatrix matrix_;
 };
 
@@ -76,6 +98,8 @@ void bind_cross_validation(py::module_& module) {
                            "The kernel matrix of ppk.Models, held once (its upper triangle), for cross-validation")
       .def(py::init<const ModelRows&, const std::string&, double, long, std::optional<long>>(), py::arg("models"),
            py::arg("kernel"), py::arg("rho"), py::arg("T"), py::arg("n_jobs") = py::none())
+      .def_static("weighted_sum", &KernelMatrix::weighted_sum, py::arg("parts"), py::arg("weights"), py::arg("kernel"),
+                  "The matrix of combined rows at `weights` from their parts' ppk_norm matrices: their weighted sum")
       .def("__len__", &KernelMatrix::size);
   module.def("cross_validated_predictions", &cross_validated_predictions, py::arg("matrix"), py::arg("labels"),
              py::arg("folds"), py::arg("options"), py::arg("costs"), py::arg("n_jobs") = py::none(),

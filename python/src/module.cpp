@@ -26,4 +26,5 @@ PYBIND11_MODULE(_ppk, module) {
   ppk::python::bind_map(module);
   ppk::python::bind_svm(module);
   ppk::python::bind_cross_validation(module);
+  ppk::python::bind_combined(module);
 }

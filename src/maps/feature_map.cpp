@@ -23,6 +23,7 @@
 #include "ppk/core/family.hpp"
 #include "ppk/core/sampling.hpp"
 #include "ppk/core/thread_pool.hpp"
+#include "ppk/families/combined.hpp"
 
 namespace ppk {
 
@@ -63,7 +64,12 @@ class ExactMap : public FeatureMap {
 
   void features(const PreparedModel& model, Row& out) const override {
     check_domain(model);
-    const ExactFeatures phi = mappable(model.model(), domain().family).exact_features();
+    model_features(model.model(), out);
+  }
+
+  // features() of a model of this map's domain, prepared with its parameters: a combined row's part.
+  void model_features(const Model& model, Row& out) const {
+    const ExactFeatures phi = mappable(model, domain().family).exact_features();
     if (phi.dim + (route_ == MapRoute::sparse ? 1 : 0) != dimension_)
       throw KernelDomainError("a row with " + std::to_string(phi.dim) + " features, but the map of " +
                               domain().describe() + " has " + std::to_string(dimension_));
@@ -123,6 +129,73 @@ void save_header(std::ostream& out, MapRoute route, const MapDomain& domain, lon
 
 void ExactMap::save(std::ostream& out) const { save_header(out, route_, domain(), dimension_); }
 
+// The exact or sparse map of combined rows (families/combined.hpp): each part's map of the normalized
+// kernel (its features over its norm), part i's scaled by sqrt(w_i) and placed after the features of the
+// parts before it, so that
+//     <phi(a), phi(b)> = sum_i w_i <phi_i(a_i), phi_i(b_i)> / (|phi_i(a_i)| |phi_i(b_i)|) = K(a, b),
+// the combined kernel; its ppk_norm map is that over its norm, sqrt(sum_i w_i). Each part's route is
+// its own (a smoothed multinomial part sparse, a bernoulli part exact).
+class CombinedMap : public FeatureMap {
+ public:
+  CombinedMap(MapDomain domain, MapRoute route, std::vector<std::unique_ptr<ExactMap>> parts)
+      : FeatureMap(std::move(domain)), route_(route), parts_(std::move(parts)) {
+    for (const auto& part : parts_) {
+      offsets_.push_back(dimension_);
+      dimension_ += part->dimension();
+    }
+    if (dimension_ > std::numeric_limits<int>::max())
+      throw KernelDomainError("the map of " + this->domain().describe() + " would have " + std::to_string(dimension_) +
+                              " features, more than a LIBSVM row's indices reach (2^31 - 1)");
+  }
+  MapRoute route() const override { return route_; }
+  long dimension() const override { return dimension_; }
+
+  void features(const PreparedModel& model, Row& out) const override {
+    check_domain(model);  // the same parts' families and spaces, and the same weights
+    const auto& combined = dynamic_cast<const CombinedModel&>(model.model());
+    thread_local Row part_features;
+    out.clear();
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      const double weight = combined.weights()[i];
+      if (weight == 0.0) continue;
+      parts_[i]->model_features(combined.part(i), part_features);
+      const double scale = std::sqrt(weight);
+      for (const RowEntry& entry : part_features)
+        out.push_back({entry.index + static_cast<int>(offsets_[i]), scale * entry.value});
+    }
+    if (domain().kind == KernelKind::ppk_norm) normalize(out);
+    check_finite(out, domain());
+  }
+
+  // The header, then "parts P" and one line per part: "part ROUTE DIMENSION FAMILY SPACE_DIM SPACE_KIND".
+  void save(std::ostream& out) const override {
+    save_header(out, route_, domain(), dimension_);
+    out << "parts " << parts_.size() << "\n";
+    for (const auto& part : parts_)
+      out << "part " << route_name(part->route()) << " " << part->dimension() << " " << part->domain().family << " "
+          << part->domain().space.dim << " " << part->domain().space.kind << "\n";
+  }
+
+ private:
+  MapRoute route_;
+  std::vector<std::unique_ptr<ExactMap>> parts_;
+  std::vector<long> offsets_;
+  long dimension_ = 0;
+};
+
+// `error` of part i of combined rows, `part`, restated for the combined rows.
+KernelDomainError part_error(std::size_t i, const Model& part, const KernelDomainError& error) {
+  return KernelDomainError("combined part " + std::to_string(i + 1) + " (" + part.family().name + " over " +
+                           part.sample_space().describe() + "): " + error.what() +
+                           " of the combined rows (it maps every part's kernel)");
+}
+
+// The domain of part i of combined rows under the combined map `domain`: the normalized kernel at its
+// parameters, on the part's family and sample space.
+MapDomain part_domain(const MapDomain& domain, const Model& part) {
+  return {KernelKind::ppk_norm, domain.params, part.family().name, part.sample_space()};
+}
+
 std::unique_ptr<PreparedModel> prepared_row(const Row& row, KernelKind kind, const KernelParams& params) {
   auto model = std::make_unique<PreparedModel>(decode_row(row), params);
   check_finite_kernel_values(kind, *model);
@@ -157,9 +230,27 @@ void FeatureMap::check_domain(const PreparedModel& model) const {
                             domain_.describe());
 }
 
-std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKind kind, MapRoute route) {
+std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKind kind, MapRoute route,
+                                           const std::vector<MapRoute>& part_routes) {
   if (route == MapRoute::nystrom) throw std::invalid_argument("make_exact_map: the route must be exact or sparse");
   MapDomain domain = domain_of(first, kind);
+  if (const auto* combined = dynamic_cast<const CombinedModel*>(&first.model())) {
+    std::vector<std::unique_ptr<ExactMap>> parts;
+    for (std::size_t i = 0; i < combined->size(); ++i) {
+      const MapRoute part_route = part_routes.empty() ? route : part_routes.at(i);
+      if (part_route == MapRoute::nystrom) throw std::invalid_argument("make_exact_map: a part's route is nystrom");
+      MapDomain part = part_domain(domain, combined->part(i));
+      long dim = 0;
+      try {
+        dim = ExactMap::mappable(combined->part(i), part.family).exact_features().dim;
+      } catch (const KernelDomainError& e) {
+        throw part_error(i, combined->part(i), e);
+      }
+      parts.push_back(
+          std::make_unique<ExactMap>(std::move(part), part_route, dim + (part_route == MapRoute::sparse ? 1 : 0)));
+    }
+    return std::make_unique<CombinedMap>(std::move(domain), route, std::move(parts));
+  }
   const long dim = ExactMap::mappable(first.model(), domain.family).exact_features().dim;
   return std::make_unique<ExactMap>(std::move(domain), route, dim + (route == MapRoute::sparse ? 1 : 0));
 }
@@ -173,25 +264,34 @@ std::string three_digits(double value) {
 }
 }  // namespace
 
-RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind) {
-  if (sample.empty()) throw std::invalid_argument("choose_exact_or_sparse: no rows");
-  const MapDomain domain = domain_of(*sample.front(), kind);
-  const ExactFeatures first = ExactMap::mappable(sample.front()->model(), domain.family).exact_features();
+namespace {
+
+// choose_exact_or_sparse for prepared models of one family (the rows, or the parts i of combined rows).
+RouteChoice choose_for_models(const std::vector<const Model*>& sample, KernelKind kind) {
+  struct Domain {
+    std::string family;
+    SampleSpace space;
+  };
+  const Domain domain{sample.front()->family().name, sample.front()->sample_space()};
+  const ExactFeatures first = ExactMap::mappable(*sample.front(), domain.family).exact_features();
   if (first.shared == 0.0)
-    return {MapRoute::exact, domain.family +
-                                 " rows without a part shared by every feature (phi = u): their exact map, k to "
-                                 "rounding, writes no more features than the sparse map"};
+    return {MapRoute::exact,
+            domain.family +
+                " rows without a part shared by every feature (phi = u): their exact map, k to "
+                "rounding, writes no more features than the sparse map",
+            {}};
   if (!first.shared_is_uniform)
-    return {MapRoute::sparse, domain.family +
-                                  " rows over a leveled base, whose dense exact map the rows do not determine; the "
-                                  "sparse map's inner products are k + g g' (docs/feature-maps.md)"};
+    return {MapRoute::sparse,
+            domain.family +
+                " rows over a leveled base, whose dense exact map the rows do not determine; the "
+                "sparse map's inner products are k + g g' (docs/feature-maps.md)",
+            {}};
   // Features written by each route over the sample: D a row dense, the listed words + 1 sparse.
   double dense = 0.0, sparse = 0.0, listed = 0.0;
   long rows = 0;
-  for (const PreparedModel* model : sample) {
-    const MapDomain row_domain = domain_of(*model, kind);
-    if (row_domain.family != domain.family || row_domain.space != domain.space) continue;
-    const ExactFeatures phi = ExactMap::mappable(model->model(), domain.family).exact_features();
+  for (const Model* model : sample) {
+    if (model->family().name != domain.family || model->sample_space() != domain.space) continue;
+    const ExactFeatures phi = ExactMap::mappable(*model, domain.family).exact_features();
     dense += static_cast<double>(phi.dim);
     sparse += static_cast<double>(phi.index.size() + 1);
     listed += static_cast<double>(phi.index.size());
@@ -211,7 +311,39 @@ RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& samp
               " of k for f = L / D, the share of the words a row lists (" + three_digits(share) +
               " on average here; docs/feature-maps.md)";
   }
-  return {route, reason};
+  return {route, reason, {}};
+}
+
+}  // namespace
+
+RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind) {
+  if (sample.empty()) throw std::invalid_argument("choose_exact_or_sparse: no rows");
+  const auto* first = dynamic_cast<const CombinedModel*>(&sample.front()->model());
+  if (first == nullptr) {
+    std::vector<const Model*> models;
+    for (const PreparedModel* model : sample) models.push_back(&model->model());
+    return choose_for_models(models, kind);
+  }
+  // Combined rows: each part's route, chosen on the parts i of the rows of the first row's domain.
+  const MapDomain domain = domain_of(*sample.front(), kind);
+  RouteChoice choice{MapRoute::exact, "", {}};
+  for (std::size_t i = 0; i < first->size(); ++i) {
+    std::vector<const Model*> parts;
+    for (const PreparedModel* model : sample)
+      if (domain_of(*model, kind).space == domain.space)
+        parts.push_back(&dynamic_cast<const CombinedModel&>(model->model()).part(i));
+    RouteChoice part;
+    try {
+      part = choose_for_models(parts, KernelKind::ppk_norm);
+    } catch (const KernelDomainError& e) {
+      throw part_error(i, first->part(i), e);
+    }
+    choice.part_routes.push_back(part.route);
+    if (part.route == MapRoute::sparse) choice.route = MapRoute::sparse;
+    choice.reason += (i == 0 ? "" : "; ") + std::string("part ") + std::to_string(i + 1) + " " + route_name(part.route) +
+                     ": " + part.reason;
+  }
+  return choice;
 }
 
 // --- Nystrom -------------------------------------------------------------------------------------
@@ -491,6 +623,31 @@ std::unique_ptr<FeatureMap> load_feature_map(std::istream& in, const std::string
   if (gap == std::string::npos) file.fail("space: expected 'space DIM KIND'");
   domain.space = {space.substr(gap + 1), file.whole("space", space.substr(0, gap), 0, 1000000000000L)};
   const long dimension = file.whole("dimension", file.field("dimension"), 1, 1000000000000L);
+  if (route != MapRoute::nystrom && domain.family == combined_family().name) {
+    // "parts P", then "part ROUTE DIMENSION FAMILY SPACE_DIM SPACE_KIND" per part (CombinedMap::save).
+    const long count = file.whole("parts", file.field("parts"), 1, domain.space.dim);
+    if (count != domain.space.dim) file.fail("parts: expected " + std::to_string(domain.space.dim) + ", the rows' parts");
+    std::vector<std::unique_ptr<ExactMap>> parts;
+    long total = 0;
+    for (long i = 0; i < count; ++i) {
+      std::istringstream words(file.field("part"));
+      std::string part_route, part_dimension, family, space_dim, kind;
+      words >> part_route >> part_dimension >> family >> space_dim >> std::ws;
+      std::getline(words, kind);
+      if (part_route != "exact" && part_route != "sparse")
+        file.fail("part: expected the route exact or sparse, got '" + part_route + "'");
+      if (find_family(family) == nullptr) file.fail("part: no family named '" + family + "'");
+      if (kind.empty()) file.fail("part: expected 'part ROUTE DIMENSION FAMILY SPACE_DIM SPACE_KIND'");
+      MapDomain part{
+          KernelKind::ppk_norm, domain.params, family, {kind, file.whole("part", space_dim, 0, 1000000000000L)}};
+      const long dim = file.whole("part", part_dimension, 1, 1000000000000L);
+      total += dim;
+      parts.push_back(
+          std::make_unique<ExactMap>(std::move(part), part_route == "exact" ? MapRoute::exact : MapRoute::sparse, dim));
+    }
+    if (total != dimension) file.fail("dimension: the parts' dimensions sum to " + std::to_string(total));
+    return std::make_unique<CombinedMap>(std::move(domain), route, std::move(parts));
+  }
   if (route != MapRoute::nystrom) return std::make_unique<ExactMap>(std::move(domain), route, dimension);
 
   const double floor = file.number("eigen-floor", file.field("eigen-floor"));

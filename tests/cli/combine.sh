@@ -6,7 +6,8 @@
 # sum over the sum of the weights; the Grams are PSD (ppk gram --psd). Refused, exit status non-zero,
 # nothing written, the files or rows named: one file, different numbers of rows, different labels, bad
 # weights, a combined or inexact row as a part; rows of two weightings have no kernel.
-source "$(dirname "$0")/lib.bash" "$@"
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.bash" "$@"
 
 # 24 'LABEL SEQUENCE' lines of 14 symbols: class 1 repeats its last symbol more often than class 2.
 awk 'BEGIN { srand(7); split("A C G T", symbol, " ")
@@ -85,9 +86,10 @@ for i, row in enumerate(got):
 PY
 pass
 # The labels and the order are the files': the decoded parts are the input rows.
-"$PPK" decode sequences.ppk | head -n 1 | python3 -c "
-import json, sys
-row = json.loads(sys.stdin.readline())
+"$PPK" decode sequences.ppk -o sequences.jsonl
+python3 -c "
+import json
+row = json.loads(open('sequences.jsonl').readline())
 assert row['family'] == 'combined' and row['weights'] == [1.0, 1.0] and [p['family'] for p in row['parts']] == ['hmm', 'multinomial'], row
 " || fail "the decoded combined row"
 [[ $(cut -d' ' -f1 sequences.ppk | paste -sd,) == $(cut -d' ' -f1 hmm.ppk | paste -sd,) ]] || fail "the labels changed"
@@ -122,4 +124,48 @@ expect_error 1 "combined rows with the weights 1,1 and 1,2: no kernel" -- \
   "$PPK" gram -t ppk_norm -g 0.5 sequences.ppk other_weights.ppk
 "$PPK" combine kmers.ppk hmm.ppk -o swapped.ppk
 expect_error 1 "combined part 1: hmm over" "vs multinomial over" -- "$PPK" gram -t ppk_norm -g 0.5 -d 5 sequences.ppk swapped.ppk
+
+# ppk map of combined rows: the parts' maps of the normalized kernel, part i scaled by sqrt(w_i), so the
+# inner products are the combined kernel (ppk gram of the rows) to 1e-12; ppk_norm maps are unit
+# vectors. Parts with exact maps: bernoulli rows (D = 4), maximum-likelihood and smoothed multinomial rows.
+python3 - >bits.jsonl <<'PY'
+import json, random
+random.seed(3)
+for i in range(24):
+    print(json.dumps({"label": i % 2 + 1, "family": "bernoulli", "p": [random.uniform(0.05, 0.95) for _ in range(4)]}))
+PY
+"$PPK" encode bits.jsonl -o bits.ppk
+"$PPK" fit multinomial --dim 16 --alpha 0 bigrams.txt -o kmers_ml.ppk
+for weights in 1,1,1 0.5,0,2; do
+  "$PPK" combine --weights "$weights" bits.ppk kmers_ml.ppk kmers.ppk -o mappable.ppk
+  for rho in 0.5 1; do
+    for kind in ppk ppk_norm; do
+      "$PPK" gram -t $kind -g $rho mappable.ppk -o gram.txt
+      "$PPK" map -t $kind -g $rho --map exact mappable.ppk --save-map mappable.map -o features.txt
+      /usr/bin/python3 "$HERE/feature_maps.py" inner features.txt gram.txt 1e-12 ||
+        fail "map of combined rows ($weights, $kind, rho $rho): inner products are not the kernel"
+      [[ $kind == ppk ]] || /usr/bin/python3 "$HERE/feature_maps.py" unit features.txt 1e-12 || fail "ppk_norm map not unit"
+      "$PPK" map --map-from mappable.map mappable.ppk -o again.txt
+      cmp -s features.txt again.txt || fail "the saved map of combined rows maps otherwise"
+      pass
+    done
+  done
+done
+# Without --map each part takes its own route, said in the note; a part without an exact map (hmm) is
+# refused naming it, and rows of other weights are outside a saved map's domain.
+"$PPK" map -t ppk -g 0.5 mappable.ppk -o features.txt 2>note.txt
+grep -qF "part 1 exact: bernoulli rows" note.txt && grep -qF "part 3 exact: the exact map of these smoothed multinomial" note.txt ||
+  fail "the route note: $(cat note.txt)"
+rm features.txt
+expect_error 1 "combined part 1 (hmm over" "no exact or sparse map" "use the Nystrom map" -- \
+  "$PPK" map -t ppk -g 0.5 sequences.ppk -o features.txt
+"$PPK" combine --weights 1,1,1 bits.ppk kmers_ml.ppk kmers.ppk -o reweighted.ppk
+expect_error 1 "reweighted.ppk: row 1: a combined row over parts [1 x bernoulli" "but the map is of ppk_norm" -- \
+  "$PPK" map --map-from mappable.map reweighted.ppk -o features.txt
+expect_no_output features.txt
+# The Nystrom map covers combined rows of any parts (its kernel is the combined kernel's).
+"$PPK" map -t ppk_norm -g 0.5 -d 5 --map nystrom --landmarks 24 sequences.ppk -o nystrom.txt 2>/dev/null
+"$PPK" gram -t ppk_norm -g 0.5 -d 5 sequences.ppk -o gram.txt
+/usr/bin/python3 "$HERE/feature_maps.py" inner nystrom.txt gram.txt 1e-8 || fail "the Nystrom map of all 24 combined rows"
+pass
 finish

@@ -80,8 +80,13 @@ class FeatureMap {
 };
 
 // The exact or sparse map (route exact or sparse) of rows of the domain of `first`, whose family
-// must be mappable (core/exact_map.hpp); KernelDomainError naming the family otherwise.
-std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKind kind, MapRoute route);
+// must be mappable (core/exact_map.hpp); KernelDomainError naming the family otherwise. Combined rows
+// (families/combined.hpp) map to the concatenation of their parts' maps of the normalized kernel, part i
+// scaled by sqrt(w_i), so that <phi(a), phi(b)> is the combined kernel; every part must be mappable
+// (the error names the part), and part i takes part_routes[i] when given (choose_exact_or_sparse's),
+// else `route`.
+std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKind kind, MapRoute route,
+                                           const std::vector<MapRoute>& part_routes = {});
 
 // The route between exact and sparse for rows like `sample` (their first rows; rows outside the
 // domain of the first are left out), the default of `ppk map` and of PPKFeatures' method "auto":
@@ -97,9 +102,12 @@ std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKin
 //   ppk_norm  |<psi, psi'> / (|psi| |psi'|) - k_norm(p,p')| <= (f + f') / 2.
 // KernelDomainError, as make_exact_map, when the first row's family has no exact or sparse map.
 constexpr double kSparseFromRatio = 4.0;
+// For combined rows each part's route is chosen so, on the parts of the sample (in part_routes; route
+// is sparse when a part's is).
 struct RouteChoice {
   MapRoute route = MapRoute::exact;
-  std::string reason;  // why, in a sentence for the note of `ppk map`
+  std::string reason;                 // why, in a sentence for the note of `ppk map`
+  std::vector<MapRoute> part_routes;  // combined rows: each part's route; empty otherwise
 };
 RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind);
 
