@@ -532,7 +532,7 @@ def tables(scores, quick):
         for kind in ("plain", "ppk"):
             candidates = [r for r in results if r[0].kind == kind]
             best[kind] = max(candidates, key=lambda r: (r[1], -candidates.index(r)))
-        difference = 100 * (best["ppk"][1] - best["plain"][1])
+        difference = round(100 * best["ppk"][1], 1) - round(100 * best["plain"][1], 1)  # of the figures shown
         verdict = "win" if difference > 0 else "level" if difference == 0 else "loss"
         lines.append(f"| {data.name} | {best['plain'][0].name} {100 * best['plain'][1]:.1f}% | "
                      f"{best['ppk'][0].name} {100 * best['ppk'][1]:.1f}% | {difference:+.1f} ({verdict}) |")
