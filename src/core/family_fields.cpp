@@ -790,4 +790,77 @@ void JsonReaderArchive::listed_numbers(const char*, std::vector<std::pair<long, 
   for (std::size_t i = 0; i < numbers.size(); ++i) entries.emplace_back(p.index[i], numbers[i] + 1.0);
 }
 
+// ---- Kinds added for the markov family: an optional dense vector, a sparse block.
+
+void RowWriterArchive::optional_reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  out_.real(values.empty() ? 0.0 : 1.0);
+  if (!values.empty()) reals(field, values, dim);
+}
+
+void RowWriterArchive::sparse_reals(const char*, std::vector<std::pair<long, double>>& entries, const Dimension& dim,
+                                    const char*) {
+  out_.sparse(entries, static_cast<std::size_t>(dim.value));
+}
+
+// The flag's index and the values' are all the field's.
+void RowReaderArchive::optional_reals(const char* field, std::vector<double>& values, const Dimension& dim) {
+  const long first = in_.next_index();
+  const long present = whole(field, 0, 1);
+  values.clear();
+  if (present == 1) {
+    claim(field, claim_of(dim));
+    values = in_.reals(field, static_cast<std::size_t>(dim.value));
+  }
+  spans_.push_back({field, first, in_.next_index() - first, 1});
+}
+
+void RowReaderArchive::sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries,
+                                    const Dimension& dim, const char*) {
+  const long first = in_.next_index();
+  entries = in_.sparse(field, static_cast<std::size_t>(dim.value));
+  record(field, first);
+}
+
+void JsonWriterArchive::optional_reals(const char* field, std::vector<double>& values, const Dimension&) {
+  if (!values.empty()) out_[field] = values;
+}
+
+void JsonWriterArchive::sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension&,
+                                     const char* member) {
+  if (entries.empty()) return;
+  std::vector<long> index;
+  std::vector<double> values;
+  index.reserve(entries.size());
+  values.reserve(entries.size());
+  for (const auto& [offset, value] : entries) {
+    index.push_back(offset);
+    values.push_back(value);
+  }
+  out_[field]["index"] = index;
+  out_[field][member] = values;
+}
+
+void JsonReaderArchive::optional_reals(const char* field, std::vector<double>& values, const Dimension&) {
+  values.clear();
+  if (fields_.has(field)) values = fields_.reals(field);
+}
+
+// The offsets must be whole numbers >= 0 here (to be held as longs); the constructor checks their range
+// and order, naming the element.
+void JsonReaderArchive::sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension&,
+                                     const char* member) {
+  entries.clear();
+  if (!fields_.has(field)) return;
+  const std::vector<double> index = member_numbers(field, "index");
+  const std::vector<double> values = member_numbers(field, member);
+  if (index.size() != values.size())
+    throw fields_.invalid(field, std::string("\"index\" and \"") + member + "\" of one length");
+  entries.reserve(index.size());
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (!(index[i] >= 0.0 && index[i] <= static_cast<double>(kMaxDimension)) || index[i] != std::floor(index[i]))
+      throw fields_.invalid(field, "\"index\": whole numbers in [0, " + std::to_string(kMaxDimension) + "]");
+    entries.emplace_back(static_cast<long>(index[i]), values[i]);
+  }
+}
+
 }  // namespace ppk::detail

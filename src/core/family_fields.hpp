@@ -207,6 +207,16 @@ class RowWriterArchive {
   // (naming a missing or stray one).
   void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
                       const Dimension& dim, const ListedLayout& layout, const char* member);
+  // ---- Kinds added for the markov family: an optional dense vector, a sparse block.
+  // A vector of dim.value reals that may be absent (empty): a row holds 1 and then the values, or 0; JSON
+  // the array `field`, or nothing.
+  void optional_reals(const char* field, std::vector<double>& values, const Dimension& dim);
+  // The (offset, value) entries of a dim.value-long vector whose other values are 0, offsets increasing:
+  // a row holds the block of dim.value indices with the entries at their offsets (zeros omitted, as every
+  // row omits them); JSON the object `field` {"index": [the offsets], member: [the values]}, or nothing for
+  // no entries. The model's constructor checks the offsets (in [0, dim.value), increasing) and values.
+  void sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension& dim,
+                    const char* member);
 
  private:
   // Counts what the reader claims for `field` (RowReaderArchive::claim), so that no row is written that
@@ -288,6 +298,10 @@ class RowReaderArchive {
   void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
   void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
                       const Dimension& dim, const ListedLayout& layout, const char* member);
+  // ---- Kinds added for the markov family: an optional dense vector, a sparse block.
+  void optional_reals(const char* field, std::vector<double>& values, const Dimension& dim);
+  void sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension& dim,
+                    const char* member);
 
   // build(), its FieldError restated at the row: an error about element m of a nested-models field at
   // model m's indices, any other at its field's indices (at_row).
@@ -419,6 +433,10 @@ class JsonWriterArchive {
   void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
   void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
                       const Dimension& dim, const ListedLayout& layout, const char* member);
+  // ---- Kinds added for the markov family: an optional dense vector, a sparse block.
+  void optional_reals(const char* field, std::vector<double>& values, const Dimension& dim);
+  void sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension& dim,
+                    const char* member);
 
  private:
   nlohmann::json& out_;
@@ -489,6 +507,10 @@ class JsonReaderArchive {
   void group_whole_numbers(const char* field, std::vector<double>& values, const Dimension& group, const char* member);
   void listed_numbers(const char* field, std::vector<std::pair<long, double>>& entries, const SparseProbabilities& p,
                       const Dimension& dim, const ListedLayout& layout, const char* member);
+  // ---- Kinds added for the markov family: an optional dense vector, a sparse block.
+  void optional_reals(const char* field, std::vector<double>& values, const Dimension& dim);
+  void sparse_reals(const char* field, std::vector<std::pair<long, double>>& entries, const Dimension& dim,
+                    const char* member);
 
  private:
   // The JSON array `field` of 1 to max record objects.
@@ -606,6 +628,11 @@ class FieldNames {
   void group_whole_numbers(const char*, std::vector<double>&, const Dimension&, const char*) {}
   void listed_numbers(const char*, std::vector<std::pair<long, double>>&, const SparseProbabilities&, const Dimension&,
                       const ListedLayout&, const char*) {}
+  // ---- Kinds added for the markov family.
+  void optional_reals(const char* field, std::vector<double>&, const Dimension&) { names.push_back(field); }
+  void sparse_reals(const char* field, std::vector<std::pair<long, double>>&, const Dimension&, const char*) {
+    names.push_back(field);
+  }
 
   std::vector<const char*> names;
 };

@@ -13,6 +13,7 @@
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/lds.hpp"
 #include "ppk/families/linear_gaussian.hpp"
+#include "ppk/families/markov.hpp"
 #include "ppk/families/mi.hpp"
 #include "ppk/families/mixture.hpp"
 #include "ppk/families/montecarlo.hpp"
@@ -42,6 +43,7 @@ std::vector<const FamilyInfo*>& registry() {
       &montecarlo_family(),       // code 14
       &fhmm_family(),             // code 15
       &mi_family(),               // code 16
+      &markov_family(),           // code 18 (17: examples/geometric_family.cpp)
   };
   return families;
 }

@@ -26,6 +26,7 @@
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/lds.hpp"
 #include "ppk/families/linear_gaussian.hpp"
+#include "ppk/families/markov.hpp"
 #include "ppk/families/mixture.hpp"
 #include "ppk/families/montecarlo.hpp"
 #include "ppk/families/slds.hpp"
@@ -119,6 +120,9 @@ std::optional<long> sequence_steps(const Model& model) {
   if (const auto* lds = dynamic_cast<const LdsModel*>(&model)) return lds->steps();
   if (const auto* slds = dynamic_cast<const SldsModel*>(&model)) return slds->steps();
   if (const auto* fhmm = dynamic_cast<const FhmmModel*>(&model)) return fhmm->steps();
+  // An aligned chain's positions are fixed (-d does not change them), as a network's variables are.
+  if (const auto* markov = dynamic_cast<const MarkovModel*>(&model); markov != nullptr && !markov->aligned())
+    return markov->steps();
   return std::nullopt;
 }
 

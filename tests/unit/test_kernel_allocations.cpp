@@ -21,6 +21,7 @@
 #include "ppk/core/kernel.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/families/linear_gaussian.hpp"
+#include "ppk/families/markov.hpp"
 #include "ppk/families/multinomial.hpp"
 #include "ppk/families/slds.hpp"
 #include "kernel_params.hpp"
@@ -223,6 +224,27 @@ TEST(KernelAllocations, FactorialHmmKernelsReuseTheirScratchSpace) {
   EXPECT_EQ(allocations_while_evaluating(large_a, large_b), 0);
   EXPECT_EQ(allocations_while_evaluating(small_a, small_b, 5), 0);  // after the larger pair
   EXPECT_EQ(allocations_while_evaluating(large_a, large_a, 5), 0);
+}
+
+// A Markov chain's forward recursion keeps alpha and the step's products in per-thread vectors that only
+// grow: after the largest pair, chains of lower orders, aligned or not, evaluate without allocating.
+TEST(KernelAllocations, MarkovChainKernelsReuseTheirScratchSpace) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const auto chain = [](long order, long positions, double n) {
+    MarkovParameters p;
+    p.alphabet = 4;
+    p.order = order;
+    p.positions = positions;
+    p.length = positions > 0 ? positions - 1 : 59;
+    p.strength = 1.0;
+    p.counts = {{1, n}, {7, 2.0}, {19, 1.0}};  // (S >= 20: 4 + 16 at order 1)
+    return std::make_unique<MarkovModel>(std::move(p));
+  };
+  const PreparedModel large_a(chain(3, 60, 1.0), with_rho(0.7)), large_b(chain(2, 0, 3.0), with_rho(0.7));
+  const PreparedModel small_a(chain(1, 0, 2.0), with_rho(0.7)), small_b(chain(0, 60, 1.0), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(large_a, large_b), 0);
+  EXPECT_EQ(allocations_while_evaluating(small_a, small_b, 5), 0);
+  EXPECT_EQ(allocations_while_evaluating(large_a, small_b, 5), 0);
 }
 
 // An SLDS kernel runs one Kalman filter per pair of distinct drawn paths over the stacked model of

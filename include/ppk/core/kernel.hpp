@@ -49,7 +49,7 @@ void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
 // positive semidefinite". Empty for a family whose kernel is exact.
 std::string inexact_kernel_warning(const FamilyInfo& family);
 
-// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm; -d T once prepared, else the stored
+// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm, homogeneous markov; -d T once prepared, else the stored
 // length), or nothing for a model without time steps.
 std::optional<long> sequence_steps(const Model& model);
 
