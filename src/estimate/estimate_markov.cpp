@@ -15,16 +15,6 @@
 namespace ppk {
 namespace {
 
-// The shape of `shape` alone: no counts, no base, no strength.
-MarkovParameters shape_of(long alphabet, long order, long positions) {
-  MarkovParameters shape;
-  shape.alphabet = alphabet;
-  shape.order = order;
-  shape.positions = positions;
-  shape.length = positions > 0 ? positions - 1 : 0;
-  return shape;
-}
-
 // The dense pooled counts of `examples` over a table of `size` entries.
 std::vector<double> dense_counts(const std::vector<const MarkovCounts*>& examples, long size) {
   std::vector<double> total(static_cast<std::size_t>(size), 0.0);
@@ -84,14 +74,23 @@ class MarkovEstimator : public Estimator {
 
 }  // namespace
 
+MarkovParameters markov_shape(long alphabet, long order, long positions) {
+  MarkovParameters shape;
+  shape.alphabet = alphabet;
+  shape.order = order;
+  shape.positions = positions;
+  shape.length = positions > 0 ? positions - 1 : 0;
+  return shape;
+}
+
 void check_markov_shape(const MarkovParameters& shape) {
   try {
-    MarkovModel(shape_of(shape.alphabet, shape.order, shape.positions));
+    MarkovModel(markov_shape(shape.alphabet, shape.order, shape.positions));
   } catch (const ModelError& e) {
     throw OptionError("no chain of {order} " + std::to_string(shape.order) + " over " + std::to_string(shape.alphabet) +
                       " symbols" +
                       (shape.positions > 0 ? " and " + std::to_string(shape.positions) + " aligned positions" : "") +
-                      ": " + escape_braces(e.what()));
+                      ": " + escape_braces(e.what()) + "; lower {order}");
   }
 }
 
@@ -163,7 +162,7 @@ SizeChoice choose_markov_order(const std::vector<std::vector<long>>& sequences, 
                       "; give {order} a value");
   SizeChoice choice;
   for (long order : orders) {
-    const MarkovParameters shape = shape_of(alphabet, order, positions);
+    const MarkovParameters shape = markov_shape(alphabet, order, positions);
     try {
       check_markov_shape(shape);
     } catch (const OptionError&) {

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.bash" "$@"
 
 # The families of ppk fit, written out here (not taken from the program).
-families="gaussian bernoulli multinomial poisson exponential gamma dirichlet mixture kde hmm fhmm bayesnet lds slds"
+families="gaussian bernoulli multinomial poisson exponential gamma dirichlet mixture kde hmm markov fhmm bayesnet lds slds"
 expected=$(printf '%s\n' $families mi | sort | tr '\n' ' ')
 
 # ppk --help: the FAMILY list of the fit command, between "FAMILY:" and "('ppk fit --help'".

@@ -22,14 +22,7 @@ namespace {
 // A chain's shape: alphabet A, order k, L aligned positions (0: homogeneous).
 struct Shape {
   long alphabet, order, positions;
-  operator MarkovParameters() const {  // NOLINT: the library's shapes are MarkovParameters
-    MarkovParameters p;
-    p.alphabet = alphabet;
-    p.order = order;
-    p.positions = positions;
-    p.length = positions > 0 ? positions - 1 : 0;
-    return p;
-  }
+  operator MarkovParameters() const { return markov_shape(alphabet, order, positions); }  // NOLINT: implicit
 };
 
 long power(long a, long e) {

@@ -52,22 +52,26 @@ markov: a Markov chain of order k fitted to each symbol sequence x_0..x_{n-1}
   every beta: their default is --alpha auto. --alpha auto: beta chosen with
   the SVM's C by cross-validated accuracy on the training file, among
   --cv-alphas (as ppk fit multinomial --alpha auto). --alpha B: beta = B >= 0.
-  --order auto: k of 0..5 by 5-fold cross-validated log-likelihood of the
-  training sequences under the pooled chain of the other folds.
+  --order K: default 1 for homogeneous chains (bigrams, as the k-mer
+  baselines), 0 for aligned ones (one composition per position: on primate
+  splice junctions 96.7% held out, 94.4% at order 1). --order auto: k of
+  0..5 by the 5-fold cross-validated log-likelihood of the training sequences
+  under the pooled chain of the other folds.
   --save-pooled POOL keeps the alphabet, k, L, the base and beta; a test
   file fitted with --pooled-from POOL gets the same ones (rows comparable
   with the training rows), and an option contradicting them is refused.
 )";
 
 // --cv-alphas's default: with evidence (homogeneous chains), without (aligned chains, where it has no maximum).
-constexpr const char* kCandidates = "evidence,0.1,0.3,1,3,10,30,100";
-constexpr const char* kAlignedCandidates = "0.1,0.3,1,3,10,30,100";
+constexpr const char* kCandidates = "evidence,0.1,0.3,1,3,10,30,100,300,1000";
+constexpr const char* kAlignedCandidates = "0.1,0.3,1,3,10,30,100,300,1000";
 
 void add_markov_options(po::options_description& options) {
   // clang-format off
   options.add_options()
-      ("order", po::value<std::string>()->default_value("1")->value_name("K|auto"),
-       "the order k >= 0 (symbols each one is conditioned on), or auto: 0..5 by held-out likelihood")
+      ("order", po::value<std::string>()->value_name("K|auto"),
+       "the order k >= 0 (the symbols each one is conditioned on; default 1 homogeneous, 0 aligned), or auto: "
+       "0..5 by held-out likelihood")
       ("aligned", "one table per position (sequences of one length L; default when all training sequences have one length)")
       ("homogeneous", "one table for every position t >= k (sequences of any length; default otherwise)")
       ("base", po::value<std::string>()->default_value("pooled")->value_name("pooled|uniform"),
@@ -189,11 +193,14 @@ long positions_option(const FitContext& context, const std::optional<SavedChain>
   return length;
 }
 
-// k: the saved one (a test file; a contradicting --order is refused), --order K, or --order auto.
+// k: the saved one (a test file; a contradicting --order is refused), --order K, --order auto, or
+// the default: 1 for homogeneous chains (the bigrams of the k-mer baselines), 0 for aligned ones
+// (one composition per position: on primate splice junctions 96.7% held out against 94.4% at order 1).
 long order_option(const FitContext& context, const std::vector<std::vector<long>>& sequences, long alphabet,
                   long positions) {
-  const std::string text = context.values["order"].as<std::string>();
-  if (text == "auto" || (context.values["order"].defaulted() && context.choices.saved("order")))
+  const bool given = context.values.count("order") > 0;
+  const std::string text = given ? context.values["order"].as<std::string>() : positions > 0 ? "0" : "1";
+  if (text == "auto" || (!given && context.choices.saved("order")))
     return static_cast<long>(context.choices.value("order", [&] {
       try {
         return held_out_size(choose_markov_order(sequences, alphabet, positions, default_markov_orders()),

@@ -44,6 +44,9 @@ namespace ppk {
 // The chain's shape is a MarkovParameters whose alphabet, order and positions are set (markov.hpp:
 // its layout helpers read only these); counts, base and strength are ignored.
 
+// The shape alone: A symbols, order k, L aligned positions (0: homogeneous), the length L - 1 of an
+// aligned chain; no counts, no base, strength 0.
+MarkovParameters markov_shape(long alphabet, long order, long positions);
 // EstimationError naming {order} unless the shape is a valid chain whose table (markov_table_size)
 // a row may hold, checked by the family's constructor before any table of that size exists.
 void check_markov_shape(const MarkovParameters& shape);
