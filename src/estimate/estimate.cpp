@@ -135,6 +135,9 @@ namespace {
                     "latent-variable models (hmm, mixture, bayesnet, lds, slds)");
 }
 
+// "16 x 1": a statistic's shape, for messages.
+std::string shape(const Eigen::MatrixXd& sum) { return std::to_string(sum.rows()) + " x " + std::to_string(sum.cols()); }
+
 }  // namespace
 
 std::unique_ptr<Model> Estimator::fit_pooled(const std::vector<Statistics>&, unsigned) const {
@@ -156,6 +159,16 @@ std::unique_ptr<Model> estimate(const Estimator& estimator, const std::vector<Sp
     throw EstimationError("the pooled statistics are of a " + pooled->family + " over dimension " +
                           std::to_string(pooled->dim) + ", but this fit is a " + own.family + " over dimension " +
                           std::to_string(dim));
+  // The pooled statistics, read back from a pool file, have the shapes the file gave them.
+  for (const auto& [name, sum] : own.sums) {
+    const auto found = pooled->sums.find(name);
+    if (found == pooled->sums.end())
+      throw EstimationError("the pooled statistics lack \"" + name + "\", which this " + own.family +
+                            " fit has: they were made with other options");
+    if (found->second.rows() != sum.rows() || found->second.cols() != sum.cols())
+      throw EstimationError("the pooled statistic \"" + name + "\" is " + shape(found->second) + ", this " + own.family +
+                            " fit's is " + shape(sum) + ": they were made with other options (or another structure)");
+  }
   return estimator.fit(estimator.pool(own, *pooled, lambda));
 }
 
@@ -188,21 +201,30 @@ double finite_number(const nlohmann::json& value, const std::string& where) {
   return value.get<double>();
 }
 
-// A statistic: an array of D numbers (D x 1) or of D arrays of D numbers (D x D).
-Eigen::MatrixXd statistic_from_json(const nlohmann::json& value, long dim, const std::string& where) {
-  if (!value.is_array() || static_cast<long>(value.size()) != dim)
-    throw EstimationError(where + ": expected an array of " + std::to_string(dim) + " entries");
+// A statistic, its shape as written (statistics_to_json): an array of n numbers (n x 1) or of r
+// arrays of c numbers each (r x c). Its size is the family's own (D for a mean, D x D for a scatter,
+// a network node's C K CPT entries), so it is not checked against "dim" here: estimate() checks
+// every pooled statistic against the fit's own of the same name.
+Eigen::MatrixXd statistic_from_json(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_array() || value.empty())
+    throw EstimationError(where + ": expected a non-empty array of numbers or of rows of numbers");
   const bool matrix = value[0].is_array();
-  Eigen::MatrixXd sum(dim, matrix ? dim : 1);
-  for (long r = 0; r < dim; ++r) {
+  const auto rows = static_cast<Eigen::Index>(value.size());
+  const auto columns = static_cast<Eigen::Index>(matrix ? value[0].size() : 1);
+  if (columns == 0) throw EstimationError(where + "[0]: expected a non-empty array of numbers");
+  Eigen::MatrixXd sum(rows, columns);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const nlohmann::json& row = value[static_cast<std::size_t>(r)];
     const std::string row_where = where + "[" + std::to_string(r) + "]";
     if (!matrix) {
-      sum(r, 0) = finite_number(value[r], row_where);
+      sum(r, 0) = finite_number(row, row_where);
       continue;
     }
-    if (!value[r].is_array() || static_cast<long>(value[r].size()) != dim)
-      throw EstimationError(row_where + ": expected an array of " + std::to_string(dim) + " numbers");
-    for (long c = 0; c < dim; ++c) sum(r, c) = finite_number(value[r][c], row_where + "[" + std::to_string(c) + "]");
+    if (!row.is_array() || static_cast<Eigen::Index>(row.size()) != columns)
+      throw EstimationError(row_where + ": expected an array of " + std::to_string(columns) +
+                            " numbers (as long as row 0)");
+    for (Eigen::Index c = 0; c < columns; ++c)
+      sum(r, c) = finite_number(row[static_cast<std::size_t>(c)], row_where + "[" + std::to_string(c) + "]");
   }
   return sum;
 }
@@ -223,8 +245,7 @@ Statistics statistics_from_json(const nlohmann::json& object) {
   if (!(statistics.count > 0)) throw EstimationError("\"count\": expected a number > 0");
   if (!object["statistics"].is_object()) throw EstimationError("\"statistics\": expected an object");
   for (const auto& item : object["statistics"].items())
-    statistics.sums[item.key()] =
-        statistic_from_json(item.value(), statistics.dim, "\"statistics\".\"" + item.key() + "\"");
+    statistics.sums[item.key()] = statistic_from_json(item.value(), "\"statistics\".\"" + item.key() + "\"");
   return statistics;
 }
 

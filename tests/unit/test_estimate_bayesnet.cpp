@@ -3,6 +3,7 @@
 // structures and data.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,70 @@ TEST(BayesNetEstimate, ShrinkageAddsThePooledCounts) {
   expect_cpts(estimate(*estimator, {sparse({2, 2})}, 2, &pool, 0.5),
               // x1 | x0 = 0: (0, 0.5, 1) / 1.5; x1 | x0 = 1: (0.5, 1, 0) / 1.5; x0: (1.5, 1.5) / 3.
               {0.0, 1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3, 0.0}, {0.5, 0.5});
+}
+
+// A chain x_0 -> x_1 -> .. -> x_59 over 4 states (the network `ppk fit bayesnet` fits to aligned
+// sequences): its pooled counts are tables of 4 (node 0) and 16 entries, not of the 60 observed
+// variables, and they survive the pool file's JSON. The example shrunk toward them has, at every
+// node, the CPT (n(c, k) + lambda n_pool(c, k) + 1) / (n(c) + lambda n_pool(c) + 4), counted here.
+TEST(BayesNetEstimate, ChainCountsSurviveThePoolFileAtSixtyNodes) {
+  constexpr long kLength = 60, kStates = 4;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (unsigned t = 0; t < kLength; ++t) {  // (whole numbers in the JSON: unsigned)
+    nlohmann::json node = {{"states", static_cast<unsigned>(kStates)}, {"variable", t}};
+    if (t > 0) node["parents"] = nlohmann::json::array({t - 1});
+    nodes.push_back(node);
+  }
+  const auto estimator = bayesnet_estimator({{"nodes", nodes}}, {Method::posterior, 1.0});
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> base(1, kStates);
+  const auto sequence = [&] {
+    std::vector<double> x(kLength);
+    for (double& v : x) v = base(rng);
+    return x;
+  };
+  std::vector<std::vector<double>> training(30);
+  std::vector<SparseVector> training_vectors;
+  for (auto& x : training) training_vectors.push_back(sparse(x = sequence()));
+  nlohmann::json json;
+  statistics_to_json(estimator->statistics(training_vectors, kLength), json);
+  const Statistics pool = statistics_from_json(nlohmann::json::parse(json.dump()));
+  ASSERT_EQ(pool.sums.at("node 0").size(), kStates);
+  ASSERT_EQ(pool.sums.at("node 59").size(), kStates * kStates);
+
+  const std::vector<double> example = sequence();
+  const double lambda = 0.5;
+  const std::unique_ptr<Model> model = estimate(*estimator, {sparse(example)}, kLength, &pool, lambda);
+  const BayesNetModel& fitted = network(model);
+  ASSERT_EQ(fitted.size(), static_cast<std::size_t>(kLength));
+  for (long t = 0; t < kLength; ++t) {
+    // n(c, k) at node t (c: x_{t-1}'s state, or 0 at t = 0), the example's plus lambda times the pool's.
+    std::vector<double> counts(static_cast<std::size_t>(t == 0 ? kStates : kStates * kStates), 0.0);
+    const auto add = [&](const std::vector<double>& x, double weight) {
+      const long c = t == 0 ? 0 : static_cast<long>(x[static_cast<std::size_t>(t - 1)]) - 1;
+      counts[static_cast<std::size_t>(c * kStates + static_cast<long>(x[static_cast<std::size_t>(t)]) - 1)] += weight;
+    };
+    add(example, 1.0);
+    for (const auto& x : training) add(x, lambda);
+    const std::vector<double>& cpt = fitted.node(static_cast<std::size_t>(t)).cpt;
+    ASSERT_EQ(cpt.size(), counts.size());
+    for (std::size_t c = 0; c < counts.size() / kStates; ++c) {
+      double row = 0;
+      for (long k = 0; k < kStates; ++k) row += counts[c * kStates + static_cast<std::size_t>(k)];
+      for (long k = 0; k < kStates; ++k) {
+        const std::size_t e = c * kStates + static_cast<std::size_t>(k);
+        EXPECT_NEAR(cpt[e], (counts[e] + 1.0) / (row + kStates), 1e-14) << "node " << t << " entry " << e;
+      }
+    }
+  }
+
+  // A pool of a chain over 3 states has other table sizes: refused, naming the statistic and both shapes.
+  for (auto& node : nodes) node["states"] = 3u;
+  const auto three = bayesnet_estimator({{"nodes", nodes}}, {Method::posterior, 1.0});
+  std::vector<double> small(kLength, 1.0);
+  const Statistics other = three->statistics({sparse(small)}, kLength);
+  EXPECT_TRUE(mentions(estimation_error([&] { estimate(*estimator, {sparse(example)}, kLength, &other, lambda); }),
+                       {"the pooled statistic \"node 0\" is 3 x 1, this bayesnet fit's is 4 x 1"}));
 }
 
 TEST(BayesNetEstimate, RejectsWhatItCannotFit) {

@@ -268,9 +268,14 @@ TEST(PooledStatistics, JsonRoundTripIsExact) {
               HasSubstr("lack \"dim\""));
   EXPECT_THAT(
       estimation_error([] {
-        statistics_from_json(nlohmann::json::parse(R"({"family":"poisson","dim":2,"count":1,"statistics":{"x":[1]}})"));
+        statistics_from_json(nlohmann::json::parse(R"({"family":"poisson","dim":2,"count":1,"statistics":{"x":[]}})"));
       }),
-      HasSubstr("expected an array of 2 entries"));
+      HasSubstr("\"x\": expected a non-empty array"));
+  EXPECT_THAT(estimation_error([] {
+                statistics_from_json(
+                    nlohmann::json::parse(R"({"family":"gaussian","dim":2,"count":1,"statistics":{"s":[[1,2],[3]]}})"));
+              }),
+              HasSubstr("\"s\"[1]: expected an array of 2 numbers"));
 }
 
 TEST(PooledStatistics, FamilyAndDimensionMustMatch) {
@@ -278,6 +283,14 @@ TEST(PooledStatistics, FamilyAndDimensionMustMatch) {
   const Statistics pooled = estimator->statistics({sparse({1, 2, 3})}, 3);
   EXPECT_THAT(estimation_error([&] { estimate(*estimator, {sparse({1})}, 2, &pooled, 0.5); }),
               HasSubstr("over dimension 3, but this fit is a poisson over dimension 2"));
+  // A statistic read back from a pool file has the shape the file gave it: one of another shape is
+  // refused before it is added to the example's.
+  Statistics reshaped = estimator->statistics({sparse({1, 2})}, 2);
+  reshaped.sums.begin()->second = Eigen::MatrixXd::Ones(3, 1);
+  EXPECT_THAT(estimation_error([&] {
+                estimate(*estimator, {sparse({1, 1})}, 2, &reshaped, 0.5);
+              }),
+              HasSubstr("is 3 x 1, this poisson fit's is 2 x 1"));
 }
 
 TEST(EstimateFamilies, FittingIsDeterministic) {

@@ -94,7 +94,9 @@ struct Statistics {
 };
 
 // The statistics as JSON ({"family", "dim", "count", "statistics": {name: array}}) and back;
-// from_json throws EstimationError naming what is wrong.
+// from_json throws EstimationError naming what is wrong. Each statistic keeps the shape it was
+// written with (an array of numbers: n x 1; an array of rows: r x c), which is the family's own and
+// need not involve "dim" (a network node's C K counts); estimate() checks it against the fit's.
 void statistics_to_json(const Statistics& statistics, nlohmann::json& out);
 Statistics statistics_from_json(const nlohmann::json& object);
 
