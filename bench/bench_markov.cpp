@@ -5,7 +5,8 @@
 //   * aligned DNA, L = 60 positions, orders 1, 2, 3 (16, 64, 256 entries per position), against an HMM
 //     of M = 3, 4, 6 states over T = 59 (M^3 = 27, 64, 216 per step, and its M^2 emission kernels);
 //   * homogeneous chains over 20 symbols (proteins), order 1, T = 300 (400 entries per step), against
-//     an HMM of M = 7 states (343).
+//     an HMM of M = 7 states (343);
+//   * homogeneous DNA chains of orders 1-3 over T = 10,000, against an HMM of M = 4 states.
 // The chains are what per-sequence fits give: the counts of one random sequence (one per position,
 // sparse), strength 1 toward a dense pooled base (a random chain), rho = 1/2.
 #include <memory>
@@ -95,6 +96,16 @@ void BM_MarkovProtein(benchmark::State& state) {
 }
 BENCHMARK(BM_MarkovProtein);
 
+// Homogeneous DNA chains over T = 10,000 (orders 1, 2: jumps by repeated squaring of the stationary step;
+// order 3: 64 contexts, where stepping costs less).
+void BM_MarkovLongDna(benchmark::State& state) {
+  std::mt19937 rng(7);
+  const ppk::PreparedModel a(std::make_unique<ppk::MarkovModel>(fitted_chain(4, state.range(0), 0, 10000, rng)), kParams);
+  const ppk::PreparedModel b(std::make_unique<ppk::MarkovModel>(fitted_chain(4, state.range(0), 0, 10000, rng)), kParams);
+  run(state, a, b);
+}
+BENCHMARK(BM_MarkovLongDna)->ArgName("order")->DenseRange(1, 3);
+
 // HMMs of M states over `alphabet` symbols, T steps.
 void BM_Hmm(benchmark::State& state) {
   const long states = state.range(0), alphabet = state.range(1), length = state.range(2);
@@ -108,7 +119,8 @@ BENCHMARK(BM_Hmm)
     ->Args({3, 4, 59})
     ->Args({4, 4, 59})
     ->Args({6, 4, 59})
-    ->Args({7, 20, 300});
+    ->Args({7, 20, 300})
+    ->Args({4, 4, 10000});
 
 }  // namespace
 

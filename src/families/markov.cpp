@@ -116,19 +116,20 @@ double base_of(const MarkovParameters& p, long j) {
   return p.base.empty() ? 1.0 / static_cast<double>(p.alphabet) : p.base[j];
 }
 
+// The smoothing formula of markov.hpp: (n + beta b) / (N + beta), or b when N + beta = 0.
+double smoothed(const MarkovParameters& p, double total, double count, double base) {
+  return total + p.strength > 0.0 ? (count + p.strength * base) / (total + p.strength) : base;
+}
+
 // p(x | s, c) for the A entries of one context row from `first` (its flat index of x = 0) into `out`,
 // given the listed counts [begin, end) of that row.
-template <class Out>
 void context_row(const MarkovParameters& p, long first, const std::pair<long, double>* begin,
-                 const std::pair<long, double>* end, Out&& out) {
+                 const std::pair<long, double>* end, double* out) {
   double total = 0.0;
   for (const auto* entry = begin; entry != end; ++entry) total += entry->second;
-  const double denominator = total + p.strength;
-  for (long x = 0; x < p.alphabet; ++x)
-    out[x] = denominator > 0.0 ? p.strength * base_of(p, first + x) : base_of(p, first + x);
-  if (denominator > 0.0) {
-    for (const auto* entry = begin; entry != end; ++entry) out[entry->first - first] += entry->second;
-    for (long x = 0; x < p.alphabet; ++x) out[x] /= denominator;
+  for (long x = 0; x < p.alphabet; ++x) {
+    const double count = begin != end && begin->first == first + x ? (begin++)->second : 0.0;
+    out[x] = smoothed(p, total, count, base_of(p, first + x));
   }
 }
 
@@ -151,8 +152,7 @@ double markov_probability(const MarkovParameters& p, long slot, long context, lo
     total += entry->second;
     if (entry->first == first + symbol) count = entry->second;
   }
-  const double b = base_of(p, first + symbol);
-  return total + p.strength > 0.0 ? (count + p.strength * b) / (total + p.strength) : b;
+  return smoothed(p, total, count, base_of(p, first + symbol));
 }
 
 std::vector<double> markov_probability_table(const MarkovParameters& p) {
@@ -287,11 +287,66 @@ void MarkovModel::prepare(const KernelParams& params) {
 
 namespace {
 
+// Two homogeneous chains at full depth (t >= K) take the same step at every t: alpha_{t+1} = M alpha_t with
+// the A^K x A^K matrix M(c', c) = sum over x with (c A + x) mod A^K = c' of w(c A + x). Over n steps the
+// recursion is M^n alpha, n matrix-vector steps of A^{K+1} or about 2 log2(n) products of (A^K)^3 by
+// repeated squaring, the latter used for small A^K (<= kMaxPoweredContexts, whose products need no heap)
+// when it costs less. M^n is rescaled by a power of two after each squaring; no entry of it is lost to
+// underflow when every weight is positive and (w_max / w_min)^{2K} < 2^900: exactly one path of K steps
+// joins two contexts, so every entry of M^K lies in [w_min^K, w_max^K], and for n >= K each entry of
+// M^n is within (w_max / w_min)^{2K} of every other (M^n = M^{n-K} M^K, and M^K M^{n-K} for columns).
+constexpr long kMaxPoweredContexts = 64;
+
+struct StationaryStep {
+  Eigen::Map<Eigen::MatrixXd> m, power, product;  // M, M^(2^i), scratch
+  Eigen::Map<Eigen::VectorXd> vector;             // scratch
+};
+
+// M from the weights (a's slot k_a, b's slot k_b read at c mod A^{k_b}); false when repeated squaring
+// could lose entries to underflow (above).
+bool build_stationary_step(const double* p, const double* q, Eigen::Index symbols, Eigen::Index contexts,
+                           Eigen::Index contexts_b, long order, Eigen::Map<Eigen::MatrixXd>& m) {
+  m.setZero();
+  double smallest = std::numeric_limits<double>::infinity(), largest = 0.0;
+  for (Eigen::Index c = 0; c < contexts; ++c)
+    for (Eigen::Index x = 0; x < symbols; ++x) {
+      const double w = p[c * symbols + x] * q[(c % contexts_b) * symbols + x];
+      m((c * symbols + x) % contexts, c) += w;
+      smallest = std::min(smallest, w);
+      largest = std::max(largest, w);
+    }
+  if (order == 0) return true;  // one context: M is a number
+  return smallest > 0.0 && 2.0 * static_cast<double>(order) * std::log2(largest / smallest) < 900.0;
+}
+
+// alpha <- M^n alpha (n >= 1), the powers of two divided out of alpha and of M's powers added to `exponents`.
+void apply_stationary_steps(StationaryStep& s, long n, Eigen::Ref<Eigen::VectorXd> alpha, long& exponents) {
+  s.power = s.m;
+  long power_exponent = 0;  // M^(2^i) = power 2^power_exponent
+  for (;;) {
+    if (n & 1) {
+      s.vector.noalias() = s.power * alpha;
+      int exponent = 0;
+      std::frexp(s.vector.sum(), &exponent);
+      alpha = s.vector * std::ldexp(1.0, -exponent);
+      exponents += power_exponent + exponent;
+    }
+    n >>= 1;
+    if (n == 0) return;
+    s.product.noalias() = s.power * s.power;
+    int exponent = 0;
+    std::frexp(s.product.maxCoeff(), &exponent);
+    s.power = s.product * std::ldexp(1.0, -exponent);
+    power_exponent = 2 * power_exponent + exponent;
+  }
+}
+
 // The forward recursion of the file comment for prepared chains a and b (MarkovModel::Impl) of one
 // alphabet, a of the larger order, both prepared for T >= lengths[count - 1]. For each T = lengths[k]
 // (strictly ascending) writes log k at T into out[k]; -inf once alpha is 0. alpha is divided by 2^e
 // whenever its sum leaves [2^-256, 2^256] (exact: a power of two) and the exponents e summed; a step
-// changes the sum by at most a factor A, so no entry comes near overflow. The buffers are reused per
+// changes the sum by at most a factor A, so no entry comes near overflow. Homogeneous pairs jump from
+// t >= K to the next T by repeated squaring where that is cheaper (above). The buffers are reused per
 // thread (the kernel runs for many pairs under OpenMP): no allocation once they have grown.
 template <class Chain>
 void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t count, double* out) {
@@ -300,9 +355,19 @@ void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t
   // alpha_t and B_t, each with room for A^{k+1} entries: when the depth grows, B_t is alpha_{t+1} and
   // the two swap.
   thread_local Eigen::VectorXd alpha, weighted;
-  const Index most = power_of(a.alphabet, a.order + 1);
+  const Index most = power_of(a.alphabet, a.order + 1), full = most / symbols;
   if (alpha.size() < most) alpha.resize(most);
   if (weighted.size() < most) weighted.resize(most);
+  // M, its powers and the scratch of apply_stationary_steps, for pairs that may jump.
+  bool jumps = !a.aligned() && !b.aligned() && full <= kMaxPoweredContexts, built = false;
+  thread_local std::vector<double> stationary_storage;
+  if (jumps && static_cast<Index>(stationary_storage.size()) < 3 * full * full + full)
+    stationary_storage.resize(static_cast<std::size_t>(3 * full * full + full));
+  double* const storage = stationary_storage.data();
+  StationaryStep stationary{{storage, full, full},
+                            {storage + full * full, full, full},
+                            {storage + 2 * full * full, full, full},
+                            {storage + 3 * full * full, full}};
   alpha[0] = 1.0;
   long exponents = 0;
   std::size_t done = 0;
@@ -312,20 +377,32 @@ void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t
   for (long t = 0;; ++t) {
     const Eigen::Map<const Eigen::MatrixXd> p(a.at(a.power, t), symbols, contexts);
     const Eigen::Map<const Eigen::MatrixXd> q(b.at(b.power, t), symbols, contexts_b);
-    Eigen::Map<Eigen::MatrixXd> step(weighted.data(), symbols, contexts);  // B_t = W_t diag(alpha_t)
-    // W_t's columns in blocks of b's A^{d_b} contexts, each block with b's whole slot (c mod A^{d_b}).
-    for (Index first = 0; first < contexts; first += contexts_b)
-      step.middleCols(first, contexts_b) = (p.middleCols(first, contexts_b).array() * q.array()).rowwise() *
-                                           alpha.segment(first, contexts_b).transpose().array();
-    if (t < a.order) {  // the depth grows: alpha_{t+1} is B_t read as a vector
-      contexts *= symbols;
-      alpha.swap(weighted);
-    } else {  // the oldest symbol, the most significant digit of c A + x, summed out
-      alpha.head(contexts) = weighted.head(contexts);
-      for (Index oldest = 1; oldest < symbols; ++oldest)
-        alpha.head(contexts) += weighted.segment(oldest * contexts, contexts);
+    const long n = stop - t + 1;  // the steps to the next T
+    if (jumps && t >= a.order && n > 1 && !built) {
+      jumps = build_stationary_step(p.data(), q.data(), symbols, contexts, contexts_b, a.order, stationary.m);
+      built = true;
     }
-    if (t < b.order) contexts_b *= symbols;
+    const double repeated_squaring = 2.0 * std::log2(static_cast<double>(n)) + 1.0;
+    if (jumps && built && n > 1 &&
+        repeated_squaring * static_cast<double>(contexts * contexts) < static_cast<double>(n * symbols)) {
+      apply_stationary_steps(stationary, n, alpha.head(contexts), exponents);
+      t = stop;
+    } else {
+      Eigen::Map<Eigen::MatrixXd> step(weighted.data(), symbols, contexts);  // B_t = W_t diag(alpha_t)
+      // W_t's columns in blocks of b's A^{d_b} contexts, each block with b's whole slot (c mod A^{d_b}).
+      for (Index first = 0; first < contexts; first += contexts_b)
+        step.middleCols(first, contexts_b) = (p.middleCols(first, contexts_b).array() * q.array()).rowwise() *
+                                             alpha.segment(first, contexts_b).transpose().array();
+      if (t < a.order) {  // the depth grows: alpha_{t+1} is B_t read as a vector
+        contexts *= symbols;
+        alpha.swap(weighted);
+      } else {  // the oldest symbol, the most significant digit of c A + x, summed out
+        alpha.head(contexts) = weighted.head(contexts);
+        for (Index oldest = 1; oldest < symbols; ++oldest)
+          alpha.head(contexts) += weighted.segment(oldest * contexts, contexts);
+      }
+      if (t < b.order) contexts_b *= symbols;
+    }
     const double sum = alpha.head(contexts).sum();
     if (t == stop) {
       out[done] = sum > 0.0 ? std::log(sum) + static_cast<double>(exponents) * std::log(2.0)

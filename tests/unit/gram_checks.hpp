@@ -14,8 +14,9 @@
 namespace ppk {
 
 // The Gram matrices of `evaluate(kind)` over `models`, for both kernel kinds, are symmetric and
-// positive semidefinite (smallest eigenvalue >= -1e-9 x largest), and k_norm(p, p) = 1.
-inline void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what) {
+// positive semidefinite (smallest eigenvalue >= -tolerance x largest), and k_norm(p, p) = 1.
+inline void expect_positive_semidefinite(const std::vector<PreparedModel>& models, const std::string& what,
+                                         double tolerance = 1e-9) {
   for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
     const Eigen::Index n = static_cast<Eigen::Index>(models.size());
     Eigen::MatrixXd gram(n, n);
@@ -24,7 +25,7 @@ inline void expect_positive_semidefinite(const std::vector<PreparedModel>& model
     ASSERT_TRUE(gram.allFinite()) << what;
     EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
     const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-    EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff())
+    EXPECT_GE(eigenvalues.minCoeff(), -tolerance * eigenvalues.maxCoeff())
         << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
   }
   for (const PreparedModel& model : models) EXPECT_NEAR(normalized_kernel(model, model), 1.0, 1e-12) << what;

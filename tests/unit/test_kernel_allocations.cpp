@@ -245,6 +245,10 @@ TEST(KernelAllocations, MarkovChainKernelsReuseTheirScratchSpace) {
   EXPECT_EQ(allocations_while_evaluating(large_a, large_b), 0);
   EXPECT_EQ(allocations_while_evaluating(small_a, small_b, 5), 0);
   EXPECT_EQ(allocations_while_evaluating(large_a, small_b, 5), 0);
+  // Homogeneous pairs over T = 5000 jump by repeated squaring of the 64 x 64 stationary step.
+  const PreparedModel long_a(chain(3, 0, 1.0), with_rho_and_length(0.7, 5000)),
+      long_b(chain(2, 0, 2.0), with_rho_and_length(0.7, 5000));
+  EXPECT_EQ(allocations_while_evaluating(long_a, long_b, 5), 0);
 }
 
 // An SLDS kernel runs one Kalman filter per pair of distinct drawn paths over the stacked model of

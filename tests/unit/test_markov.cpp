@@ -14,10 +14,12 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "montecarlo_checks.hpp"
 #include "positive_family_checks.hpp"
@@ -296,11 +298,19 @@ TEST(Markov, KernelOverLengthsEqualsTheKernelAtEachLength) {
 
 // log k at T = 10,000 (about exp(-4000) here) against the same sum over sequences written as a
 // recursion over the last k symbols in log space (log-sum-exp, no rescaling), from the oracle's CPTs.
-double log_space_kernel(const Chain& a, const Chain& b, double rho, long steps) {
+// log k at each T of `stops` (ascending).
+std::vector<double> log_space_kernels(const Chain& a, const Chain& b, double rho, const std::vector<long>& stops) {
   const long order = std::max(a.order, b.order), symbols = a.alphabet;
   // State: the last min(t, K) symbols, as a vector of symbols (most recent last).
   std::map<std::vector<long>, double> log_alpha{{{}, 0.0}};
-  for (long t = 0; t <= steps; ++t) {
+  const auto log_sum = [](const std::vector<double>& logs) {
+    const double largest = *std::max_element(logs.begin(), logs.end());
+    double sum = 0.0;
+    for (double v : logs) sum += std::exp(v - largest);
+    return largest + std::log(sum);
+  };
+  std::vector<double> values;
+  for (long t = 0; t <= stops.back(); ++t) {
     std::map<std::vector<long>, std::vector<double>> terms;
     for (const auto& [state, value] : log_alpha)
       for (long x = 0; x < symbols; ++x) {
@@ -313,19 +323,14 @@ double log_space_kernel(const Chain& a, const Chain& b, double rho, long steps) 
         terms[next].push_back(value + weight);
       }
     log_alpha.clear();
-    for (const auto& [state, logs] : terms) {
-      const double largest = *std::max_element(logs.begin(), logs.end());
-      double sum = 0.0;
-      for (double v : logs) sum += std::exp(v - largest);
-      log_alpha[state] = largest + std::log(sum);
-    }
+    std::vector<double> all;
+    for (const auto& [state, logs] : terms) all.push_back(log_alpha[state] = log_sum(logs));
+    if (std::find(stops.begin(), stops.end(), t) != stops.end()) values.push_back(log_sum(all));
   }
-  std::vector<double> logs;
-  for (const auto& [state, value] : log_alpha) logs.push_back(value);
-  const double largest = *std::max_element(logs.begin(), logs.end());
-  double sum = 0.0;
-  for (double v : logs) sum += std::exp(v - largest);
-  return largest + std::log(sum);
+  return values;
+}
+double log_space_kernel(const Chain& a, const Chain& b, double rho, long steps) {
+  return log_space_kernels(a, b, rho, {steps}).front();
 }
 
 TEST(Markov, LongSequencesStayExactInLogSpace) {
@@ -341,6 +346,33 @@ TEST(Markov, LongSequencesStayExactInLogSpace) {
       EXPECT_NEAR(value, expected, 1e-10 * std::fabs(expected)) << "k " << order << " rho " << rho;
     }
   }
+}
+
+// Homogeneous chains with positive weights jump from t = K to the next T by repeated squaring of the
+// stationary step (markov.cpp): against the log-space recursion at T = 12,000, and at every T of a
+// grid from one pass (jumps between the T's, single steps where they are cheaper), for contexts of
+// 1 to 16 (A^K) and both orders of the pair.
+TEST(Markov, LongHomogeneousChainsJumpByRepeatedSquaring) {
+  std::mt19937 rng(20000);
+  const std::vector<long> stops{3, 4, 250, 251, 5000, 12000};
+  const std::vector<int> lengths(stops.begin(), stops.end());
+  for (const auto& [symbols, order, other] :
+       {std::tuple{2L, 0L, 0L}, std::tuple{2L, 3L, 1L}, std::tuple{3L, 2L, 2L}, std::tuple{4L, 2L, 0L}})
+    for (double rho : {0.5, 1.7}) {
+      Chain a = random_chain(rng, symbols, order, 0, 12000, true), b = random_chain(rng, symbols, other, 0, 12000, false);
+      a.strength = 2.0;  // positive weights (b: toward the uniform base)
+      b.strength = 0.5;
+      const std::vector<double> expected = log_space_kernels(a, b, rho, stops);
+      EXPECT_NEAR(model_log_kernel(a, b, rho), expected.back(), 1e-10 * std::fabs(expected.back()));
+      const PreparedModel pa(markov_model(a), with_rho(rho)), pb(markov_model(b), with_rho(rho));
+      for (const auto* pair : {&pa, &pb}) {
+        std::vector<double> out(lengths.size());
+        ASSERT_TRUE(log_kernels_over_lengths(*pair, pair == &pa ? pb : pa, lengths, out.data()));
+        for (std::size_t k = 0; k < stops.size(); ++k)
+          EXPECT_NEAR(out[k], expected[k], 1e-10 * std::max(1.0, std::fabs(expected[k])))
+              << "A " << symbols << " k " << order << " k' " << other << " rho " << rho << " T " << stops[k];
+      }
+    }
 }
 
 // An aligned chain of order 0 is a product over positions of one-event multinomials (JMLR 2004 section
@@ -412,17 +444,7 @@ TEST(Markov, AlignedChainIsTheBayesianNetworkOfItsPositions) {
 void expect_gram_psd(const std::vector<Chain>& chains, double rho, const std::string& what) {
   std::vector<PreparedModel> models;
   for (const Chain& c : chains) models.emplace_back(markov_model(c), with_rho(rho));
-  for (KernelKind kind : {KernelKind::ppk, KernelKind::ppk_norm}) {
-    const Eigen::Index n = static_cast<Eigen::Index>(models.size());
-    Eigen::MatrixXd gram(n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < n; ++j) gram(i, j) = evaluate(kind, models[i], models[j]);
-    ASSERT_TRUE(gram.allFinite()) << what;
-    EXPECT_LT((gram - gram.transpose()).cwiseAbs().maxCoeff(), 1e-12 * gram.cwiseAbs().maxCoeff()) << what;
-    const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-    EXPECT_GE(eigenvalues.minCoeff(), -1e-10 * eigenvalues.maxCoeff())
-        << what << (kind == KernelKind::ppk ? " ppk" : " ppk_norm") << ": eigenvalues " << eigenvalues.transpose();
-  }
+  expect_positive_semidefinite(models, what, 1e-10);
 }
 
 TEST(Markov, GramMatricesArePositiveSemidefinite) {

@@ -34,7 +34,9 @@
 // the sum over all A^{T+1} sequences as a forward recursion over the last min(t, k) symbols (the
 // one-step discrete kernel sum_x (p_x q_x)^rho of JMLR 2004 section 3 per context), O(T A^{k+1}): linear in
 // the length. alpha is divided by a power of two whenever its sum leaves [2^-256, 2^256] and the
-// exponents summed, so log k stays exact for long sequences. Chains of different orders are compared
+// exponents summed, so log k stays exact for long sequences; two homogeneous chains of at most 64
+// contexts with positive weights jump over long stretches by repeated squaring of their common step
+// (markov.cpp), O(log T A^{3K}). Chains of different orders are compared
 // at the larger order K (a chain of order k' < K at depth d reads its entry at j mod A^{min(d, k')+1}).
 // Homogeneous and aligned chains over the same number of symbols compare: each uses its own slot at t.
 // T: aligned chains T = L - 1 (-d does not change it); homogeneous T = -d when > 0, else the row's own
