@@ -161,7 +161,8 @@ void check_combined_compatible(const Model& a, const Model& b) {
     throw KernelDomainError("combined rows with the weights " + format_weights(combined_a->weights()) + " and " +
                             format_weights(combined_b->weights()) +
                             ": no kernel; the kernel is a sum under one weighting, so every row needs the same "
-                            "weights (ppk combine --weights; a model of ppk select -o holds the weights it chose)");
+                            "weights: combine the training and the test rows alike (a model that ppk select trains holds "
+                            "the weights it chose)");
   for (std::size_t i = 0; i < combined_a->size(); ++i) {
     try {
       check_compatible(combined_a->part(i), combined_b->part(i));
