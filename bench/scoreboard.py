@@ -64,8 +64,12 @@ SMALL_SET = 500  # sets of fewer sequences get 10 outer folds, others 5
 
 
 def grids(quick):
-    """The grids every set and route shares. LIBSVM's grid.py searches C = 2^-5, 2^-3, .., 2^15 and
-    gamma = 2^3, 2^1, .., 2^-15; here the same ranges at steps of 2^3 (2^-5 .. 2^13), to stay fast."""
+    """The grids every set and route shares (exponents of 2 for C and gamma). LIBSVM's grid.py
+    searches C = 2^-5, 2^-3, .., 2^15 and gamma = 2^3, 2^1, .., 2^-15; here the same ranges at steps
+    of 2^3 (C up to 2^13), to stay fast. ppk select: ppk_norm only (the unnormalised kernel between
+    HMMs scales geometrically with T, and LIBSVM's solver crawls on it at large C: docs/scoreboard.md),
+    rho 0.25, 0.5 (Bhattacharyya), 1 (expected likelihood). k-mer spectra up to k; the adapted HMMs'
+    relevance tau; the Markov chains' orders."""
     if quick:
         return {"C": [-1, 5], "gamma": [-6, -3], "rho": ["1"], "k": [1, 2], "relevance": ["16"],
                 "order": [1], "kernels": ["ppk_norm"]}
