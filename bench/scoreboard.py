@@ -31,16 +31,21 @@ wall time of each route (the only part that changes from run to run). Every fit 
 fold is fixed (LIBSVM draws its folds from glibc's unseeded rand()), so a rerun prints the same
 accuracy tables.
 
-Usage: bench/scoreboard.py [--build BUILD_DIR] [--sets splice,promoters,words,proteins] [--quick]
-                           [--work DIR] [-o FILE]
+Usage: bench/scoreboard.py [--build BUILD_DIR] [--sets splice,promoters,words,proteins] [--routes KEY,...]
+                           [--quick] [--work DIR] [-o FILE]
+  --routes  run only these routes (keys: onehot-linear onehot-rbf kmer-linear kmer-rbf hmm adapted
+            fisher; markov markov-aligned when the build has ppk fit markov)
   --quick   small grids, for a smoke test only: its figures are not the scoreboard's
-  --work    keep the working files in DIR (default: a temporary folder, removed at the end)
+  --work    keep the working files in DIR (default: a temporary folder, removed at the end); each
+            route's result is kept there and reused by a later run with the same grid, so that runs
+            of some routes, even at the same time, add up to the whole scoreboard
 """
 import argparse
 import collections
 import concurrent.futures
 import csv
 import gzip
+import json
 import math
 import os
 import re
@@ -59,8 +64,12 @@ SMALL_SET = 500  # sets of fewer sequences get 10 outer folds, others 5
 
 
 def grids(quick):
-    """The grids every set and route shares. LIBSVM's grid.py searches C = 2^-5, 2^-3, .., 2^15 and
-    gamma = 2^3, 2^1, .., 2^-15; here the same ranges at steps of 2^3 (2^-5 .. 2^13), to stay fast."""
+    """The grids every set and route shares (exponents of 2 for C and gamma). LIBSVM's grid.py
+    searches C = 2^-5, 2^-3, .., 2^15 and gamma = 2^3, 2^1, .., 2^-15; here the same ranges at steps
+    of 2^3 (C up to 2^13), to stay fast. ppk select: ppk_norm only (the unnormalised kernel between
+    HMMs scales geometrically with T, and LIBSVM's solver crawls on it at large C: docs/scoreboard.md),
+    rho 0.25, 0.5 (Bhattacharyya), 1 (expected likelihood). k-mer spectra up to k; the adapted HMMs'
+    relevance tau; the Markov chains' orders."""
     if quick:
         return {"C": [-1, 5], "gamma": [-6, -3], "rho": ["1"], "k": [1, 2], "relevance": ["16"],
                 "order": [1], "kernels": ["ppk_norm"]}
@@ -91,7 +100,7 @@ def package_version(package):
 def r_data_frame(package, dataset, work):
     """The rows of an R package's data set as lists of strings (first row: the column names),
     written to CSV by Rscript and read back."""
-    path = os.path.join(work, f"{dataset}.csv")
+    path = os.path.join(work, f"{dataset}.{os.getpid()}.csv")
     run(["Rscript", "-e", f"suppressMessages(library({package})); data({dataset}); "
          f"write.csv({dataset}, '{path}', row.names = FALSE)"])
     with open(path, newline="") as rows:
@@ -156,8 +165,8 @@ def load_promoters(work):
 
 
 def load_words(work):
-    lines = os.path.join(work, "words.txt")
-    alphabet = os.path.join(work, "words.alphabet")
+    lines = os.path.join(work, f"words.{os.getpid()}.txt")
+    alphabet = os.path.join(work, f"words.{os.getpid()}.alphabet")
     result = subprocess.run([sys.executable, os.path.join(EXAMPLES, "word_languages.py"), "--alphabet", alphabet,
                              "-o", lines], capture_output=True, text=True)
     if result.returncode != 0:
@@ -222,12 +231,14 @@ def splits(data, examples, work):
     (examples/cv_folds.py, seed SEED)."""
     if data.holdout:
         return [(examples[:data.holdout], examples[data.holdout:])]
-    source, folds = os.path.join(work, "all.txt"), os.path.join(work, "outer")
+    source, folds = os.path.join(work, "all.txt"), os.path.join(work, f"outer.{os.getpid()}")
     write_lines(source, examples)
     count = outer_folds(examples)
     run([sys.executable, os.path.join(EXAMPLES, "cv_folds.py"), source, folds, "--folds", str(count), "--seed", str(SEED)])
-    return [tuple(read_lines(os.path.join(folds, f"fold{fold}", part)) for part in ("train.txt", "test.txt"))
-            for fold in range(1, count + 1)]
+    result = [tuple(read_lines(os.path.join(folds, f"fold{fold}", part)) for part in ("train.txt", "test.txt"))
+              for fold in range(1, count + 1)]
+    shutil.rmtree(folds)
+    return result
 
 
 def outer_folds(examples):
@@ -235,8 +246,10 @@ def outer_folds(examples):
 
 
 def write_lines(path, examples):
-    with open(path, "w", encoding="latin-1") as out:
+    """Written whole under a temporary name, then renamed: two runs sharing --work never read half a file."""
+    with open(f"{path}.{os.getpid()}", "w", encoding="latin-1") as out:
         out.writelines(f"{label} {sequence}\n" for label, sequence in examples)
+    os.replace(f"{path}.{os.getpid()}", path)
 
 
 def read_lines(path):
@@ -307,7 +320,6 @@ def pooled_hmm(context, train):
 
 
 def pooled_states(pool):
-    import json
     with open(pool) as text:
         return int(json.load(text)["chosen"]["states"]["value"])
 
@@ -379,6 +391,7 @@ class SvmGrid:
                 else:
                     self.cells += [(("-t", "2", "-c", str(2.0 ** c), "-g", str(2.0 ** g)),
                                     f"RBF C {power(c)} γ {power(g)}") for g in grid["gamma"]]
+        self.signature = repr(self.cells)
 
     def select(self, context, rows):
         with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
@@ -397,6 +410,7 @@ class PpkSelect:
     def __init__(self, grid):
         self.options = ["-t", ",".join(grid["kernels"]), "-g", ",".join(grid["rho"]),
                         "-c", ",".join(str(2.0 ** c) for c in grid["C"])]
+        self.signature = repr(self.options)
 
     def select(self, context, rows):
         model = rows + ".select.model"
@@ -416,34 +430,35 @@ class PpkSelect:
 
 # ---- the routes ----------------------------------------------------------------------------------
 
-Route = collections.namedtuple("Route", "name kind applies variants rows selector")
+Route = collections.namedtuple("Route", "key name kind applies variants rows selector")
 
 
 def routes(context, grid):
-    """The table of routes, in the order of the scoreboard's rows. kind: 'plain' or 'ppk'; applies:
+    """The table of routes, in the order of the scoreboard's rows. key: its name for --routes;
+    kind: 'plain' or 'ppk'; applies:
     which sets (aligned or all); variants: the fit's settings searched (each is one more selector
     run; the best cross-validated variant wins, the first of equals)."""
     spectrum = [{"k": k} for k in grid["k"]]
     adapted = [{"relevance": tau} for tau in grid["relevance"]]
     table = [
-        Route("one-hot, linear", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["linear"], grid)),
-        Route("one-hot, RBF", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["rbf"], grid)),
-        Route("k-mer spectrum, linear", "plain", "all", spectrum, rows_spectrum, SvmGrid(["linear"], grid)),
-        Route("k-mer spectrum, RBF", "plain", "all", spectrum, rows_spectrum, SvmGrid(["rbf"], grid)),
-        Route("HMM per sequence", "ppk", "all", [{}], rows_hmm, PpkSelect(grid)),
-        Route("HMM adapted from pooled", "ppk", "all", adapted, rows_adapted, PpkSelect(grid)),
-        Route("Fisher scores of pooled HMM", "ppk", "all", [{}], rows_fisher, SvmGrid(["linear", "rbf"], grid)),
+        Route("onehot-linear", "one-hot, linear", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["linear"], grid)),
+        Route("onehot-rbf", "one-hot, RBF", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["rbf"], grid)),
+        Route("kmer-linear", "k-mer spectrum, linear", "plain", "all", spectrum, rows_spectrum, SvmGrid(["linear"], grid)),
+        Route("kmer-rbf", "k-mer spectrum, RBF", "plain", "all", spectrum, rows_spectrum, SvmGrid(["rbf"], grid)),
+        Route("hmm", "HMM per sequence", "ppk", "all", [{}], rows_hmm, PpkSelect(grid)),
+        Route("adapted", "HMM adapted from pooled", "ppk", "all", adapted, rows_adapted, PpkSelect(grid)),
+        Route("fisher", "Fisher scores of pooled HMM", "ppk", "all", [{}], rows_fisher, SvmGrid(["linear", "rbf"], grid)),
     ]
     if context.has("fit", "markov"):
-        table.append(Route("Markov chain", "ppk", "all",
+        table.append(Route("markov", "Markov chain", "ppk", "all",
                            [{"order": k, "aligned": False} for k in grid["order"]], rows_markov, PpkSelect(grid)))
-        table.append(Route("Markov chain, position-specific", "ppk", "aligned",
+        table.append(Route("markov-aligned", "Markov chain, position-specific", "ppk", "aligned",
                            [{"order": k, "aligned": True} for k in [0] + grid["order"][:-1]], rows_markov,
                            PpkSelect(grid)))
     # TODO(lead): once `ppk combine` lands, e.g. an adapted HMM + a Markov chain of one example, the
     # weights chosen by `ppk select --weights`:
     # if context.has("combine"):
-    #     table.append(Route("HMM + Markov chain, combined", "ppk", "all", [...], rows_combined,
+    #     table.append(Route("combined", "HMM + Markov chain, combined", "ppk", "all", [...], rows_combined,
     #                        PpkSelect(grid, weights=[...])))
     return table
 
@@ -477,22 +492,40 @@ def evaluate(context, route, train, test):
 
 # ---- the tables ----------------------------------------------------------------------------------
 
-def score_set(data, build, grid, work):
-    """Every route on every split of one set: [(route, accuracy, standard error, chosen, seconds)]."""
+def score_set(data, build, grid, work, keys):
+    """Every route (of keys, if given) on every split of one set: [(route, accuracy, standard error,
+    chosen, (wall seconds, CPU seconds))]. A route's result is kept in WORK/results/KEY.json with its
+    variants, grid and splits; a later run on the same --work reuses it if they are the same, so a
+    long scoreboard can be run in parts (--routes) and printed whole."""
     examples, alphabet, notes = data.load(work)
     print(f"scoreboard: {data.name}: {notes}", file=sys.stderr)
     alphabet_file = os.path.join(work, "alphabet.txt")
-    with open(alphabet_file, "w", encoding="latin-1") as out:
+    with open(f"{alphabet_file}.{os.getpid()}", "w", encoding="latin-1") as out:
         out.write(alphabet + "\n")
+    os.replace(f"{alphabet_file}.{os.getpid()}", alphabet_file)
     parts = splits(data, examples, work)
     for number, (train, test) in enumerate(parts, 1):
         write_lines(os.path.join(work, f"split{number}.train"), train)
         write_lines(os.path.join(work, f"split{number}.test"), test)
     context = Context(build, alphabet_file, alphabet, work)
     results = []
-    for route in routes(context, grid):
-        if route.applies == "aligned" and not data.aligned:
+    os.makedirs(os.path.join(work, "results"), exist_ok=True)
+    table = routes(context, grid)
+    unknown = set(keys or []) - {route.key for route in table}
+    if unknown:
+        sys.exit(f"scoreboard: --routes {','.join(sorted(unknown))}: expected keys of "
+                 f"{', '.join(route.key for route in table)}")
+    for route in table:
+        if route.applies == "aligned" and not data.aligned or keys and route.key not in keys:
             continue
+        kept = os.path.join(work, "results", route.key + ".json")
+        signature = repr((route.variants, route.selector.signature, [len(test) for _, test in parts]))
+        if os.path.exists(kept):
+            with open(kept) as text:
+                result = json.load(text)
+            if result["signature"] == signature:
+                results.append((route, *result["result"][:3], tuple(result["result"][3])))
+                continue
         started, cpu = time.monotonic(), os.times()
         correct = total = 0
         chosen = collections.Counter()
@@ -512,6 +545,9 @@ def score_set(data, build, grid, work):
             setting += f" ({count}/{len(parts)} splits)"
         print(f"scoreboard: {data.name}: {route.name}: {100 * accuracy:.1f}% in {seconds[0]:.0f} s", file=sys.stderr)
         results.append((route, accuracy, error, setting, seconds))
+        with open(kept + ".partial", "w") as out:
+            json.dump({"signature": signature, "result": [accuracy, error, setting, seconds]}, out)
+        os.replace(kept + ".partial", kept)
     protocol = (f"{data.holdout} / {len(examples) - data.holdout}" if data.holdout else
                 f"{len(examples)}, {len(parts)}-fold")
     return protocol, results
@@ -548,6 +584,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(SOURCE, "build"), help="the build folder (./build)")
     parser.add_argument("--sets", default=",".join(d.name for d in DATA_SETS),
                         help="comma-separated sets to run (all: %(default)s)")
+    parser.add_argument("--routes", help="comma-separated route keys to run (all: onehot-linear, onehot-rbf, "
+                        "kmer-linear, kmer-rbf, hmm, adapted, fisher, and markov, markov-aligned when built)")
     parser.add_argument("--quick", action="store_true", help="small grids: a smoke test, not the scoreboard")
     parser.add_argument("--work", help="keep the working files in this folder")
     parser.add_argument("-o", "--output", help="also write the tables to this file")
@@ -568,7 +606,8 @@ def main():
         for name in names:
             folder = os.path.join(work, name)
             os.makedirs(folder, exist_ok=True)
-            scores.append((known[name], score_set(known[name], args.build, grid, folder)))
+            scores.append((known[name], score_set(known[name], args.build, grid, folder,
+                                                  args.routes.split(",") if args.routes else None)))
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

@@ -15,10 +15,11 @@ python3 "$source_dir/bench/scoreboard.py" --build "$build" --sets promoters --wo
 cmp -s stdout.md printed.md || fail "-o FILE differs from standard output"
 pass
 
-# rows SET FILE: the lines of FILE's accuracy tables (not the wall-time table) whose first cell is SET.
+# rows SET FILE: the lines of FILE's two accuracy tables whose first cell is SET; a table is the
+# lines after its heading (## in the script's output, ### in the docs), up to the next heading.
 rows() {
   awk -v set="$1" '
-    /^## / { compare = ($0 !~ /^## Wall time/) }
+    /^##+ / { compare = ($0 ~ /^##+ (Held-out accuracy|Best plain baseline against best ppk route)$/) }
     compare && index($0, "| " set " |") == 1' "$2"
 }
 rows promoters printed.md > printed_rows.txt
