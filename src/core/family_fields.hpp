@@ -7,7 +7,8 @@
 // nested structs with fields of their own, read in one phase or as all headers then all bodies --
 // a flag, a list of whole numbers, a table, an optional member, a check between fields; a count that
 // may be a keyword, a real that may be absent, a probability vector with a sparse JSON layout, an
-// optional trailing group of columns, a number per listed coordinate). Four archives implement every
+// optional trailing group of columns, a number per listed coordinate; a dense vector that may be absent,
+// the listed entries of a sparse block). Four archives implement every
 // kind once:
 //   RowWriterArchive   parameters -> the row's fields (row.hpp; zeros omitted),
 //   RowReaderArchive   row -> parameters, recording where each field lies so that the model

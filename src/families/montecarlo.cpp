@@ -96,11 +96,12 @@ MonteCarloModel::MonteCarloModel(Parameters parameters) : impl_(std::make_unique
                               std::to_string(samples));
   const SamplableModel* samplable = as_samplable(*model);
   if (samplable == nullptr)
-    throw detail::field_error(kFamily, "model",
-                              "a model that can be sampled (gaussian, bernoulli, multinomial over one event or s "
-                              "trials, exponential, gamma, dirichlet, poisson, lds, linear_gaussian, slds, fhmm, or "
-                              "a mixture, hmm or bayesnet of those)",
-                              describe_inner(*model));
+    throw detail::field_error(
+        kFamily, "model",
+        "a model that can be sampled (gaussian, bernoulli, multinomial over one event or s "
+        "trials, exponential, gamma, dirichlet, poisson, lds, linear_gaussian, slds, fhmm, markov, or "
+        "a mixture, hmm or bayesnet of those)",
+        describe_inner(*model));
   impl_->seed = row_seed(*model, samples);
   static_cast<MonteCarloParameters&>(*impl_) = std::move(parameters);
   impl_->samplable = samplable;

@@ -24,6 +24,7 @@
 #include "ppk/families/fhmm.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/lds.hpp"
+#include "ppk/families/markov.hpp"
 #include "ppk/families/montecarlo.hpp"
 #include "ppk/families/slds.hpp"
 
@@ -47,6 +48,8 @@ bool cheap_kernel(const ppk::Model& model) {
   if (const auto* hmm = dynamic_cast<const ppk::HmmModel*>(&model)) return hmm->steps() <= kMaxSteps;
   if (const auto* lds = dynamic_cast<const ppk::LdsModel*>(&model)) return lds->steps() <= kMaxSteps;
   if (const auto* fhmm = dynamic_cast<const ppk::FhmmModel*>(&model)) return fhmm->steps() <= kMaxSteps;
+  if (const auto* markov = dynamic_cast<const ppk::MarkovModel*>(&model))  // T steps of A^{k+1}, a table of S
+    return markov->steps() <= kMaxSteps && ppk::markov_table_size(markov->parameters()) <= 100000;
   return true;
 }
 
