@@ -251,9 +251,9 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
   // The base: the saved one (a test file), the training file's pooled chain, or uniform.
   const std::string base = values["base"].as<std::string>();
   if (base != "pooled" && base != "uniform") throw UsageError("--base must be pooled or uniform, got '" + base + "'");
+  // The training sequences' counts, for the pooled base and the evidence (a test file needs neither).
   std::vector<MarkovCounts> counts;
-  counts.reserve(sequences.size());
-  for (std::size_t i = 0; i < sequences.size(); ++i) {
+  for (std::size_t i = 0; i < sequences.size() && !saved; ++i) {
     try {
       counts.push_back(markov_counts(sequences[i], shape));
     } catch (const EstimationError& e) {
@@ -281,8 +281,15 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     record["table"] = *options.base;
   }
   context.choices.set_base(std::move(record));
-  if (!from && !values.count("save-pooled"))
-    std::cerr << context.command << ": note: the base, beta and alphabet are decided on " << context.source.name
+  const std::string alpha = values["alpha"].as<std::string>();
+  // Whether anything of the rows was decided on INPUT's data (the layout, the order, the base, beta, the alphabet).
+  const bool decided = options.base || alpha == "auto" || alpha == "evidence" ||
+                       (values.count("order") && values["order"].as<std::string>() == "auto") ||
+                       !(values.count("aligned") || values.count("homogeneous")) ||
+                       !(values.count("alphabet") || values.count("alphabet-from"));
+  if (!from && !values.count("save-pooled") && decided)
+    std::cerr << context.command << ": note: the layout, order, base, beta or alphabet are decided on "
+              << context.source.name
               << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
                  "their rows share them\n";
 
