@@ -248,6 +248,8 @@ expect_error 2 "--order" "lower --order" -- "$PPK" fit markov --order 9 --alpha 
 expect_error 2 "--alpha must be a number, auto or evidence, got 'lots'" -- "$PPK" fit markov --alpha lots hom-train.txt
 expect_error 2 "--alpha evidence cannot choose beta for an aligned chain" -- "$PPK" fit markov --alpha evidence al-train.txt
 expect_error 2 "--order 2 differs from the order = 0" -- "$PPK" fit markov --order 2 --pooled-from al.pool al-test.txt
+expect_error 2 "--alpha auto cross-validates the SVM on rows of one length T" "give --length T (e.g. --length 29" -- \
+  "$PPK" fit markov --alpha auto hom-train.txt
 printf '1 1:2 2:1\n-1 1:1 3:2\n1 2:3\n' > counts.txt
 "$PPK" fit multinomial --dim 4 --save-pooled multinomial.pool counts.txt -o /dev/null
 expect_error 1 "multinomial.pool was written by ppk fit multinomial" -- "$PPK" fit markov --pooled-from multinomial.pool hom-test.txt

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -309,6 +310,54 @@ TEST(MarkovOrder, HeldOutScoresMatchTheDirectComputationAndPickTheGeneratingOrde
   for (int i = 0; i < 5; ++i) aligned.push_back(random_sequence(random, 20, 60));
   EXPECT_EQ(choose_markov_order(aligned, 20, 60, {0, 1, 4}).grid, (std::vector<long>{0, 1}));
   EXPECT_THROW(choose_markov_order(flat, 4, 0, {0, 1}, 30), OptionError);
+}
+
+// One-hot vectors of a symbol sequence, as ppk fit gives them to the estimator.
+std::vector<SparseVector> one_hot(const std::vector<long>& x) {
+  std::vector<SparseVector> vectors;
+  for (long symbol : x) vectors.push_back(SparseVector{Feature{symbol, 1.0}});
+  return vectors;
+}
+
+TEST(MarkovEstimator, RowsHoldTheCountsStrengthBaseAndLength) {
+  std::mt19937_64 random(9);
+  const std::vector<long> x = random_sequence(random, 3, 17);
+  for (const Shape& shape : {Shape{3, 2, 0}, Shape{3, 1, 17}}) {
+    MarkovFitOptions options;
+    options.shape = shape;
+    options.strength = 2.5;
+    options.base = std::make_shared<const std::vector<double>>(markov_pooled_base({markov_counts(x, shape)}, shape));
+    const std::unique_ptr<Model> model = estimate(*markov_estimator(options), one_hot(x), 3);
+    const MarkovParameters& p = dynamic_cast<const MarkovModel&>(*model).parameters();
+    EXPECT_EQ(p.strength, 2.5);
+    EXPECT_EQ(p.base, *options.base);
+    EXPECT_EQ(p.length, 16);  // x_0..x_16, homogeneous (n - 1) and aligned (L - 1) alike
+    const std::map<long, double> oracle = oracle_counts(x, shape);
+    ASSERT_EQ(p.counts.size(), oracle.size());
+    std::size_t i = 0;
+    for (const auto& [index, n] : oracle) EXPECT_EQ(p.counts[i++], std::make_pair(index, n));
+    // p(x | s, c) = (n + beta b) / (N + beta) at a listed entry, from the family's own accessor.
+    const long index = p.counts.front().first, first = index - index % 3;
+    double context = 0;
+    for (long y = 0; y < 3; ++y) context += oracle.count(first + y) ? oracle.at(first + y) : 0.0;
+    long slot = 0;
+    while (slot + 1 < markov_slots(p) && markov_slot_offset(p, slot + 1) <= index) ++slot;
+    EXPECT_NEAR(markov_probability(p, slot, (first - markov_slot_offset(p, slot)) / 3, index % 3),
+                (oracle.at(index) + 2.5 * (*options.base)[static_cast<std::size_t>(index)]) / (context + 2.5), 1e-15);
+  }
+  MarkovFitOptions homogeneous;
+  homogeneous.shape = Shape{3, 1, 0};
+  homogeneous.length = 40;
+  EXPECT_EQ(
+      dynamic_cast<const MarkovModel&>(*estimate(*markov_estimator(homogeneous), one_hot(x), 3)).parameters().length, 40);
+  MarkovFitOptions aligned;
+  aligned.shape = Shape{3, 1, 20};
+  EXPECT_THROW(estimate(*markov_estimator(aligned), one_hot(x), 3), OptionError);  // 17 symbols, L = 20
+  aligned.length = 5;
+  EXPECT_THROW(markov_estimator(aligned), OptionError);  // an aligned chain stores L - 1
+  std::vector<SparseVector> not_symbols = one_hot(x);
+  not_symbols[3].front().value = 2.0;
+  EXPECT_THROW(estimate(*markov_estimator(homogeneous), not_symbols, 3), OptionError);
 }
 
 }  // namespace

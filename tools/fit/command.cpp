@@ -30,7 +30,8 @@ and writes one model row per example, in input order, with the example's label.
 An example is one line 'label index:value ...', or, when the lines carry qid:
 (the SVMlight convention), the run of consecutive lines sharing 'label qid:N'.
 The sequence families (hmm, fhmm, lds, slds) need qid groups: one sequence per
-group. hmm also reads symbol sequences: FASTA or 'LABEL SEQUENCE' lines.
+group. hmm also reads symbol sequences (FASTA or 'LABEL SEQUENCE' lines), and
+markov reads only those.
 INPUT's format is detected from its first line that is neither blank nor a '#'
 comment: a FASTA header '>...', a LIBSVM row (a label, alone or with qid:N or
 index:value fields) or a 'LABEL SEQUENCE' line (a label and anything else). A

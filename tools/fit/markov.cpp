@@ -1,5 +1,6 @@
 // ppk fit markov: a Markov chain of order k per symbol sequence, its counts smoothed toward a base
 // chain (the training file's pooled chain by default) with a strength beta chosen by the data.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -51,7 +52,8 @@ markov: a Markov chain of order k fitted to each symbol sequence x_0..x_{n-1}
   position's context once per sequence, so the evidence is the same for
   every beta: their default is --alpha auto. --alpha auto: beta chosen with
   the SVM's C by cross-validated accuracy on the training file, among
-  --cv-alphas (as ppk fit multinomial --alpha auto). --alpha B: beta = B >= 0.
+  --cv-alphas (as ppk fit multinomial --alpha auto; homogeneous rows of
+  different lengths need --length T). --alpha B: beta = B >= 0.
   --order K: default 1 for homogeneous chains (bigrams, as the k-mer
   baselines), 0 for aligned ones (one composition per position: on primate
   splice junctions 96.7% held out, 94.4% at order 1). --order auto: k of
@@ -247,13 +249,27 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
       values.at("cv-alphas") = po::variable_value(std::string(kAlignedCandidates), true);
   }
   const FitContext context{values, given.method, given.source, given.input, given.choices, given.command};
+  // --alpha auto cross-validates the kernel SVM on the rows at their stored T, which must be one.
+  if (!from && shape.positions == 0 && !options.length && values["alpha"].as<std::string>() == "auto" &&
+      !sequences.empty()) {
+    std::size_t shortest = sequences.front().size(), longest = shortest;
+    for (const std::vector<long>& sequence : sequences) {
+      shortest = std::min(shortest, sequence.size());
+      longest = std::max(longest, sequence.size());
+    }
+    if (shortest != longest)
+      throw UsageError("--alpha auto cross-validates the SVM on rows of one length T, but the sequences of " +
+                       context.source.name + " have " + std::to_string(shortest) + " to " + std::to_string(longest) +
+                       " symbols: give --length T (e.g. --length " + std::to_string(shortest - 1) +
+                       ", the shortest sequence's n - 1)");
+  }
 
   // The base: the saved one (a test file), the training file's pooled chain, or uniform.
   const std::string base = values["base"].as<std::string>();
   if (base != "pooled" && base != "uniform") throw UsageError("--base must be pooled or uniform, got '" + base + "'");
+  // The training sequences' counts, for the pooled base and the evidence (a test file needs neither).
   std::vector<MarkovCounts> counts;
-  counts.reserve(sequences.size());
-  for (std::size_t i = 0; i < sequences.size(); ++i) {
+  for (std::size_t i = 0; i < sequences.size() && !saved; ++i) {
     try {
       counts.push_back(markov_counts(sequences[i], shape));
     } catch (const EstimationError& e) {
@@ -281,8 +297,15 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     record["table"] = *options.base;
   }
   context.choices.set_base(std::move(record));
-  if (!from && !values.count("save-pooled"))
-    std::cerr << context.command << ": note: the base, beta and alphabet are decided on " << context.source.name
+  const std::string alpha = values["alpha"].as<std::string>();
+  // Whether anything of the rows was decided on INPUT's data (the layout, the order, the base, beta, the alphabet).
+  const bool decided = options.base || alpha == "auto" || alpha == "evidence" ||
+                       (values.count("order") && values["order"].as<std::string>() == "auto") ||
+                       !(values.count("aligned") || values.count("homogeneous")) ||
+                       !(values.count("alphabet") || values.count("alphabet-from"));
+  if (!from && !values.count("save-pooled") && decided)
+    std::cerr << context.command << ": note: the layout, order, base, beta or alphabet are decided on "
+              << context.source.name
               << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
                  "their rows share them\n";
 
