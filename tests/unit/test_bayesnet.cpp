@@ -366,6 +366,52 @@ TEST(BayesNet, HmmAgainstNetworkEqualsHmmAgainstHmm) {
   }
 }
 
+// A probability vector of `size` entries, each uniform in [0.05, 1) before they are normalised.
+std::vector<double> random_distribution(long size, std::mt19937& rng) {
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  std::vector<double> p(static_cast<std::size_t>(size));
+  double sum = 0.0;
+  for (double& v : p) sum += v = uniform(rng);
+  for (double& v : p) v /= sum;
+  return p;
+}
+
+// A random HMM over 4 symbols (seeded).
+Hmm random_hmm(long states, std::mt19937& rng) {
+  const auto distribution = [&](long size) { return random_distribution(size, rng); };
+  Hmm h{distribution(states), {}, {}};
+  for (long q = 0; q < states; ++q) {
+    h.trans.push_back(distribution(states));
+    h.emissions.push_back(distribution(4));
+  }
+  return h;
+}
+
+// At the benchmark's sizes (bench/bench_bayesnet.cpp: M up to 12 states, T up to 100), the network
+// written from an HMM has the hmm family's kernel to 1e-12 relative, whether its observations are
+// emission leaves or discrete nodes, against another such network or against the HMM row itself.
+TEST(BayesNet, HmmShapedNetworksHaveTheHmmKernelToTwelveDigits) {
+  std::mt19937 rng(48);
+  for (long states : {2L, 4L, 8L, 12L})
+    for (long steps : {10L, 60L, 100L}) {
+      const Hmm a = random_hmm(states, rng), b = random_hmm(states == 2 ? 3 : states, rng);
+      for (double rho : {0.5, 1.0, 2.0}) {
+        const PreparedModel hmm_a(hmm_model(a, steps), with_rho(rho)), hmm_b(hmm_model(b, steps), with_rho(rho));
+        const double expected = log_kernel(hmm_a, hmm_b);
+        const std::string where =
+            "M " + std::to_string(states) + " T " + std::to_string(steps) + " rho " + std::to_string(rho);
+        for (bool discrete_a : {false, true})
+          for (bool discrete_b : {false, true}) {
+            const PreparedModel net_a(network_model(hmm_as_network(a, steps, discrete_a)), with_rho(rho));
+            const PreparedModel net_b(network_model(hmm_as_network(b, steps, discrete_b)), with_rho(rho));
+            // |log k - log k'| <= 1e-12 is k within 1e-12 relative of k'.
+            EXPECT_NEAR(log_kernel(net_a, net_b), expected, 1e-12) << where << " " << discrete_a << discrete_b;
+            EXPECT_NEAR(log_kernel(hmm_a, net_b), expected, 1e-12) << where << " hmm against network";
+          }
+      }
+    }
+}
+
 TEST(BayesNet, LongHmmChainsStayExactInLogSpace) {
   // 1000 steps: the kernel underflows a double (at rho = 1 it is the co-emission probability of
   // 1001 symbols); the log-space elimination does not.
@@ -385,14 +431,7 @@ TEST(BayesNet, LongHmmChainsStayExactInLogSpace) {
 // each observed variable a discrete node or an emission leaf (then without children); then listed
 // in another random order.
 Net random_network(std::mt19937& rng) {
-  std::uniform_real_distribution<double> uniform(0.05, 1.0);
-  const auto distribution = [&](long size) {
-    std::vector<double> p(static_cast<std::size_t>(size));
-    double sum = 0.0;
-    for (double& v : p) sum += v = uniform(rng);
-    for (double& v : p) v /= sum;
-    return p;
-  };
+  const auto distribution = [&](long size) { return random_distribution(size, rng); };
   const auto coin = [&](double p) { return std::bernoulli_distribution(p)(rng); };
   const long symbols[] = {2, 3, 2};
   Net placed;
