@@ -10,8 +10,9 @@
 // variable set (H, H' and V, an observed variable being one variable of both networks) of a product
 // of factors: each CPT^rho is a factor over a node and its parents, each psi_j a factor over the
 // parents of variable j in both networks (the parents of a common child are married into one clique).
-// Variable elimination in a greedy min-fill order sums it exactly; the tables hold logs, so products of
-// many small probabilities do not underflow (log-sum-exp when a variable is summed out).
+// Variable elimination in a greedy min-fill order sums it exactly (bayesnet_kernel.hpp: one plan per
+// pair of structures; variable_elimination.hpp: tables scaled by powers of two, or held as logs where
+// their range demands, so products of many small probabilities do not underflow).
 //
 // How observed variable j enters, by what it is in each network (D: a discrete node, E: an emission leaf):
 //   D, D:                one fused variable with K states; both CPT factors contain it.
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -311,6 +313,7 @@ BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Imp
   m.leaf_models.resize(count);
   m.cpt_power.resize(count);
   m.leaf_powers.resize(count);
+  m.network.tables.assign(count, nullptr);
   m.network.nodes.resize(count);
   std::vector<SampleSpace> spaces;
   for (std::size_t i = 0; i < count; ++i) {
@@ -325,8 +328,7 @@ BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Imp
         m.leaf_models[i].push_back(m.leaf_multinomials[i].back().get());
       }
     }
-    m.network.nodes[i] = {node.states,          node.variable,   &node.parents,
-                          has_children[i] != 0, &m.cpt_power[i], &m.leaf_models[i]};
+    m.network.nodes[i] = {node.states, node.variable, &node.parents, has_children[i] != 0, &m.leaf_models[i]};
   }
   m.network.node_of_variable.assign(
       static_cast<std::size_t>(
@@ -366,21 +368,30 @@ SampleSpace BayesNetModel::sample_space() const { return impl_->space; }
 void BayesNetModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
+  // Nodes with equal CPTs (an unrolled chain's steps) share one table of powers: a kernel then reads
+  // few tables, which stay in cache across the pairs of a Gram matrix.
+  const auto by_entries = [](const std::vector<double>* a, const std::vector<double>* b) { return *a < *b; };
+  std::map<const std::vector<double>*, std::size_t, decltype(by_entries)> tables(by_entries);  // -> the kept node
+  std::vector<double> powers;
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
     for (const auto& model : m.nodes[i].emissions) model->prepare(params);
     for (const auto& model : m.leaf_multinomials[i]) model->prepare(params);
-    std::vector<double> powers;
-    for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
-    m.cpt_power[i].assign(powers.data(), powers.size());
+    const auto [kept, fresh] = tables.emplace(&m.nodes[i].cpt, i);
+    if (fresh) {
+      powers.clear();
+      for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
+      m.cpt_power[i].assign(powers.data(), powers.size());
+    }
+    m.network.tables[i] = &m.cpt_power[kept->second];
     // An emission leaf over K categories meets a discrete node of the other network through its
     // powers: made here when small, else by each kernel that needs them (bayesnet_kernel.cpp).
-    m.network.nodes[i].leaf_powers = nullptr;
     if (m.nodes[i].states > 0) continue;
+    m.network.tables[i] = nullptr;
     const SampleSpace space = m.nodes[i].emissions[0]->sample_space();
     if (space.kind == "categories" &&
         static_cast<double>(space.dim) * static_cast<double>(m.leaf_models[i].size()) <= kPreparedPowers) {
       detail::leaf_log_powers(m.leaf_models[i], space.dim, params.rho, m.leaf_powers[i]);
-      m.network.nodes[i].leaf_powers = &m.leaf_powers[i];
+      m.network.tables[i] = &m.leaf_powers[i];
     }
   }
   // Leaves with equal models share their emission kernels (bayesnet_kernel.hpp); once per model.

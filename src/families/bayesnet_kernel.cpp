@@ -55,7 +55,9 @@ void intern_shape(Network& network) {
 
 void group_leaf_models(Network& network) {
   std::map<std::vector<double>, int> groups;
-  for (NetworkNode& node : network.nodes) {
+  network.groups.assign(network.nodes.size(), -1);
+  for (std::size_t i = 0; i < network.nodes.size(); ++i) {
+    const NetworkNode& node = network.nodes[i];
     if (node.leaf_models == nullptr || node.leaf_models->empty()) continue;
     std::vector<double> key;  // every model's row: its length, then its (index, value) entries
     for (const Model* model : *node.leaf_models) {
@@ -63,9 +65,9 @@ void group_leaf_models(Network& network) {
       key.push_back(static_cast<double>(row.size()));
       for (const RowEntry& entry : row) key.insert(key.end(), {static_cast<double>(entry.index), entry.value});
     }
-    node.group = groups.emplace(std::move(key), static_cast<int>(groups.size())).first->second;
+    network.groups[i] = groups.emplace(std::move(key), static_cast<int>(groups.size())).first->second;
   }
-  network.groups = static_cast<int>(groups.size());
+  network.group_count = static_cast<int>(groups.size());
 }
 
 namespace {}  // namespace
@@ -91,7 +93,7 @@ namespace {
 struct FactorSource {
   enum class Kind {
     cpt,      // the CPT^rho of `node` in network `side` (0: a, 1: b)
-    powers,   // the leaf powers of emission leaf `node` in network `side` (NetworkNode::leaf_powers)
+    powers,   // the powers of emission leaf `node` in network `side` (Network::tables)
     kernels,  // psi(c, c') = log k_rho(p_c, p'_c'): emission leaf `node` of a, `other` of b
   };
   Kind kind;
@@ -220,30 +222,29 @@ double log_kernel_of_networks(const Network& a, const Network& b) {
   thread_local std::vector<double> logs;
   tables.resize(count);
   if (computed.size() < count) computed.resize(count);
-  kernels_of_groups.assign(static_cast<std::size_t>(a.groups) * static_cast<std::size_t>(b.groups), -1);
+  kernels_of_groups.assign(static_cast<std::size_t>(a.group_count) * static_cast<std::size_t>(b.group_count), -1);
   std::size_t used = 0;
   for (std::size_t f = 0; f < count; ++f) {
     const FactorSource& source = layout.sources[f];
     const Network& network = source.side == 0 ? a : b;
-    const NetworkNode& node = network.nodes[static_cast<std::size_t>(source.node)];
     switch (source.kind) {
-      case FactorSource::Kind::cpt: tables[f] = node.cpt_power; break;
+      case FactorSource::Kind::cpt: tables[f] = network.tables[static_cast<std::size_t>(source.node)]; break;
       case FactorSource::Kind::powers:
-        if (node.leaf_powers != nullptr) {
-          tables[f] = node.leaf_powers;
-        } else {  // too large to keep (bayesnet.cpp): made for this pair
-          leaf_log_powers(*node.leaf_models, source.categories, network.rho, computed[used]);
+        tables[f] = network.tables[static_cast<std::size_t>(source.node)];
+        if (tables[f] == nullptr) {  // too large to keep (bayesnet.cpp): made for this pair
+          leaf_log_powers(*network.nodes[static_cast<std::size_t>(source.node)].leaf_models, source.categories,
+                          network.rho, computed[used]);
           tables[f] = &computed[used++];
         }
         break;
       case FactorSource::Kind::kernels: {
-        const NetworkNode& other = b.nodes[static_cast<std::size_t>(source.other)];
-        int& index = kernels_of_groups[static_cast<std::size_t>(node.group) * static_cast<std::size_t>(b.groups) +
-                                       static_cast<std::size_t>(other.group)];
+        const auto ia = static_cast<std::size_t>(source.node), ib = static_cast<std::size_t>(source.other);
+        int& index = kernels_of_groups[static_cast<std::size_t>(a.groups[ia]) * static_cast<std::size_t>(b.group_count) +
+                                       static_cast<std::size_t>(b.groups[ib])];
         if (index < 0) {
           logs.clear();
-          for (const Model* p : *node.leaf_models)
-            for (const Model* q : *other.leaf_models) logs.push_back(ppk::log_kernel(*p, *q));
+          for (const Model* p : *a.nodes[ia].leaf_models)
+            for (const Model* q : *b.nodes[ib].leaf_models) logs.push_back(ppk::log_kernel(*p, *q));
           computed[used].assign(logs.data(), logs.size());
           index = static_cast<int>(used++);
         }
@@ -278,16 +279,20 @@ UnrolledHmm::UnrolledHmm(const HmmModel& hmm, double rho) {
     hidden.states = states;
     hidden.parents = &parents_[static_cast<std::size_t>(t)];
     hidden.has_children = true;
-    hidden.cpt_power = t == 0 ? &start_power_ : &transitions_power_;
     NetworkNode& observed = network_.nodes[static_cast<std::size_t>(steps + 1 + t)];
     observed.variable = t;
     observed.parents = &emission_parents_[static_cast<std::size_t>(t)];
     observed.leaf_models = &emissions_;
-    observed.group = 0;  // every step emits from the same models
-    observed.leaf_powers = &emission_powers_;
     network_.node_of_variable.push_back(steps + 1 + t);
   }
-  network_.groups = 1;
+  network_.tables.assign(network_.nodes.size(), &transitions_power_);
+  network_.tables[0] = &start_power_;
+  network_.groups.assign(network_.nodes.size(), -1);
+  for (long t = 0; t <= steps; ++t) {  // every step emits from the same models
+    network_.tables[static_cast<std::size_t>(steps + 1 + t)] = &emission_powers_;
+    network_.groups[static_cast<std::size_t>(steps + 1 + t)] = 0;
+  }
+  network_.group_count = 1;
   network_.rho = rho;
   intern_shape(network_);
 }

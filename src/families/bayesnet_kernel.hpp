@@ -26,17 +26,9 @@ struct NetworkNode {
   long variable = -1;  // observed variable, or -1
   const std::vector<long>* parents = nullptr;
   bool has_children = false;
-  const ScaledTable* cpt_power = nullptr;  // discrete: rho log P(node = k | c) at c K + k (prepared)
   // Emission leaves: the model per parent configuration. Observed discrete leaves: their CPT rows as
   // one-event multinomials (what an emission leaf of the other network is paired with).
   const std::vector<const Model*>* leaf_models = nullptr;
-  // Nodes with equal leaf models (an HMM's emissions at every step) share a group: a pair's emission
-  // kernels are computed once per pair of groups.
-  int group = -1;
-  // Emission leaves over K categories: at c K + v, log k_rho(p_c, delta_v) (leaf_log_powers), their
-  // factor when the other network's variable is a discrete node with children (prepared; null: made
-  // per pair, for leaves with too many entries to keep).
-  const ScaledTable* leaf_powers = nullptr;
 };
 
 // The structure of a network as the fusion reads it (each node's states, variable, parents and
@@ -46,9 +38,18 @@ struct NetworkShape;
 struct Network {
   std::vector<NetworkNode> nodes;
   std::vector<long> node_of_variable;
-  int groups = 0;                             // of the leaf models (group_leaf_models)
-  double rho = 0.0;                           // prepared with
   std::shared_ptr<const NetworkShape> shape;  // (intern_shape)
+  // What the kernel reads per node, prepared (flat, so that a pair touches little memory):
+  //   tables[i]: a discrete node's rho log P(node = k | c) at c K + k; an emission leaf over K
+  //     categories: at c K + v, log k_rho(p_c, delta_v) (leaf_log_powers), its factor when the other
+  //     network's variable is a discrete node with children (null: made per pair, for leaves with
+  //     too many entries to keep);
+  //   groups[i]: nodes with equal leaf models (an HMM's emissions at every step) share a group, and a
+  //     pair's emission kernels are computed once per pair of groups (-1: no leaf models).
+  std::vector<const ScaledTable*> tables;
+  std::vector<int> groups;
+  int group_count = 0;
+  double rho = 0.0;  // prepared with
 };
 
 // The factor of an emission leaf over K categories paired with a discrete node with children (so
@@ -60,7 +61,7 @@ void leaf_log_powers(const std::vector<const Model*>& models, long categories, d
 
 // Sets network.shape from its nodes' structure.
 void intern_shape(Network& network);
-// Sets each node's group and network.groups: nodes whose leaf models encode to the same rows share one.
+// Sets network.groups and group_count: nodes whose leaf models encode to the same rows share a group.
 void group_leaf_models(Network& network);
 
 // log k~ between two networks with the same observed variables (their sample spaces agree), both

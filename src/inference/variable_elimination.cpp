@@ -224,10 +224,11 @@ void EliminationPlan::Steps::plan_step(Step& step, int variable, const std::vect
     throw KernelDomainError("exact elimination needs a table of " + detail::format_number(size) + " entries (over " +
                             std::to_string(all_rest.size() + 1) + " variables), beyond the limit of " +
                             std::to_string(max_table));
-  // The tables not contained in another (the largest first; of equal scopes the first listed), and
-  // which of them each of the others is absorbed into.
+  // The tables not contained in another (the largest first; of equal sizes the latest slot, an
+  // earlier step's result before the factors it meets, so that a chain's results keep one layout:
+  // out(A, B) below takes A from the result), and which of them each of the others is absorbed into.
   std::vector<int> order = step.touching;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] > sizes[b]; });
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] != sizes[b] ? sizes[a] > sizes[b] : a > b; });
   std::vector<Part> parts;
   for (int slot : order) {
     auto target = std::find_if(parts.begin(), parts.end(),
@@ -489,6 +490,12 @@ void contract(const double* f, bool f_first, const double* g, bool g_first, long
   using FirstG = Eigen::Matrix<double, K, B, Eigen::RowMajor>;
   using LastG = Eigen::Matrix<double, B, K, Eigen::RowMajor>;
   Eigen::Map<Out> product(out, a, b);
+  if (K != Eigen::Dynamic && !g_first) {
+    // Small fixed sizes: G laid out K x B first, so that each row of the product is a sum of G's
+    // rows (vectorised) rather than a dot product per entry (a chain of dependent additions).
+    const FirstG rows = Eigen::Map<const LastG>(g, b, k).transpose();
+    return contract<K, A, B>(f, f_first, rows.data(), true, k, a, b, out);
+  }
   if (f_first && g_first)
     product.noalias() = Eigen::Map<const FirstF>(f, k, a).transpose() * Eigen::Map<const FirstG>(g, k, b);
   else if (f_first)
