@@ -640,6 +640,41 @@ TEST(BayesNet, NetworksOverDifferentObservedVariablesHaveNoKernel) {
                {"bayesnet over sequences of 1 categories of dimension 3", "multinomial over categories"}));
 }
 
+// An emission leaf over K categories paired with a discrete node that has children enters through
+// its powers log k_rho(p_c, delta_v); a leaf with too many of them to keep (260 parent
+// configurations x 400 categories) has them made for each pair. Network a: u (20 states) and w (13
+// states) -> x (an emission leaf over 400 symbols), u -> y (2 states); network b: x (400 states) -> y.
+// Against k~ = sum_{x, y} [sum_{u, w} (P(u) P(w) p_uw(x) P(y | u))^rho] (P'(x) P'(y | x))^rho.
+TEST(BayesNet, LargeEmissionLeavesMeetDiscreteNodesThroughPowersMadePerPair) {
+  std::mt19937 rng(30000);
+  const long first = 20, second = 13, symbols = 400;
+  const Node u{first, -1, {}, {random_distribution(first, rng)}}, w{second, -1, {}, {random_distribution(second, rng)}};
+  Node leaf{0, 0, {0, 1}, {}}, child{2, 1, {0}, {}};
+  for (long c = 0; c < first * second; ++c) leaf.table.push_back(random_distribution(symbols, rng));
+  for (long c = 0; c < first; ++c) child.table.push_back(random_distribution(2, rng));
+  const Net a{u, w, leaf, child};
+  Node x{symbols, 0, {}, {random_distribution(symbols, rng)}}, y{2, 1, {0}, {}};
+  for (long v = 0; v < symbols; ++v) y.table.push_back(random_distribution(2, rng));
+  const Net b{x, y};
+  const auto at = [](const std::vector<double>& p, long i) { return p[static_cast<std::size_t>(i)]; };
+  for (double rho : {0.5, 1.0}) {
+    double expected = 0.0;
+    for (long v = 0; v < symbols; ++v)
+      for (long z = 0; z < 2; ++z) {
+        double hidden = 0.0;
+        for (long i = 0; i < first; ++i)
+          for (long j = 0; j < second; ++j)
+            hidden += std::pow(at(u.table[0], i) * at(w.table[0], j) *
+                                   at(leaf.table[static_cast<std::size_t>(i * second + j)], v) *
+                                   at(child.table[static_cast<std::size_t>(i)], z),
+                               rho);
+        expected += hidden * std::pow(at(x.table[0], v) * at(y.table[static_cast<std::size_t>(v)], z), rho);
+      }
+    EXPECT_LT(relative_error(model_kernel(a, b, rho), expected), 1e-12) << "rho " << rho;
+    EXPECT_LT(relative_error(model_kernel(b, a, rho), expected), 1e-12) << "rho " << rho;
+  }
+}
+
 TEST(BayesNet, MixtureEmissionsEnterThroughTheirComponentLabel) {
   // x0 is a discrete node with a child in the first network and an emission leaf whose model is a
   // mixture 0.3 (0.2, 0.8) + 0.7 (0.6, 0.4) in the second. The mixture's k~ (JMLR 2004 section 4.1)
