@@ -5,7 +5,9 @@
 #      svm-predict of the 4000 rows with the two models (the same support vectors);
 #   2. ppk, multinomial Bhattacharyya (rho = 1/2)  vs  LIBSVM linear (-t 0) on sqrt(p);
 #   3. ppk_norm, full-covariance Gaussians: 1 thread vs 2 threads (OMP_NUM_THREADS);
-#   4. HMMs on DNA-like sequences: ppk fit hmm and svm-train, 1 thread vs 2 threads.
+#   4. HMMs on DNA-like sequences: ppk fit hmm and svm-train, 1 thread vs 2 threads;
+#   5. the same HMMs written as Bayesian networks vs as hmm rows (ppk gram), and a Gram of networks
+#      over 60 aligned positions, 1 thread vs 2 threads.
 # Each time is the best of $REPEAT runs. Usage: bench/ratios.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
