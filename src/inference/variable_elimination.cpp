@@ -36,8 +36,10 @@ constexpr int kTighten = 400;
 // The largest log value of a table held in linear arithmetic (its binary exponent then fits a long
 // with room for the sums of many).
 constexpr double kMaxLogScale = 1e12;
+// The most entries of one index array a plan keeps (for a table read in another layout).
+constexpr long kMaxIndexed = 1L << 20;
 
-// The binary exponent of the table size's rounding up: 2^result >= size.
+// The smallest b with 2^b >= size (a sum of `size` terms each below 2^e is below 2^(e + b)).
 int exponent_bound(long size) {
   int bits = 0;
   while ((1L << bits) < size && bits < 62) ++bits;
@@ -149,7 +151,7 @@ struct EliminationPlan::Steps {
   std::vector<std::vector<int>> scopes;     // per slot, distinct variables
   std::vector<long> sizes;                  // per slot
   std::vector<std::vector<int>> diagonals;  // per input: entry e <- the given table's entry (empty: as given)
-  std::vector<long> offsets;                // per slot: its values in the arena (and its logs in the log arena)
+  std::vector<long> offsets;                // per slot: its values in the arena and its logs in the log arena (-1: none)
   long arena = 0;
   std::vector<Step> steps;
 
@@ -158,16 +160,41 @@ struct EliminationPlan::Steps {
     for (int v : scope) size *= states[static_cast<std::size_t>(v)];
     return size;
   }
-  int add_slot(std::vector<int> scope) {
+  // A slot over `scope`, with a buffer of the arena when `stored` (earlier results and inputs read
+  // on their diagonal; other inputs are read where they are).
+  int add_slot(std::vector<int> scope, bool stored) {
     sizes.push_back(size_of(scope));
     scopes.push_back(std::move(scope));
-    offsets.push_back(arena);
-    arena += sizes.back();
+    offsets.push_back(stored ? take(sizes.back()) : -1);
     return static_cast<int>(scopes.size() - 1);
   }
-  long reserve(long size) {
+  // The arena's blocks: a step's buffers are taken from the free ones (the first that fits), and
+  // given back once no later step reads them, so the arena is the most that is ever live at once.
+  std::vector<std::pair<long, long>> free_blocks;  // (offset, size), in offset order, none adjacent
+  long take(long size) {
+    for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it)
+      if (it->second >= size) {
+        const long offset = it->first;
+        it->first += size;
+        it->second -= size;
+        if (it->second == 0) free_blocks.erase(it);
+        return offset;
+      }
     arena += size;
     return arena - size;
+  }
+  void give(long offset, long size) {
+    if (size == 0) return;
+    auto it = std::lower_bound(free_blocks.begin(), free_blocks.end(), std::make_pair(offset, size));
+    it = free_blocks.insert(it, {offset, size});
+    if (std::next(it) != free_blocks.end() && it->first + it->second == std::next(it)->first) {
+      it->second += std::next(it)->second;
+      free_blocks.erase(std::next(it));
+    }
+    if (it != free_blocks.begin() && std::prev(it)->first + std::prev(it)->second == it->first) {
+      std::prev(it)->second += it->second;
+      free_blocks.erase(it);
+    }
   }
   // For each entry of a table over `target` (row-major), the entry of a table over `source` at the
   // same assignment (`source`'s variables all in `target`).
@@ -233,53 +260,67 @@ void EliminationPlan::Steps::plan_step(Step& step, int variable, const std::vect
   for (int slot : order) {
     auto target = std::find_if(parts.begin(), parts.end(),
                                [&](const Part& part) { return contains_all(scopes[part.slot], scopes[slot]); });
-    if (target == parts.end()) {
+    if (target == parts.end())
       parts.push_back(Part{slot, {}, -1, {}, -1, true, 1});
-      continue;
-    }
-    Absorbed absorbed{slot, {}};
-    if (scopes[slot] != scopes[target->slot]) absorbed.gather = gather(scopes[target->slot], scopes[slot]);
-    target->absorbed.push_back(std::move(absorbed));
+    else
+      target->absorbed.push_back(Absorbed{slot, {}});
   }
-  std::vector<int> output_scope;
   const auto disjoint_rests = [&] {
     const std::vector<int> a = without(scopes[parts[0].slot], variable), b = without(scopes[parts[1].slot], variable);
     return std::none_of(a.begin(), a.end(), [&](int v) { return std::find(b.begin(), b.end(), v) != b.end(); });
   };
-  if (parts.empty()) {
+  const auto leads_or_ends = [&](const Part& part) {
+    return scopes[part.slot].front() == variable || scopes[part.slot].back() == variable;
+  };
+  // The index arrays a step would keep (absorptions of other layouts, contractions' permutations)
+  // are held to kMaxIndexed entries each; a step that would need more is a general one.
+  const auto indexed = [&] {
+    for (const Part& part : parts) {
+      const bool gathers = std::any_of(part.absorbed.begin(), part.absorbed.end(),
+                                       [&](const Absorbed& a) { return scopes[a.slot] != scopes[part.slot]; });
+      if ((gathers || (parts.size() == 2 && !leads_or_ends(part))) && sizes[part.slot] > kMaxIndexed) return false;
+    }
+    return true;
+  };
+  if (parts.empty())
     step.kind = Kind::constant;
-  } else if (parts.size() == 1) {
+  else if (parts.size() == 1 && indexed())
     step.kind = Kind::sum;
-    const std::vector<int>& scope = scopes[parts[0].slot];
-    const auto at = static_cast<std::size_t>(std::find(scope.begin(), scope.end(), variable) - scope.begin());
-    for (std::size_t p = 0; p < scope.size(); ++p)
-      (p < at ? step.outer : step.inner) *= p == at ? 1 : states[static_cast<std::size_t>(scope[p])];
-    output_scope = without(scope, variable);
-  } else if (parts.size() == 2 && disjoint_rests()) {
+  else if (parts.size() == 2 && disjoint_rests() && indexed())
     step.kind = Kind::contract;
+  else
+    step.kind = Kind::general;
+  std::vector<int> output_scope;
+  std::vector<std::pair<long, long>> scratch;  // the step's own buffers (offset, size), free after it
+  if (step.kind == Kind::sum || step.kind == Kind::contract) {
     for (Part& part : parts) {
+      for (Absorbed& absorbed : part.absorbed)
+        if (scopes[absorbed.slot] != scopes[part.slot])
+          absorbed.gather = gather(scopes[part.slot], scopes[absorbed.slot]);
+      if (!part.absorbed.empty()) scratch.emplace_back(part.product = take(sizes[part.slot]), sizes[part.slot]);
       const std::vector<int>& scope = scopes[part.slot];
       const std::vector<int> rest = without(scope, variable);
-      part.rest = size_of(rest);
-      part.variable_first = scope.front() == variable;
-      if (!part.variable_first && scope.back() != variable) {
-        // The eliminated variable first, the others in their order.
-        std::vector<int> leading{variable};
-        leading.insert(leading.end(), rest.begin(), rest.end());
-        part.permutation = gather(leading, scope);
-        part.permuted = reserve(sizes[part.slot]);
-        part.variable_first = true;
+      if (step.kind == Kind::sum) {
+        const auto at = static_cast<std::size_t>(std::find(scope.begin(), scope.end(), variable) - scope.begin());
+        for (std::size_t p = 0; p < scope.size(); ++p)
+          if (p != at) (p < at ? step.outer : step.inner) *= states[static_cast<std::size_t>(scope[p])];
+      } else {
+        part.rest = size_of(rest);
+        part.variable_first = scope.front() == variable;
+        if (!leads_or_ends(part)) {  // laid out again: the eliminated variable first, the others in order
+          std::vector<int> leading{variable};
+          leading.insert(leading.end(), rest.begin(), rest.end());
+          part.permutation = gather(leading, scope);
+          scratch.emplace_back(part.permuted = take(sizes[part.slot]), sizes[part.slot]);
+          part.variable_first = true;
+        }
       }
       output_scope.insert(output_scope.end(), rest.begin(), rest.end());
     }
-  } else {
-    step.kind = Kind::general;
+    step.parts = std::move(parts);
+  } else if (step.kind == Kind::general) {
     output_scope = all_rest;
   }
-  if (step.kind != Kind::general)
-    for (Part& part : parts)
-      if (!part.absorbed.empty()) part.product = reserve(sizes[part.slot]);
-  step.parts = std::move(parts);
   // The strides of every touching table over (output scope, variable), for the general kind and for
   // steps on logs.
   std::vector<int> all = output_scope;
@@ -296,7 +337,12 @@ void EliminationPlan::Steps::plan_step(Step& step, int variable, const std::vect
       stride *= states[static_cast<std::size_t>(scope[p])];
     }
   }
-  step.output = add_slot(std::move(output_scope));
+  // The result's buffer, taken while the step's tables still hold theirs; then theirs are free
+  // (each table enters one step), and so is the step's scratch.
+  step.output = add_slot(std::move(output_scope), true);
+  for (int slot : step.touching)
+    if (offsets[static_cast<std::size_t>(slot)] >= 0) give(offsets[static_cast<std::size_t>(slot)], sizes[slot]);
+  for (const auto& [offset, length] : scratch) give(offset, length);
 }
 
 EliminationPlan::EliminationPlan(std::vector<long> states, const std::vector<std::vector<int>>& scopes, long max_table)
@@ -323,8 +369,9 @@ EliminationPlan::EliminationPlan(std::vector<long> states, const std::vector<std
                                             .log_values;
       diagonal.assign(index.begin(), index.end());
     }
+    const bool stored = !diagonal.empty();
     plan.diagonals.push_back(std::move(diagonal));
-    plan.add_slot(std::move(distinct));
+    plan.add_slot(std::move(distinct), stored);
   }
 
   // The order (greedy min-fill) and each step's tables.

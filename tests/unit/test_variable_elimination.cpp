@@ -3,7 +3,7 @@
 // loops, dense cliques, factors without variables, zero entries); factor_on's diagonal against the
 // repeated table read directly; the table limit; one plan run on many values; values spread far
 // beyond the range of doubles (the steps on logs) and long chains far below the smallest double
-// against a forward recursion in log space.
+// against a forward recursion in log space; a table too large for an index array in another layout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -210,6 +210,27 @@ TEST(VariableElimination, LongChainsFarBelowTheSmallestDoubleAreExact) {
   const double expected = top + std::log(sum);
   ASSERT_LT(expected, -1500.0);
   EXPECT_NEAR(eliminate_all(states, factors, 1000), expected, 1e-12 * std::abs(expected));
+}
+
+// Two tables of 2^21 entries over the same variables in opposite orders: the step that multiplies
+// them reads one in the other's layout, which a plan keeps no index array for at that size (it sums
+// the product with strides instead). Against the sum over every (x0, x1, x2) of f(x0, x1, x2)
+// g(x2, x1, x0) written out.
+TEST(VariableElimination, LargeTablesInAnotherLayoutNeedNoIndexArrays) {
+  std::mt19937 rng(14);
+  const std::vector<long> states{128, 128, 128};
+  const Factor f = random_factor({0, 1, 2}, states, rng, 0.0), g = random_factor({2, 1, 0}, states, rng, 0.0);
+  std::vector<double> terms;
+  for (long x1 = 0; x1 < 128; ++x1)
+    for (long x2 = 0; x2 < 128; ++x2)
+      for (long x0 = 0; x0 < 128; ++x0)
+        terms.push_back(f.log_values[static_cast<std::size_t>((x0 * 128 + x1) * 128 + x2)] +
+                        g.log_values[static_cast<std::size_t>((x2 * 128 + x1) * 128 + x0)]);
+  const double top = *std::max_element(terms.begin(), terms.end());
+  double sum = 0.0;
+  for (double t : terms) sum += std::exp(t - top);
+  const double expected = top + std::log(sum);
+  EXPECT_NEAR(eliminate_all(states, {f, g}, 10000000), expected, 1e-12 * std::abs(expected));
 }
 
 }  // namespace
