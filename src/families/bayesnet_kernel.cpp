@@ -2,10 +2,14 @@
 // factors of a pair of networks, their elimination plan kept per pair of structures.
 #include "families/bayesnet_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -69,8 +73,6 @@ void group_leaf_models(Network& network) {
   }
   network.group_count = static_cast<int>(groups.size());
 }
-
-namespace {}  // namespace
 
 void leaf_log_powers(const std::vector<const Model*>& models, long categories, double rho, ScaledTable& out) {
   std::vector<std::unique_ptr<Model>> certain;
@@ -184,14 +186,14 @@ PairLayout fuse(const Network& a, const Network& b) {
 
 // The layout of the pair's structures: the one this thread used last, else the one kept for them,
 // else made (and kept).
-const PairLayout& layout_of(const Network& a, const Network& b) {
+const std::shared_ptr<const PairLayout>& layout_of(const Network& a, const Network& b) {
   struct Last {
     std::uint64_t a = 0, b = 0;
     std::shared_ptr<const PairLayout> layout;
   };
   thread_local Last last;
   const std::uint64_t id_a = a.shape->id, id_b = b.shape->id;
-  if (last.layout && last.a == id_a && last.b == id_b) return *last.layout;
+  if (last.layout && last.a == id_a && last.b == id_b) return last.layout;
   static std::mutex mutex;
   static std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const PairLayout>> kept;
   std::shared_ptr<const PairLayout> layout;
@@ -207,53 +209,85 @@ const PairLayout& layout_of(const Network& a, const Network& b) {
     kept.emplace(std::make_pair(id_a, id_b), layout);
   }
   last = {id_a, id_b, std::move(layout)};
-  return *last.layout;
+  return last.layout;
 }
+
+// One evaluation's tables: the prepared CPT powers, and those computed for the pair (reused storage).
+struct PairTables {
+  std::shared_ptr<const PairLayout> layout;
+  std::vector<const ScaledTable*> tables;
+  std::vector<ScaledTable> computed;
+  std::vector<int> kernels_of_groups;  // group of a x group of b -> its psi in `computed`
+  std::vector<double> logs;
+};
+
+// This thread's PairTables for the evaluation in progress: one per depth, since an emission kernel
+// may itself be a network's (a mixture of networks as an emission model).
+class PairScratch {
+ public:
+  PairScratch() {
+    if (stack().size() <= depth()) stack().emplace_back();  // (a deque keeps the others in place)
+    ++depth();
+  }
+  ~PairScratch() { --depth(); }
+  PairScratch(const PairScratch&) = delete;
+  PairScratch& operator=(const PairScratch&) = delete;
+  PairTables& tables() { return stack()[depth() - 1]; }
+
+ private:
+  static std::deque<PairTables>& stack() {
+    thread_local std::deque<PairTables> tables;
+    return tables;
+  }
+  static std::size_t& depth() {
+    thread_local std::size_t level = 0;
+    return level;
+  }
+};
 
 }  // namespace
 
 double log_kernel_of_networks(const Network& a, const Network& b) {
-  const PairLayout& layout = layout_of(a, b);
+  PairScratch scratch;
+  PairTables& pair = scratch.tables();
+  pair.layout = layout_of(a, b);
+  const PairLayout& layout = *pair.layout;
   const std::size_t count = layout.sources.size();
-  // This pair's tables: the prepared CPT powers, and those computed here (reused storage).
-  thread_local std::vector<const ScaledTable*> tables;
-  thread_local std::vector<ScaledTable> computed;
-  thread_local std::vector<int> kernels_of_groups;  // group of a x group of b -> its psi in `computed`
-  thread_local std::vector<double> logs;
-  tables.resize(count);
-  if (computed.size() < count) computed.resize(count);
-  kernels_of_groups.assign(static_cast<std::size_t>(a.group_count) * static_cast<std::size_t>(b.group_count), -1);
+  pair.tables.resize(count);
+  if (pair.computed.size() < count) pair.computed.resize(count);
+  pair.kernels_of_groups.assign(static_cast<std::size_t>(a.group_count) * static_cast<std::size_t>(b.group_count), -1);
   std::size_t used = 0;
   for (std::size_t f = 0; f < count; ++f) {
     const FactorSource& source = layout.sources[f];
     const Network& network = source.side == 0 ? a : b;
     switch (source.kind) {
-      case FactorSource::Kind::cpt: tables[f] = network.tables[static_cast<std::size_t>(source.node)]; break;
+      case FactorSource::Kind::cpt: pair.tables[f] = network.tables[static_cast<std::size_t>(source.node)]; break;
       case FactorSource::Kind::powers:
-        tables[f] = network.tables[static_cast<std::size_t>(source.node)];
-        if (tables[f] == nullptr) {  // too large to keep (bayesnet.cpp): made for this pair
+        pair.tables[f] = network.tables[static_cast<std::size_t>(source.node)];
+        if (pair.tables[f] == nullptr) {  // too large to keep (bayesnet.cpp): made for this pair
           leaf_log_powers(*network.nodes[static_cast<std::size_t>(source.node)].leaf_models, source.categories,
-                          network.rho, computed[used]);
-          tables[f] = &computed[used++];
+                          network.rho, pair.computed[used]);
+          pair.tables[f] = &pair.computed[used++];
         }
         break;
       case FactorSource::Kind::kernels: {
         const auto ia = static_cast<std::size_t>(source.node), ib = static_cast<std::size_t>(source.other);
-        int& index = kernels_of_groups[static_cast<std::size_t>(a.groups[ia]) * static_cast<std::size_t>(b.group_count) +
-                                       static_cast<std::size_t>(b.groups[ib])];
+        int& index =
+            pair.kernels_of_groups[static_cast<std::size_t>(a.groups[ia]) * static_cast<std::size_t>(b.group_count) +
+                                   static_cast<std::size_t>(b.groups[ib])];
         if (index < 0) {
-          logs.clear();
+          pair.logs.clear();
           for (const Model* p : *a.nodes[ia].leaf_models)
-            for (const Model* q : *b.nodes[ib].leaf_models) logs.push_back(ppk::log_kernel(*p, *q));
-          computed[used].assign(logs.data(), logs.size());
+            for (const Model* q : *b.nodes[ib].leaf_models) pair.logs.push_back(ppk::log_kernel(*p, *q));
+          pair.computed[used].assign(pair.logs.data(), pair.logs.size());
           index = static_cast<int>(used++);
         }
-        tables[f] = &computed[static_cast<std::size_t>(index)];
+        pair.tables[f] = &pair.computed[static_cast<std::size_t>(index)];
         break;
       }
     }
   }
-  return layout.plan.log_sum(tables.data());
+  return layout.plan.log_sum(pair.tables.data());
 }
 
 UnrolledHmm::UnrolledHmm(const HmmModel& hmm, double rho) {

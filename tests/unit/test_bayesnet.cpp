@@ -675,6 +675,51 @@ TEST(BayesNet, LargeEmissionLeavesMeetDiscreteNodesThroughPowersMadePerPair) {
   }
 }
 
+// A network's emission leaf may be a mixture of networks, whose kernels run inside the outer
+// network's (nested evaluations keep their own tables). Network a: h (2 states) -> x, x's emission
+// for h = 0 the mixture 0.4 n_1 + 0.6 n_2, for h = 1 0.5 n_3 + 0.5 n_4; network b likewise with
+// 0.3 n_2 + 0.7 n_4 and 0.8 n_1 + 0.2 n_3 (n_i chains x_0 -> x_1 over 2 states). Against
+// k~ = sum_{h, h'} (P(h) P'(h'))^rho k(e_h, e'_h'), the mixtures' kernels evaluated on their own.
+TEST(BayesNet, MixturesOfNetworksNestAsEmissionModels) {
+  const Net inner[] = {{{2, 0, {}, {{0.3, 0.7}}}, {2, 1, {0}, {{0.9, 0.1}, {0.2, 0.8}}}},
+                       {{2, 0, {}, {{0.6, 0.4}}}, {2, 1, {0}, {{0.5, 0.5}, {0.7, 0.3}}}},
+                       {{2, 0, {}, {{0.1, 0.9}}}, {2, 1, {0}, {{0.4, 0.6}, {0.25, 0.75}}}},
+                       {{2, 0, {}, {{0.8, 0.2}}}, {2, 1, {0}, {{0.35, 0.65}, {0.95, 0.05}}}}};
+  const auto mixture = [&](double w, int first, int second) {
+    std::vector<std::unique_ptr<Model>> components;
+    components.push_back(network_model(inner[first]));
+    components.push_back(network_model(inner[second]));
+    return std::make_unique<MixtureModel>(std::vector<double>{w, 1.0 - w}, std::move(components));
+  };
+  struct Emissions {
+    double weight[2];
+    int first[2], second[2];
+    std::vector<double> prior;
+  };
+  const Emissions a{{0.4, 0.5}, {0, 2}, {1, 3}, {0.35, 0.65}}, b{{0.3, 0.8}, {1, 0}, {3, 2}, {0.55, 0.45}};
+  const auto outer = [&](const Emissions& e) {
+    std::vector<BayesNode> nodes(2);
+    nodes[0].states = 2;
+    nodes[0].cpt = e.prior;
+    nodes[1].variable = 0;
+    nodes[1].parents = {0};
+    for (int h = 0; h < 2; ++h) nodes[1].emissions.push_back(mixture(e.weight[h], e.first[h], e.second[h]));
+    return std::make_unique<BayesNetModel>(std::move(nodes));
+  };
+  for (double rho : kRhos) {
+    double expected = 0.0;
+    for (int h = 0; h < 2; ++h)
+      for (int g = 0; g < 2; ++g)
+        expected += std::pow(a.prior[static_cast<std::size_t>(h)] * b.prior[static_cast<std::size_t>(g)], rho) *
+                    kernel(PreparedModel(mixture(a.weight[h], a.first[h], a.second[h]), with_rho(rho)),
+                           PreparedModel(mixture(b.weight[g], b.first[g], b.second[g]), with_rho(rho)));
+    EXPECT_LT(
+        relative_error(kernel(PreparedModel(outer(a), with_rho(rho)), PreparedModel(outer(b), with_rho(rho))), expected),
+        1e-12)
+        << "rho " << rho;
+  }
+}
+
 TEST(BayesNet, MixtureEmissionsEnterThroughTheirComponentLabel) {
   // x0 is a discrete node with a child in the first network and an emission leaf whose model is a
   // mixture 0.3 (0.2, 0.8) + 0.7 (0.6, 0.4) in the second. The mixture's k~ (JMLR 2004 section 4.1)
