@@ -1,8 +1,11 @@
-// Bayesian-network kernel evaluations (JMLR 2004 section 4.3; bayesnet.cpp: variable elimination in a
-// min-fill order on the fused networks, log-space tables). Two cases:
-//   * HMMs written as networks (s_0 -> .. -> s_T, s_t -> x_t), M = N states, alphabet 4, T in {10, 100},
-//     next to the same pair as HMM rows (hmm.cpp's matrix recursion): the cost of the general engine
-//     on the structure the HMM family specialises;
+// Bayesian-network kernel evaluations (JMLR 2004 section 4.3; bayesnet_kernel.hpp: the fused networks
+// summed by a variable-elimination plan made once per pair of structures). Three cases:
+//   * HMMs written as networks (s_0 -> .. -> s_T, s_t -> x_t), M = N states, alphabet 4, T in
+//     {10, 60, 100}, next to the same pair as HMM rows (hmm.cpp's matrix recursion): the cost of the
+//     general engine on the structure the HMM family specialises (BM_HmmAsNetwork / BM_HmmAsHmm is
+//     the ratio docs/performance.md reports);
+//   * position chains: x_0 -> x_1 -> .. -> x_{T-1} over 4 symbols, a CPT per position and no hidden
+//     node (what `ppk fit bayesnet` fits to aligned sequences, e.g. 60-base splice junctions);
 //   * naive-Bayes networks (one hidden class of H states, D observed variables of 4 symbols, half of
 //     them discrete nodes and half emission leaves).
 #include <memory>
@@ -74,12 +77,41 @@ void BM_HmmAsNetwork(benchmark::State& state) { run_pair(state, as_network); }
 
 void hmm_sizes(benchmark::internal::Benchmark* bench) {
   bench->ArgNames({"M", "T"});
-  for (long states : {2, 4, 8})
-    for (long length : {10, 100}) bench->Args({states, length});
+  for (long states : {2, 4, 8, 12})
+    for (long length : {10, 60, 100}) bench->Args({states, length});
 }
 
 BENCHMARK(BM_HmmAsHmm)->Apply(hmm_sizes);
 BENCHMARK(BM_HmmAsNetwork)->Apply(hmm_sizes);
+
+// A chain over T positions of 4 symbols, a random CPT per position (node t is x_t, observed).
+std::unique_ptr<ppk::Model> position_chain(long positions, std::mt19937& rng) {
+  std::vector<ppk::BayesNode> nodes;
+  for (long t = 0; t < positions; ++t) {
+    ppk::BayesNode x;
+    x.states = 4;
+    x.variable = t;
+    if (t > 0) x.parents = {t - 1};
+    for (long c = 0; c < (t > 0 ? 4 : 1); ++c) {
+      const std::vector<double> row = random_probabilities(4, rng);
+      x.cpt.insert(x.cpt.end(), row.begin(), row.end());
+    }
+    nodes.push_back(std::move(x));
+  }
+  return std::make_unique<ppk::BayesNetModel>(std::move(nodes));
+}
+
+void BM_PositionChain(benchmark::State& state) {
+  std::mt19937 rng(13);
+  const ppk::KernelParams params{0.5, 0};
+  const ppk::PreparedModel pa(position_chain(state.range(0), rng), params),
+      pb(position_chain(state.range(0), rng), params);
+  for (auto _ : state) benchmark::DoNotOptimize(ppk::log_kernel(pa, pb));
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_PositionChain)->ArgNames({"T"})->Arg(60)->Arg(200);
 
 // Naive Bayes: class c (node 0, H states), observed x_j (j < D) with parent c; even j discrete nodes,
 // odd j emission leaves of one-event multinomials.

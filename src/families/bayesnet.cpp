@@ -10,8 +10,9 @@
 // variable set (H, H' and V, an observed variable being one variable of both networks) of a product
 // of factors: each CPT^rho is a factor over a node and its parents, each psi_j a factor over the
 // parents of variable j in both networks (the parents of a common child are married into one clique).
-// Variable elimination in a greedy min-fill order sums it exactly; the tables hold logs, so products of
-// many small probabilities do not underflow (log-sum-exp when a variable is summed out).
+// Variable elimination in a greedy min-fill order sums it exactly (bayesnet_kernel.hpp: one plan per
+// pair of structures; variable_elimination.hpp: tables scaled by powers of two, or held as logs where
+// their range demands, so products of many small probabilities do not underflow).
 //
 // How observed variable j enters, by what it is in each network (D: a discrete node, E: an emission leaf):
 //   D, D:                one fused variable with K states; both CPT factors contain it.
@@ -29,14 +30,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
 #include "core/family_fields.hpp"
 #include "core/model_fields.hpp"
+#include "families/bayesnet_kernel.hpp"
 #include "ppk/families/hmm.hpp"
-#include "ppk/inference/variable_elimination.hpp"
-#include "ppk/core/kernel.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {
@@ -46,9 +47,11 @@ namespace {
 const char* const kFamily = "bayesnet";
 constexpr long kMaxNodes = 100000;
 constexpr long kMaxStates = 10000;
-constexpr long kMaxTable = 10000000;    // entries of one CPT, one list of emission models, one elimination table
-constexpr double kSumTolerance = 1e-6;  // how far a CPT row may sum from 1 (then renormalised)
+constexpr long kMaxTable = detail::kMaxNetworkTable;  // entries of one CPT, one list of emission models
+constexpr double kSumTolerance = 1e-6;                // how far a CPT row may sum from 1 (then renormalised)
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+// The most entries of an emission leaf's powers (detail::leaf_log_powers) that prepare() keeps.
+constexpr double kPreparedPowers = 100000;
 
 // How errors address node i: `bayesnet nodes[i] field "cpt"[1][0]` (JSON) or `... (index 40)` (rows).
 std::string node_family(long i) { return detail::record_family(kFamily, "nodes", i); }
@@ -234,159 +237,6 @@ void check_emissions(const std::vector<BayesNode>& nodes, long i, const std::vec
   }
 }
 
-// ---- The kernel: networks as factor lists, fused, summed by variable elimination (variable_elimination.hpp). ----
-
-// A node as the kernel sees it; a BayesNetModel's nodes, or an HMM's unrolled ones.
-struct NetworkNode {
-  long states = 0;     // K, or 0 for an emission leaf
-  long variable = -1;  // observed variable, or -1
-  const std::vector<long>* parents = nullptr;
-  bool has_children = false;
-  const std::vector<double>* log_cpt_power = nullptr;  // discrete: rho log P(node = k | c) at c K + k
-  // Emission leaves: the model per parent configuration. Observed discrete leaves: their CPT rows as
-  // one-event multinomials (what an emission leaf of the other network is paired with).
-  const std::vector<const Model*>* leaf_models = nullptr;
-};
-
-struct Network {
-  std::vector<NetworkNode> nodes;
-  std::vector<long> node_of_variable;
-};
-
-// The factor of an emission leaf over K categories paired with a discrete node with children (so
-// the observed variable v is a fused variable): at c K + v, log k_rho(p_c, delta_v), delta_v the
-// one-event multinomial certain of v. For a one-event multinomial p_c that is rho log p_c(v); for a
-// mixture of them, log sum_m (w_m p_m(v))^rho, the mixture's k~ with its component label hidden.
-std::vector<double> leaf_log_powers(const NetworkNode& leaf, long categories, double rho) {
-  std::vector<std::unique_ptr<Model>> certain;
-  for (long v = 0; v < categories; ++v) {
-    std::vector<double> delta(static_cast<std::size_t>(categories), 0.0);
-    delta[static_cast<std::size_t>(v)] = 1.0;
-    certain.push_back(std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(delta), Trials{}));
-    certain.back()->prepare(KernelParams{rho, 0});
-  }
-  std::vector<double> table;
-  table.reserve(leaf.leaf_models->size() * static_cast<std::size_t>(categories));
-  for (const Model* model : *leaf.leaf_models)
-    for (const auto& delta : certain) table.push_back(ppk::log_kernel(*model, *delta));
-  return table;
-}
-
-// log k~ between two networks with the same observed variables (their sample spaces agree), both
-// prepared with `rho`: the fused factors of the file comment, then eliminate_all.
-double log_kernel_of_networks(const Network& a, const Network& b, double rho) {
-  std::vector<long> states;  // of each fused variable
-  const auto add_variable = [&](long k) {
-    states.push_back(k);
-    return static_cast<int>(states.size() - 1);
-  };
-  std::vector<int> fused_a(a.nodes.size(), -1), fused_b(b.nodes.size(), -1);
-  std::vector<std::pair<long, long>> emission_pairs;  // (node of a, node of b) paired through psi_j
-  for (std::size_t j = 0; j < a.node_of_variable.size(); ++j) {
-    const long ia = a.node_of_variable[j], ib = b.node_of_variable[j];
-    const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
-    const bool shared =
-        (na.states > 0 && nb.states > 0) || (na.states > 0 && na.has_children) || (nb.states > 0 && nb.has_children);
-    if (shared)
-      fused_a[static_cast<std::size_t>(ia)] = fused_b[static_cast<std::size_t>(ib)] =
-          add_variable(na.states > 0 ? na.states : nb.states);
-    else
-      emission_pairs.push_back({ia, ib});
-  }
-  for (std::size_t i = 0; i < a.nodes.size(); ++i)
-    if (a.nodes[i].variable < 0) fused_a[i] = add_variable(a.nodes[i].states);
-  for (std::size_t i = 0; i < b.nodes.size(); ++i)
-    if (b.nodes[i].variable < 0) fused_b[i] = add_variable(b.nodes[i].states);
-
-  std::vector<Factor> factors;
-  const auto fused_parents = [](const NetworkNode& node, const std::vector<int>& fused) {
-    std::vector<int> variables;
-    for (long u : *node.parents) variables.push_back(fused[static_cast<std::size_t>(u)]);
-    return variables;
-  };
-  // CPT^rho of every node that is a fused variable (a discrete node, or an emission leaf paired with
-  // a discrete node with children).
-  for (const auto& [network, fused] : {std::pair{&a, &fused_a}, std::pair{&b, &fused_b}})
-    for (std::size_t i = 0; i < network->nodes.size(); ++i) {
-      const int own = (*fused)[i];
-      if (own < 0) continue;
-      const NetworkNode& node = network->nodes[i];
-      std::vector<int> variables = fused_parents(node, *fused);
-      variables.push_back(own);
-      factors.push_back(factor_on(
-          variables,
-          node.states > 0 ? *node.log_cpt_power : leaf_log_powers(node, states[static_cast<std::size_t>(own)], rho),
-          states));
-    }
-  // psi_j(c, c') = k_rho(p_j(. | c), p'_j(. | c')) over both parent sets, c' fastest.
-  for (const auto& [ia, ib] : emission_pairs) {
-    const NetworkNode &na = a.nodes[static_cast<std::size_t>(ia)], &nb = b.nodes[static_cast<std::size_t>(ib)];
-    // psi is a table of the elimination: held to its limit before its C x C' kernels are computed.
-    const double entries = static_cast<double>(na.leaf_models->size()) * static_cast<double>(nb.leaf_models->size());
-    if (entries > static_cast<double>(kMaxTable))
-      throw KernelDomainError(std::string(kFamily) + " kernel on the fused networks: observed variable " +
-                              std::to_string(na.variable) + " pairs " + std::to_string(na.leaf_models->size()) + " x " +
-                              std::to_string(nb.leaf_models->size()) +
-                              " models (one per parent configuration), a table of " + detail::format_number(entries) +
-                              " emission kernels, beyond the limit of " + std::to_string(kMaxTable) +
-                              "; give its emission leaf fewer parent configurations");
-    std::vector<double> psi;
-    psi.reserve(na.leaf_models->size() * nb.leaf_models->size());
-    for (const Model* p : *na.leaf_models)
-      for (const Model* q : *nb.leaf_models) psi.push_back(ppk::log_kernel(*p, *q));
-    std::vector<int> variables = fused_parents(na, fused_a);
-    for (int v : fused_parents(nb, fused_b)) variables.push_back(v);
-    factors.push_back(factor_on(variables, std::move(psi), states));
-  }
-  try {
-    return eliminate_all(states, std::move(factors), kMaxTable);
-  } catch (const KernelDomainError& error) {
-    throw KernelDomainError(std::string(kFamily) + " kernel on the fused networks: " + error.what() +
-                            "; the networks are too densely connected for exact inference");
-  }
-}
-
-// An HMM unrolled to T + 1 steps (JMLR 2004 section 4.2 as a network): hidden node t is s_t (s_0 ~ pi,
-// s_t | s_{t-1} ~ A), node T + 1 + t the emission leaf x_t (observed variable t) with parent s_t.
-class UnrolledHmm {
- public:
-  UnrolledHmm(const HmmModel& hmm, double rho) {
-    const long states = static_cast<long>(hmm.states()), steps = hmm.steps();
-    const auto log_power = [rho](double p) { return p > 0.0 ? rho * std::log(p) : kMinusInfinity; };
-    for (long q = 0; q < states; ++q) log_start_power_.push_back(log_power(hmm.start()[q]));
-    for (long p = 0; p < states; ++p)
-      for (long q = 0; q < states; ++q) log_transitions_power_.push_back(log_power(hmm.transitions()(p, q)));
-    for (long q = 0; q < states; ++q) emissions_.push_back(&hmm.emission(static_cast<std::size_t>(q)));
-    parents_.resize(static_cast<std::size_t>(steps + 1));
-    emission_parents_.resize(static_cast<std::size_t>(steps + 1));
-    network_.nodes.resize(static_cast<std::size_t>(2 * (steps + 1)));
-    for (long t = 0; t <= steps; ++t) {
-      if (t > 0) parents_[static_cast<std::size_t>(t)] = {t - 1};
-      emission_parents_[static_cast<std::size_t>(t)] = {t};
-      NetworkNode& hidden = network_.nodes[static_cast<std::size_t>(t)];
-      hidden.states = states;
-      hidden.parents = &parents_[static_cast<std::size_t>(t)];
-      hidden.has_children = true;
-      hidden.log_cpt_power = t == 0 ? &log_start_power_ : &log_transitions_power_;
-      NetworkNode& observed = network_.nodes[static_cast<std::size_t>(steps + 1 + t)];
-      observed.variable = t;
-      observed.parents = &emission_parents_[static_cast<std::size_t>(t)];
-      observed.leaf_models = &emissions_;
-      network_.node_of_variable.push_back(steps + 1 + t);
-    }
-  }
-  UnrolledHmm(const UnrolledHmm&) = delete;
-  UnrolledHmm& operator=(const UnrolledHmm&) = delete;
-  const Network& network() const { return network_; }
-
- private:
-  std::vector<double> log_start_power_, log_transitions_power_;
-  std::vector<const Model*> emissions_;
-  std::vector<std::vector<long>> parents_;
-  std::vector<std::vector<long>> emission_parents_;
-  Network network_;
-};
-
 }  // namespace
 
 // A node's header: its kind (states, 0 for an emission leaf), its observed variable and its parents.
@@ -427,10 +277,12 @@ struct BayesNetModel::Impl {
   // One-event multinomials of the CPT rows of observed discrete nodes without children.
   std::vector<std::vector<std::unique_ptr<Model>>> leaf_multinomials;
   std::vector<std::vector<const Model*>> leaf_models;  // per node: emissions or leaf_multinomials
-  std::vector<std::vector<double>> log_cpt_power;      // per discrete node: rho log CPT, set by prepare()
+  std::vector<ScaledTable> cpt_power;                  // per discrete node: rho log CPT, set by prepare()
+  std::vector<ScaledTable> leaf_powers;                // per emission leaf over categories (prepare)
   double rho = 0.0;
   double kernel_work = 0.0;  // kernel_work(), set by prepare()
-  Network network;           // the nodes as the kernel sees them (pointing into the members above)
+  detail::Network network;   // the nodes as the kernel sees them (pointing into the members above)
+  bool grouped = false;      // network's leaf groups are set (prepare)
 };
 
 BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Impl>()) {
@@ -459,7 +311,9 @@ BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Imp
   m.nodes = std::move(nodes);
   m.leaf_multinomials.resize(count);
   m.leaf_models.resize(count);
-  m.log_cpt_power.resize(count);
+  m.cpt_power.resize(count);
+  m.leaf_powers.resize(count);
+  m.network.tables.assign(count, nullptr);
   m.network.nodes.resize(count);
   std::vector<SampleSpace> spaces;
   for (std::size_t i = 0; i < count; ++i) {
@@ -474,8 +328,7 @@ BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Imp
         m.leaf_models[i].push_back(m.leaf_multinomials[i].back().get());
       }
     }
-    m.network.nodes[i] = {node.states,          node.variable,       &node.parents,
-                          has_children[i] != 0, &m.log_cpt_power[i], &m.leaf_models[i]};
+    m.network.nodes[i] = {node.states, node.variable, &node.parents, has_children[i] != 0, &m.leaf_models[i]};
   }
   m.network.node_of_variable.assign(
       static_cast<std::size_t>(
@@ -484,6 +337,7 @@ BayesNetModel::BayesNetModel(Parameters parameters) : impl_(std::make_unique<Imp
   for (std::size_t i = 0; i < count; ++i)
     if (m.nodes[i].variable >= 0)
       m.network.node_of_variable[static_cast<std::size_t>(m.nodes[i].variable)] = static_cast<long>(i);
+  detail::intern_shape(m.network);
   // Observed variable j: a discrete node with K states ranges over K categories (the space of a
   // one-event multinomial over K), an emission leaf over its models' space.
   for (long i : m.network.node_of_variable) {
@@ -514,13 +368,35 @@ SampleSpace BayesNetModel::sample_space() const { return impl_->space; }
 void BayesNetModel::prepare(const KernelParams& params) {
   detail::check_rho(kFamily, params);
   Impl& m = *impl_;
+  // Nodes with equal CPTs (an unrolled chain's steps) share one table of powers: a kernel then reads
+  // few tables, which stay in cache across the pairs of a Gram matrix.
+  const auto by_entries = [](const std::vector<double>* a, const std::vector<double>* b) { return *a < *b; };
+  std::map<const std::vector<double>*, std::size_t, decltype(by_entries)> tables(by_entries);  // -> the kept node
+  std::vector<double> powers;
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
     for (const auto& model : m.nodes[i].emissions) model->prepare(params);
     for (const auto& model : m.leaf_multinomials[i]) model->prepare(params);
-    std::vector<double>& powers = m.log_cpt_power[i];
-    powers.clear();
-    for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
+    const auto [kept, fresh] = tables.emplace(&m.nodes[i].cpt, i);
+    if (fresh) {
+      powers.clear();
+      for (double p : m.nodes[i].cpt) powers.push_back(p > 0.0 ? params.rho * std::log(p) : kMinusInfinity);
+      m.cpt_power[i].assign(powers.data(), powers.size());
+    }
+    m.network.tables[i] = &m.cpt_power[kept->second];
+    // An emission leaf over K categories meets a discrete node of the other network through its
+    // powers: made here when small, else by each kernel that needs them (bayesnet_kernel.cpp).
+    if (m.nodes[i].states > 0) continue;
+    m.network.tables[i] = nullptr;
+    const SampleSpace space = m.nodes[i].emissions[0]->sample_space();
+    if (space.kind == "categories" &&
+        static_cast<double>(space.dim) * static_cast<double>(m.leaf_models[i].size()) <= kPreparedPowers) {
+      detail::leaf_log_powers(m.leaf_models[i], space.dim, params.rho, m.leaf_powers[i]);
+      m.network.tables[i] = &m.leaf_powers[i];
+    }
   }
+  // Leaves with equal models share their emission kernels (bayesnet_kernel.hpp); once per model.
+  if (!m.grouped) detail::group_leaf_models(m.network);
+  m.grouped = true;
   // Each observed variable's leaf models meet the other network's, C x C' kernels (psi; a leaf's
   // one-event multinomials alike); the elimination's tables are held to kMaxTable as they are built.
   double leaf_work = 0.0;
@@ -529,7 +405,7 @@ void BayesNetModel::prepare(const KernelParams& params) {
   m.kernel_work =
       detail::check_kernel_work(kFamily, "the emission leaves' C x C' kernels (C their parent configurations)", leaf_work,
                                 "give the emission leaves fewer parent configurations or smaller models");
-  m.rho = params.rho;
+  m.rho = m.network.rho = params.rho;
 }
 
 double BayesNetModel::kernel_work() const { return impl_->kernel_work; }
@@ -539,12 +415,12 @@ double BayesNetModel::log_kernel(const Model& other) const {
   if (a.rho <= 0.0) detail::throw_unprepared_pair(kFamily);
   if (const auto* network = dynamic_cast<const BayesNetModel*>(&other)) {
     if (network->impl_->rho != a.rho || network->impl_->space != a.space) detail::throw_unprepared_pair(kFamily);
-    return log_kernel_of_networks(a.network, network->impl_->network, a.rho);
+    return detail::log_kernel_of_networks(a.network, network->impl_->network);
   }
   const auto* hmm = dynamic_cast<const HmmModel*>(&other);
   if (hmm == nullptr || hmm->sample_space() != a.space) detail::throw_unprepared_pair(kFamily);
-  const UnrolledHmm unrolled(*hmm, a.rho);
-  return log_kernel_of_networks(a.network, unrolled.network(), a.rho);
+  const detail::UnrolledHmm unrolled(*hmm, a.rho);
+  return detail::log_kernel_of_networks(a.network, unrolled.network());
 }
 
 // ---- Sampling (bayesnet.hpp): ancestral draws, and log p(x) over the hidden configurations, rho = 1 ----

@@ -366,6 +366,52 @@ TEST(BayesNet, HmmAgainstNetworkEqualsHmmAgainstHmm) {
   }
 }
 
+// A probability vector of `size` entries, each uniform in [0.05, 1) before they are normalised.
+std::vector<double> random_distribution(long size, std::mt19937& rng) {
+  std::uniform_real_distribution<double> uniform(0.05, 1.0);
+  std::vector<double> p(static_cast<std::size_t>(size));
+  double sum = 0.0;
+  for (double& v : p) sum += v = uniform(rng);
+  for (double& v : p) v /= sum;
+  return p;
+}
+
+// A random HMM over 4 symbols (seeded).
+Hmm random_hmm(long states, std::mt19937& rng) {
+  const auto distribution = [&](long size) { return random_distribution(size, rng); };
+  Hmm h{distribution(states), {}, {}};
+  for (long q = 0; q < states; ++q) {
+    h.trans.push_back(distribution(states));
+    h.emissions.push_back(distribution(4));
+  }
+  return h;
+}
+
+// At the benchmark's sizes (bench/bench_bayesnet.cpp: M up to 12 states, T up to 100), the network
+// written from an HMM has the hmm family's kernel to 1e-12 relative, whether its observations are
+// emission leaves or discrete nodes, against another such network or against the HMM row itself.
+TEST(BayesNet, HmmShapedNetworksHaveTheHmmKernelToTwelveDigits) {
+  std::mt19937 rng(48);
+  for (long states : {2L, 4L, 8L, 12L})
+    for (long steps : {10L, 60L, 100L}) {
+      const Hmm a = random_hmm(states, rng), b = random_hmm(states == 2 ? 3 : states, rng);
+      for (double rho : {0.5, 1.0, 2.0}) {
+        const PreparedModel hmm_a(hmm_model(a, steps), with_rho(rho)), hmm_b(hmm_model(b, steps), with_rho(rho));
+        const double expected = log_kernel(hmm_a, hmm_b);
+        const std::string where =
+            "M " + std::to_string(states) + " T " + std::to_string(steps) + " rho " + std::to_string(rho);
+        for (bool discrete_a : {false, true})
+          for (bool discrete_b : {false, true}) {
+            const PreparedModel net_a(network_model(hmm_as_network(a, steps, discrete_a)), with_rho(rho));
+            const PreparedModel net_b(network_model(hmm_as_network(b, steps, discrete_b)), with_rho(rho));
+            // |log k - log k'| <= 1e-12 is k within 1e-12 relative of k'.
+            EXPECT_NEAR(log_kernel(net_a, net_b), expected, 1e-12) << where << " " << discrete_a << discrete_b;
+            EXPECT_NEAR(log_kernel(hmm_a, net_b), expected, 1e-12) << where << " hmm against network";
+          }
+      }
+    }
+}
+
 TEST(BayesNet, LongHmmChainsStayExactInLogSpace) {
   // 1000 steps: the kernel underflows a double (at rho = 1 it is the co-emission probability of
   // 1001 symbols); the log-space elimination does not.
@@ -385,14 +431,7 @@ TEST(BayesNet, LongHmmChainsStayExactInLogSpace) {
 // each observed variable a discrete node or an emission leaf (then without children); then listed
 // in another random order.
 Net random_network(std::mt19937& rng) {
-  std::uniform_real_distribution<double> uniform(0.05, 1.0);
-  const auto distribution = [&](long size) {
-    std::vector<double> p(static_cast<std::size_t>(size));
-    double sum = 0.0;
-    for (double& v : p) sum += v = uniform(rng);
-    for (double& v : p) v /= sum;
-    return p;
-  };
+  const auto distribution = [&](long size) { return random_distribution(size, rng); };
   const auto coin = [&](double p) { return std::bernoulli_distribution(p)(rng); };
   const long symbols[] = {2, 3, 2};
   Net placed;
@@ -599,6 +638,86 @@ TEST(BayesNet, NetworksOverDifferentObservedVariablesHaveNoKernel) {
   EXPECT_TRUE(
       mentions(error(*network_model(hmm_as_network(kTwoStates, 0, false)), *one_event_multinomial({0.5, 0.2, 0.3})),
                {"bayesnet over sequences of 1 categories of dimension 3", "multinomial over categories"}));
+}
+
+// An emission leaf over K categories paired with a discrete node that has children enters through
+// its powers log k_rho(p_c, delta_v); a leaf with too many of them to keep (260 parent
+// configurations x 400 categories) has them made for each pair. Network a: u (20 states) and w (13
+// states) -> x (an emission leaf over 400 symbols), u -> y (2 states); network b: x (400 states) -> y.
+// Against k~ = sum_{x, y} [sum_{u, w} (P(u) P(w) p_uw(x) P(y | u))^rho] (P'(x) P'(y | x))^rho.
+TEST(BayesNet, LargeEmissionLeavesMeetDiscreteNodesThroughPowersMadePerPair) {
+  std::mt19937 rng(30000);
+  const long first = 20, second = 13, symbols = 400;
+  const Node u{first, -1, {}, {random_distribution(first, rng)}}, w{second, -1, {}, {random_distribution(second, rng)}};
+  Node leaf{0, 0, {0, 1}, {}}, child{2, 1, {0}, {}};
+  for (long c = 0; c < first * second; ++c) leaf.table.push_back(random_distribution(symbols, rng));
+  for (long c = 0; c < first; ++c) child.table.push_back(random_distribution(2, rng));
+  const Net a{u, w, leaf, child};
+  Node x{symbols, 0, {}, {random_distribution(symbols, rng)}}, y{2, 1, {0}, {}};
+  for (long v = 0; v < symbols; ++v) y.table.push_back(random_distribution(2, rng));
+  const Net b{x, y};
+  const auto at = [](const std::vector<double>& p, long i) { return p[static_cast<std::size_t>(i)]; };
+  for (double rho : {0.5, 1.0}) {
+    double expected = 0.0;
+    for (long v = 0; v < symbols; ++v)
+      for (long z = 0; z < 2; ++z) {
+        double hidden = 0.0;
+        for (long i = 0; i < first; ++i)
+          for (long j = 0; j < second; ++j)
+            hidden += std::pow(at(u.table[0], i) * at(w.table[0], j) *
+                                   at(leaf.table[static_cast<std::size_t>(i * second + j)], v) *
+                                   at(child.table[static_cast<std::size_t>(i)], z),
+                               rho);
+        expected += hidden * std::pow(at(x.table[0], v) * at(y.table[static_cast<std::size_t>(v)], z), rho);
+      }
+    EXPECT_LT(relative_error(model_kernel(a, b, rho), expected), 1e-12) << "rho " << rho;
+    EXPECT_LT(relative_error(model_kernel(b, a, rho), expected), 1e-12) << "rho " << rho;
+  }
+}
+
+// A network's emission leaf may be a mixture of networks, whose kernels run inside the outer
+// network's (nested evaluations keep their own tables). Network a: h (2 states) -> x, x's emission
+// for h = 0 the mixture 0.4 n_1 + 0.6 n_2, for h = 1 0.5 n_3 + 0.5 n_4; network b likewise with
+// 0.3 n_2 + 0.7 n_4 and 0.8 n_1 + 0.2 n_3 (n_i chains x_0 -> x_1 over 2 states). Against
+// k~ = sum_{h, h'} (P(h) P'(h'))^rho k(e_h, e'_h'), the mixtures' kernels evaluated on their own.
+TEST(BayesNet, MixturesOfNetworksNestAsEmissionModels) {
+  const Net inner[] = {{{2, 0, {}, {{0.3, 0.7}}}, {2, 1, {0}, {{0.9, 0.1}, {0.2, 0.8}}}},
+                       {{2, 0, {}, {{0.6, 0.4}}}, {2, 1, {0}, {{0.5, 0.5}, {0.7, 0.3}}}},
+                       {{2, 0, {}, {{0.1, 0.9}}}, {2, 1, {0}, {{0.4, 0.6}, {0.25, 0.75}}}},
+                       {{2, 0, {}, {{0.8, 0.2}}}, {2, 1, {0}, {{0.35, 0.65}, {0.95, 0.05}}}}};
+  const auto mixture = [&](double w, int first, int second) {
+    std::vector<std::unique_ptr<Model>> components;
+    components.push_back(network_model(inner[first]));
+    components.push_back(network_model(inner[second]));
+    return std::make_unique<MixtureModel>(std::vector<double>{w, 1.0 - w}, std::move(components));
+  };
+  struct Emissions {
+    double weight[2];
+    int first[2], second[2];
+    std::vector<double> prior;
+  };
+  const Emissions a{{0.4, 0.5}, {0, 2}, {1, 3}, {0.35, 0.65}}, b{{0.3, 0.8}, {1, 0}, {3, 2}, {0.55, 0.45}};
+  const auto outer = [&](const Emissions& e) {
+    std::vector<BayesNode> nodes(2);
+    nodes[0].states = 2;
+    nodes[0].cpt = e.prior;
+    nodes[1].variable = 0;
+    nodes[1].parents = {0};
+    for (int h = 0; h < 2; ++h) nodes[1].emissions.push_back(mixture(e.weight[h], e.first[h], e.second[h]));
+    return std::make_unique<BayesNetModel>(std::move(nodes));
+  };
+  for (double rho : kRhos) {
+    double expected = 0.0;
+    for (int h = 0; h < 2; ++h)
+      for (int g = 0; g < 2; ++g)
+        expected += std::pow(a.prior[static_cast<std::size_t>(h)] * b.prior[static_cast<std::size_t>(g)], rho) *
+                    kernel(PreparedModel(mixture(a.weight[h], a.first[h], a.second[h]), with_rho(rho)),
+                           PreparedModel(mixture(b.weight[g], b.first[g], b.second[g]), with_rho(rho)));
+    EXPECT_LT(
+        relative_error(kernel(PreparedModel(outer(a), with_rho(rho)), PreparedModel(outer(b), with_rho(rho))), expected),
+        1e-12)
+        << "rho " << rho;
+  }
 }
 
 TEST(BayesNet, MixtureEmissionsEnterThroughTheirComponentLabel) {

@@ -15,6 +15,7 @@
 
 #include <Eigen/Dense>
 
+#include "ppk/families/bayesnet.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/families/fhmm.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -272,6 +273,60 @@ TEST(KernelAllocations, SwitchingLdsKernelsDoNotAllocateAfterWarmUp) {
   const PreparedModel a(slds(2, 0.9, 4), with_rho(0.7)), b(slds(3, 0.5, 3), with_rho(0.7));
   EXPECT_EQ(allocations_while_evaluating(a, b), 0);
   EXPECT_EQ(allocations_while_evaluating(b, b), 0);
+}
+
+// A network kernel runs its pair of structures' elimination plan (made once, then kept) on the
+// prepared CPT powers and the pair's emission kernels, all in per-thread storage: after a warm-up
+// no evaluation allocates, for HMM-shaped networks with emission leaves or discrete observations,
+// for a chain over positions, and for a network against another of a different structure.
+TEST(KernelAllocations, NetworkKernelsDoNotAllocateAfterWarmUp) {
+  if (!PPK_ALLOCATIONS_COUNTED) GTEST_SKIP() << "allocation counting needs glibc and no sanitizer";
+  const auto one_event = [](std::vector<double> p) -> std::unique_ptr<Model> {
+    return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), Trials());
+  };
+  // s_0 -> .. -> s_T over 3 states, each x_t an emission leaf (or a discrete node) over 4 symbols.
+  const auto hmm_network = [&](long steps, bool discrete, double tilt) {
+    std::vector<BayesNode> nodes;
+    for (long t = 0; t <= steps; ++t) {
+      BayesNode s, x;
+      s.states = 3;
+      s.cpt =
+          t == 0 ? std::vector<double>{0.5, 0.3, 0.2} : std::vector<double>{0.8, 0.1, 0.1, 0.2, 0.7, 0.1, 0.3, 0.3, 0.4};
+      if (t > 0) s.parents = {2 * (t - 1)};
+      x.variable = t;
+      x.parents = {2 * t};
+      for (long q = 0; q < 3; ++q) {
+        std::vector<double> p{0.1 + tilt * q, 0.2, 0.3, 0.4 - tilt * q};
+        if (discrete)
+          x.cpt.insert(x.cpt.end(), p.begin(), p.end());
+        else
+          x.emissions.push_back(one_event(p));
+      }
+      x.states = discrete ? 4 : 0;
+      nodes.push_back(std::move(s));
+      nodes.push_back(std::move(x));
+    }
+    return std::make_unique<BayesNetModel>(std::move(nodes));
+  };
+  // x_0 -> .. -> x_T over 4 symbols: the observed variables of the HMM-shaped networks.
+  const auto chain = [](long positions, double tilt) {
+    std::vector<BayesNode> nodes(static_cast<std::size_t>(positions));
+    for (long t = 0; t < positions; ++t) {
+      BayesNode& x = nodes[static_cast<std::size_t>(t)];
+      x.states = 4;
+      x.variable = t;
+      if (t > 0) x.parents = {t - 1};
+      for (long c = 0; c < (t > 0 ? 4 : 1); ++c) x.cpt.insert(x.cpt.end(), {0.1 + tilt, 0.2, 0.3, 0.4 - tilt});
+    }
+    return std::make_unique<BayesNetModel>(std::move(nodes));
+  };
+  const PreparedModel a(hmm_network(20, false, 0.05), with_rho(0.7)), b(hmm_network(20, false, 0.02), with_rho(0.7));
+  const PreparedModel discrete(hmm_network(20, true, 0.03), with_rho(0.7)), positions(chain(21, 0.05), with_rho(0.7));
+  const PreparedModel other_positions(chain(21, -0.05), with_rho(0.7));
+  EXPECT_EQ(allocations_while_evaluating(a, b), 0);
+  EXPECT_EQ(allocations_while_evaluating(a, discrete), 0);
+  EXPECT_EQ(allocations_while_evaluating(positions, other_positions), 0);
+  EXPECT_EQ(allocations_while_evaluating(discrete, positions), 0);
 }
 
 // Baum-Welch keeps its E-step's storage across iterations and restarts: after a warm-up, fits
