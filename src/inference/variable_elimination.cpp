@@ -75,28 +75,38 @@ Factor factor_on(const std::vector<int>& variables, std::vector<double> table, c
   return {std::move(distinct), std::move(diagonal)};
 }
 
-void ScaledTable::assign(const double* logs, std::size_t size) {
-  log_values.assign(logs, logs + size);
-  double top = kMinusInfinity, bottom = std::numeric_limits<double>::infinity();  // the largest, smallest finite
-  bool finite = true;                                                             // no +inf, no NaN
+namespace {
+
+// How a table of logs is held: its range (the largest and smallest finite log, whether every log is
+// finite or -inf), whether every value is 0, and whether it is held in linear arithmetic (nothing
+// below 2^-kLinearRange of the largest, nothing infinite or NaN).
+struct LogRange {
+  double top = kMinusInfinity, bottom = std::numeric_limits<double>::infinity();
+  bool finite = true, zero = false, linear = false;
+};
+
+LogRange range_of(const double* logs, std::size_t size) {
+  LogRange range;
   for (std::size_t e = 0; e < size; ++e) {
     const double l = logs[e];
-    if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) finite = false;
+    if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) range.finite = false;
     if (std::isfinite(l)) {
-      top = std::max(top, l);
-      bottom = std::min(bottom, l);
+      range.top = std::max(range.top, l);
+      range.bottom = std::min(range.bottom, l);
     }
   }
-  zero = finite && top == kMinusInfinity;
-  linear = finite && !zero && top - bottom < kLinearRange * kLn2 && std::fabs(top) < kMaxLogScale;
-  values.clear();
-  exponent = 0;
-  largest = smallest = 0;
-  if (!linear) return;
-  // 2^exponent <= exp(top) < 2^(exponent + 1), so the largest value is in [1, 2).
+  range.zero = range.finite && range.top == kMinusInfinity;
+  range.linear = range.finite && !range.zero && range.top - range.bottom < kLinearRange * kLn2 &&
+                 std::fabs(range.top) < kMaxLogScale;
+  return range;
+}
+
+// values[e] = exp(logs[e]) 2^-exponent, exponent such that 2^exponent <= exp(top) < 2^(exponent + 1)
+// (the largest value is in [1, 2)); sets the binary exponents of the largest and smallest positive value.
+void scale(const double* logs, std::size_t size, double top, double* values, long& exponent, int& largest,
+           int& smallest) {
   exponent = static_cast<long>(std::floor(top / kLn2));
   const double shift = static_cast<double>(exponent) * kLn2;
-  values.resize(size);
   double value_top = 0.0, value_bottom = std::numeric_limits<double>::infinity();
   for (std::size_t e = 0; e < size; ++e) {
     const double v = values[e] = std::exp(logs[e] - shift);  // exp(-inf) = 0
@@ -105,6 +115,21 @@ void ScaledTable::assign(const double* logs, std::size_t size) {
   }
   largest = std::ilogb(value_top);
   smallest = std::ilogb(value_bottom);
+}
+
+}  // namespace
+
+void ScaledTable::assign(const double* logs, std::size_t size) {
+  log_values.assign(logs, logs + size);
+  const LogRange range = range_of(logs, size);
+  zero = range.zero;
+  linear = range.linear;
+  values.clear();
+  exponent = 0;
+  largest = smallest = 0;
+  if (!linear) return;
+  values.resize(size);
+  scale(logs, size, range.top, values.data(), exponent, largest, smallest);
 }
 
 // ---- The plan ----
@@ -682,13 +707,13 @@ double EliminationPlan::log_sum(const ScaledTable* const* tables) const {
       }
       return linear && smallest > -kSafeExponent && largest < kSafeExponent;
     };
-    if (!bound() && linear) {  // the bounds may be loose: the earlier results' exact ranges
+    bool safe = bound();
+    if (!safe && linear) {  // the bounds may be loose: the earlier results' exact ranges
       for (int s : step.touching)
         if (static_cast<std::size_t>(s) >= plan.inputs && !tighten(s)) return kMinusInfinity;
-      bound();
+      safe = bound();
     }
-    linear = linear && smallest > -kSafeExponent && largest < kSafeExponent;
-    if (linear) {
+    if (safe) {
       double* result = arena + plan.offsets[out_slot];
       if (step.kind == Steps::Kind::sum) {
         const double* values = product_of(step.parts[0]);
@@ -732,31 +757,13 @@ double EliminationPlan::log_sum(const ScaledTable* const* tables) const {
       out.values = nullptr;
       out.linear = false;
       // Back to linear values when nothing is lost.
-      double top = kMinusInfinity, bottom = std::numeric_limits<double>::infinity();
-      bool finite = true;
-      for (long e = 0; e < out_size; ++e) {
-        const double l = result[e];
-        if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) finite = false;
-        if (std::isfinite(l)) {
-          top = std::max(top, l);
-          bottom = std::min(bottom, l);
-        }
-      }
-      if (finite && top == kMinusInfinity) return kMinusInfinity;
-      if (finite && top - bottom < kLinearRange * kLn2 && std::fabs(top) < kMaxLogScale) {
+      const LogRange range = range_of(result, static_cast<std::size_t>(out_size));
+      if (range.zero) return kMinusInfinity;
+      if (range.linear) {
         double* values = arena + plan.offsets[out_slot];
-        out.exponent = static_cast<long>(std::floor(top / kLn2));
-        const double shift = static_cast<double>(out.exponent) * kLn2;
-        double value_top = 0.0, value_bottom = std::numeric_limits<double>::infinity();
-        for (long e = 0; e < out_size; ++e) {
-          const double v = values[e] = std::exp(result[e] - shift);
-          value_top = std::max(value_top, v);
-          if (v > 0.0) value_bottom = std::min(value_bottom, v);
-        }
+        scale(result, static_cast<std::size_t>(out_size), range.top, values, out.exponent, out.largest, out.smallest);
         out.values = values;
         out.linear = true;
-        out.largest = std::ilogb(value_top);
-        out.smallest = std::ilogb(value_bottom);
       }
     }
     if (plan.scopes[out_slot].empty())
