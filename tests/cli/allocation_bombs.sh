@@ -135,9 +135,10 @@ printf '1 qid:1 1:0.5 2:0.5\n1 qid:1 1:0.25 2:0.75\n-1 qid:2 1:0.6 2:0.4\n-1 qid
 printf '1 1:0.5 2:1\n-1 1:0.3 2:2\n' > flat.txt
 printf '1 1:1 2:2\n-1 1:2 2:1\n' > discrete.txt
 echo '{"nodes":[{"states":2,"parents":[],"variable":0},{"states":2,"parents":[0],"variable":1}]}' > structure.json
+printf '1 ACGTTGCA\n1 ACGTAGCA\n-1 GGGTTTAA\n-1 GGCTTTAA\n' > aligned.txt
 declare -A BASE=([gamma]="simplex.txt" [dirichlet]="simplex.txt" [lds]="--state-dim 1 counts.txt"
                  [slds]="--state-dim 1 counts.txt" [mi]="gaussian --var 1 --prior-var 1 flat.txt"
-                 [bayesnet]="--structure structure.json discrete.txt")
+                 [bayesnet]="--structure structure.json discrete.txt" [markov]="--alpha 1 aligned.txt")
 "$PPK" fit --help > fit_help.txt
 fit_families=$(awk '/^FAMILY:/ {listing = 1; next} listing && /^  [a-z]/ {print $1} listing && /^$/ {exit}' fit_help.txt)
 [[ -n $fit_families ]] || fail "ppk fit --help lists no family"

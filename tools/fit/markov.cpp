@@ -217,6 +217,8 @@ long order_option(const FitContext& context, const std::vector<std::vector<long>
 }
 
 std::unique_ptr<Estimator> make_markov(const FitContext& given) {
+  if (given.values.count("dim"))
+    throw UsageError("--dim applies to LIBSVM input; for symbol sequences the alphabet sets the dimension");
   const PoolFile* from = given.choices.pool_from();
   const std::optional<SavedChain> saved = from != nullptr ? std::optional<SavedChain>(saved_chain(*from)) : std::nullopt;
   const std::vector<std::vector<long>> sequences = sequences_of(given.input.data());
