@@ -349,11 +349,12 @@ def rows_fisher(context, variant, train, test):
 def rows_markov(context, variant, train, test):
     """Markov chains of order K (position-specific with --aligned), smoothed toward the training
     part's pooled chain (ppk fit markov; issue 48 items 1-2)."""
-    options = ["--order", str(variant["order"]), *(["--aligned"] if variant["aligned"] else []), *HMM_INPUT,
-               context.alphabet_file]
+    options = ["--order", str(variant["order"]), "--aligned" if variant["aligned"] else "--homogeneous",
+               "--alpha", "auto", "--alphabet-from", context.alphabet_file]
     name = f"markov{variant['order']}{'a' if variant['aligned'] else ''}"
     context.ppk("fit", "markov", *options, "--save-pooled", f"{train}.{name}.pool", train, "-o", f"{train}.{name}")
-    context.ppk("fit", "markov", *options, "--pooled-from", f"{train}.{name}.pool", test, "-o", f"{test}.{name}")
+    # the test part takes the order, layout, alphabet, base and beta from the pool
+    context.ppk("fit", "markov", "--pooled-from", f"{train}.{name}.pool", test, "-o", f"{test}.{name}")
     return f"{train}.{name}", f"{test}.{name}"
 
 
