@@ -26,7 +26,7 @@ check_rows() {
   python3 - "$1" rows.jsonl "$3" "$4" "${5:-$1}" <<'PY' || fail "the rows of $2 are not the k-mer counts of $1"
 import json, sys
 sequences_path, rows_path, k, aligned, pool_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
-read = lambda path: [line.split()[1] for line in open(path)]
+read = lambda path: [line.split()[1] for line in open(path, encoding="latin-1")]
 pool = read(pool_path)
 symbols = sorted(set("".join(pool)))
 A = len(symbols)
@@ -218,6 +218,16 @@ pass
 # Each kernel row is finite and the normalised Gram PSD (the family's kernel on these rows).
 "$PPK" gram -t ppk_norm -g 0.5 --psd dna60-train.ppk > psd.txt
 [[ $(sed -n 's/^negative eigenvalues: //p' psd.txt) == 0 ]] || fail "the aligned Gram is not PSD: $(cat psd.txt)"
+pass
+
+# Symbols are bytes: a Latin-1 alphabet (words with \xe0 and \xe9) goes through the pool file (as byte
+# values, JSON strings being UTF-8) to the test file, numbered alike.
+printf '1 caf\xe9s\n-1 l\xe0bas\n1 \xe9t\xe9s\n-1 voil\xe0\n' > latin1-train.txt
+printf '1 t\xe9s\n-1 voil\xe0s\n' > latin1-test.txt
+"$PPK" fit markov --alpha 1 --save-pooled latin1.pool latin1-train.txt -o latin1-train.ppk 2> /dev/null
+"$PPK" fit markov --pooled-from latin1.pool latin1-test.txt -o latin1-test.ppk 2> /dev/null
+check_rows latin1-test.txt latin1-test.ppk 1 0 latin1-train.txt
+python3 -c 'import json, sys; assert 233 in json.load(open(sys.argv[1]))["base"]["alphabet"]' latin1.pool || fail "latin1.pool: the alphabet"
 pass
 
 # --order auto: k by held-out likelihood, saved and reused.

@@ -104,17 +104,30 @@ struct SavedChain {
   std::shared_ptr<const std::vector<double>> table;
 };
 
+// The alphabet's symbols as their byte values: a symbol may be any byte (Latin-1 letters of words),
+// and JSON strings hold UTF-8 only.
+std::vector<int> alphabet_bytes(const std::string& symbols) {
+  std::vector<int> bytes;
+  for (char symbol : symbols) bytes.push_back(static_cast<unsigned char>(symbol));
+  return bytes;
+}
+
 // The chain saved in the pool file `from` by ppk fit markov --save-pooled; InputError naming the
 // file when its "base" is not one.
 SavedChain saved_chain(const PoolFile& from) {
   const nlohmann::json& saved = from.base;
   const InputError bad(from.path +
                        ": \"base\": expected the chain of ppk fit markov --save-pooled, {\"kind\": \"markov\", "
-                       "\"alphabet\", \"order\", \"positions\", \"base\": \"pooled\" (with \"table\") or \"uniform\"}");
+                       "\"alphabet\" (the symbols' byte values), \"order\", \"positions\", \"base\": \"pooled\" (with "
+                       "\"table\") or \"uniform\"}");
   if (!saved.is_object() || saved.value("kind", "") != "markov") throw bad;
   SavedChain chain;
   try {
-    chain.alphabet = saved.at("alphabet").get<std::string>();
+    for (const nlohmann::json& byte : saved.at("alphabet")) {
+      const int value = byte.get<int>();
+      if (value < 1 || value > 255) throw bad;
+      chain.alphabet.push_back(static_cast<char>(static_cast<unsigned char>(value)));
+    }
     chain.order = saved.at("order").get<long>();
     chain.positions = saved.at("positions").get<long>();
     chain.base = saved.at("base").get<std::string>();
@@ -290,7 +303,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     options.base = std::make_shared<const std::vector<double>>(markov_pooled_base(counts, shape));
   }
   nlohmann::json record = {{"kind", "markov"},
-                           {"alphabet", *context.input.alphabet},
+                           {"alphabet", alphabet_bytes(*context.input.alphabet)},
                            {"order", shape.order},
                            {"positions", shape.positions},
                            {"base", options.base ? "pooled" : "uniform"}};
