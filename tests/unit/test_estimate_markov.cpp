@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "markov_layout.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/estimate/estimate_markov.hpp"
 
@@ -26,31 +27,9 @@ struct Shape {
   operator MarkovParameters() const { return markov_shape(alphabet, order, positions); }  // NOLINT: implicit
 };
 
-long power(long a, long e) {
-  long p = 1;
-  for (long i = 0; i < e; ++i) p *= a;
-  return p;
-}
-
-// The oracle's layout: slot of position t, its depth, and its offset as the sum of A^(depth + 1)
-// over the slots before it.
-long oracle_slot(const Shape& shape, long t) { return shape.positions > 0 ? t : std::min(t, shape.order); }
-long oracle_depth(const Shape& shape, long slot) { return std::min(slot, shape.order); }
-long oracle_offset(const Shape& shape, long slot) {
-  long offset = 0;
-  for (long s = 0; s < slot; ++s) offset += power(shape.alphabet, oracle_depth(shape, s) + 1);
-  return offset;
-}
-// context = sum_{j=1..depth} x_{t-j} A^(j-1): x_{t-1} the least significant digit.
-long oracle_index(const std::vector<long>& x, const Shape& shape, long t) {
-  const long slot = oracle_slot(shape, t), depth = oracle_depth(shape, slot);
-  long context = 0;
-  for (long j = 1; j <= depth; ++j) context += x[static_cast<std::size_t>(t - j)] * power(shape.alphabet, j - 1);
-  return oracle_offset(shape, slot) + context * shape.alphabet + x[static_cast<std::size_t>(t)];
-}
 std::map<long, double> oracle_counts(const std::vector<long>& x, const Shape& shape) {
   std::map<long, double> counts;
-  for (long t = 0; t < static_cast<long>(x.size()); ++t) counts[oracle_index(x, shape, t)] += 1;
+  for (long t = 0; t < static_cast<long>(x.size()); ++t) counts[markov_layout::flat_index(shape, x, t)] += 1;
   return counts;
 }
 
@@ -83,9 +62,7 @@ TEST(MarkovCounts, MatchBruteForceKmerCounts) {
 TEST(MarkovCounts, TableSizesAndRefusals) {
   // The pooled base at the realistic sizes, each context summing to 1.
   for (const Shape& shape : {Shape{20, 3, 0}, Shape{4, 2, 60}, Shape{20, 2, 60}}) {
-    long size = 0;
-    for (long s = 0; s < (shape.positions > 0 ? shape.positions : shape.order + 1); ++s)
-      size += power(shape.alphabet, oracle_depth(shape, s) + 1);
+    const long size = markov_layout::table_size(shape);
     std::mt19937_64 random(1);
     const std::vector<MarkovCounts> counts = {
         markov_counts(random_sequence(random, shape.alphabet, shape.positions > 0 ? shape.positions : 500), shape)};
@@ -273,7 +250,7 @@ double oracle_held_out(const std::vector<std::vector<long>>& sequences, const Sh
       if (j % static_cast<std::size_t>(folds) != i % static_cast<std::size_t>(folds))
         for (const auto& [index, n] : oracle_counts(sequences[j], shape)) pooled[index] += n;
     for (long t = 0; t < static_cast<long>(sequences[i].size()); ++t) {
-      const long index = oracle_index(sequences[i], shape, t), start = index - index % shape.alphabet;
+      const long index = markov_layout::flat_index(shape, sequences[i], t), start = index - index % shape.alphabet;
       double context = 0;
       for (long x = 0; x < shape.alphabet; ++x) context += pooled.count(start + x) ? pooled[start + x] : 0.0;
       score += std::log(((pooled.count(index) ? pooled[index] : 0.0) + 0.5) / (context + shape.alphabet / 2.0));

@@ -4,7 +4,8 @@
 // rejected rows.
 //
 // The oracles here compute p(x) from the CPT formula of markov.hpp on their own: the slots, offsets and
-// contexts are worked out below from the documented layout, the counts looked up in a std::map.
+// contexts from the documented layout (markov_layout.hpp, shared with test_estimate_markov.cpp), the counts
+// looked up in a std::map.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
+#include "markov_layout.hpp"
 #include "montecarlo_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/core/json.hpp"
@@ -56,29 +58,14 @@ std::unique_ptr<MarkovModel> markov_model(const Chain& c) {
   return std::make_unique<MarkovModel>(std::move(p));
 }
 
-long power(long base, long exponent) {
-  long value = 1;
-  while (exponent-- > 0) value *= base;
-  return value;
-}
-
-// The oracle's own layout: slot of position t, its depth, and the slots' offsets, from the header's text.
-long slot_of(const Chain& c, long t) { return c.positions > 0 ? t : std::min(t, c.order); }
-long depth_of(const Chain& c, long slot) { return std::min(slot, c.order); }
-long offset_of(const Chain& c, long slot) {
-  long offset = 0;
-  for (long s = 0; s < slot; ++s) offset += power(c.alphabet, depth_of(c, s) + 1);
-  return offset;
-}
-long table_size(const Chain& c) { return offset_of(c, c.positions > 0 ? c.positions : c.order + 1); }
+using markov_layout::offset_of;
+using markov_layout::power;
+using markov_layout::table_size;
 
 // p(x_t | its past) by the formula (n + beta b) / (N + beta), or b when N + beta = 0, where x[i - j] is
 // x_{t-j} (i = t: x is the whole sequence; a shorter x holds the symbols up to x_t).
 double conditional(const Chain& c, const std::vector<long>& x, long t, long i) {
-  const long slot = slot_of(c, t), depth = depth_of(c, slot);
-  long context = 0;  // x_{t-1} + x_{t-2} A + ... + x_{t-d} A^{d-1}
-  for (long j = 1; j <= depth; ++j) context += x[i - j] * power(c.alphabet, j - 1);
-  const long first = offset_of(c, slot) + context * c.alphabet;
+  const long first = markov_layout::flat_index(c, x, t, i) - x[i];  // the context's entry of symbol 0
   double total = 0.0;
   for (long y = 0; y < c.alphabet; ++y) {
     const auto found = c.counts.find(first + y);
