@@ -95,7 +95,7 @@ long markov_slot_offset(const MarkovParameters& p, long slot) {
   const long growing = std::min(slot, p.order);
   long offset = 0;
   for (long d = 0; d < growing; ++d) offset += power_of(p.alphabet, d + 1);
-  return offset + (slot - growing) * power_of(p.alphabet, p.order + 1);
+  return slot > growing ? offset + (slot - growing) * power_of(p.alphabet, p.order + 1) : offset;
 }
 
 long markov_table_size(const MarkovParameters& p) { return markov_slot_offset(p, markov_slots(p)); }
@@ -355,19 +355,22 @@ void log_forward(const Chain& a, const Chain& b, const int* lengths, std::size_t
   // alpha_t and B_t, each with room for A^{k+1} entries: when the depth grows, B_t is alpha_{t+1} and
   // the two swap.
   thread_local Eigen::VectorXd alpha, weighted;
-  const Index most = power_of(a.alphabet, a.order + 1), full = most / symbols;
+  // The deepest context the pass reaches: min(T, k_a) symbols (an aligned chain may have fewer positions
+  // than its order).
+  const Index full = power_of(a.alphabet, std::min<long>(a.order, lengths[count - 1])), most = full * symbols;
   if (alpha.size() < most) alpha.resize(most);
   if (weighted.size() < most) weighted.resize(most);
   // M, its powers and the scratch of apply_stationary_steps, for pairs that may jump.
   bool jumps = !a.aligned() && !b.aligned() && full <= kMaxPoweredContexts, built = false;
   thread_local std::vector<double> stationary_storage;
-  if (jumps && static_cast<Index>(stationary_storage.size()) < 3 * full * full + full)
-    stationary_storage.resize(static_cast<std::size_t>(3 * full * full + full));
+  const Index side = jumps ? full : 0;  // (empty maps for pairs that do not jump)
+  if (static_cast<Index>(stationary_storage.size()) < 3 * side * side + side)
+    stationary_storage.resize(static_cast<std::size_t>(3 * side * side + side));
   double* const storage = stationary_storage.data();
-  StationaryStep stationary{{storage, full, full},
-                            {storage + full * full, full, full},
-                            {storage + 2 * full * full, full, full},
-                            {storage + 3 * full * full, full}};
+  StationaryStep stationary{{storage, side, side},
+                            {storage + side * side, side, side},
+                            {storage + 2 * side * side, side, side},
+                            {storage + 3 * side * side, side}};
   alpha[0] = 1.0;
   long exponents = 0;
   std::size_t done = 0;
@@ -484,7 +487,7 @@ double backward(const Chain& m, const std::vector<double>& power, std::vector<do
     for (long t = 0; t <= steps + 1; ++t) (*starts)[t + 1] = (*starts)[t] + contexts_at(t);
     kept->assign(static_cast<std::size_t>(starts->back()), 0.0);
   } else {
-    scratch.assign(static_cast<std::size_t>(2 * power_of(symbols, m.order)), 0.0);
+    scratch.assign(static_cast<std::size_t>(2 * contexts_at(steps + 1)), 0.0);  // the deepest
   }
   // h_t's storage: its place in `kept`, or one of scratch's two halves by parity.
   const auto slot = [&](long t) {

@@ -235,6 +235,28 @@ TEST(Markov, BhattacharyyaSelfKernelIsOne) {
   }
 }
 
+// An aligned chain may have fewer positions than its order (position t reads min(t, k) symbols): its
+// table stops at depth L - 1, and so do the kernel's and the sampler's contexts, whatever A^k would be.
+TEST(Markov, AlignedChainsShorterThanTheirOrder) {
+  std::mt19937 rng(6);
+  const Chain a = random_chain(rng, 3, 5, 3, 0, true), b = random_chain(rng, 3, 2, 3, 0, false);
+  for (double rho : {0.5, 1.7}) expect_kernel(model_log_kernel(a, b, rho), brute_force_kernel(a, b, rho, 2), "L 3 k 5");
+  auto model = markov_model(a);
+  model->prepare(with_rho(1.0));
+  EXPECT_NEAR(model->log_tilted_normalizer(0.5),
+              std::log(brute_force_kernel(a, Chain{3, 0, 3, 2, 0.0, {}, {}}, 0.5, 2) * std::pow(3.0, 1.5)),
+              1e-12);  // Z(1/2) = sum sqrt(p), against the uniform chain u(x) = 3^-3: sum sqrt(p u) 3^(3/2)
+  // 64 symbols, order 60 (A^61 overflows any integer), 3 positions: S = 64 + 64^2 + 64^3.
+  Chain wide;
+  wide.alphabet = 64;
+  wide.order = 60;
+  wide.positions = 3;
+  wide.length = 2;
+  wide.strength = 1.0;
+  wide.counts = {{5, 2.0}, {64 + 5 * 64 + 7, 1.0}};
+  EXPECT_NEAR(model_log_kernel(wide, wide, 0.5), 0.0, 1e-10);  // the Bhattacharyya self-kernel (262208 terms)
+}
+
 // -d T changes a homogeneous chain's T and not an aligned chain's.
 TEST(Markov, LengthOptionOverridesTheStoredLengthOfHomogeneousChains) {
   std::mt19937 rng(9);
