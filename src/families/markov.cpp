@@ -292,9 +292,11 @@ namespace {
 // recursion is M^n alpha, n matrix-vector steps of A^{K+1} or about 2 log2(n) products of (A^K)^3 by
 // repeated squaring, the latter used for small A^K (<= kMaxPoweredContexts, whose products need no heap)
 // when it costs less. M^n is rescaled by a power of two after each squaring; no entry of it is lost to
-// underflow when every weight is positive and (w_max / w_min)^{2K} < 2^900: exactly one path of K steps
-// joins two contexts, so every entry of M^K lies in [w_min^K, w_max^K], and for n >= K each entry of
-// M^n is within (w_max / w_min)^{2K} of every other (M^n = M^{n-K} M^K, and M^K M^{n-K} for columns).
+// underflow when every weight is positive and (w_max / w_min)^{2K} < 2^900. For m <= K steps a context
+// has one path to each context it reaches, so an entry of M^m is 0 (unreachable) or the product of m
+// weights, in [w_min^m, w_max^m]; for n >= 2K, M^n = M^K M^{n-2K} M^K puts every entry between w_min^{2K}
+// and w_max^{2K} times the sum of the entries of M^{n-2K} (K < n < 2K: M^K M^{n-K}, within the same
+// ratio), so no entry is below 2^-900 of the largest.
 constexpr long kMaxPoweredContexts = 64;
 
 struct StationaryStep {
