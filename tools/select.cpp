@@ -44,11 +44,12 @@ the same options, on the rows or on `ppk gram --format precomputed` + svm-train 
 Grid options (LIBSVM's spelling; each takes a comma-separated list):
   -t KERNELS   ppk, ppk_norm (or 5, 6)                   default ppk,ppk_norm
   -g RHOS      the kernel's rho                           default 0.1,0.25,0.5,0.75,1
-  -d LENGTHS   T, for sequence rows (hmm, fhmm, lds, slds): each kernel compares
-               x_0..x_T; 0 = each row's own T   default: T/4, T/2 and T for the
-               shortest row's T (rows of one length: that length); hmm and lds
-               rows give every T > 0 of the list from one pass of each pair's
-               recursion (slds and fhmm rows: one matrix per T)
+  -d LENGTHS   T, for sequence rows (hmm, fhmm, lds, slds, homogeneous markov):
+               each kernel compares x_0..x_T; 0 = each row's own T   default: T/4,
+               T/2 and T for the shortest row's T (rows of one length: that
+               length); hmm, lds and markov rows give every T > 0 of the list
+               from one pass of each pair's recursion (slds and fhmm rows: one
+               matrix per T)
   --weights W:W,...   combined rows (ppk combine): the parts' weights, each
                weighting its weights joined by ':', e.g. 1:0,0.5:0.5,0:1 for
                two parts; default the rows' own. Each part's normalized kernel
