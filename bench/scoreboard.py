@@ -22,8 +22,8 @@ and the selector whose grid it searches):
   (relative frequencies of the 1-mers .. k-mers, examples/kmer_counts.py, k in 1, 2, 3 chosen by
   cross-validation), by svm-train over grid.py's ranges at coarser steps;
   ppk routes: per-sequence HMMs, HMMs adapted from a pooled HMM, the pooled HMM's Fisher scores,
-  and, once `ppk fit markov` and `ppk combine` exist in the build, Markov chains and combined
-  kernels.
+  Markov chains of order k (homogeneous, and position-specific on aligned sets), and the combined
+  kernel of a Markov chain and an adapted HMM of each sequence, its weights chosen by ppk select.
 
 Output: the Markdown tables on standard output (and in FILE with -o): held-out accuracy per set and
 route with the settings chosen, the best plain baseline against the best ppk route per set, and the
@@ -34,7 +34,7 @@ accuracy tables.
 Usage: bench/scoreboard.py [--build BUILD_DIR] [--sets splice,promoters,words,proteins] [--routes KEY,...]
                            [--quick] [--work DIR] [-o FILE]
   --routes  run only these routes (keys: onehot-linear onehot-rbf kmer-linear kmer-rbf hmm adapted
-            fisher; markov markov-aligned when the build has ppk fit markov)
+            fisher; markov markov-aligned combined when the build has ppk fit markov and ppk combine)
   --quick   small grids, for a smoke test only: its figures are not the scoreboard's
   --work    keep the working files in DIR (default: a temporary folder, removed at the end); each
             route's result is kept there and reused by a later run with the same grid, so that runs
@@ -348,14 +348,44 @@ def rows_fisher(context, variant, train, test):
 
 def rows_markov(context, variant, train, test):
     """Markov chains of order K (position-specific with --aligned), smoothed toward the training
-    part's pooled chain (ppk fit markov; issue 48 items 1-2)."""
+    part's pooled chain, beta chosen with C by cross-validation on the training part (ppk fit markov
+    --alpha auto; issue 48 items 1-2). Homogeneous chains of sequences of different lengths are
+    compared over one T, which --alpha auto needs: the median training sequence's (ppk select then
+    searches T/4, T/2 and T)."""
     options = ["--order", str(variant["order"]), "--aligned" if variant["aligned"] else "--homogeneous",
                "--alpha", "auto", "--alphabet-from", context.alphabet_file]
+    lengths = sorted(len(sequence) for _, sequence in read_lines(train))
+    if not variant["aligned"] and lengths[0] != lengths[-1]:
+        options += ["--length", str(lengths[len(lengths) // 2] - 1)]
     name = f"markov{variant['order']}{'a' if variant['aligned'] else ''}"
     context.ppk("fit", "markov", *options, "--save-pooled", f"{train}.{name}.pool", train, "-o", f"{train}.{name}")
-    # the test part takes the order, layout, alphabet, base and beta from the pool
+    # the test part takes the order, layout, alphabet, base, beta and T from the pool
     context.ppk("fit", "markov", "--pooled-from", f"{train}.{name}.pool", test, "-o", f"{test}.{name}")
     return f"{train}.{name}", f"{test}.{name}"
+
+
+COMBINED_WEIGHTS = "1:0,0.75:0.25,0.5:0.5,0.25:0.75,0:1"  # (Markov chain : adapted HMM)
+
+
+def rows_combined(context, variant, train, test):
+    """Two models of each sequence in one row (ppk combine): the Markov chain of the markov route's
+    default order (position-specific on aligned sets) and the HMM adapted from the pooled HMM at the
+    middle relevance; their weights are chosen by ppk select --weights. The parts' files are kept
+    beside the rows, for the test rows to be combined again at the chosen weights."""
+    lengths = {len(sequence) for _, sequence in read_lines(train)}
+    aligned = len(lengths) == 1  # as ppk fit markov decides by default
+    markov = {"order": 0 if aligned else 1, "aligned": aligned}
+    adapted = {"relevance": "16"}
+    parts = list(zip(rows_markov(context, markov, train, test), rows_adapted(context, adapted, train, test)))
+    variant.update(order=markov["order"], states=adapted["states"], relevance=adapted["relevance"])
+    outputs = []
+    for path, files in zip((train, test), parts):
+        output = f"{path}.combined"
+        context.ppk("combine", *files, "-o", output)
+        with open(output + ".parts", "w") as out:
+            json.dump(files, out)
+        outputs.append(output)
+    return outputs
 
 
 # ---- the selectors -------------------------------------------------------------------------------
@@ -405,24 +435,35 @@ class SvmGrid:
 
 
 class PpkSelect:
-    """ppk select over kernel type, rho, T (its default: T/4, T/2 and T of the shortest row) and C;
-    the best cell's model (ppk select -o) predicts the test rows with svm-predict."""
+    """ppk select over kernel type, rho, T (its default: T/4, T/2 and T of the shortest row), the
+    weights of combined rows (--weights, when given) and C; the best cell's model (ppk select -o)
+    predicts the test rows with svm-predict, the test rows of combined parts combined again at the
+    weights chosen."""
 
-    def __init__(self, grid):
+    def __init__(self, grid, weights=None):
         self.options = ["-t", ",".join(grid["kernels"]), "-g", ",".join(grid["rho"]),
                         "-c", ",".join(str(2.0 ** c) for c in grid["C"])]
+        if weights:
+            self.options += ["--weights", weights]
         self.signature = repr(self.options)
 
     def select(self, context, rows):
         model = rows + ".select.model"
         output = context.ppk("select", "-q", "-v", str(INNER_FOLDS), *self.options, "-o", model, rows)
-        best = re.search(r"^best: -t (\S+) -g (\S+)(?: -d (\S+))? -c (\S+): Cross Validation Accuracy = ([0-9.]+)%",
-                         output, re.M)
-        kernel, rho, length, c, accuracy = best.groups()
+        best = re.search(r"^best: -t (\S+) -g (\S+)(?: -d (\S+))?(?: --weights (\S+))? -c (\S+): "
+                         r"Cross Validation Accuracy = ([0-9.]+)%", output, re.M)
+        kernel, rho, length, weights, c, accuracy = best.groups()
         exponent = round(math.log2(float(c)))
-        return float(accuracy), (None, f"{kernel} ρ {rho}{f' T {length}' if length else ''} C {power(exponent)}"), model
+        setting = (f"{kernel} ρ {rho}{f' T {length}' if length else ''}"
+                   f"{f' weights {weights}' if weights else ''} C {power(exponent)}")
+        return float(accuracy), (weights, setting), model
 
     def predict(self, context, cell, model, rows, test_rows):
+        weights = cell[0]
+        if weights:
+            with open(test_rows + ".parts") as text:
+                parts = json.load(text)
+            context.ppk("combine", "--weights", weights.replace(":", ","), *parts, "-o", test_rows)
         predictions = test_rows + ".predictions"
         run([os.path.join(context.bin, "svm-predict"), test_rows, model, predictions])
         with open(predictions) as text:
@@ -456,11 +497,9 @@ def routes(context, grid):
         table.append(Route("markov-aligned", "Markov chain, position-specific", "ppk", "aligned",
                            [{"order": k, "aligned": True} for k in [0] + grid["order"][:-1]], rows_markov,
                            PpkSelect(grid)))
-    # TODO(lead): once `ppk combine` lands, e.g. an adapted HMM + a Markov chain of one example, the
-    # weights chosen by `ppk select --weights`:
-    # if context.has("combine"):
-    #     table.append(Route("combined", "HMM + Markov chain, combined", "ppk", "all", [...], rows_combined,
-    #                        PpkSelect(grid, weights=[...])))
+    if context.has("fit", "markov") and context.has("combine"):
+        table.append(Route("combined", "Markov chain + adapted HMM, combined", "ppk", "all", [{}], rows_combined,
+                           PpkSelect(grid, weights=COMBINED_WEIGHTS)))
     return table
 
 
@@ -568,7 +607,10 @@ def tables(scores, quick):
         best = {}
         for kind in ("plain", "ppk"):
             candidates = [r for r in results if r[0].kind == kind]
-            best[kind] = max(candidates, key=lambda r: (r[1], -candidates.index(r)))
+            if candidates:
+                best[kind] = max(candidates, key=lambda r: (r[1], -candidates.index(r)))
+        if len(best) < 2:  # --routes left out every route of a kind
+            continue
         difference = round(100 * best["ppk"][1], 1) - round(100 * best["plain"][1], 1)  # of the figures shown
         verdict = "win" if difference > 0 else "level" if difference == 0 else "loss"
         lines.append(f"| {data.name} | {best['plain'][0].name} {100 * best['plain'][1]:.1f}% | "
@@ -586,7 +628,7 @@ def main():
     parser.add_argument("--sets", default=",".join(d.name for d in DATA_SETS),
                         help="comma-separated sets to run (all: %(default)s)")
     parser.add_argument("--routes", help="comma-separated route keys to run (all: onehot-linear, onehot-rbf, "
-                        "kmer-linear, kmer-rbf, hmm, adapted, fisher, and markov, markov-aligned when built)")
+                        "kmer-linear, kmer-rbf, hmm, adapted, fisher, and markov, markov-aligned, combined when built)")
     parser.add_argument("--quick", action="store_true", help="small grids: a smoke test, not the scoreboard")
     parser.add_argument("--work", help="keep the working files in this folder")
     parser.add_argument("-o", "--output", help="also write the tables to this file")
