@@ -6,6 +6,8 @@
 #  - --alpha evidence recovers the beta0 that generated the data: per-sequence chains drawn from
 #    Dirichlet(beta0 b) around a known base (uniform with --base uniform; skewed with the pooled base),
 #    |beta - beta0| <= 3 printed standard errors, for several beta0;
+#  - where the evidence has no maximum (every context seen at most once per sequence), the default
+#    falls back to --alpha auto, the rows storing the median sequence's n - 1 (computed here);
 #  - train and test share one pool: the test rows' beta and base equal the training rows' byte for
 #    byte, at the issue's realistic sizes (A = 20, k = 3; aligned L = 60, k = 2), the pool written by
 #    --save-pooled and read back by --pooled-from;
@@ -246,6 +248,39 @@ pass
 "$PPK" fit markov --help > markov-help.txt
 tr -s ' \n' ' ' < hmm-help.txt | grep -qF "use ppk fit markov --aligned" || fail "ppk fit hmm --help does not point to ppk fit markov --aligned"
 grep -qF "Aligned chain (--aligned; sequences of one length L" markov-help.txt || fail "ppk fit markov --help: no aligned/homogeneous advice"
+pass
+
+# The default --alpha evidence falls back to --alpha auto where the evidence has no maximum: words
+# of 6-15 distinct letters see each context at most once per word (every total count <= 1), and
+# the rows of different lengths then store one T, the median word's n - 1 (computed here).
+python3 - <<'PY'
+import random
+r = random.Random(5)
+letters = "abcdefghijklmnopqrstuvwxyz"
+with open("distinct.txt", "w") as f:
+    for i in range(40):
+        pool = letters[:17] if i % 2 else letters[9:]
+        f.write("%d %s\n" % (1 if i % 2 else -1, "".join(r.sample(pool, r.randint(6, 15)))))
+lengths = sorted(len(line.split()[1]) for line in open("distinct.txt"))
+open("distinct-median.txt", "w").write("%d\n" % (lengths[len(lengths) // 2] - 1))
+PY
+"$PPK" fit markov --save-pooled distinct.pool distinct.txt -o distinct.ppk 2> fit.txt || fail "the default fit failed: $(cat fit.txt)"
+grep -qF "note: --alpha evidence, the default, cannot choose beta on distinct.txt (every example has a total count of at most 1" fit.txt &&
+  grep -qF "instead (--alpha auto)" fit.txt && grep -qF -- "--alpha auto chose" fit.txt ||
+  fail "no fallback to --alpha auto reported: $(cat fit.txt)"
+median=$(cat distinct-median.txt)
+grep -qF "note: the rows store T = $median, the median sequence's n - 1" fit.txt || fail "T = $median not reported: $(cat fit.txt)"
+"$PPK" decode distinct.ppk -o distinct.jsonl
+python3 - "$median" <<'PY' || fail "the rows do not store T = $median"
+import json, sys
+rows = [json.loads(line) for line in open("distinct.jsonl")]
+assert len(rows) == 40 and all(row["length"] == int(sys.argv[1]) for row in rows), [row["length"] for row in rows]
+PY
+"$PPK" fit markov --pooled-from distinct.pool distinct.txt -o distinct-test.ppk 2> fit.txt || fail "test fit: $(cat fit.txt)"
+! grep -qF "cannot choose beta" fit.txt || fail "the test file decided beta again: $(cat fit.txt)"
+expect_error 1 "--alpha evidence: every example has a total count of at most 1" -- \
+  "$PPK" fit markov --alpha evidence distinct.txt -o out.ppk
+expect_no_output out.ppk
 pass
 
 # Errors: nothing written, the file and line named.

@@ -11,6 +11,7 @@
 
 #include "fit_family.hpp"
 #include "ppk/estimate/estimate_markov.hpp"
+#include "ppk/estimate/evidence.hpp"
 #include "smoothed_family.hpp"
 
 namespace ppk::cli {
@@ -48,12 +49,16 @@ markov: a Markov chain of order k fitted to each symbol sequence x_0..x_{n-1}
   --alpha evidence (default, homogeneous): beta maximises the evidence, the
   Dirichlet-multinomial (Polya) likelihood of every training sequence's
   counts in every context with theta integrated out; printed with its
-  standard error (the observed information). Aligned chains see each
-  position's context once per sequence, so the evidence is the same for
-  every beta: their default is --alpha auto. --alpha auto: beta chosen with
-  the SVM's C by cross-validated accuracy on the training file, among
-  --cv-alphas (as ppk fit multinomial --alpha auto; homogeneous rows of
-  different lengths need --length T). --alpha B: beta = B >= 0.
+  standard error (the observed information). Where it has no maximum
+  (short sequences, whose counts are no more dispersed than the base's:
+  the words of four languages), the default is --alpha auto, rows of
+  different lengths storing the median sequence's T (a note says so).
+  Aligned chains see each position's context once per sequence, so the
+  evidence is the same for every beta: their default is --alpha auto.
+  --alpha auto: beta chosen with the SVM's C by cross-validated accuracy on
+  the training file, among --cv-alphas (as ppk fit multinomial --alpha
+  auto; homogeneous rows of different lengths need --length T).
+  --alpha B: beta = B >= 0.
   --order K: default 1 for homogeneous chains (bigrams, as the k-mer
   baselines), 0 for aligned ones (one composition per position: on primate
   splice junctions 96.7% held out, 94.4% at order 1). --order auto: k of
@@ -264,21 +269,6 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
       values.at("cv-alphas") = po::variable_value(std::string(kAlignedCandidates), true);
   }
   const FitContext context{values, given.method, given.source, given.input, given.choices, given.command};
-  // --alpha auto cross-validates the kernel SVM on the rows at their stored T, which must be one.
-  if (!from && shape.positions == 0 && !options.length && values["alpha"].as<std::string>() == "auto" &&
-      !sequences.empty()) {
-    std::size_t shortest = sequences.front().size(), longest = shortest;
-    for (const std::vector<long>& sequence : sequences) {
-      shortest = std::min(shortest, sequence.size());
-      longest = std::max(longest, sequence.size());
-    }
-    if (shortest != longest)
-      throw UsageError("--alpha auto cross-validates the SVM on rows of one length T, but the sequences of " +
-                       context.source.name + " have " + std::to_string(shortest) + " to " + std::to_string(longest) +
-                       " symbols: give --length T (e.g. --length " + std::to_string(shortest - 1) +
-                       ", the shortest sequence's n - 1)");
-  }
-
   // The base: the saved one (a test file), the training file's pooled chain, or uniform.
   const std::string base = values["base"].as<std::string>();
   if (base != "pooled" && base != "uniform") throw UsageError("--base must be pooled or uniform, got '" + base + "'");
@@ -302,6 +292,43 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
   } else if (base == "pooled") {
     options.base = std::make_shared<const std::vector<double>>(markov_pooled_base(counts, shape));
   }
+  const std::vector<double> no_base;
+  const auto polya_counts = [&] { return markov_polya_counts(counts, shape, options.base ? *options.base : no_base); };
+  // Homogeneous chains: beta by maximum evidence by default, and by cross-validation (--alpha auto)
+  // where the evidence has no maximum. On short sequences each context is seen a few times per
+  // sequence, and the counts of, e.g., words of 6-15 letters are no more dispersed than draws from
+  // their pooled chain: the evidence then rises toward beta = infinity, every word fitted as the pool.
+  std::size_t shortest = sequences.empty() ? 0 : sequences.front().size(), longest = shortest;
+  for (const std::vector<long>& sequence : sequences) {
+    shortest = std::min(shortest, sequence.size());
+    longest = std::max(longest, sequence.size());
+  }
+  if (!from && shape.positions == 0 && values["alpha"].defaulted() && !counts.empty()) {
+    try {
+      maximise_polya_evidence(polya_counts());
+    } catch (const EstimationError& e) {  // OptionError among them: no sequence has counts in two places
+      values.at("alpha") = po::variable_value(std::string("auto"), true);
+      std::cerr << context.command << ": note: --alpha evidence, the default, cannot choose beta on "
+                << context.source.name << " (" << message_of(e)
+                << "); beta is chosen with C by cross-validation instead (--alpha auto)\n";
+      if (!options.length && shortest != longest) {
+        std::vector<std::size_t> lengths;
+        for (const std::vector<long>& sequence : sequences) lengths.push_back(sequence.size());
+        std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
+        options.length = static_cast<long>(lengths[lengths.size() / 2]) - 1;
+        std::cerr << context.command << ": note: the rows store T = " << *options.length
+                  << ", the median sequence's n - 1, for the cross-validation to compare them (--length T for "
+                     "another)\n";
+      }
+    }
+  }
+  // --alpha auto cross-validates the kernel SVM on the rows at their stored T, which must be one.
+  if (!from && shape.positions == 0 && !options.length && values["alpha"].as<std::string>() == "auto" &&
+      shortest != longest)
+    throw UsageError("--alpha auto cross-validates the SVM on rows of one length T, but the sequences of " +
+                     context.source.name + " have " + std::to_string(shortest) + " to " + std::to_string(longest) +
+                     " symbols: give --length T (e.g. --length " + std::to_string(shortest - 1) +
+                     ", the shortest sequence's n - 1)");
   nlohmann::json record = {{"kind", "markov"},
                            {"alphabet", alphabet_bytes(*context.input.alphabet)},
                            {"order", shape.order},
@@ -324,16 +351,12 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
               << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
                  "their rows share them\n";
 
-  const std::vector<double> no_base;
-  return smoothed_estimator(
-      context,
-      SmoothedFamily{"markov", [&] { return markov_polya_counts(counts, shape, options.base ? *options.base : no_base); },
-                     1.0, "beta", false,
-                     [&](Method method, double alpha) {
-                       MarkovFitOptions fit = options;
-                       fit.strength = method == Method::ml ? 0.0 : alpha;
-                       return markov_estimator(fit);
-                     }});
+  return smoothed_estimator(context,
+                            SmoothedFamily{"markov", polya_counts, 1.0, "beta", false, [&](Method method, double alpha) {
+                                             MarkovFitOptions fit = options;
+                                             fit.strength = method == Method::ml ? 0.0 : alpha;
+                                             return markov_estimator(fit);
+                                           }});
 }
 
 constexpr const char* kNoEstimator =
