@@ -34,7 +34,7 @@ accuracy tables.
 Usage: bench/scoreboard.py [--build BUILD_DIR] [--sets splice,promoters,words,proteins] [--routes KEY,...]
                            [--quick] [--work DIR] [-o FILE]
   --routes  run only these routes (keys: onehot-linear onehot-rbf kmer-linear kmer-rbf hmm adapted
-            fisher; markov markov-aligned combined when the build has ppk fit markov and ppk combine)
+            fisher markov markov-aligned combined)
   --quick   small grids, for a smoke test only: its figures are not the scoreboard's
   --work    keep the working files in DIR (default: a temporary folder, removed at the end); each
             route's result is kept there and reused by a later run with the same grid, so that runs
@@ -269,10 +269,6 @@ class Context:
     def ppk(self, *arguments):
         return run([os.path.join(self.bin, "ppk"), *arguments])
 
-    def has(self, *command):
-        """Whether the build's ppk offers a command (its --help exits 0)."""
-        return subprocess.run([os.path.join(self.bin, "ppk"), *command, "--help"], capture_output=True).returncode == 0
-
 
 def rows_one_hot(context, variant, train, test):
     """Position p, symbol a -> feature p |A| + a + 1, value 1: the aligned sequence's indicators."""
@@ -482,7 +478,7 @@ def routes(context, grid):
     run; the best cross-validated variant wins, the first of equals)."""
     spectrum = [{"k": k} for k in grid["k"]]
     adapted = [{"relevance": tau} for tau in grid["relevance"]]
-    table = [
+    return [
         Route("onehot-linear", "one-hot, linear", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["linear"], grid)),
         Route("onehot-rbf", "one-hot, RBF", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["rbf"], grid)),
         Route("kmer-linear", "k-mer spectrum, linear", "plain", "all", spectrum, rows_spectrum, SvmGrid(["linear"], grid)),
@@ -490,17 +486,13 @@ def routes(context, grid):
         Route("hmm", "HMM per sequence", "ppk", "all", [{}], rows_hmm, PpkSelect(grid)),
         Route("adapted", "HMM adapted from pooled", "ppk", "all", adapted, rows_adapted, PpkSelect(grid)),
         Route("fisher", "Fisher scores of pooled HMM", "ppk", "all", [{}], rows_fisher, SvmGrid(["linear", "rbf"], grid)),
+        Route("markov", "Markov chain", "ppk", "all", [{"order": k, "aligned": False} for k in grid["order"]],
+              rows_markov, PpkSelect(grid)),
+        Route("markov-aligned", "Markov chain, position-specific", "ppk", "aligned",
+              [{"order": k, "aligned": True} for k in [0] + grid["order"][:-1]], rows_markov, PpkSelect(grid)),
+        Route("combined", "Markov chain + adapted HMM, combined", "ppk", "all", [{}], rows_combined,
+              PpkSelect(grid, weights=COMBINED_WEIGHTS)),
     ]
-    if context.has("fit", "markov"):
-        table.append(Route("markov", "Markov chain", "ppk", "all",
-                           [{"order": k, "aligned": False} for k in grid["order"]], rows_markov, PpkSelect(grid)))
-        table.append(Route("markov-aligned", "Markov chain, position-specific", "ppk", "aligned",
-                           [{"order": k, "aligned": True} for k in [0] + grid["order"][:-1]], rows_markov,
-                           PpkSelect(grid)))
-    if context.has("fit", "markov") and context.has("combine"):
-        table.append(Route("combined", "Markov chain + adapted HMM, combined", "ppk", "all", [{}], rows_combined,
-                           PpkSelect(grid, weights=COMBINED_WEIGHTS)))
-    return table
 
 
 def describe(variant, cell):
@@ -628,7 +620,7 @@ def main():
     parser.add_argument("--sets", default=",".join(d.name for d in DATA_SETS),
                         help="comma-separated sets to run (all: %(default)s)")
     parser.add_argument("--routes", help="comma-separated route keys to run (all: onehot-linear, onehot-rbf, "
-                        "kmer-linear, kmer-rbf, hmm, adapted, fisher, and markov, markov-aligned, combined when built)")
+                        "kmer-linear, kmer-rbf, hmm, adapted, fisher, markov, markov-aligned, combined)")
     parser.add_argument("--quick", action="store_true", help="small grids: a smoke test, not the scoreboard")
     parser.add_argument("--work", help="keep the working files in this folder")
     parser.add_argument("-o", "--output", help="also write the tables to this file")
