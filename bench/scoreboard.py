@@ -360,6 +360,7 @@ def rows_markov(context, variant, train, test):
     return f"{train}.{name}", f"{test}.{name}"
 
 
+MARKOV_TABLE = 2 ** 12  # the largest A^(k+1) of the markov routes' orders (routes())
 COMBINED_WEIGHTS = "1:0,0.75:0.25,0.5:0.5,0.25:0.75,0:1"  # (Markov chain : adapted HMM)
 
 
@@ -478,6 +479,9 @@ def routes(context, grid):
     run; the best cross-validated variant wins, the first of equals)."""
     spectrum = [{"k": k} for k in grid["k"]]
     adapted = [{"relevance": tau} for tau in grid["relevance"]]
+    # A chain's kernel costs T A^(k+1) per pair, its pooled base dense: the orders of at most
+    # MARKOV_TABLE entries per step (DNA: 1-3; 20 amino acids and more, or the words' 39 letters: 1).
+    orders = [k for k in grid["order"] if len(context.alphabet) ** (k + 1) <= MARKOV_TABLE] or grid["order"][:1]
     return [
         Route("onehot-linear", "one-hot, linear", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["linear"], grid)),
         Route("onehot-rbf", "one-hot, RBF", "plain", "aligned", [{}], rows_one_hot, SvmGrid(["rbf"], grid)),
@@ -486,10 +490,10 @@ def routes(context, grid):
         Route("hmm", "HMM per sequence", "ppk", "all", [{}], rows_hmm, PpkSelect(grid)),
         Route("adapted", "HMM adapted from pooled", "ppk", "all", adapted, rows_adapted, PpkSelect(grid)),
         Route("fisher", "Fisher scores of pooled HMM", "ppk", "all", [{}], rows_fisher, SvmGrid(["linear", "rbf"], grid)),
-        Route("markov", "Markov chain", "ppk", "all", [{"order": k, "aligned": False} for k in grid["order"]],
+        Route("markov", "Markov chain", "ppk", "all", [{"order": k, "aligned": False} for k in orders],
               rows_markov, PpkSelect(grid)),
         Route("markov-aligned", "Markov chain, position-specific", "ppk", "aligned",
-              [{"order": k, "aligned": True} for k in [0] + grid["order"][:-1]], rows_markov, PpkSelect(grid)),
+              [{"order": k, "aligned": True} for k in [0] + orders[:-1]], rows_markov, PpkSelect(grid)),
         Route("combined", "Markov chain + adapted HMM, combined", "ppk", "all", [{}], rows_combined,
               PpkSelect(grid, weights=COMBINED_WEIGHTS)),
     ]
