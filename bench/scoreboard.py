@@ -355,7 +355,8 @@ def rows_markov(context, variant, train, test):
         options += ["--length", str(lengths[len(lengths) // 2] - 1)]
     name = f"markov{variant['order']}{'a' if variant['aligned'] else ''}"
     context.ppk("fit", "markov", *options, "--save-pooled", f"{train}.{name}.pool", train, "-o", f"{train}.{name}")
-    # the test part takes the order, layout, alphabet, base, beta and T from the pool
+    # the test part takes the order, layout, alphabet, base and beta from the pool; its rows keep their
+    # own T (n - 1), and the model ppk select trains compares every row at the T it chose
     context.ppk("fit", "markov", "--pooled-from", f"{train}.{name}.pool", test, "-o", f"{test}.{name}")
     return f"{train}.{name}", f"{test}.{name}"
 
