@@ -1,5 +1,5 @@
 # `cmake --install`: the ppk tool, libppk and its headers, the patched LIBSVM (libsvm.so.3, its
-# svm.h and programs, its Octave/MATLAB mex files) with the ppk plugin, a CMake package (find_package(ppk): targets ppk::ppk and
+# svm.h and programs, its Octave/MATLAB mex files) with the ppk plugin, a CMake package (find_package(ppk): targets ppk::ppk, ppk::ppk_core and
 # ppk::svm) and a pkg-config file (ppk.pc). include()d from the top-level CMakeLists.txt.
 #
 # The patched libsvm.so.3 goes to PPK_LIBSVM_LIBDIR (default lib/ppk below the prefix), so it never
@@ -25,7 +25,7 @@ set_target_properties(ppk_tool svm-train svm-predict svm-scale PROPERTIES INSTAL
 
 install(TARGETS ppk_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS svm-train svm-predict svm-scale RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS ppk EXPORT ppkTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS ppk ppk_core EXPORT ppkTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS svm EXPORT ppkTargets
   LIBRARY DESTINATION ${PPK_LIBSVM_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ppk_libsvm_plugin LIBRARY DESTINATION ${PPK_LIBSVM_LIBDIR}/libsvm-plugins)
@@ -40,7 +40,8 @@ if(PPK_MATLAB)
   install(TARGETS ${PPK_MATLAB_MEX_TARGETS} LIBRARY DESTINATION ${PPK_LIBSVM_LIBDIR}/matlab)
 endif()
 
-# The CMake package: find_package(ppk) gives ppk::ppk (libppk) and ppk::svm (the patched LIBSVM).
+# The CMake package: find_package(ppk) gives ppk::ppk (libppk, with its families), ppk::ppk_core (its
+# first layer alone: what a family needs) and ppk::svm (the patched LIBSVM).
 install(EXPORT ppkTargets NAMESPACE ppk:: DESTINATION ${PPK_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ppkConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/ppkConfig.cmake INSTALL_DESTINATION ${PPK_CMAKE_DIR})

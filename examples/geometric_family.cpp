@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

@@ -222,7 +222,7 @@ std::optional<long> shortest_sequence(const std::vector<LabeledRow>& rows, const
   std::optional<long> shortest;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::unique_ptr<Model> model = decode_labeled_row(rows[i], name, static_cast<long>(i + 1));
-    const std::optional<long> steps = sequence_steps(*model);
+    const std::optional<long> steps = model->sequence_steps();
     if (i > 0 && steps.has_value() != shortest.has_value())
       throw row_error(name, static_cast<long>(i + 1),
                       std::string("a ") + model->family().name + " row " +

@@ -1,11 +1,11 @@
 // The four archives of family_fields.hpp: each kind of field in each direction, once.
-#include "core/family_fields.hpp"
+#include "ppk/core/family_fields.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "core/matrix_fields.hpp"
+#include "ppk/core/matrix_fields.hpp"
 #include "ppk/core/json.hpp"
 
 namespace ppk::detail {

@@ -8,7 +8,7 @@
 #include <random>
 #include <utility>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

@@ -1,5 +1,5 @@
 // Matrix-valued model fields (see matrix_fields.hpp).
-#include "core/matrix_fields.hpp"
+#include "ppk/core/matrix_fields.hpp"
 
 #include <algorithm>
 #include <cmath>

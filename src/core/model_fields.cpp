@@ -1,4 +1,4 @@
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/family.hpp"
 
 namespace ppk {

@@ -14,7 +14,7 @@
 
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 

@@ -18,7 +18,7 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "estimate/lds_em.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/thread_pool.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate_lds.hpp"

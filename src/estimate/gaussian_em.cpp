@@ -9,7 +9,7 @@
 #include <Eigen/Dense>
 
 #include "estimate/estimate_detail.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/pooled_priors.hpp"
 

@@ -9,8 +9,8 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
-#include "core/matrix_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/matrix_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/families/gaussian.hpp"
 
 namespace ppk {

@@ -34,8 +34,8 @@
 #include <string>
 #include <utility>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "families/bayesnet_kernel.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
@@ -573,7 +573,13 @@ double BayesNetModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x
 }
 
 const FamilyInfo& bayesnet_family() {
-  static const FamilyInfo info = make_family<BayesNetModel>(kFamily, 10);
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<BayesNetModel>(kFamily, 10);
+    // An HMM is the network s_0 -> .. -> s_T with emission leaves s_t -> x_t (bayesnet.hpp), and
+    // BayesNetModel::log_kernel takes it as its other model.
+    family.kernels_with = {"hmm"};
+    return family;
+  }();
   return info;
 }
 

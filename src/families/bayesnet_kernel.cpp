@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/families/hmm.hpp"

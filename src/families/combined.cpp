@@ -7,13 +7,15 @@
 // the min the Cauchy-Schwarz bound that ppk_norm holds each part's value to (kernel.hpp).
 #include "ppk/families/combined.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 
 namespace ppk {
@@ -110,6 +112,13 @@ void CombinedModel::prepare(const KernelParams& params) {
 }
 
 double CombinedModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> CombinedModel::sequence_steps() const {
+  std::optional<long> shortest;
+  for (const auto& part : impl_->parts)
+    if (const std::optional<long> steps = part->sequence_steps())
+      shortest = shortest ? std::min(*shortest, *steps) : *steps;
+  return shortest;
+}
 
 double combined_log_kernel(const std::vector<double>& log_weights, const double* log_normalized, double* terms) {
   std::size_t count = 0;
@@ -173,7 +182,11 @@ void check_combined_compatible(const Model& a, const Model& b) {
 }
 
 const FamilyInfo& combined_family() {
-  static const FamilyInfo info = make_family<CombinedModel>(kFamily, 19);
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<CombinedModel>(kFamily, 19);
+    family.check_compatible = &check_combined_compatible;  // part i with part i under one weighting
+    return family;
+  }();
   return info;
 }
 

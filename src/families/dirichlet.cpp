@@ -13,8 +13,8 @@
 #include <limits>
 
 #include "families/gamma_integrals.hpp"
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/family.hpp"
 
 namespace ppk {

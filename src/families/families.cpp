@@ -1,7 +1,5 @@
-// The registry of model families (family.hpp): one line per family.
+// The library's model families, registered with core's registry (family.hpp): one line per family.
 #include "ppk/core/family.hpp"
-
-#include <stdexcept>
 
 #include "ppk/families/bayesnet.hpp"
 #include "ppk/families/bernoulli.hpp"
@@ -26,53 +24,39 @@ namespace ppk {
 
 namespace {
 
-std::vector<const FamilyInfo*>& registry() {
-  static std::vector<const FamilyInfo*> families = {
-      &gaussian_family(),         // code 1
-      &bernoulli_family(),        // code 2
-      &multinomial_family(),      // code 3
-      &poisson_family(),          // code 4
-      &exponential_family(),      // code 5
-      &gamma_family(),            // code 6
-      &dirichlet_family(),        // code 7
-      &mixture_family(),          // code 8
-      &hmm_family(),              // code 9
-      &bayesnet_family(),         // code 10
-      &lds_family(),              // code 11
-      &linear_gaussian_family(),  // code 12
-      &slds_family(),             // code 13
-      &montecarlo_family(),       // code 14
-      &fhmm_family(),             // code 15
-      &mi_family(),               // code 16
-      &markov_family(),           // code 18 (17: examples/geometric_family.cpp)
-      &combined_family(),         // code 19
-  };
-  return families;
+// The library's families, in code order: the order of all_families() (`ppk families`).
+bool register_builtin_families() {
+  for (const FamilyInfo* family : {
+           &gaussian_family(),         // code 1
+           &bernoulli_family(),        // code 2
+           &multinomial_family(),      // code 3
+           &poisson_family(),          // code 4
+           &exponential_family(),      // code 5
+           &gamma_family(),            // code 6
+           &dirichlet_family(),        // code 7
+           &mixture_family(),          // code 8
+           &hmm_family(),              // code 9
+           &bayesnet_family(),         // code 10
+           &lds_family(),              // code 11
+           &linear_gaussian_family(),  // code 12
+           &slds_family(),             // code 13
+           &montecarlo_family(),       // code 14
+           &fhmm_family(),             // code 15
+           &mi_family(),               // code 16
+           &markov_family(),           // code 18 (17: examples/geometric_family.cpp)
+           &combined_family(),         // code 19
+       })
+    register_family(*family);
+  return true;
 }
+
+// Before main: no static initializer reads the registry (docs/design.md "Source layout").
+const bool kBuiltinFamiliesRegistered = register_builtin_families();
 
 }  // namespace
 
-const std::vector<const FamilyInfo*>& all_families() { return registry(); }
-
-void register_family(const FamilyInfo& family) {
-  for (const FamilyInfo* known : registry())
-    if (known->code == family.code || known->name == family.name)
-      throw std::invalid_argument("family \"" + family.name + "\" (code " + std::to_string(family.code) +
-                                  "): the name or code of the family \"" + known->name + "\" (code " +
-                                  std::to_string(known->code) + ")");
-  registry().push_back(&family);
-}
-
-const FamilyInfo* find_family(int code) {
-  for (const FamilyInfo* family : all_families())
-    if (family->code == code) return family;
-  return nullptr;
-}
-
-const FamilyInfo* find_family(const std::string& name) {
-  for (const FamilyInfo* family : all_families())
-    if (family->name == name) return family;
-  return nullptr;
-}
-
 }  // namespace ppk
+
+// What links libppk links this file (the ppk target's --undefined=ppk_builtin_families), though
+// nothing calls into it: libppk is a static archive, and its families register themselves here.
+extern "C" int ppk_builtin_families() { return ppk::kBuiltinFamiliesRegistered ? 1 : 0; }

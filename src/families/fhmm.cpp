@@ -63,8 +63,8 @@
 
 #include <Eigen/Cholesky>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 
@@ -616,6 +616,7 @@ std::vector<double> partial_sums(const double* weights, Eigen::Index n, Eigen::I
 long FhmmModel::sample_size() const { return (steps() + 1) * dim(); }
 
 double FhmmModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> FhmmModel::sequence_steps() const { return steps(); }
 
 // log_probability: the factor of Sigma (d^3), the S whitened state means (S d^2), then per step each
 // chain's transition over the S product states (S sum_c M_c) and the S quadratic forms (S d).

@@ -15,8 +15,8 @@
 #include <limits>
 
 #include "families/gamma_integrals.hpp"
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/families/exponential.hpp"
 
 namespace ppk {
@@ -156,7 +156,13 @@ double GammaModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) c
 }
 
 const FamilyInfo& gamma_family() {
-  static const FamilyInfo info = make_family<GammaModel>(kFamily, 6);
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<GammaModel>(kFamily, 6);
+    // An exponential model of scales b is the gamma model of shapes 1 and scales b (JMLR 2004 section 3),
+    // and GammaModel::log_kernel takes it as its other model.
+    family.kernels_with = {"exponential"};
+    return family;
+  }();
   return info;
 }
 

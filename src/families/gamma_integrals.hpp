@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/model.hpp"
 
 namespace ppk::detail {

@@ -19,8 +19,8 @@
 
 #include <Eigen/Cholesky>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

@@ -24,8 +24,8 @@
 
 #include <Eigen/Core>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 
 namespace ppk {
@@ -114,7 +114,7 @@ void HmmModel::prepare(const KernelParams& params) {
   m.timed_emissions = false;
   for (const auto& emission : m.emissions) {
     emission->prepare(params);
-    m.timed_emissions = m.timed_emissions || sequence_steps(*emission).has_value();
+    m.timed_emissions = m.timed_emissions || emission->sequence_steps().has_value();
   }
   m.rho = params.rho;
   m.steps = params.length > 0 ? params.length : m.length;
@@ -375,6 +375,8 @@ double HmmModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
 }
 
 double HmmModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> HmmModel::sequence_steps() const { return steps(); }
+std::optional<SampleSpace> HmmModel::step_space() const { return emission(0).sample_space(); }
 
 double HmmModel::log_probability_work() const {
   const double states = static_cast<double>(impl_->start.size());

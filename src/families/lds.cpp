@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "families/state_space.hpp"
 
 namespace ppk {
@@ -227,6 +227,7 @@ double LdsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) con
 }
 
 double LdsModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> LdsModel::sequence_steps() const { return steps(); }
 
 double LdsModel::log_probability_work() const {
   return static_cast<double>(steps() + 1) * detail::filter_step_work(state_dim(), observation_dim());

@@ -17,9 +17,9 @@
 #include <utility>
 
 #include <Eigen/Cholesky>
-#include "core/matrix_fields.hpp"
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/matrix_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 
@@ -267,7 +267,13 @@ double LinearGaussianModel::log_probability(const Eigen::Ref<const Eigen::Vector
 double LinearGaussianModel::log_probability_work() const { return impl_->marginal->log_probability_work(); }
 
 const FamilyInfo& linear_gaussian_family() {
-  static const FamilyInfo info = make_family<LinearGaussianModel>(kFamily, 12);
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<LinearGaussianModel>(kFamily, 12);
+    // A linear Gaussian DAG's distribution is the Gaussian of its observed nodes (linear_gaussian.hpp), and
+    // LinearGaussianModel::log_kernel takes a Gaussian as its other model.
+    family.kernels_with = {"gaussian"};
+    return family;
+  }();
   return info;
 }
 

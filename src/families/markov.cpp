@@ -28,8 +28,8 @@
 
 #include <Eigen/Core>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 
 namespace ppk {
@@ -459,6 +459,10 @@ bool MarkovModel::log_kernel_over_lengths(const Model& other, const int* lengths
 }
 
 double MarkovModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> MarkovModel::sequence_steps() const {
+  if (aligned()) return std::nullopt;
+  return steps();
+}
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/mixture.hpp"
 #include "ppk/families/montecarlo.hpp"

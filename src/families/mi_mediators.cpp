@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/families/dirichlet.hpp"
 #include "ppk/families/mi.hpp"
 

@@ -14,8 +14,8 @@
 #include <numeric>
 #include <string>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/kernel.hpp"
 
 namespace ppk {
@@ -165,7 +165,13 @@ double MixtureModel::log_probability_work() const {
 }
 
 const FamilyInfo& mixture_family() {
-  static const FamilyInfo info = make_family<MixtureModel>(kFamily, 8);
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<MixtureModel>(kFamily, 8);
+    // A plain model of the mixture's sample space is the one-component mixture (mixture.hpp), and
+    // MixtureModel::log_kernel takes it as its other model.
+    family.kernel_with_any_family = true;
+    return family;
+  }();
   return info;
 }
 

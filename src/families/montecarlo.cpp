@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/core/sampling.hpp"
 
@@ -117,6 +117,7 @@ std::uint64_t MonteCarloModel::seed() const { return impl_->seed; }
 const Eigen::MatrixXd& MonteCarloModel::draws() const { return impl_->draws; }
 double MonteCarloModel::log_tilted_normalizer() const { return impl_->log_normalizer; }
 double MonteCarloModel::kernel_work() const { return impl_->kernel_work; }
+const Model& MonteCarloModel::estimated_model() const { return inner(); }
 
 const FamilyInfo& MonteCarloModel::family() const { return montecarlo_family(); }
 
@@ -160,8 +161,12 @@ double MonteCarloModel::log_kernel(const Model& other) const {
 }
 
 const FamilyInfo& montecarlo_family() {
-  static const FamilyInfo info =
-      make_family<MonteCarloModel>(kFamily, 14, "Monte Carlo estimates of k (JMLR 2004 section 5)");
+  static const FamilyInfo info = [] {
+    FamilyInfo family = make_family<MonteCarloModel>(kFamily, 14, "Monte Carlo estimates of k (JMLR 2004 section 5)");
+    // Not a plain model, even for a mixture: the estimate needs draws from both sides.
+    family.pairs_only_with_itself = true;
+    return family;
+  }();
   return info;
 }
 

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "families/gamma_integrals.hpp"
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk {

@@ -30,8 +30,8 @@
 #include <boost/math/special_functions/bessel.hpp>
 
 #include "families/gamma_integrals.hpp"
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 

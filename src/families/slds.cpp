@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/family_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/family_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/row.hpp"
 #include "families/state_space.hpp"
 
@@ -287,6 +287,7 @@ double SldsModel::log_probability(const Eigen::Ref<const Eigen::VectorXd>& x) co
 }
 
 double SldsModel::kernel_work() const { return impl_->kernel_work; }
+std::optional<long> SldsModel::sequence_steps() const { return steps(); }
 
 double SldsModel::log_probability_work() const {
   return static_cast<double>(impl_->paths.size()) * static_cast<double>(steps() + 1) *

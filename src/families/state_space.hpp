@@ -25,8 +25,8 @@
 
 #include "ppk/families/lds.hpp"
 
-#include "core/matrix_fields.hpp"
-#include "core/model_fields.hpp"
+#include "ppk/core/matrix_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/core/sampling.hpp"

@@ -13,7 +13,7 @@
 
 #include <Eigen/Core>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/model.hpp"
 
 namespace ppk {

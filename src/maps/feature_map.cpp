@@ -17,7 +17,7 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/core/exact_map.hpp"
 #include "ppk/core/family.hpp"

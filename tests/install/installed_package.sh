@@ -3,7 +3,10 @@
 # libsvm.so.3 in PPK_LIBSVM_LIBDIR, never beside the distribution's), the programs running from the
 # prefix by their rpath with the plugin found next to the installed library, and the example
 # program configured from a clean build directory with find_package(ppk) and again compiled with
-# pkg-config, both training with the ppk kernel.
+# pkg-config, both training with the ppk kernel; and a family written outside the library (the worked
+# example examples/geometric_family.cpp) built against the installed core alone, registered by the
+# program (geometric/main.cpp) and trained with, its decision values checked against LIBSVM's
+# precomputed kernel on a Gram matrix of brute-force sums.
 #
 # With the Octave interface built (OCTAVE = 1), its installed mex files load the installed
 # libsvm.so.3 and train with -t ppk in octave-cli.
@@ -14,6 +17,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 (($# == 6)) || fail "usage: $0 CMAKE CXX BUILD_DIR LIBDIR PPK_LIBSVM_LIBDIR OCTAVE"
 cmake=$1 cxx=$2 build=$3 libdir=$4 libsvm_libdir=$5 octave=$6
 example=$(cd "$(dirname "$0")/example" && pwd)
+geometric=$(cd "$(dirname "$0")/geometric" && pwd)
+geometric_family=$(cd "$(dirname "$0")/../../examples" && pwd)/geometric_family.cpp
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppk-install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -25,7 +30,8 @@ unset LD_LIBRARY_PATH LIBSVM_KERNEL_PLUGINS CMAKE_PREFIX_PATH PKG_CONFIG_PATH
 
 for file in bin/ppk bin/svm-train bin/svm-predict bin/svm-scale \
   "$libdir/libppk.a" "$libsvm_libdir/libsvm.so.3" "$libsvm_libdir/libsvm-plugins/ppk.so" \
-  include/ppk/core/kernel.hpp include/ppk/core/data.hpp include/ppk/libsvm/svm.h \
+  "$libdir/libppk_core.a" include/ppk/core/kernel.hpp include/ppk/core/data.hpp include/ppk/libsvm/svm.h \
+  include/ppk/core/family_fields.hpp include/ppk/core/model_fields.hpp include/ppk/core/matrix_fields.hpp \
   "$libdir/cmake/ppk/ppkConfig.cmake" "$libdir/cmake/ppk/ppkConfigVersion.cmake" "$libdir/pkgconfig/ppk.pc"; do
   [[ -e $prefix/$file ]] || fail "not installed: $file"
 done
@@ -82,3 +88,14 @@ flags=$(PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig pkg-config --cflags --libs ppk
 out=$(./pc_example rows.ppk 0.5) || fail "the pkg-config example: $out"
 [[ $out =~ ^accuracy\ ([0-9]+)/40,\ decision\ values\ agree$ ]] || fail "the pkg-config example: $out"
 echo "ok: pkg-config example: $out"
+
+# The out-of-tree family against the installed package: configured from a clean build directory.
+"$cmake" -S "$geometric" -B geometric-build -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_BUILD_TYPE=Release -DGEOMETRIC_FAMILY_SOURCE="$geometric_family" >configure.log ||
+  { cat configure.log; fail "configuring the geometric family's program"; }
+"$cmake" --build geometric-build >build.log 2>&1 || { cat build.log; fail "building the geometric family's program"; }
+out=$(geometric-build/geometric_training geometric.ppk) || fail "the geometric family's program: $out"
+[[ $out =~ ^accuracy\ ([0-9]+)/40,\ decision\ values\ agree$ ]] && ((BASH_REMATCH[1] >= 32)) ||
+  fail "the geometric family's program: $out"
+awk '{ if ($3 != "2:17") exit 1 }' geometric.ppk || fail "geometric rows without code 17: $(head -n 2 geometric.ppk)"
+echo "ok: an out-of-tree family against the installed core: $out"

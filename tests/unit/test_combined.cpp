@@ -110,8 +110,8 @@ TEST(CombinedFamily, LengthReachesTheSequenceParts) {
     EXPECT_LT(relative_error(kernel(a, b), 0.7 * normalized_kernel(hmm_a, hmm_b) + 0.3 * gaussian), 1e-10);
   }
   // The T of a combined row is its shortest sequence part's; without -d rows of other T have no kernel.
-  EXPECT_EQ(sequence_steps(*hmm_and_gaussian(0.9, 6, 0.0)), 6);
-  EXPECT_EQ(sequence_steps(*combined_row({1, 1, 1}, kA)), std::nullopt);
+  EXPECT_EQ(hmm_and_gaussian(0.9, 6, 0.0)->sequence_steps(), 6);
+  EXPECT_EQ(combined_row({1, 1, 1}, kA)->sequence_steps(), std::nullopt);
   const PreparedModel six(hmm_and_gaussian(0.9, 6, 0.0), with_rho(0.5)),
       nine(hmm_and_gaussian(0.3, 9, 1.0), with_rho(0.5));
   try {

@@ -1,4 +1,4 @@
-// The archives of src/core/family_fields.hpp on a toy parameter struct that uses the kinds for lists
+// The archives of include/ppk/core/family_fields.hpp on a toy parameter struct that uses the kinds for lists
 // of matrices, records (one and two phases), flags, lists of whole numbers, optional whole numbers,
 // tables, matrices by columns, optional members and checks: the row and the JSON object it must give
 // (written out by hand from the layouts the header documents), both round trips, and errors about a
@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "core/family_fields.hpp"
+#include "ppk/core/family_fields.hpp"
 #include "ppk/core/row.hpp"
 #include "positive_family_checks.hpp"
 

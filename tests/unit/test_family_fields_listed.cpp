@@ -1,4 +1,4 @@
-// The archive kinds added for the multinomial (src/core/family_fields.hpp): count_or_keyword,
+// The archive kinds added for the multinomial (include/ppk/core/family_fields.hpp): count_or_keyword,
 // optional_real, listed_probabilities, trailing_group with its columns, and listed_numbers, on a toy
 // struct. The expected rows and JSON objects are written out by hand from the kinds' documentation.
 #include <optional>
@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/family_fields.hpp"
+#include "ppk/core/family_fields.hpp"
 #include "ppk/core/row.hpp"
 #include "ppk/families/multinomial.hpp"
 #include "positive_family_checks.hpp"

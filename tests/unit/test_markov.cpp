@@ -272,8 +272,8 @@ TEST(Markov, LengthOptionOverridesTheStoredLengthOfHomogeneousChains) {
   const Chain aligned = random_chain(rng, 2, 1, 4, 0, false);
   const PreparedModel prepared(markov_model(aligned), with_rho_and_length(1.0, 7));
   EXPECT_EQ(static_cast<const MarkovModel&>(prepared.model()).steps(), 3);
-  EXPECT_FALSE(sequence_steps(prepared.model()).has_value());
-  EXPECT_EQ(sequence_steps(pa.model()), 3);
+  EXPECT_FALSE(prepared.model().sequence_steps().has_value());
+  EXPECT_EQ(pa.model().sequence_steps(), 3);
   // Another alphabet: another sample space.
   const Chain three = random_chain(rng, 3, 1, 0, 3, false);
   const PreparedModel pc(markov_model(three), with_rho(1.0));

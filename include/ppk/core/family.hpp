@@ -1,6 +1,8 @@
 // The registry of model families. Adding a family is one file in src/families/ that declares its
-// fields once and makes its FamilyInfo with make_family (src/core/family_fields.hpp), and one line in
-// src/families/families.cpp (docs/adding-a-family.md).
+// fields once and makes its FamilyInfo with make_family (include/ppk/core/family_fields.hpp), and one line in
+// src/families/families.cpp (docs/adding-a-family.md); a program registers its own with register_family.
+// Everything the kernel dispatcher (kernel.hpp) needs to know of a family is here or a virtual of its
+// Model: core names no family.
 #pragma once
 
 #include <functional>
@@ -33,6 +35,21 @@ struct FamilyInfo {
   // matrices need not be. `ppk gram` and the LIBSVM plugin warn when such rows are used.
   const char* approximation = nullptr;
   bool exact() const { return approximation == nullptr; }
+
+  // Kernels with models of another family over the same sample space, computed by this family's
+  // Model::log_kernel, which takes such a model as its other model (k is symmetric: it serves both
+  // orders): the other families' names (a gamma model takes an exponential one, the gamma of shapes 1).
+  std::vector<std::string> kernels_with;
+  // True for a family whose Model::log_kernel takes a model of any other family (a mixture: the other
+  // model is its one-component mixture), but of a family that pairs only with itself.
+  bool kernel_with_any_family = false;
+  // True for a family whose models have no kernel with another family's, whatever that family declares
+  // (montecarlo: its estimate needs draws from both sides).
+  bool pairs_only_with_itself = false;
+  // When set, check_compatible(a, b) (kernel.hpp) of a pair with a model of this family calls it in place
+  // of the rules above: it throws KernelDomainError when the pair has no kernel (combined rows pair part i
+  // with part i under one weighting).
+  void (*check_compatible)(const Model& a, const Model& b) = nullptr;
 };
 
 const std::vector<const FamilyInfo*>& all_families();

@@ -1,10 +1,10 @@
 // The kernel dispatcher: kernels between decoded models, the cosine-normalised
-// kernel, and the compatibility rules between families.
+// kernel, and the compatibility rules between families, from what each family declares (its
+// FamilyInfo, family.hpp, and the virtuals of its Model): it names no family.
 #pragma once
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,10 +48,6 @@ void check_finite_kernel_values(KernelKind kind, const PreparedModel& model);
 // "fhmm rows: the kernel values are <approximation>, not k itself; the Gram matrix may not be
 // positive semidefinite". Empty for a family whose kernel is exact.
 std::string inexact_kernel_warning(const FamilyInfo& family);
-
-// The T of a sequence model (x_0..x_T: hmm, lds, slds, fhmm, homogeneous markov; -d T once prepared, else the stored
-// length), or nothing for a model without time steps.
-std::optional<long> sequence_steps(const Model& model);
 
 // Throws KernelDomainError naming both sample spaces when the pair has no kernel.
 void check_compatible(const Model& a, const Model& b);

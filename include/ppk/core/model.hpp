@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +75,19 @@ class Model {
   // log k_rho(*this, other) for `other` of the same family (the dispatcher
   // guarantees it; see kernel.hpp). Requires prepare() on both with the same params.
   virtual double log_kernel(const Model& other) const = 0;
+
+  // The T of a sequence model (x_0..x_T): -d T once prepared, else the stored length; nothing (the
+  // default) for a model without time steps. One -d T gives every such row a kernel of x_0..x_T.
+  virtual std::optional<long> sequence_steps() const { return std::nullopt; }
+
+  // What each time step of a sequence model observes, where its sample space does not say it (an HMM's
+  // emission space: its sample space gives only their dimension); nothing by default. Two sequence
+  // models of one family that differ only in T have a kernel once -d T is given when these agree.
+  virtual std::optional<SampleSpace> step_space() const { return std::nullopt; }
+
+  // The model whose kernel this row's values estimate (a montecarlo row's inner model); by default the
+  // model itself.
+  virtual const Model& estimated_model() const { return *this; }
 
   // This model's share w of the multiply-adds of one kernel evaluation, beyond a pass over the two
   // models' parameters (0: that pass is all), as counted by prepare(): an evaluation between models a

@@ -52,7 +52,7 @@ struct BayesNode {
   std::vector<long> parents;                      // node indices, discrete nodes
   std::vector<double> cpt;                        // discrete: C x K row-major, row c = P(node | parent configuration c)
   std::vector<std::unique_ptr<Model>> emissions;  // emission leaf: one model per parent configuration
-  // Declared field by field (src/core/family_fields.hpp, a two-phase record of "nodes"): the header
+  // Declared field by field (include/ppk/core/family_fields.hpp, a two-phase record of "nodes"): the header
   // "states", "variable", "parents"; the body "cpt" or "emissions", sized by the nodes' headers.
   template <class Archive>
   void header(Archive& archive, const std::vector<BayesNode>& nodes, long i);

@@ -25,7 +25,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's "dim" D, then "base" and the listed "p"; JSON: "p" dense.
 struct BernoulliParameters {
   SparseProbabilities p;  // p_d = g_d = P(x_d = 1)

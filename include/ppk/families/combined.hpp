@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's P, then "weights" and the P nested "parts".
 struct CombinedParameters {
   std::vector<double> weights;  // w_i >= 0
@@ -71,6 +72,8 @@ class CombinedModel : public Model {
   // `other` is a combined row of the same P and weights whose parts have a kernel with these.
   double log_kernel(const Model& other) const override;
   double kernel_work() const override;  // the parts' summed, part i paired with part i
+  // The smallest T of the parts that are sequence models (one -d T serves them all), else nothing.
+  std::optional<long> sequence_steps() const override;
 
  private:
   struct Impl;

@@ -25,7 +25,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's "dim" D >= 2, then "alpha".
 struct DirichletParameters {
   std::vector<double> alpha;  // a_d

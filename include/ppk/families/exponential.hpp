@@ -21,7 +21,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's "dim" D, then "scale".
 struct ExponentialParameters {
   std::vector<double> scale;  // b_d

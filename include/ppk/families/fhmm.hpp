@@ -25,6 +25,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -41,7 +42,7 @@ constexpr long kMaxSampledProductStates = 10000;
 // O(T (sum_c M_c + d)) memory (bounded per row by kMaxRowDenseValues at prepare()).
 constexpr long kMaxFhmmLength = 1000000;
 
-// One Markov chain of a factorial HMM, declared field by field in row order (src/core/family_fields.hpp,
+// One Markov chain of a factorial HMM, declared field by field in row order (include/ppk/core/family_fields.hpp,
 // a record of "chains"): "start", "trans", "means" (column by column), sized by `sizes` (M_c and d).
 struct FhmmChain {
   Eigen::VectorXd start;  // pi_c (M_c)
@@ -91,6 +92,8 @@ class FhmmModel : public Model, public SamplableModel {
   // mean field is optimised over the whole sequence, so a prefix of the run at T is not the run at T' < T.
   double log_kernel(const Model& other) const override;
   double kernel_work() const override;  // the most sweeps' (prepare)
+  // steps()
+  std::optional<long> sequence_steps() const override;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only (k~ = k there, so the Monte Carlo estimate
   // converges to the exact kernel that B bounds from below). A draw is ancestral: per step each

@@ -25,7 +25,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's "dim" D, then "shape" and "scale".
 struct GammaParameters {
   std::vector<double> shape;  // a_d

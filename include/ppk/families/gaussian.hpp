@@ -29,7 +29,7 @@ namespace ppk {
 
 enum class CovarianceForm { isotropic = 1, diagonal = 2, full = 3 };
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp): the row's D and
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp): the row's D and
 // "form", then "mean" and the form's one covariance field, "var", "diag" or "cov" (JSON: which of
 // them is present says the form).
 struct GaussianParameters {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -39,7 +40,7 @@ constexpr long kMaxHmmFitStates = 5791;
 // The longest stored T of an HMM row: 10^8 (its kernel runs T steps of M x M products).
 constexpr long kMaxHmmLength = 100000000;
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's M, then "length", "start", "trans" and the M nested "emissions".
 struct HmmParameters {
   Eigen::VectorXd start;                          // pi_q
@@ -76,6 +77,9 @@ class HmmModel : public Model, public SamplableModel {
   // of the kernel at the largest T. The emissions are of the families that take no T (docs/families.md).
   bool log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t n, double* out) const override;
   double kernel_work() const override;  // (T + 1) M^3 and the M x M' emission kernels' (prepare)
+  // steps(), and the emissions' space as each step's.
+  std::optional<long> sequence_steps() const override;
+  std::optional<SampleSpace> step_space() const override;
 
   // SamplableModel interface: see sampling.hpp. A sample is x_0..x_T, the emissions' samples stacked.
   bool can_sample() const override;                         // every emission can

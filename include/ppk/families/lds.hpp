@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <Eigen/Core>
 
@@ -36,7 +37,7 @@ namespace ppk {
 constexpr long kMaxStateSpaceDim = 1000;
 constexpr long kMaxSequenceLength = 1000000;
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's n and d, then "length", "mean0", "cov0", "A", "Q", "C", "R".
 struct LdsParameters {
   Eigen::VectorXd mean0;  // n
@@ -87,6 +88,8 @@ class LdsModel : public Model, public SamplableModel {
   // of the kernel at the largest T.
   bool log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t n, double* out) const override;
   double kernel_work() const override;  // (T + 1) (2n + d)^3 (prepare)
+  // steps()
+  std::optional<long> sequence_steps() const override;
 
   // SamplableModel interface (sampling.hpp), any rho > 0. A sample is x_0..x_T stacked ((T + 1) d
   // values, T = steps()). Scaling cov0, Q and R by 1/rho scales the joint covariance S by 1/rho, so

@@ -34,7 +34,7 @@
 
 namespace ppk {
 
-// One node, declared field by field in row order (src/core/family_fields.hpp, a record of "nodes"):
+// One node, declared field by field in row order (include/ppk/core/family_fields.hpp, a record of "nodes"):
 // "dim", "observed", "parents", "offset", "cov", "weights" (the weights' columns: the parents' dims).
 struct LinearGaussianNode {
   long dim = 0;

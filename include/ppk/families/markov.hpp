@@ -56,6 +56,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -128,6 +129,9 @@ class MarkovModel : public Model, public SamplableModel {
   bool log_kernel_over_lengths(const Model& other, const int* lengths, std::size_t n, double* out) const override;
   // The entries the forward recursion visits, sum_{t=0..T} A^{min(t,k)+1} (two multiply-adds each per pair).
   double kernel_work() const override;
+  // steps() of a homogeneous chain; nothing for an aligned one, whose positions are fixed (-d does not
+  // change them, as it does not change a network's variables).
+  std::optional<long> sequence_steps() const override;
 
   // SamplableModel interface (sampling.hpp): the tilted chain above, any rho > 0.
   long sample_size() const override;  // steps() + 1

@@ -43,7 +43,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's K, then "log_weights" and the K nested "blocks".
 struct MiParameters {
   std::vector<double> log_weights;             // lw_s, finite

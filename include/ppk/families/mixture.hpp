@@ -26,7 +26,7 @@
 
 namespace ppk {
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // the row's M, then "weights" and the M nested "components".
 struct MixtureParameters {
   std::vector<double> weights;  // w_m, summing to 1

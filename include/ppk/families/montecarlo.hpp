@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <Eigen/Core>
 
@@ -52,7 +53,7 @@ enum class BetaRule { pooled = 0, equal = 1 };
 // (kMaxRowDenseValues).
 constexpr long kMaxMonteCarloSamples = 100000;
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp):
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp):
 // "samples" N, "beta" (0 pooled, 1 equal; JSON "pooled" or "equal", absent: pooled), the nested "model".
 struct MonteCarloParameters {
   std::unique_ptr<Model> model;  // the inner model
@@ -87,6 +88,8 @@ class MonteCarloModel : public Model {
   void prepare(const KernelParams& params) override;
   double log_kernel(const Model& other) const override;
   double kernel_work() const override;  // the most draws x the inner log p's work (prepare)
+  // inner()
+  const Model& estimated_model() const override;
 
  private:
   struct Impl;

@@ -88,7 +88,7 @@ struct LeveledProbabilities {
   std::vector<int> level;     // their 0-based levels
 };
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp; the row layout
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp; the row layout
 // above): D, "trials", "decay", the probabilities "p" (base, then the listed a_d) and, for a leveled
 // row only, the trailing group "levels" (K, "level values", "level counts") and "word levels".
 // JSON: {"p": [dense a_d], "trials", "decay"}, or for a leveled row {"dim", "share", "levels":

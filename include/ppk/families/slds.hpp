@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -56,7 +57,7 @@ constexpr long kMaxSldsPaths = 1000;
 // on each row's own pairs bounds every pair. prepare() refuses a row beyond it (docs/families.md, "Limits").
 constexpr double kMaxSldsKernelSteps = static_cast<double>(kMaxSequenceLength + 1);
 
-// The parameters, declared field by field in row order (src/core/family_fields.hpp): the row's K, n
+// The parameters, declared field by field in row order (include/ppk/core/family_fields.hpp): the row's K, n
 // and d, then "length", "paths", "start", "trans", "A", "Q", "mean0", "cov0", "C", "R".
 struct SldsParameters {
   Eigen::VectorXd start;                           // pi, K values
@@ -104,6 +105,8 @@ class SldsModel final : public Model, public SamplableModel {  // final: the con
   // those drawn for T, and the kernel at T' is not the one at T read at step T'.
   double log_kernel(const Model& other) const override;
   double kernel_work() const override;  // (distinct paths)^2 (T + 1) (2n + d)^3 (prepare)
+  // steps()
+  std::optional<long> sequence_steps() const override;
 
   // SamplableModel interface (sampling.hpp), rho = 1 only, once prepared (the drawn paths). At rho = 1
   // the hybrid kernel above is the expected likelihood kernel between the equal-weight mixtures

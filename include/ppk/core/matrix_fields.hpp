@@ -11,7 +11,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk::detail {

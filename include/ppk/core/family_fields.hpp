@@ -37,7 +37,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "core/model_fields.hpp"
+#include "ppk/core/model_fields.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/row.hpp"

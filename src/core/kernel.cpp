@@ -1,11 +1,10 @@
 // The kernel dispatcher (see kernel.hpp).
 //
 // Two models of one family go to the family's own closed form. Pairs of different families
-// are defined only where their sample spaces agree and someone has written the cross-family
-// kernel: a mixture against any plain model of its sample space (the mixture's own kernel), and
-// the pairs in the table kCrossFamilyKernels below (an exponential against a gamma model, an HMM
-// against a Bayesian network, a linear Gaussian DAG against a Gaussian, ...),
-// which is where further kernels are added.
+// are defined only where their sample spaces agree and one of the two families computes the
+// cross-family kernel (FamilyInfo::kernels_with, kernel_with_any_family: a mixture against any plain
+// model of its sample space, a gamma against an exponential model, a network against an HMM, a
+// linear Gaussian DAG against a Gaussian, ...), which is where further kernels are declared.
 #include "ppk/core/kernel.hpp"
 
 #include <algorithm>
@@ -16,124 +15,48 @@
 #include <string>
 #include <utility>
 
-#include "core/model_fields.hpp"
-#include "ppk/families/bayesnet.hpp"
-#include "ppk/families/combined.hpp"
-#include "ppk/families/exponential.hpp"
 #include "ppk/core/family.hpp"
-#include "ppk/families/fhmm.hpp"
-#include "ppk/families/gamma.hpp"
-#include "ppk/families/gaussian.hpp"
-#include "ppk/families/hmm.hpp"
-#include "ppk/families/lds.hpp"
-#include "ppk/families/linear_gaussian.hpp"
-#include "ppk/families/markov.hpp"
-#include "ppk/families/mixture.hpp"
-#include "ppk/families/montecarlo.hpp"
-#include "ppk/families/slds.hpp"
+#include "ppk/core/model_fields.hpp"
 
 namespace ppk {
 
 namespace {
 
-using CrossFamilyLogKernel = double (*)(const Model& a, const Model& b);
-
-// An exponential model of scales b is the gamma model of shapes 1 and scales b (JMLR 2004 section 3),
-// and GammaModel::log_kernel takes it as its other model (gamma.hpp). k is symmetric: one function
-// serves both orders.
-double log_kernel_gamma_exponential(const Model& gamma, const Model& exponential) {
-  return gamma.log_kernel(exponential);
-}
-double log_kernel_exponential_gamma(const Model& exponential, const Model& gamma) {
-  return gamma.log_kernel(exponential);
+// Whether models of `own` family compute the kernel with models of `other` (FamilyInfo::kernels_with).
+bool computes_kernel_with(const FamilyInfo& own, const FamilyInfo& other) {
+  if (own.kernel_with_any_family) return true;
+  return std::find(own.kernels_with.begin(), own.kernels_with.end(), other.name) != own.kernels_with.end();
 }
 
-// An HMM is the network s_0 -> .. -> s_T with emission leaves s_t -> x_t (bayesnet.hpp), and
-// BayesNetModel::log_kernel takes it as its other model.
-double log_kernel_bayesnet_hmm(const Model& network, const Model& hmm) { return network.log_kernel(hmm); }
-double log_kernel_hmm_bayesnet(const Model& hmm, const Model& network) { return network.log_kernel(hmm); }
-
-// A linear Gaussian DAG's distribution is the Gaussian of its observed nodes (linear_gaussian.hpp), and
-// LinearGaussianModel::log_kernel takes a Gaussian as its other model.
-double log_kernel_dag_gaussian(const Model& dag, const Model& gaussian) { return dag.log_kernel(gaussian); }
-double log_kernel_gaussian_dag(const Model& gaussian, const Model& dag) { return dag.log_kernel(gaussian); }
-
-struct CrossFamilyKernel {
-  const FamilyInfo& (*family_a)();
-  const FamilyInfo& (*family_b)();
-  CrossFamilyLogKernel log_kernel;  // log k_rho(a, b) for a of family_a and b of family_b
-};
-const CrossFamilyKernel kCrossFamilyKernels[] = {
-    {&gamma_family, &exponential_family, &log_kernel_gamma_exponential},
-    {&exponential_family, &gamma_family, &log_kernel_exponential_gamma},
-    {&bayesnet_family, &hmm_family, &log_kernel_bayesnet_hmm},
-    {&hmm_family, &bayesnet_family, &log_kernel_hmm_bayesnet},
-    {&linear_gaussian_family, &gaussian_family, &log_kernel_dag_gaussian},
-    {&gaussian_family, &linear_gaussian_family, &log_kernel_gaussian_dag},
-};
-
-// A mixture against a plain model of its sample space: the plain model is the one-component
-// mixture (mixture.hpp), and MixtureModel::log_kernel takes it as its other model. A montecarlo
-// row is not a plain model: its estimate needs draws from both sides (montecarlo.hpp).
-double log_kernel_mixture_plain(const Model& mixture, const Model& plain) { return mixture.log_kernel(plain); }
-double log_kernel_plain_mixture(const Model& plain, const Model& mixture) { return mixture.log_kernel(plain); }
-
-// log k_rho between models of two different families with the same sample space, or nullptr
-// when that pair has no kernel: a mixture against any plain model, or an entry of the table above.
-CrossFamilyLogKernel find_cross_family_kernel(const FamilyInfo& a, const FamilyInfo& b) {
-  if (&a == &montecarlo_family() || &b == &montecarlo_family()) return nullptr;
-  if (&a == &mixture_family()) return &log_kernel_mixture_plain;
-  if (&b == &mixture_family()) return &log_kernel_plain_mixture;
-  for (const CrossFamilyKernel& entry : kCrossFamilyKernels)
-    if (&entry.family_a() == &a && &entry.family_b() == &b) return entry.log_kernel;
+// Of a and b, models of two different families with the same sample space, the one whose log_kernel
+// takes the other as its other model, or nullptr when that pair has no kernel.
+const Model* computing_model(const Model& a, const Model& b) {
+  const FamilyInfo &family_a = a.family(), &family_b = b.family();
+  if (family_a.pairs_only_with_itself || family_b.pairs_only_with_itself) return nullptr;
+  if (family_a.kernel_with_any_family) return &a;
+  if (family_b.kernel_with_any_family) return &b;
+  if (computes_kernel_with(family_a, family_b)) return &a;
+  if (computes_kernel_with(family_b, family_a)) return &b;
   return nullptr;
 }
 
 std::string describe(const Model& model) { return model.family().name + " over " + model.sample_space().describe(); }
-
-// The model whose kernel a montecarlo row estimates, else the model itself.
-const Model& estimated_model(const Model& model) {
-  const auto* montecarlo = dynamic_cast<const MonteCarloModel*>(&model);
-  return montecarlo != nullptr ? montecarlo->inner() : model;
-}
 
 // The T's of a and b (or of the models of two montecarlo rows) when they are sequence models of
 // one family whose sample spaces differ only in T: the same observation space (an HMM's emissions),
 // so that one -d T gives them a kernel; else nothing.
 std::optional<std::pair<long, long>> lengths_apart(const Model& row_a, const Model& row_b) {
   if (&row_a.family() != &row_b.family()) return std::nullopt;
-  const Model& a = estimated_model(row_a);
-  const Model& b = estimated_model(row_b);
-  const std::optional<long> steps_a = sequence_steps(a), steps_b = sequence_steps(b);
+  const Model& a = row_a.estimated_model();
+  const Model& b = row_b.estimated_model();
+  const std::optional<long> steps_a = a.sequence_steps(), steps_b = b.sequence_steps();
   if (!steps_a || !steps_b || *steps_a == *steps_b || &a.family() != &b.family() ||
-      a.sample_space().dim != b.sample_space().dim)
+      a.sample_space().dim != b.sample_space().dim || a.step_space() != b.step_space())
     return std::nullopt;
-  const auto* hmm_a = dynamic_cast<const HmmModel*>(&a);
-  const auto* hmm_b = dynamic_cast<const HmmModel*>(&b);
-  if (hmm_a != nullptr && hmm_a->emission(0).sample_space() != hmm_b->emission(0).sample_space()) return std::nullopt;
   return std::make_pair(*steps_a, *steps_b);
 }
 
 }  // namespace
-
-std::optional<long> sequence_steps(const Model& model) {
-  if (const auto* hmm = dynamic_cast<const HmmModel*>(&model)) return hmm->steps();
-  if (const auto* lds = dynamic_cast<const LdsModel*>(&model)) return lds->steps();
-  if (const auto* slds = dynamic_cast<const SldsModel*>(&model)) return slds->steps();
-  if (const auto* fhmm = dynamic_cast<const FhmmModel*>(&model)) return fhmm->steps();
-  // An aligned chain's positions are fixed (-d does not change them), as a network's variables are.
-  if (const auto* markov = dynamic_cast<const MarkovModel*>(&model); markov != nullptr && !markov->aligned())
-    return markov->steps();
-  // A combined row: the smallest T of its parts that are sequence models (one -d T serves them all).
-  if (const auto* combined = dynamic_cast<const CombinedModel*>(&model)) {
-    std::optional<long> shortest;
-    for (std::size_t i = 0; i < combined->size(); ++i)
-      if (const std::optional<long> steps = sequence_steps(combined->part(i)))
-        shortest = shortest ? std::min(*shortest, *steps) : *steps;
-    return shortest;
-  }
-  return std::nullopt;
-}
 
 PreparedModel::PreparedModel(std::unique_ptr<Model> model, const KernelParams& params)
     : model_(std::move(model)), family_(model_ ? &model_->family() : nullptr), params_(params) {
@@ -167,11 +90,12 @@ std::string inexact_kernel_warning(const FamilyInfo& family) {
 }
 
 void check_compatible(const Model& a, const Model& b) {
-  // Combined rows pair part i with part i under one weighting (combined.hpp).
-  if (&a.family() == &combined_family() || &b.family() == &combined_family()) {
-    check_combined_compatible(a, b);
-    return;
-  }
+  // A family's own rule (combined rows pair part i with part i under one weighting).
+  for (const FamilyInfo* family : {&a.family(), &b.family()})
+    if (family->check_compatible != nullptr) {
+      family->check_compatible(a, b);
+      return;
+    }
   const SampleSpace space_a = a.sample_space(), space_b = b.sample_space();
   if (space_a != space_b) {
     std::string what = describe(a) + " vs " + describe(b) + ": no kernel between different sample spaces";
@@ -183,7 +107,7 @@ void check_compatible(const Model& a, const Model& b) {
               ", so that every kernel compares x_0..x_T, T + 1 observations";
     throw KernelDomainError(what);
   }
-  if (&a.family() != &b.family() && find_cross_family_kernel(a.family(), b.family()) == nullptr)
+  if (&a.family() != &b.family() && computing_model(a, b) == nullptr)
     throw KernelDomainError(describe(a) + " vs " + describe(b) + ": no kernel between " + a.family().name + " and " +
                             b.family().name + " models");
 }
@@ -202,7 +126,7 @@ double log_kernel(const PreparedModel& a, const PreparedModel& b) {
 
 double log_kernel(const Model& a, const Model& b) {
   if (&a.family() == &b.family()) return a.log_kernel(b);
-  if (const auto cross = find_cross_family_kernel(a.family(), b.family())) return cross(a, b);
+  if (const Model* computing = computing_model(a, b)) return computing->log_kernel(computing == &a ? b : a);
   check_compatible(a, b);  // throws the message that names both sample spaces
   throw KernelDomainError("no kernel between " + a.family().name + " and " + b.family().name);
 }
