@@ -1,9 +1,22 @@
-# Every family's row and JSON forms are those written by the hand-written conversions that the
-# declared fields replaced (src/family_fields.hpp): the rows below are what `ppk encode` wrote, and
-# the JSON what `ppk decode` wrote, before that change. Existing files decode identically.
+# A format pin. Every family's row and JSON forms are those written by the hand-written conversions
+# that the declared fields replaced (src/family_fields.hpp): the rows below are what `ppk encode`
+# wrote, and the JSON what `ppk decode` wrote, before that change, so these bytes come from the code
+# under test and only show that it has not changed. Existing files decode identically.
 # Labels 20-23 are multinomial rows with a pooled base (`ppk fit multinomial --base pooled`, one event,
 # 3 trials, all trials with a decay, and one listing no word); 24-26 uniform-base rows with one event,
 # fixed trials and all trials without a decay.
+#
+# That the pinned layouts are the documented ones is checked against the layouts written out by hand
+# in docs/families.md (each family's Row paragraph) and docs/base-measure.md (a pooled base's table),
+# parsed here: every pinned row starts 1:1 2:CODE of its family's section; a size field named by a
+# JSON member ("`3` N nodes", "`6` default length T", "`3` N, the number of samples") holds that
+# member's value or length; a range of fields named by one ("`5…4+D` mean", "`5+M…4+M+M²`
+# transitions", "`4+D…3+2D` scales"), its bounds computed from the row's sizes, holds that member's
+# values in order (absent fields 0); nested models ("each as its length L followed by L indices")
+# are checked in turn against their own family's paragraph; a pooled base's levels, level values,
+# level counts and word levels sit where the table says; and no row has a field beyond its layout's
+# last where the paragraph lists every field.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
 
 cat > models.jsonl <<'DATA'
@@ -94,6 +107,115 @@ cat > expected_models.jsonl <<'DATA'
 {"label":25,"family":"multinomial","p":[0.1,0.1,0.7,0.1],"trials":5}
 {"label":26,"family":"multinomial","p":[0.5,0.5],"trials":"all"}
 DATA
+
+python3 - "$ROOT/docs/families.md" "$ROOT/docs/base-measure.md" models.jsonl expected_rows.ppk <<'PY' ||
+import json, re, sys
+
+families_doc, base_doc, models_path, rows_path = sys.argv[1:5]
+doc = open(families_doc, encoding="utf-8").read()
+layouts = {}  # family code -> (name, Row paragraph)
+for m in re.finditer(r"^### (\S+) \(code (\d+)\)\n(.*?)(?=^###|^## )", doc, re.M | re.S):
+    layouts[int(m.group(2))] = (m.group(1), re.search(r"\*\*Row\.\*\*(.*?)\n\n", m.group(3), re.S).group(1))
+# The pooled base's fields (docs/base-measure.md's table), after a multinomial's 6+D.
+base_table = re.findall(r"^\| (\d\S*)(?: \.\. (\S+))? \| ([a-z ]+) \|", open(base_doc, encoding="utf-8").read(), re.M)
+ALIASES = {"transitions": "trans", "rates": "rate", "scales": "scale", "shapes": "shape", "log weights": "log_weights"}
+
+
+def value(expression, variables):
+    """An index of the doc ("4+M+M²", "3+2D") with the row's sizes."""
+    python = re.sub(r"(\d)([A-Za-z])", r"\1*\2", expression.replace("²", "**2"))
+    return eval(python, {"__builtins__": {}}, dict(variables))
+
+
+def key_of(description, model):
+    """The JSON member a field's description names: its first words (or their alias), if the model has one."""
+    words = re.findall(r"[a-z_0-9]+", description.lower())[:5]
+    for n in (2, 1):
+        for i in range(len(words) - n + 1):
+            name = " ".join(words[i:i + n])
+            for key in (ALIASES.get(name), name):
+                if key in model:
+                    return key
+    return None
+
+
+def flat(v):
+    return [x for item in v for x in flat(item)] if isinstance(v, list) else [v]
+
+
+def check(row, model, problems, where):
+    """The row {index: value} against the Row paragraph of its family code; returns its last index."""
+    code = int(row.get(2, 0))
+    if row.get(1) != 1 or code not in layouts or layouts[code][0] != model["family"]:
+        problems.append(f"{where}: starts 1:{row.get(1)} 2:{row.get(2)}, not 1:1 2:<code of {model['family']}>")
+        return max(row)
+    name, paragraph = layouts[code]
+    variables, end, nested_at = {}, 2, None
+    for span in re.finditer(r"`(\d[^`…]*?)(?:…([^`]*))?`\s*([^`]*)", paragraph):
+        start_text, stop_text, description = span.groups()
+        if not re.fullmatch(r"[\d+A-Za-z²]+", start_text):
+            continue
+        start = value(start_text, variables)
+        key = key_of(description, model)
+        if stop_text is None and "…" not in span.group(0):  # one field: a size, a flag, a count
+            size = re.match(r"([A-Za-z])\b", description)
+            if size:
+                variables[size.group(1)] = int(row.get(start, 0))
+            if key is not None and not isinstance(model[key], (dict, str)):
+                expected = len(model[key]) if isinstance(model[key], list) else model[key]
+                if row.get(start, 0) != expected:
+                    problems.append(f"{where}: index {start} ({description[:30]}) is {row.get(start, 0)}, the JSON's {key} {expected}")
+            end = max(end, start)
+        elif stop_text:  # a closed range of fields
+            stop = value(stop_text, variables)
+            if key is not None and all(not isinstance(x, dict) for x in flat(model[key])):
+                values = [row.get(i, 0) for i in range(start, stop + 1)]
+                if values != [float(x) for x in flat(model[key])]:
+                    problems.append(f"{where}: indices {start}..{stop} ({key}) hold {values}, the JSON's {key} is {model[key]}")
+            end = max(end, stop)
+        else:  # "5…": a nested model from here on
+            nested_at = start
+    parts = [p for p in model.values() if isinstance(p, dict) and "family" in p] or next(
+        (p for p in model.values() if isinstance(p, list) and p and all(isinstance(x, dict) and "family" in x for x in p)), [])
+    if re.search(r"its length L,? (followed by|then) L indices", paragraph) and parts:
+        at = nested_at if nested_at is not None else end + 1
+        for i, part in enumerate(parts if isinstance(parts, list) else [parts]):
+            length = int(row.get(at, 0))
+            inner = {1: 1, **{k - at + 1: v for k, v in row.items() if at < k <= at + length}}
+            check(inner, part, problems, f"{where}, part {i}")
+            at += length + 1
+        end = at - 1
+    elif name == "multinomial" and max(row) > end:  # a pooled base: docs/base-measure.md's table
+        D, K = variables["D"], int(row.get(variables["D"] + 7, 0))
+        levels = {"levels": K, "level values": model["levels"]["value"], "level counts": model["levels"]["count"]}
+        for start_text, stop_text, field in base_table:
+            start, stop = value(start_text, {"D": D, "K": K}), value(stop_text or start_text, {"D": D, "K": K})
+            if field == "word levels":
+                expected = [0.0] * (stop - start + 1)
+                for d, level in zip(model["listed"]["index"], model["listed"]["level"]):
+                    expected[d] = level + 1.0
+            else:
+                expected = [float(x) for x in flat(levels[field])]
+            if [row.get(i, 0) for i in range(start, stop + 1)] != expected:
+                problems.append(f"{where}: {field} at {start}..{stop} differ from the JSON's")
+            end = max(end, stop)
+    elif "then" in paragraph or nested_at is not None:
+        end = max(row)  # fields the paragraph describes in words only
+    if max(row) > end:
+        problems.append(f"{where}: index {max(row)} lies beyond the {name} layout's last field {end}")
+    return end
+
+
+problems = []
+models = [json.loads(line) for line in open(models_path)]
+for model, line in zip(models, open(rows_path)):
+    row = {int(i): float(v) for i, v in (f.split(":") for f in line.split()[1:])}
+    check(row, model, problems, f"the pinned row of label {model['label']} ({model['family']})")
+print("\n".join(problems), file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+  fail "the pinned rows do not follow the layouts of docs/families.md (above)"
+pass
 
 "$PPK" encode models.jsonl -o rows.ppk
 cmp -s rows.ppk expected_rows.ppk || fail "rows differ: $(diff rows.ppk expected_rows.ppk)"

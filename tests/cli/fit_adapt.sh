@@ -1,9 +1,11 @@
 # ppk fit hmm|mixture --pooled and --adapt-from (adaptation.hpp): the pooled model is one row
-# (label 0) and is kept in the pool file; adapted rows decode and pair with the pooled row; a huge
-# --relevance reproduces the pooled model; training and test files adapt from the same pool; the
-# pooled fit does not depend on --threads; on short sequences over many symbols whose classes differ
-# only in their dynamics, adapted HMMs beat per-example maximum-likelihood HMMs by a clear margin in
-# cross-validated accuracy; every bad option is refused by name with nothing written.
+# (label 0) and is kept in the pool file; adapted rows decode and pair with the pooled row; adapted
+# mixtures and networks equal a MAP-EM step written out here, and their kernels with the pooled row
+# the integrals written out here; a huge --relevance reproduces the pooled model; training and test
+# files adapt from the same pool; the pooled fit does not depend on --threads; on short sequences
+# over many symbols whose classes differ only in their dynamics, adapted HMMs beat per-example
+# maximum-likelihood HMMs by a clear margin in cross-validated accuracy; every bad option is refused
+# by name with nothing written.
 source "$(dirname "$0")/lib.bash" "$@"
 BIN=$(dirname "$PPK")
 [[ -x $BIN/svm-train ]] || fail "the patched svm-train is not next to $PPK"
@@ -120,7 +122,42 @@ PY
 [[ $(wc -l < sets.ppk) == 12 ]] || fail "expected 12 adapted mixture rows"
 pass
 "$PPK" gram -t ppk -g 1 sets.ppk mixture_pooled.row -o mixture_cross.txt
-[[ $(wc -l < mixture_cross.txt) == 12 ]] || fail "mixture kernels: $(head -2 mixture_cross.txt)"
+# The adapted values against a MAP-EM step and kernels written out here. One step (--iterations 1)
+# from the pooled mixture, means only, tau = 4: r_tm = w_m N(x_t; mu0_m, V0_m) / sum_m', N_m = sum_t r_tm,
+# mu_m = (sum_t r_tm x_t + tau mu0_m) / (N_m + tau), the weights and variances the pooled ones (to
+# 1e-9); and each adapted set's kernel with the pooled row at rho = 1, the integral of p p' =
+# sum_mn w_m w'_n N(mu_m; mu'_n, V_m + V'_n), to 1e-10 relative.
+"$PPK" fit mixture --adapt-from mixture_pool.json --adapt means --relevance 4 --iterations 1 sets.txt -o sets_step.ppk
+"$PPK" decode sets_step.ppk -o sets_step.jsonl
+"$PPK" decode sets.ppk -o sets.jsonl
+python3 - <<'PY' || fail "adapted mixtures against the MAP step and the kernel written out (above)"
+import json, math
+pooled = json.load(open("mixture_pool.json"))["model"]
+sets = {}
+for line in open("sets.txt"):
+    _, qid, *fields = line.split()
+    sets.setdefault(int(qid[4:]), []).append([float(f.split(":")[1]) for f in fields])
+def normal(x, mean, var):  # a diagonal Gaussian's density
+    return math.prod(math.exp(-(a - m) ** 2 / (2 * v)) / math.sqrt(2 * math.pi * v) for a, m, v in zip(x, mean, var))
+components, tau = pooled["components"], 4.0
+for (qid, xs), line in zip(sorted(sets.items()), open("sets_step.jsonl")):
+    adapted = json.loads(line)
+    assert adapted["weights"] == pooled["weights"], (qid, adapted["weights"])
+    for m, (c0, c) in enumerate(zip(components, adapted["components"])):
+        assert c["diag"] == c0["diag"], (qid, m)
+        r = [pooled["weights"][m] * normal(x, c0["mean"], c0["diag"]) /
+             sum(w * normal(x, k["mean"], k["diag"]) for w, k in zip(pooled["weights"], components)) for x in xs]
+        mean = [(sum(rt * x[d] for rt, x in zip(r, xs)) + tau * c0["mean"][d]) / (sum(r) + tau) for d in range(2)]
+        assert all(abs(a - b) < 1e-9 for a, b in zip(c["mean"], mean)), (qid, m, c["mean"], mean)
+def kernel(p, q):
+    return sum(wa * wb * normal(a["mean"], b["mean"], [u + v for u, v in zip(a["diag"], b["diag"])])
+               for wa, a in zip(p["weights"], p["components"]) for wb, b in zip(q["weights"], q["components"]))
+values = [float(v) for line in open("mixture_cross.txt") for v in line.split()]
+adapted = [json.loads(line) for line in open("sets.jsonl")]
+assert len(values) == len(adapted) == 12
+for i, (value, model) in enumerate(zip(values, adapted)):
+    assert abs(value - kernel(model, pooled)) <= 1e-10 * kernel(model, pooled), (i, value, kernel(model, pooled))
+PY
 pass
 
 # --pooled --components auto: K by held-out likelihood, printed and saved; refused without --pooled.
@@ -149,7 +186,48 @@ hidden_class_network structure.json observations.txt
 [[ $(wc -l < nets.ppk) == 8 && $(field "$(head -1 nets.ppk)" 2) == 10 ]] || fail "adapted networks: $(head -c 200 nets.ppk)"
 pass
 "$PPK" gram -t ppk -g 1 nets.ppk net.row -o net_cross.txt
-[[ $(wc -l < net_cross.txt) == 8 ]] || fail "network kernels: $(head -2 net_cross.txt)"
+# The same for the network: one step (--iterations 1) of MAP-EM from the pooled network with tau = 5,
+# written out: the posterior P(h | x) of each joint observation under the pooled CPTs, the expected
+# counts n(c, k) of every CPT row, and p = (n(c, k) + tau p0(c, k)) / (n(c) + tau) (to 1e-9); each
+# adapted network's kernel with the pooled row at rho = 1, sum over (x0, x1) of p(x0, x1) p'(x0, x1)
+# with p(x) = sum_h P(h) P(x0 | h) P(x1 | h), to 1e-10 relative.
+"$PPK" fit bayesnet --structure structure.json --estimator ml --adapt-from net_pool.json --relevance 5 \
+  --iterations 1 observations.txt -o nets_step.ppk
+"$PPK" decode nets_step.ppk -o nets_step.jsonl
+"$PPK" decode nets.ppk -o nets.jsonl
+python3 - <<'PY' || fail "adapted networks against the MAP step and the kernel written out (above)"
+import json
+pooled = json.load(open("net_pool.json"))["model"]["nodes"]
+examples = {}
+for line in open("observations.txt"):
+    _, qid, x0, x1 = line.split()
+    examples.setdefault(int(qid[4:]), []).append((int(x0.split(":")[1]) - 1, int(x1.split(":")[1]) - 1))
+def joint(nodes, h, x):
+    return nodes[0]["cpt"][0][h] * nodes[1]["cpt"][h][x[0]] * nodes[2]["cpt"][h][x[1]]
+tau = 5.0
+for (qid, xs), line in zip(sorted(examples.items()), open("nets_step.jsonl")):
+    adapted = json.loads(line)["nodes"]
+    counts = [[[0.0] * 2], [[0.0] * 3 for _ in range(2)], [[0.0] * 2 for _ in range(2)]]
+    for x in xs:
+        evidence = sum(joint(pooled, h, x) for h in range(2))
+        for h in range(2):
+            posterior = joint(pooled, h, x) / evidence
+            counts[0][0][h] += posterior
+            counts[1][h][x[0]] += posterior
+            counts[2][h][x[1]] += posterior
+    for i in range(3):
+        for c, row in enumerate(counts[i]):
+            expected = [(n + tau * p0) / (sum(row) + tau) for n, p0 in zip(row, pooled[i]["cpt"][c])]
+            assert all(abs(a - b) < 1e-9 for a, b in zip(adapted[i]["cpt"][c], expected)), (qid, i, c, adapted[i]["cpt"][c], expected)
+def marginal(nodes, x):
+    return sum(joint(nodes, h, x) for h in range(2))
+values = [float(v) for line in open("net_cross.txt") for v in line.split()]
+adapted = [json.loads(line)["nodes"] for line in open("nets.jsonl")]
+assert len(values) == len(adapted) == 8
+for i, (value, nodes) in enumerate(zip(values, adapted)):
+    exact = sum(marginal(nodes, (a, b)) * marginal(pooled, (a, b)) for a in range(3) for b in range(2))
+    assert abs(value - exact) <= 1e-10 * exact, (i, value, exact)
+PY
 pass
 expect_error 2 "--adapt" "'means'" "bayesnet" -- "$PPK" fit bayesnet --structure structure.json --estimator ml \
   --adapt-from net_pool.json --adapt means observations.txt -o bad.ppk

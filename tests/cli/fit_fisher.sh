@@ -77,6 +77,71 @@ pass
 check_feature_rows train.features test.features 18 60 10
 check_linear_svm train.features test.features 90 10
 
+# Test files are scaled by the training file's information. The training file's first 10 sequences
+# as a test file give the training file's first 10 feature rows byte for byte; the test file's own
+# mean squares are not 1 (it is not scaled by its own information); and every feature of both files
+# equals one computed here without the tool: the pooled HMM of pool.json (over the sorted training
+# symbols), log p(x) by the scaled forward algorithm, each logit's score by Richardson-extrapolated
+# central differences divided by the length, I_jj the mean square over the training sequences, phi =
+# u / sqrt(I_jj) (to 1e-6; the pool's saved information to 1e-6 relative).
+head -10 train.txt > head.txt
+"$PPK" fit hmm --fisher-from pool.json --alphabet-from alphabet.txt head.txt -o head.features
+head -10 train.features | cmp -s - head.features || fail "the training file's first rows as a test file: $(diff <(head -10 train.features) head.features | head -4)"
+pass
+python3 - <<'PY' || fail "the test file's features against the training file's information (above)"
+import json, math, re
+pool = json.load(open("pool.json"))
+model, fisher = pool["model"], pool["fisher"]
+sequences = {path: [line.split()[1] for line in open(path)] for path in ("train.txt", "test.txt")}
+alphabet = sorted(set("".join(sequences["train.txt"])))
+theta = {"start": [list(model["start"])], "transitions": [list(r) for r in model["trans"]],
+         "emissions": [list(e["p"]) for e in model["emissions"]]}
+
+def log_p(theta, x):
+    # log p(x) = sum_t log c_t, c_t the forward variables' sum at step t before rescaling
+    alpha = [pi * e[alphabet.index(x[0])] for pi, e in zip(theta["start"][0], theta["emissions"])]
+    total = 0.0
+    for t in range(len(x)):
+        if t:
+            alpha = [sum(alpha[p] * theta["transitions"][p][q] for p in range(len(alpha))) *
+                     theta["emissions"][q][alphabet.index(x[t])] for q in range(len(alpha))]
+        c = sum(alpha)
+        total += math.log(c)
+        alpha = [a / c for a in alpha]
+    return total
+
+def shifted(theta, name, h):
+    # the logit of the entry `name` raised by h, its probability vector renormalised
+    block, *index = re.match(r"(\w+)((?:\[\d+\])+)", name).group(1), *map(int, re.findall(r"\[(\d+)\]", name))
+    out = {k: [list(r) for r in v] for k, v in theta.items()}
+    row = out[block][0 if block == "start" else index[0]]
+    row[index[-1]] *= math.exp(h)
+    norm = sum(row)
+    row[:] = [v / norm for v in row]
+    return out
+
+def score(x):
+    def central(name, h):
+        return (log_p(shifted(theta, name, h), x) - log_p(shifted(theta, name, -h), x)) / (2 * h)
+    return [(4 * central(n, 5e-4) - central(n, 1e-3)) / 3 / len(x) for n in fisher["names"]]
+
+train = [score(x) for x in sequences["train.txt"]]
+information = [sum(u[j] ** 2 for u in train) / len(train) for j in range(len(fisher["names"]))]
+for j, (ours, saved) in enumerate(zip(information, fisher["information"])):
+    assert abs(ours - saved) <= 1e-6 * ours, (fisher["names"][j], ours, saved)
+def rows(path):
+    return [dict((int(f.split(":")[0]), float(f.split(":")[1])) for f in line.split()[1:]) for line in open(path)]
+for path, features in (("train.txt", "train.features"), ("test.txt", "test.features")):
+    for x, row in zip(sequences[path], rows(features)):
+        phi = [u / math.sqrt(i) for u, i in zip(score(x), information)]
+        for j, value in enumerate(phi):
+            assert abs(row.get(j + 1, 0.0) - value) < 1e-6, (path, x, fisher["names"][j], row.get(j + 1), value)
+test = rows("test.features")
+own = [sum(r.get(j, 0.0) ** 2 for r in test) / len(test) for j in range(1, 19)]
+assert max(abs(m - 1) for m in own) > 0.01, own
+PY
+pass
+
 # --adapt transitions: the 4 transition features only.
 "$PPK" fit hmm --fisher-from pool.json --adapt transitions --alphabet-from alphabet.txt train.txt -o transitions.features
 python3 -c '

@@ -1,10 +1,12 @@
 // Checks shared by the Fisher-score tests (fisher.hpp): a feature's name parsed into its block and
 // indices (so that a test can perturb the parameter a feature scores from its name alone), a
-// selection's scores against the full score's, and the Fisher Gram matrix of training scores.
+// selection's scores against the full score's, and the Fisher kernel against one computed from oracle scores.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstddef>
 #include <functional>
 #include <limits>
 #include <string>
@@ -61,26 +63,43 @@ inline void expect_refuses_bad_vectors(const FisherScorer& scorer, long dim, lon
                                {position.c_str(), "inf at index 2", "finite"}));
 }
 
-// The Gram matrix of the Fisher features of training scores.
-inline Eigen::MatrixXd fisher_gram(const std::vector<Eigen::VectorXd>& scores) {
-  const FisherScaling scaling = FisherScaling::from_training_scores(scores);
-  Eigen::MatrixXd phi(static_cast<Eigen::Index>(scores.size()), scaling.information_diagonal().size());
-  for (std::size_t i = 0; i < scores.size(); ++i)
-    phi.row(static_cast<Eigen::Index>(i)) = scaling.features(scores[i]).transpose();
-  // Each feature with I_jj > 0 has mean square 1 over the training examples.
-  for (Eigen::Index j = 0; j < phi.cols(); ++j)
-    if (scaling.information_diagonal()(j) > 0.0) {
-      EXPECT_NEAR(phi.col(j).squaredNorm() / phi.rows(), 1.0, 1e-12) << j;
-    }
-  return phi * phi.transpose();
-}
+// The Fisher kernel between examples, k(a, b) = phi(a) . phi(b) = u_a' diag(I)^+ u_b (fisher.hpp), with
+// I = (1/n) sum_i u_i u_i' the empirical Fisher information of the first n = `training` examples
+// (the others are test examples, scaled by the training examples' information) and ^+ the
+// pseudo-inverse of its diagonal (a parameter no training example moves has feature 0). The oracle
+// computes I and the kernel matrix by dense linear algebra from `oracle_scores` (each example's
+// finite differences of an independent log-likelihood, divided by its size); the code's kernel is the
+// inner products of FisherScaling's features of the scorer's `scores`. Both agree to `tolerance`
+// relative (the kernel entry to sqrt(k(a, a) k(b, b)), Cauchy-Schwarz's bound on it).
+inline void expect_fisher_kernel_of_oracle_scores(const std::vector<Eigen::VectorXd>& scores,
+                                                  const std::vector<Eigen::VectorXd>& oracle_scores, std::size_t training,
+                                                  double tolerance, const std::string& what) {
+  ASSERT_EQ(scores.size(), oracle_scores.size()) << what;
+  ASSERT_LT(training, scores.size()) << what << ": no test example";
+  const auto examples = static_cast<Eigen::Index>(scores.size()), features = oracle_scores[0].size();
+  Eigen::MatrixXd u(examples, features);
+  for (Eigen::Index i = 0; i < examples; ++i) u.row(i) = oracle_scores[static_cast<std::size_t>(i)].transpose();
+  const Eigen::MatrixXd u_training = u.topRows(static_cast<Eigen::Index>(training));
+  const Eigen::MatrixXd information = u_training.transpose() * u_training / static_cast<double>(training);
+  Eigen::VectorXd inverse_diagonal = Eigen::VectorXd::Zero(features);
+  for (Eigen::Index j = 0; j < features; ++j)
+    if (information(j, j) > 0.0) inverse_diagonal(j) = 1.0 / information(j, j);
+  const Eigen::MatrixXd oracle_kernel = u * inverse_diagonal.asDiagonal() * u.transpose();
 
-// Smallest eigenvalue >= -1e-9 x largest, and the largest > 0.
-inline void expect_positive_semidefinite(const Eigen::MatrixXd& gram, const std::string& what) {
-  ASSERT_TRUE(gram.allFinite()) << what;
-  const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues();
-  EXPECT_GT(eigenvalues.maxCoeff(), 0.0) << what;
-  EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff()) << what;
+  const FisherScaling scaling = FisherScaling::from_training_scores(
+      std::vector<Eigen::VectorXd>(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(training)));
+  ASSERT_EQ(scaling.information_diagonal().size(), features) << what;
+  for (Eigen::Index j = 0; j < features; ++j)
+    EXPECT_NEAR(scaling.information_diagonal()(j), information(j, j), tolerance * information(j, j))
+        << what << ", information " << j;
+  Eigen::MatrixXd phi(examples, features);
+  for (Eigen::Index i = 0; i < examples; ++i)
+    phi.row(i) = scaling.features(scores[static_cast<std::size_t>(i)]).transpose();
+  const Eigen::MatrixXd kernel = phi * phi.transpose();
+  for (Eigen::Index a = 0; a < examples; ++a)
+    for (Eigen::Index b = 0; b < examples; ++b)
+      EXPECT_NEAR(kernel(a, b), oracle_kernel(a, b), tolerance * std::sqrt(oracle_kernel(a, a) * oracle_kernel(b, b)))
+          << what << ", k(" << a << ", " << b << ")";
 }
 
 }  // namespace ppk

@@ -1,7 +1,8 @@
 // Pooled HMMs and mixtures, and their MAP adaptation (adaptation.hpp): the pooled objective against
 // enumeration over hidden paths, relevance tau -> infinity giving the pooled model, tau -> 0 giving
 // maximum-likelihood EM (against a plain EM written here), the MAP objective against its definition
-// and never decreasing, and bad options refused by name.
+// and never decreasing, the kernel of adapted and pooled rows against brute force over hidden paths,
+// and bad options refused by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "ppk/core/row.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/families/gaussian.hpp"
+#include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {
@@ -514,21 +516,82 @@ TEST(Adaptation, OnlyTheChosenParametersMove) {
   }
 }
 
-TEST(Adaptation, AdaptedRowsDecodeAndPairWithThePooledRow) {
+// The kernel of two discrete HMMs over x_0..x_T by brute force (docs/families.md, hmm): k~ = the sum
+// over both hidden paths s, s' of (pi_s0 pi'_s'0)^rho prod_{t>=1} (A_{s_t-1 s_t} A'_{s'_t-1 s'_t})^rho
+// prod_t psi(s_t, s'_t), psi(q, q') = sum_o (E_qo E'_q'o)^rho.
+double brute_force_kernel(const HmmModel& a, const HmmModel& b, double rho, long length) {
+  const Eigen::MatrixXd ea = emission_table(a), eb = emission_table(b);
+  const auto m = static_cast<long>(a.states());
+  std::vector<long> s(static_cast<std::size_t>(length + 1), 0), u(s);
+  double sum = 0.0;
+  const auto next = [&](std::vector<long>& path) {
+    std::size_t t = 0;
+    while (t < path.size() && ++path[t] == m) path[t++] = 0;
+    return t < path.size();
+  };
+  do {
+    do {
+      double term = std::pow(a.start()(s[0]) * b.start()(u[0]), rho);
+      for (std::size_t t = 0; t < s.size(); ++t) {
+        if (t > 0) term *= std::pow(a.transitions()(s[t - 1], s[t]) * b.transitions()(u[t - 1], u[t]), rho);
+        term *= (ea.row(s[t]).array() * eb.row(u[t]).array()).pow(rho).sum();
+      }
+      sum += term;
+    } while (next(u));
+  } while (next(s));
+  return sum;
+}
+
+// p(x) of a discrete HMM by the sum over every hidden path, for each of the O^(T+1) sequences x (in
+// the order of counting x_0 fastest).
+std::vector<double> sequence_probabilities(const HmmModel& hmm, long length) {
+  const Eigen::MatrixXd e = emission_table(hmm);
+  const auto m = static_cast<long>(hmm.states()), symbols = static_cast<long>(e.cols());
+  std::vector<double> probabilities;
+  std::vector<long> x(static_cast<std::size_t>(length + 1), 0);
+  for (bool more = true; more;) {
+    std::vector<long> s(x.size(), 0);
+    double p = 0.0;
+    for (bool paths = true; paths;) {
+      double joint = hmm.start()(s[0]) * e(s[0], x[0]);
+      for (std::size_t t = 1; t < x.size(); ++t) joint *= hmm.transitions()(s[t - 1], s[t]) * e(s[t], x[t]);
+      p += joint;
+      std::size_t t = 0;
+      while (t < s.size() && ++s[t] == m) s[t++] = 0;
+      paths = t < s.size();
+    }
+    probabilities.push_back(p);
+    std::size_t t = 0;
+    while (t < x.size() && ++x[t] == symbols) x[t++] = 0;
+    more = t < x.size();
+  }
+  return probabilities;
+}
+
+// Adapted rows (decoded from their rows) with the pooled row at T = 4: the kernel against the brute
+// force above to 1e-10 relative at rho = 0.5 and 1, and at rho = 1 against the co-emission
+// probability sum_x p(x) p'(x) over all 4^5 sequences.
+TEST(Adaptation, AdaptedRowsPairWithThePooledRowAsTheBruteForceKernel) {
   const HmmFit pooled = fit_pooled_discrete_hmm(symbol_sequences(30, 15, 1), 4, pooled_discrete_options(2));
   const std::unique_ptr<Model> pooled_row = decode_row(encode_row(*pooled.model));
+  const auto& pooled_hmm = static_cast<const HmmModel&>(*pooled_row);
+  const long length = 4;
   for (int s = 0; s < 3; ++s) {
     const std::vector<long> example = sample_symbols({0.5, 0.5}, kTrans, kEmit, 10 + 7 * s, 30 + s);
     const std::unique_ptr<Model> adapted =
         decode_row(encode_row(*adapt_hmm(*pooled.model, example, adaptation(8.0)).model));
+    const auto& adapted_hmm = static_cast<const HmmModel&>(*adapted);
     for (double rho : {0.5, 1.0}) {
-      PreparedModel a(decode_row(encode_row(*adapted)), KernelParams{rho, 14});
-      PreparedModel b(decode_row(encode_row(*pooled_row)), KernelParams{rho, 14});
-      const double value = log_kernel(a, b);
-      EXPECT_TRUE(std::isfinite(value)) << "rho " << rho;
-      // Cauchy-Schwarz: k(a, b)^2 <= k(a, a) k(b, b) for these PSD kernels.
-      EXPECT_LE(2 * value, log_kernel(a, a) + log_kernel(b, b) + 1e-9) << "rho " << rho;
+      const KernelParams params{rho, static_cast<int>(length)};
+      PreparedModel a(decode_row(encode_row(*adapted)), params), b(decode_row(encode_row(*pooled_row)), params);
+      const double brute_force = brute_force_kernel(adapted_hmm, pooled_hmm, rho, length);
+      EXPECT_NEAR(log_kernel(a, b), std::log(brute_force), 1e-10) << "example " << s << ", rho " << rho;
     }
+    const std::vector<double> p = sequence_probabilities(adapted_hmm, length),
+                              q = sequence_probabilities(pooled_hmm, length);
+    double co_emission = 0.0;
+    for (std::size_t x = 0; x < p.size(); ++x) co_emission += p[x] * q[x];
+    EXPECT_NEAR(co_emission, brute_force_kernel(adapted_hmm, pooled_hmm, 1.0, length), 1e-12 * co_emission);
   }
 }
 

@@ -3,9 +3,10 @@
 // of log p(observations), written out here by enumerating the hidden class, for a network whose
 // node 2 has two parents (so its CPT rows are indexed by a parent configuration), with the hidden
 // class and fully observed; the fully observed network's score from its counts equals the score
-// from its observations; the Fisher Gram matrix is PSD.
+// from its observations; the Fisher kernel equals the one computed from the differences.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -15,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include "estimate_helpers.hpp"
+#include "fisher_checks.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/estimate/estimate_bayesnet.hpp"
 #include "ppk/estimate/fisher.hpp"
@@ -95,25 +97,37 @@ Cpts shifted(Cpts cpts, std::size_t i, std::size_t e, long states, double step) 
   return cpts;
 }
 
-// n u(x) against Richardson-extrapolated central differences of log p in each logit, to 1e-6 relative.
+// u(x) = U(x) / n from Richardson-extrapolated central differences of log p in each logit, node by
+// node and entry by entry (the order of fisher.hpp).
+const std::vector<long> kStates{2, 3, 2};
+Eigen::VectorXd difference_score(const Cpts& cpts, const std::vector<std::vector<long>>& xs) {
+  std::vector<double> u;
+  for (std::size_t i = 0; i < cpts.size(); ++i)
+    for (std::size_t e = 0; e < cpts[i].size(); ++e) {
+      const auto central = [&](double h) {
+        return (log_probability(shifted(cpts, i, e, kStates[i], h), xs) -
+                log_probability(shifted(cpts, i, e, kStates[i], -h), xs)) /
+               (2 * h);
+      };
+      u.push_back((4 * central(5e-4) - central(1e-3)) / 3 / static_cast<double>(xs.size()));
+    }
+  return Eigen::Map<const Eigen::VectorXd>(u.data(), static_cast<Eigen::Index>(u.size()));
+}
+
+// u(x) against the differences, to 1e-6 relative (and 1e-6 / n absolute).
 void expect_matches_differences(const Cpts& cpts, bool hidden, const std::vector<std::vector<long>>& xs) {
   const std::unique_ptr<BayesNetModel> model = network(cpts, hidden);
   const FisherScorer scorer(*model, AdaptedParameters{});
-  const Eigen::VectorXd total = scorer.score(xs) * static_cast<double>(xs.size());
-  ASSERT_EQ(total.size(), 2 + 6 + 12);
+  const Eigen::VectorXd score = scorer.score(xs), difference = difference_score(cpts, xs);
+  ASSERT_EQ(score.size(), 2 + 6 + 12);
   Eigen::Index j = 0;
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t e = 0; e < cpts[i].size(); ++e, ++j) {
+      EXPECT_EQ(model->node(i).states, kStates[i]);
       EXPECT_EQ(scorer.feature_names()[static_cast<std::size_t>(j)],
                 "cpts[" + std::to_string(i) + "][" + std::to_string(e) + "]");
-      const long states = model->node(i).states;
-      const auto central = [&](double h) {
-        return (log_probability(shifted(cpts, i, e, states, h), xs) -
-                log_probability(shifted(cpts, i, e, states, -h), xs)) /
-               (2 * h);
-      };
-      const double difference = (4 * central(5e-4) - central(1e-3)) / 3;
-      EXPECT_NEAR(total(j), difference, 1e-6 * std::max(1.0, std::fabs(difference)))
+      EXPECT_NEAR(score(j), difference(j),
+                  1e-6 * std::max(1.0 / static_cast<double>(xs.size()), std::fabs(difference(j))))
           << (hidden ? "hidden" : "observed") << " cpts[" << i << "][" << e << "]";
     }
 }
@@ -140,19 +154,20 @@ TEST(FisherScoreBayesNet, CountsOfAFullyObservedNetworkGiveTheSameScore) {
   EXPECT_LE((scorer.score(counts, 25.0) - scorer.score(xs)).cwiseAbs().maxCoeff(), 1e-14);
 }
 
-TEST(FisherScoreBayesNet, GramIsPositiveSemidefinite) {
+// The Fisher kernel of 20 training and 5 test examples against the one computed from the
+// differences of log p by enumeration (expect_fisher_kernel_of_oracle_scores).
+TEST(FisherKernelBayesNet, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
   std::mt19937_64 rng(43);
-  const std::unique_ptr<BayesNetModel> model = network(random_cpts(rng), true);
-  const FisherScorer scorer(*model, AdaptedParameters{});
-  std::vector<Eigen::VectorXd> scores;
+  const Cpts cpts = random_cpts(rng);
+  const FisherScorer scorer(*network(cpts, true), AdaptedParameters{});
+  std::vector<Eigen::VectorXd> scores, differences;
   std::uniform_int_distribution<int> size(1, 30);
-  for (int i = 0; i < 25; ++i) scores.push_back(scorer.score(random_observations(size(rng), true, rng)));
-  const FisherScaling scaling = FisherScaling::from_training_scores(scores);
-  Eigen::MatrixXd phi(25, scorer.size());
-  for (int i = 0; i < 25; ++i) phi.row(i) = scaling.features(scores[static_cast<std::size_t>(i)]).transpose();
-  const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(phi * phi.transpose()).eigenvalues();
-  EXPECT_GT(eigenvalues.maxCoeff(), 0.0);
-  EXPECT_GE(eigenvalues.minCoeff(), -1e-9 * eigenvalues.maxCoeff());
+  for (int i = 0; i < 25; ++i) {
+    const std::vector<std::vector<long>> xs = random_observations(size(rng), true, rng);
+    scores.push_back(scorer.score(xs));
+    differences.push_back(difference_score(cpts, xs));
+  }
+  expect_fisher_kernel_of_oracle_scores(scores, differences, 20, 1e-6, "network");
 }
 
 TEST(FisherScoreBayesNet, RefusesBadObservationsAndParameters) {

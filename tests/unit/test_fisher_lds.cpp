@@ -6,7 +6,8 @@
 // covariance entry s_ij moves both S_ij and S_ji, so the matrix stays symmetric). The perturbed
 // parameter is found from the feature's name alone ("Q[0][1]"), so the names and the order are
 // checked with the values. Differences are Richardson-extrapolated central differences,
-// (4 D(h/2) - D(h)) / 3 with D(h) = (f(theta + h) - f(theta - h)) / 2h, accurate to O(h^4).
+// (4 D(h/2) - D(h)) / 3 with D(h) = (f(theta + h) - f(theta - h)) / 2h, accurate to O(h^4). The
+// Fisher kernel is checked against the one computed from these differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,22 +71,30 @@ double dense_log_p(Lds s, const Eigen::MatrixXd& x) {
   return dense_log_likelihood(*lds_model(s), x);
 }
 
-// N u(x) = U(x) against the differences of the dense oracle, to 1e-6 relative.
-void expect_matches_differences(const Lds& s, const AdaptedParameters& selection, const Eigen::MatrixXd& x,
-                                const std::string& what) {
-  const FisherScorer scorer(*lds_model(s), selection);
-  const Eigen::VectorXd total = scorer.score(x) * static_cast<double>(x.rows());
-  ASSERT_EQ(static_cast<std::size_t>(total.size()), scorer.feature_names().size()) << what;
-  for (Eigen::Index j = 0; j < total.size(); ++j) {
-    const FeatureName f = parse_name(scorer.feature_names()[static_cast<std::size_t>(j)]);
+// u(x) = U(x) / N from the differences of the dense oracle, in the order of `names`.
+Eigen::VectorXd difference_score(const Lds& s, const std::vector<std::string>& names, const Eigen::MatrixXd& x) {
+  Eigen::VectorXd u(static_cast<Eigen::Index>(names.size()));
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const FeatureName f = parse_name(names[j]);
     const double h = 1e-3 * unit_of(s, f);
     const auto central = [&](double step) {
       return (dense_log_p(perturbed(s, f, step), x) - dense_log_p(perturbed(s, f, -step), x)) / (2.0 * step);
     };
-    const double difference = (4.0 * central(h / 2.0) - central(h)) / 3.0;
-    EXPECT_NEAR(total(j), difference, 1e-6 * std::fabs(difference))
-        << what << ", " << scorer.feature_names()[static_cast<std::size_t>(j)];
+    u(static_cast<Eigen::Index>(j)) = (4.0 * central(h / 2.0) - central(h)) / 3.0 / static_cast<double>(x.rows());
   }
+  return u;
+}
+
+// u(x) against the differences of the dense oracle, to 1e-6 relative.
+void expect_matches_differences(const Lds& s, const AdaptedParameters& selection, const Eigen::MatrixXd& x,
+                                const std::string& what) {
+  const FisherScorer scorer(*lds_model(s), selection);
+  const Eigen::VectorXd score = scorer.score(x);
+  ASSERT_EQ(static_cast<std::size_t>(score.size()), scorer.feature_names().size()) << what;
+  const Eigen::VectorXd difference = difference_score(s, scorer.feature_names(), x);
+  for (Eigen::Index j = 0; j < score.size(); ++j)
+    EXPECT_NEAR(score(j), difference(j), 1e-6 * std::fabs(difference(j)))
+        << what << ", " << scorer.feature_names()[static_cast<std::size_t>(j)];
 }
 
 // n (state), d (observation) and N (vectors): n < d takes the filter's information form, n >= d
@@ -153,14 +162,20 @@ TEST(FisherScoreLds, SelectedParametersOnlyInTheDocumentedOrder) {
                                    [&](const FisherScorer& scorer) { return scorer.score(x); });
 }
 
-TEST(FisherScoreLds, FisherGramIsPositiveSemidefinite) {
+// The Fisher kernel of 24 training and 6 test sequences against the one computed from the
+// differences of the dense joint Gaussian (expect_fisher_kernel_of_oracle_scores).
+TEST(FisherKernelLds, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
   std::mt19937 rng(55);
   const Lds s = random_lds(rng, 2, 3, 0);
   const FisherScorer scorer(*lds_model(s), AdaptedParameters{});
   std::uniform_int_distribution<long> length(2, 40);
-  std::vector<Eigen::VectorXd> scores;
-  for (int i = 0; i < 30; ++i) scores.push_back(scorer.score(simulate_rows(s, length(rng), static_cast<unsigned>(i))));
-  expect_positive_semidefinite(fisher_gram(scores), "LDS");
+  std::vector<Eigen::VectorXd> scores, differences;
+  for (int i = 0; i < 30; ++i) {
+    const Eigen::MatrixXd x = simulate_rows(s, length(rng), static_cast<unsigned>(i));
+    scores.push_back(scorer.score(x));
+    differences.push_back(difference_score(s, scorer.feature_names(), x));
+  }
+  expect_fisher_kernel_of_oracle_scores(scores, differences, 24, 1e-6, "LDS");
 }
 
 TEST(FisherScoreLds, RefusesBadSequencesAndParameters) {
