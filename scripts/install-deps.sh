@@ -23,6 +23,8 @@ packages=(
   python3-pandas                      # scikit-learn's checks of the estimators on DataFrames (python.pytest)
   python3-pytest                      # python.pytest: the Python package's tests
   python3-hypothesis                  # python.pytest's property tests of bad inputs
+  python3-pip python3-setuptools python3-wheel python3-venv   # pip install . (python.install: a fresh venv)
+  python3-numpydoc                    # python.pytest checks the package's docstrings in numpydoc form
   r-cran-kernlab                      # cli.scoreboard: kernlab's E. coli promoters, read by Rscript (r-base-core)
 )
 bash "$(dirname "$0")/install-missing.sh" "${packages[@]}"

@@ -1,12 +1,24 @@
 """Probability product kernels in Python: the C++ library and the ``ppk`` command line's own code.
 
-    models = ppk.fit("multinomial", counts, y, alpha=0.5)   # one model per example
-    K = ppk.gram(models, rho=0.5)                          # the kernel matrix, numpy
+One generative model per example (``fit``), compared by the probability product kernel
+k(p, p') = integral of p^rho p'^rho (Jebara, Kondor and Howard, JMLR 2004, eq. 2): its matrix
+(``gram``), its feature maps (``map``, ``FeatureMap``) and combined models (``combine``); the
+scikit-learn estimators are in ``ppk.sklearn``, the Dask pipeline in ``ppk.dask``.
 
 ``fit`` takes ``ppk fit FAMILY``'s options as keywords (``alpha=0.5`` for ``--alpha 0.5``,
 underscores for dashes, ``pooled=True`` for a switch) with its defaults and checks. Errors are
 ``ValueError`` (bad values, unknown options, invalid data) or ``TypeError`` (a wrong kind of
 argument), with the message of the library or the command line. See docs/python.md.
+
+Examples
+--------
+>>> import numpy as np
+>>> import ppk
+>>> counts = np.array([[3, 0, 1], [0, 2, 2]])
+>>> models = ppk.fit("multinomial", counts, y=[1, -1], alpha=0.5)   # one model per example
+>>> ppk.gram(models, kernel="ppk_norm", rho=0.5).round(3)            # the kernel matrix
+array([[1.   , 0.57 ],
+       [0.57 , 1.   ]])
 """
 
 import logging
@@ -25,7 +37,8 @@ Models = _ppk.Models
 # logging.basicConfig(level=logging.INFO) shows them. Its warnings are Python warnings.
 _log = logging.getLogger("ppk")
 
-__all__ = ["FeatureMap", "Models", "combine", "fit", "gram", "map"]
+# Not "map": `from ppk import *` keeps the builtin map (ppk.map is called by its full name).
+__all__ = ["FeatureMap", "Models", "combine", "fit", "gram"]
 
 
 def _labels(y):
@@ -101,17 +114,47 @@ def _option_words(options):
 
 
 def fit(family, X, y=None, **options):
-    """One model per example of X, as ``ppk fit FAMILY`` fits it: a ``Models``.
+    """One model per example of X, as ``ppk fit FAMILY`` fits it.
 
-    X: a 2-D numpy array or scipy.sparse matrix (one example per row, a LIBSVM row each), or a list
-    of 2-D arrays (one example = a set or sequence of vectors, one per row; a 1-D array is a
-    sequence of numbers). y: the labels (default 0). options: ``ppk fit FAMILY``'s options
-    (``ppk fit FAMILY --help``) as keywords; ``dim`` defaults to X's number of columns. The rows
-    are those ``ppk fit FAMILY --dim D`` writes for the same data, byte for byte.
+    Parameters
+    ----------
+    family : str
+        ``ppk fit``'s FAMILY: "multinomial", "bernoulli", "gaussian", "hmm", ... The family "mi" is
+        ``ppk fit mi LIKELIHOOD``: give ``likelihood="gaussian"`` ("multinomial", "mixture") and its
+        options; ``unlabeled`` (the data the mediator is fitted to) is a path or data as X.
+    X : numpy.ndarray, scipy.sparse matrix or list of numpy.ndarray
+        2-D data, one example per row (a LIBSVM row each; zeros are left out), or a list of 2-D
+        arrays, one example each (a set or a sequence of vectors, one per row; a 1-D array is a
+        sequence of numbers).
+    y : array-like, optional
+        The labels, one per example (default 0).
+    **options
+        ``ppk fit FAMILY``'s options (``ppk fit FAMILY --help``) as keywords: ``alpha=0.5`` for
+        ``--alpha 0.5``, underscores for dashes, ``pooled=True`` for a switch; ``dim`` defaults to
+        X's number of columns.
 
-    The family "mi" is ``ppk fit mi LIKELIHOOD``: ``likelihood="gaussian"`` ("multinomial",
-    "mixture") and its options; ``unlabeled`` (the data the mediator is fitted to) is a path or
-    data as X (a 2-D array or sparse matrix).
+    Returns
+    -------
+    Models
+        The rows ``ppk fit FAMILY --dim D`` writes for the same data, byte for byte. Its notes are
+        records of the logger "ppk" (level INFO), its warnings Python warnings.
+
+    Raises
+    ------
+    ValueError
+        A bad value, an unknown option or invalid data, named as the command line names it.
+    TypeError
+        A wrong kind of argument.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ppk
+    >>> documents = ppk.fit("multinomial", np.array([[3, 0, 1], [0, 2, 2]]), y=[1, -1], alpha=0.5)
+    >>> len(documents), documents.labels
+    (2, array([ 1., -1.]))
+    >>> documents[0]["family"]
+    'multinomial'
     """
     if not isinstance(family, str):
         raise TypeError(f"family must be a string such as 'multinomial', got {type(family).__name__}")
@@ -174,12 +217,38 @@ def _jobs(n_jobs):
 
 
 def gram(A, B=None, kernel="ppk", rho=1.0, T=0, n_jobs=None):
-    """The kernel matrix K[i, j] = k(A[i], B[j]) (B None: A against itself) as a numpy array:
-    ``ppk gram -t KERNEL -g RHO -d T`` on the same rows, value for value, for any n_jobs.
+    """The kernel matrix K[i, j] = k(A[i], B[j]): ``ppk gram -t KERNEL -g RHO -d T`` on the same rows.
 
-    kernel: "ppk" (k_rho(p, p') = integral of p^rho p'^rho) or "ppk_norm" (normalised to
-    k(p, p) = 1); T: time steps of sequence models (0: each model's own); n_jobs: threads (None
-    or -1: OMP_NUM_THREADS, else every hardware thread). The GIL is released while it computes.
+    Parameters
+    ----------
+    A : Models
+        The models of the rows.
+    B : Models, optional
+        The models of the columns (None: A against itself).
+    kernel : {"ppk", "ppk_norm"}, default "ppk"
+        k_rho(p, p') = integral of p^rho p'^rho (JMLR 2004, eq. 2), or normalised to k(p, p) = 1.
+    rho : float, default 1.0
+        The exponent, > 0: 0.5 is the Bhattacharyya kernel, 1 the expected likelihood.
+    T : int, default 0
+        Time steps of sequence models (0: each model's own).
+    n_jobs : int, optional
+        Threads (None or -1: OMP_NUM_THREADS, else every hardware thread). The matrix is the same
+        bit for bit for any n_jobs; the GIL is released while it computes.
+
+    Returns
+    -------
+    numpy.ndarray
+        The len(A) x len(B) matrix, float64, every entry checked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ppk
+    >>> models = ppk.Models.from_json('{"label": 1, "family": "gaussian", "mean": [0], "var": 0.5}\\n'
+    ...                               '{"label": 1, "family": "gaussian", "mean": [1], "var": 0.5}\\n')
+    >>> K = ppk.gram(models, kernel="ppk_norm")
+    >>> float(K[0, 1]) == float(np.exp(-1 / (4 * 0.5)))   # exp(-rho |m - m'|^2 / (4 var))
+    True
     """
     for name, models in (("A", A), ("B", B)):
         if models is not None and not isinstance(models, Models):
@@ -201,13 +270,38 @@ def _check_weights(name, weights):
 
 
 def combine(models, weights=None):
-    """Combined rows (docs/families.md, combined) from models of the same examples, one ppk.Models per
-    kind of model (an HMM of each sequence, a multinomial of its k-mers, ...): model j holds models[i][j]
-    as its part i with weight weights[i] (None: 1 each) and the label of models[0][j]. Their kernel is
-    the weighted sum of the parts' normalized kernels, K = sum_i w_i k_i / sqrt(k_i(a_i, a_i) k_i(b_i, b_i));
-    ppk_norm is K / sum_i w_i. ``ppk combine`` on the same rows, row for row: as many models in each,
-    the same labels (ValueError naming models[i], the row and both labels otherwise), weights finite,
-    >= 0 and summing to more than 0. Combine training and test models with the same weights."""
+    """Combined rows from models of the same examples, one ``Models`` per kind of model.
+
+    Model j holds ``models[i][j]`` as its part i, weighted by ``weights[i]``, with the label of
+    ``models[0][j]`` (docs/families.md, combined). Its kernel is the weighted sum of the parts'
+    normalised kernels, K = sum_i w_i k_i(a_i, b_i) / sqrt(k_i(a_i, a_i) k_i(b_i, b_i)); ppk_norm is
+    K / sum_i w_i. It is ``ppk combine`` on the same rows, row for row.
+
+    Parameters
+    ----------
+    models : list of Models
+        As many models in each, with the same labels (a ValueError names models[i], the row and
+        both labels otherwise): an HMM of each sequence, a multinomial of its k-mers, ...
+    weights : list of float, optional
+        The parts' weights: finite, >= 0 and summing to more than 0 (None: 1 each). Combine training
+        and test models with the same weights.
+
+    Returns
+    -------
+    Models
+        The combined rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ppk
+    >>> counts = np.array([[3, 0, 1], [0, 2, 2]])
+    >>> documents, smoothed = ppk.fit("multinomial", counts, alpha=0), ppk.fit("multinomial", counts, alpha=1)
+    >>> both = ppk.combine([documents, smoothed], weights=[0.5, 0.5])
+    >>> K = ppk.gram(both)
+    >>> bool(np.allclose(K, 0.5 * ppk.gram(documents, kernel="ppk_norm") + 0.5 * ppk.gram(smoothed, kernel="ppk_norm")))
+    True
+    """
     if isinstance(models, Models) or not isinstance(models, (list, tuple)):
         raise TypeError(f"models must be a list of ppk.Models, got {type(models).__name__}")
     for i, part in enumerate(models):
@@ -220,20 +314,57 @@ MAP_METHODS = ("exact", "sparse", "nystrom")
 
 
 class FeatureMap:
-    """A feature map phi of ``ppk map`` (docs/feature-maps.md), made once on training models and
-    applied to any models of their family and sample space, so that train and test go through one
-    map (``ppk map --save-map`` / ``--map-from``):
+    """A feature map phi of ``ppk map``, made once on training models, applied to any of their kind.
 
-        feature_map = ppk.FeatureMap(train, kernel="ppk", rho=0.5)   # method="exact"
-        X_train, X_test = feature_map.transform(train), feature_map.transform(test)
+    Train and test go through one map, as ``ppk map --save-map`` / ``--map-from`` do for files
+    (docs/feature-maps.md). <phi(p), phi(p')> = k(p, p'): exactly for method "exact" (multinomial of
+    one event, bernoulli with D <= 20: phi_x(p) = p(x)^rho), k plus a rank-one term for "sparse"
+    (smoothed multinomials), k_m(p)' K_mm^+ k_m(p') for "nystrom" (any family; m landmarks drawn from
+    ``models`` as ``ppk map --map nystrom`` draws them from a file of the same rows). The map pickles
+    as the text ``--save-map`` writes, which ``ppk map --map-from`` reads.
 
-    <phi(p), phi(p')> = k(p, p'): exactly for method "exact" (multinomial of one event, bernoulli
-    with D <= 20: phi_x(p) = p(x)^rho), k plus a rank-one term for "sparse" (smoothed multinomials),
-    k_m(p)' K_mm^+ k_m(p') for "nystrom" (any family; m = landmarks rows of `models` drawn as
-    ``ppk map --map nystrom --landmarks M --landmark-choice C --seed S --eigen-floor F`` draws them
-    from a file of the same rows). landmarks, landmark_choice, seed and eigen_floor are used by
-    "nystrom" only. The map pickles as the text ``--save-map`` writes (to_text, from_text; save,
-    load), which ``ppk map --map-from`` reads, and reads what ``--save-map`` wrote.
+    Parameters
+    ----------
+    models : Models
+        The training models the map is made on.
+    kernel : {"ppk", "ppk_norm"}, default "ppk"
+        The kernel, as ``gram``'s.
+    rho : float, default 1.0
+        The exponent, > 0.
+    T : int, default 0
+        Time steps of sequence models (0: each model's own).
+    method : {"exact", "sparse", "nystrom"}, default "exact"
+        The route (docs/feature-maps.md).
+    landmarks : int, default 256
+        nystrom: the number of landmarks m.
+    landmark_choice : {"uniform", "kmeans++"}, default "uniform"
+        nystrom: how they are drawn (k-means++ in the kernel's feature space, among 16 m).
+    seed : int, default 1
+        nystrom: the seed of the draw, in [0, 2^64).
+    eigen_floor : float, default 1e-10
+        nystrom: eigenvalues of K_mm below this fraction of the largest are dropped.
+    n_jobs : int, optional
+        Threads, as ``gram``'s; the map does not depend on it.
+
+    Attributes
+    ----------
+    method, kernel, rho, T, family : the map's route, kernel, exponent, time steps and models' family
+    n_features : int
+        The number of features (for nystrom, the effective rank r <= landmarks).
+    n_landmarks : int or None
+        nystrom: m.
+    eigenvalues : numpy.ndarray or None
+        nystrom: the eigenvalues of K_mm, decreasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ppk
+    >>> train = ppk.fit("multinomial", np.array([[3, 0, 1], [0, 2, 2]]), alpha=0)
+    >>> feature_map = ppk.FeatureMap(train, rho=0.5)
+    >>> X = feature_map.transform(train)                           # scipy.sparse CSR
+    >>> bool(np.allclose((X @ X.T).toarray(), ppk.gram(train, rho=0.5)))
+    True
     """
 
     def __init__(self, models, kernel="ppk", rho=1.0, T=0, method="exact", landmarks=256,
@@ -260,7 +391,26 @@ class FeatureMap:
 
     @classmethod
     def from_text(cls, text):
-        """The map whose text (bytes or str) ``ppk map --save-map`` or ``to_text`` wrote."""
+        """The map whose text ``ppk map --save-map`` or ``to_text`` wrote.
+
+        Parameters
+        ----------
+        text : bytes or str
+            The map's text.
+
+        Returns
+        -------
+        FeatureMap
+            The map, which gives the same features as the one that wrote the text.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import ppk
+        >>> feature_map = ppk.FeatureMap(ppk.fit("multinomial", np.array([[1, 2], [2, 0]]), alpha=0))
+        >>> ppk.FeatureMap.from_text(feature_map.to_text()).n_features
+        2
+        """
         if isinstance(text, str):
             text = text.encode()
         if not isinstance(text, bytes):
@@ -271,17 +421,70 @@ class FeatureMap:
 
     @classmethod
     def load(cls, path):
-        """The map in the file ``ppk map --save-map MAP`` or ``save`` wrote."""
+        """The map in the file that ``ppk map --save-map MAP`` or ``save`` wrote.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        FeatureMap
+            The map.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import ppk
+        >>> feature_map = ppk.FeatureMap(ppk.fit("multinomial", np.array([[1, 2], [2, 0]]), alpha=0))
+        >>> with tempfile.TemporaryDirectory() as directory:
+        ...     feature_map.save(os.path.join(directory, "train.map"))
+        ...     ppk.FeatureMap.load(os.path.join(directory, "train.map")).method
+        'exact'
+        """
         with open(path, "rb") as file:
             return cls.from_text(file.read())
 
     def to_text(self):
-        """The map as ``ppk map --save-map`` writes it (bytes): every number in the fewest digits
-        that read back as the same double, so a map read back gives the same features."""
+        """The map as ``ppk map --save-map`` writes it.
+
+        Returns
+        -------
+        bytes
+            The text, every number in the fewest digits that read back as the same double, so that a
+            map read back gives the same features.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import ppk
+        >>> feature_map = ppk.FeatureMap(ppk.fit("multinomial", np.array([[1, 2], [2, 0]]), alpha=0))
+        >>> ppk.FeatureMap.from_text(feature_map.to_text()).to_text() == feature_map.to_text()
+        True
+        """
         return self._map.to_text()
 
     def save(self, path):
-        """Writes to_text() to path, for ``ppk map --map-from path``."""
+        """Writes ``to_text()`` to a file, for ``ppk map --map-from``.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import ppk
+        >>> feature_map = ppk.FeatureMap(ppk.fit("multinomial", np.array([[1, 2], [2, 0]]), alpha=0))
+        >>> with tempfile.TemporaryDirectory() as directory:
+        ...     feature_map.save(os.path.join(directory, "train.map"))
+        ...     open(os.path.join(directory, "train.map"), "rb").read() == feature_map.to_text()
+        True
+        """
         with open(path, "wb") as file:
             file.write(self.to_text())
 
@@ -293,8 +496,8 @@ class FeatureMap:
 
     method = property(lambda self: self._map.route, doc="'exact', 'sparse' or 'nystrom'")
     kernel = property(lambda self: self._map.kernel, doc="'ppk' or 'ppk_norm'")
-    rho = property(lambda self: self._map.rho)
-    T = property(lambda self: self._map.T)
+    rho = property(lambda self: self._map.rho, doc="the exponent rho")
+    T = property(lambda self: self._map.T, doc="time steps of sequence models (0: each model's own)")
     family = property(lambda self: self._map.family, doc="the family of the models it maps")
     n_features = property(lambda self: self._map.dimension,
                           doc="the number of features (for nystrom, the effective rank r <= landmarks)")
@@ -303,11 +506,33 @@ class FeatureMap:
                            doc="nystrom: the eigenvalues of K_mm, decreasing (else None)")
 
     def transform(self, models, sparse_output=None, n_jobs=None):
-        """phi of every model, one row each, as ``ppk map --map-from`` writes them (the labels are
-        models.labels): a scipy.sparse CSR matrix or a dense numpy array (float64, n_features
-        columns). sparse_output None: CSR for the exact and sparse methods (a maximum-likelihood
-        document has features on its own words only), dense for nystrom (every feature nonzero).
-        The same values for any n_jobs; the GIL is released while it maps."""
+        """phi of every model, one row each, as ``ppk map --map-from`` writes them.
+
+        Parameters
+        ----------
+        models : Models
+            Models of the map's family and sample space (others are a ValueError naming the row).
+        sparse_output : bool, optional
+            A scipy.sparse CSR matrix (True) or a dense array (False); None: CSR for the exact and
+            sparse methods (a maximum-likelihood document has features on its own words only), dense
+            for nystrom (every feature is nonzero).
+        n_jobs : int, optional
+            Threads; the features do not depend on it. The GIL is released while it maps.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix or numpy.ndarray
+            len(models) x n_features, float64; the labels are ``models.labels``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import ppk
+        >>> train = ppk.fit("multinomial", np.array([[1, 3], [2, 2]]), alpha=0)
+        >>> ppk.FeatureMap(train, rho=0.5).transform(train, sparse_output=False) ** 2   # p(x)^(2 rho)
+        array([[0.25, 0.75],
+               [0.5 , 0.5 ]])
+        """
         if not isinstance(models, Models):
             raise TypeError(f"models must be ppk.Models, got {type(models).__name__}")
         if sparse_output is not None and not isinstance(sparse_output, bool):
@@ -330,9 +555,34 @@ class FeatureMap:
 
 def map(models, kernel="ppk", rho=1.0, T=0, method="exact", landmarks=256, landmark_choice="uniform", seed=1,
         eigen_floor=1e-10, n_jobs=None, sparse_output=None):
-    """The feature vectors of models, ``ppk map -t KERNEL -g RHO -d T --map METHOD`` on the same
-    rows (value for value, for any n_jobs): ``FeatureMap(models, ...).transform(models)``. To map
-    other models (test data) through the same map, keep the FeatureMap."""
+    """The feature vectors of models: ``ppk map -t KERNEL -g RHO -d T --map METHOD`` on the same rows.
+
+    It is ``FeatureMap(models, ...).transform(models)``; to map other models (test data) through the
+    same map, keep the ``FeatureMap``. Not in ``__all__``: ``from ppk import *`` keeps the builtin map.
+
+    Parameters
+    ----------
+    models : Models
+        The models to map (and to make the map on).
+    kernel, rho, T, method, landmarks, landmark_choice, seed, eigen_floor, n_jobs
+        As ``FeatureMap``'s.
+    sparse_output : bool, optional
+        As ``FeatureMap.transform``'s.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix or numpy.ndarray
+        One row of features per model, value for value those of ``ppk map``, for any n_jobs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ppk
+    >>> models = ppk.fit("multinomial", np.array([[1, 3], [2, 2]]), alpha=0)
+    >>> ppk.map(models, rho=1.0, sparse_output=False)   # p(x)^rho
+    array([[0.25, 0.75],
+           [0.5 , 0.5 ]])
+    """
     feature_map = FeatureMap(models, kernel=kernel, rho=rho, T=T, method=method, landmarks=landmarks,
                              landmark_choice=landmark_choice, seed=seed, eigen_floor=eigen_floor, n_jobs=n_jobs)
     return feature_map.transform(models, sparse_output=sparse_output, n_jobs=n_jobs)

@@ -16,6 +16,7 @@ vectors for ``gaussian``, ...), a list of numpy arrays (one set or sequence per 
 import json
 import numbers
 import time
+import warnings
 
 import numpy as np
 from scipy.stats import rankdata
@@ -24,13 +25,13 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _ppk
 from ._features import PPKFeatures
 from . import Models, _check_weights
-from ._inputs import fitted_models, input_tags
+from ._inputs import ALLOW_NON_FINITE, KERNELS, InputTags, chose_variance, fitted_models, resolved_kernel
 
 __all__ = ["PPKFeatures", "PPKSVC", "PPKSVCCV"]
 
@@ -58,6 +59,36 @@ def _libsvm_labels(classes):
     return np.arange(len(classes), dtype=np.float64)
 
 
+def _libsvm(call, *args):
+    """call(*args), a call into LIBSVM; the kernel's warnings during it (a kernel matrix nearly the
+    identity or nearly constant, a family whose kernel is a bound or an estimate), which the command
+    line's programs write on standard error, as Python warnings (UserWarning)."""
+    try:
+        return call(*args)
+    finally:
+        for message in _ppk.take_kernel_warnings():
+            warnings.warn(f"ppk: {message}", stacklevel=3)
+
+
+def one_vs_rest(ovo, n_classes):
+    """One-vs-rest decision values (n_samples, n_classes) from one-vs-one values ovo (pairs (i, j), i < j,
+    in order, > 0 for i): each class's votes plus its summed confidence c squashed to c / (3 (|c| + 1)),
+    within (-1/3, 1/3), so that it orders classes of equal votes and never overturns a vote.
+
+    >>> one_vs_rest(np.array([[0.5, -2.0, 1.0]]), 3).round(4)   # votes 1, 1, 1; confidences -1.5, 0.5, 1
+    array([[0.8   , 1.1111, 1.1667]])
+    """
+    votes = np.zeros((len(ovo), n_classes))
+    confidence = np.zeros((len(ovo), n_classes))
+    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    for k, (i, j) in enumerate(pairs):
+        votes[:, i] += ovo[:, k] >= 0
+        votes[:, j] += ovo[:, k] < 0
+        confidence[:, i] += ovo[:, k]
+        confidence[:, j] -= ovo[:, k]
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
+
+
 class _Probabilities:
     """predict_proba's availability (probability=True) and predict_log_proba, for PPKSVC and PPKSVCCV."""
 
@@ -68,34 +99,131 @@ class _Probabilities:
 
     @available_if(_probability_enabled)
     def predict_log_proba(self, X):
+        """The logarithm of predict_proba's probabilities; needs probability=True.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n_samples, n_classes), columns as classes_.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from ppk.sklearn import PPKSVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> svc = PPKSVC(family="gaussian", probability=True, random_state=1).fit(X, y)
+        >>> bool(np.allclose(np.exp(svc.predict_log_proba(X[:3])), svc.predict_proba(X[:3])))
+        True
+        """
         return np.log(self.predict_proba(X))
 
 
-class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
+class PPKSVC(InputTags, _Probabilities, ClassifierMixin, BaseEstimator):
     """A support vector classifier whose kernel compares one generative model per example.
 
-    family, fit_options: ``ppk.fit(family, X, **fit_options)`` fits the models (``ppk fit FAMILY``'s
-        options as keywords, e.g. ``{"alpha": 0.5}`` or ``{"states": 2}``); not used when X is
-        ``ppk.Models``. The same options fit the test examples in predict.
-    kernel: "ppk", k(p, p') = integral of p^rho p'^rho (JMLR 2004, eq. 2), or "ppk_norm", k divided by
-        sqrt(k(p, p) k(p', p')). rho: > 0 (0.5 Bhattacharyya, 1 expected likelihood). T: time steps
-        of sequence models (0: each model's own).
-    C, class_weight ("balanced" or {class: weight}), tol, shrinking, cache_size (MB): LIBSVM's
-        C-SVC, as svm-train's -c, -wi, -e, -h and -m.
-    probability: Platt's probabilities (svm-train -b 1: an internal 5-fold cross-validation).
-    decision_function_shape: "ovr" (n_samples, n_classes) or "ovo" (LIBSVM's pairs), as sklearn's SVC.
-    n_jobs: threads for kernel evaluations (None or -1: OMP_NUM_THREADS, else every hardware thread);
-        results do not depend on it.
-    random_state: the seed of the C library's rand(), which -b 1's folds are drawn from (an int is
-        used as the seed itself: 1 is svm-train's own sequence); None draws one from numpy.
-    weights: for X of combined rows (``ppk.combine``), the parts' weights that training and test rows
-        are given (``ppk.combine``'s rows at these weights; None: the rows' own).
+    ``fit`` fits one model per example (``ppk.fit(family, X, **fit_options)``) and trains LIBSVM's
+    C-SVC with the kernel ppk or ppk_norm in process, as ``ppk fit`` then ``svm-train -t KERNEL -g RHO
+    -d T -c C`` would on the same rows; predictions evaluate the kernel against the support vectors
+    only, as ``svm-predict`` does, with the same decision values. X is 2-D data (one example per row:
+    counts for "multinomial", vectors for "gaussian"; numpy or scipy.sparse), a list of numpy arrays
+    (one set or sequence per example) or ``ppk.Models`` fitted already. The kernel's warnings during
+    training and prediction (a kernel matrix nearly the identity or nearly constant) are Python
+    warnings.
 
-    Attributes: classes_, n_features_in_ (2-D X), support_ (indices of the support vectors),
-    n_support_ (per class of classes_), svm_ (the LIBSVM model: ``save`` writes svm-predict's file).
+    Parameters
+    ----------
+    family : str, default "multinomial"
+        ``ppk fit``'s family of the models.
+    fit_options : dict, optional
+        ``ppk fit FAMILY``'s options as keywords, e.g. ``{"alpha": 0.5}`` or ``{"states": 2}``; the same
+        options fit the test examples. Not used when X is ``ppk.Models``. A "gaussian" on 2-D data
+        without ``var``, ``cov`` or ``ridge`` fits each vector x as N(x, V I), V = D Var(X) / 4 on the
+        training data (JMLR 2004 section 3.1): its normalised kernel at rho = 1 is scikit-learn's RBF
+        kernel at gamma="scale".
+    kernel : {"auto", "ppk", "ppk_norm"}, default "auto"
+        "ppk", k(p, p') = integral of p^rho p'^rho (JMLR 2004, eq. 2), or "ppk_norm", k divided by
+        sqrt(k(p, p) k(p', p')); "auto" is "ppk_norm" when the fit chose the examples' variance (the
+        Gaussian default above), else "ppk".
+    rho : float, default 1.0
+        > 0: 0.5 Bhattacharyya, 1 expected likelihood.
+    T : int, default 0
+        Time steps of sequence models (0: each model's own).
+    C : float, default 1.0
+        LIBSVM's cost (svm-train -c).
+    class_weight : dict or "balanced", optional
+        Weights of the classes' costs (svm-train -wi).
+    probability : bool, default False
+        Platt's probabilities (svm-train -b 1: an internal 5-fold cross-validation).
+    tol : float, default 1e-3
+        The stopping tolerance (-e).
+    shrinking : bool, default True
+        LIBSVM's shrinking heuristic (-h).
+    cache_size : float, default 200.0
+        The kernel cache in MB (-m).
+    decision_function_shape : {"ovr", "ovo"}, default "ovr"
+        One-vs-rest (n_samples, n_classes) or LIBSVM's one-vs-one pairs, as scikit-learn's SVC.
+    n_jobs : int, optional
+        Threads for kernel evaluations (None or -1: OMP_NUM_THREADS, else every hardware thread);
+        results do not depend on it.
+    random_state : int or numpy.random.RandomState, optional
+        The seed of the C library's rand(), which -b 1's folds are drawn from (an int is the seed
+        itself: 1 is svm-train's own sequence); None draws one from numpy.
+    weights : list of float, optional
+        For X of combined rows (``ppk.combine``), the parts' weights that training and test rows are
+        given (None: the rows' own).
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+        The classes, sorted.
+    n_features_in_ : int
+        The number of columns of 2-D X.
+    feature_names_in_ : numpy.ndarray
+        The column names of a DataFrame X.
+    support_ : numpy.ndarray
+        Indices of the support vectors among the training examples.
+    n_support_ : numpy.ndarray
+        Support vectors per class of classes_.
+    svm_ : object
+        The LIBSVM model: ``svm_.save(path)`` writes svm-predict's model file.
+    kernel_ : str
+        The kernel used ("auto" resolved).
+    fit_pool_ : bytes or None
+        What the fit chose on the training examples (``ppk fit --save-pooled``), applied to the
+        test examples.
+    fit_defaults_ : dict
+        The options the fit added on the training data (the Gaussian's variance), applied to the
+        test examples.
+
+    See Also
+    --------
+    PPKSVCCV : the kernel, rho, T and C chosen by cross-validation.
+    PPKFeatures : the feature maps, for a linear model at scale.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.model_selection import train_test_split
+    >>> from ppk.sklearn import PPKSVC
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> svc = PPKSVC(family="gaussian").fit(StandardScaler().fit_transform(X_train), y_train)
+    >>> svc.kernel_, svc.fit_defaults_                          # each vector x as N(x, V I)
+    ('ppk_norm', {'var': 3.25})
+    >>> model = make_pipeline(StandardScaler(), PPKSVC(family="gaussian")).fit(X_train, y_train)
+    >>> model.score(X_test, y_test)
+    1.0
     """
 
-    def __init__(self, family="multinomial", fit_options=None, kernel="ppk", rho=1.0, T=0, C=1.0,
+    def __init__(self, family="multinomial", fit_options=None, kernel="auto", rho=1.0, T=0, C=1.0,
                  class_weight=None, probability=False, tol=1e-3, shrinking=True, cache_size=200.0,
                  decision_function_shape="ovr", n_jobs=None, random_state=None, weights=None):
         self.family = family
@@ -114,9 +242,6 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.weights = weights
 
-    def _more_tags(self):
-        return input_tags(self)
-
     def _weighted(self, models):
         """models at the weights of this estimator (combined rows; as they are when weights is None)."""
         return models if self.weights is None else _ppk.reweighted(models, _check_weights("weights", self.weights))
@@ -131,8 +256,8 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
 
     def _check_setting(self):
         """Checks kernel, rho, T and C as _train_options does (ValueError / TypeError naming them)."""
-        if self.kernel not in ("ppk", "ppk_norm"):
-            raise ValueError(f"kernel must be 'ppk' or 'ppk_norm', got {self.kernel!r}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be 'auto', 'ppk' or 'ppk_norm', got {self.kernel!r}")
         _check_number("rho", self.rho, minimum=0)
         _check_number("T", self.T, integral=True, minimum=0, exclusive=False)
         _check_number("C", self.C, minimum=0)
@@ -144,7 +269,7 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         if self.decision_function_shape not in ("ovr", "ovo"):
             raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
         options = _ppk.SvmTrainOptions()
-        options.kernel = self.kernel
+        options.kernel = resolved_kernel(self)
         options.rho = float(self.rho)
         options.T = int(self.T)
         options.C = float(self.C)
@@ -164,7 +289,28 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         return options
 
     def fit(self, X, y):
-        """Fits the models of X and trains the SVM on them with the labels y; returns self."""
+        """Fits the models of X and trains the SVM on them with the labels y.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The training examples.
+        y : array-like
+            Their classes, at least two.
+
+        Returns
+        -------
+        PPKSVC
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVC
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [0, 1, 5], [1, 0, 4]])
+        >>> PPKSVC(rho=0.5, C=10).fit(counts, [0, 0, 1, 1]).n_support_
+        array([1, 1], dtype=int32)
+        """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         models = self._weighted(fitted_models(self, X, reset=True))
@@ -176,8 +322,9 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"The number of classes has to be greater than one; got {len(self.classes_)} class")
         self._libsvm_labels = _libsvm_labels(self.classes_)
+        self.kernel_ = resolved_kernel(self)
         options = self._train_options(y)
-        self.svm_ = _ppk.SvmClassifier(models, self._libsvm_labels[y_index], options, self._n_jobs())
+        self.svm_ = _libsvm(_ppk.SvmClassifier, models, self._libsvm_labels[y_index], options, self._n_jobs())
         self._set_class_order()
         self.support_ = np.asarray(self.svm_.support, dtype=np.int32)
         return self
@@ -208,32 +355,93 @@ class PPKSVC(_Probabilities, ClassifierMixin, BaseEstimator):
         """The one-against-one decision values in sklearn's order: pair (i, j), i < j of classes_,
         > 0 for classes_[i]; LIBSVM's values, permuted and sign-flipped."""
         models = self._test_models(X)
-        raw = self.svm_.decision_values(models, self._n_jobs())
+        raw = _libsvm(self.svm_.decision_values, models, self._n_jobs())
         ovo = np.empty_like(raw)
         ovo[:, self._pair_index] = raw * self._pair_sign
         return ovo
 
     def decision_function(self, X):
-        """LIBSVM's decision values (svm_predict_values), in scikit-learn's layout: for two classes,
-        > 0 for classes_[1], shape (n_samples,); else by decision_function_shape."""
+        """LIBSVM's decision values (svm_predict_values) in scikit-learn's layout.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples, fitted with what the fit chose on the training examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            Two classes: shape (n_samples,), > 0 for classes_[1]. More: by decision_function_shape,
+            "ovo" the pairs (i, j), i < j of classes_, > 0 for i; "ovr" (n_samples, n_classes), each
+            class's one-vs-one votes plus its summed confidence squashed into (-1/3, 1/3).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVC
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [0, 1, 5], [1, 0, 4]])
+        >>> svc = PPKSVC(rho=0.5, C=10).fit(counts, [0, 0, 1, 1])
+        >>> bool(svc.decision_function([[0, 0, 3]])[0] > 0)          # classes_[1]
+        True
+        """
         ovo = self._ovo(X)
         if len(self.classes_) == 2:
             return -ovo[:, 0]
         if self.decision_function_shape == "ovr":
-            return _ovr_decision_function(ovo < 0, -ovo, len(self.classes_))
+            return one_vs_rest(ovo, len(self.classes_))
         return ovo
 
     def predict(self, X):
-        """The class of the most one-against-one votes (LIBSVM's svm_predict, as svm-predict)."""
+        """The class of the most one-against-one votes (LIBSVM's svm_predict, as svm-predict).
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            One class of classes_ per example.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVC
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [0, 1, 5], [1, 0, 4]])
+        >>> PPKSVC(rho=0.5, C=10).fit(counts, ["a", "a", "b", "b"]).predict([[3, 0, 0], [0, 0, 3]])
+        array(['a', 'b'], dtype='<U1')
+        """
         models = self._test_models(X)
-        labels = self.svm_.predict(models, self._n_jobs())
+        labels = _libsvm(self.svm_.predict, models, self._n_jobs())
         return self.classes_[np.searchsorted(self._libsvm_labels, labels)]
 
     @available_if(_Probabilities._probability_enabled)
     def predict_proba(self, X):
-        """Each class's probability (svm_predict_probability, as svm-predict -b 1), columns as classes_."""
+        """Each class's probability (svm_predict_probability, as svm-predict -b 1); needs probability=True.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n_samples, n_classes), columns as classes_; its largest is svm-predict -b 1's label, which
+            can differ from predict's vote.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from ppk.sklearn import PPKSVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> svc = PPKSVC(family="gaussian", probability=True, random_state=1).fit(X, y)
+        >>> svc.predict_proba(X[:1]).round(2)
+        array([[0.98, 0.02, 0.01]])
+        """
         models = self._test_models(X)
-        libsvm_order = self.svm_.probabilities(models, self._n_jobs())
+        libsvm_order = _libsvm(self.svm_.probabilities, models, self._n_jobs())
         probabilities = np.empty_like(libsvm_order)
         probabilities[:, self._position] = libsvm_order
         return probabilities
@@ -244,7 +452,7 @@ def _as_indexable(X):
     column names are checked by PPKSVC), other 2-D data as check_array gives it (sparse: CSR)."""
     if isinstance(X, (Models, list, tuple)) or hasattr(X, "iloc"):
         return X
-    return check_array(X, accept_sparse="csr", dtype=None, force_all_finite=False)
+    return check_array(X, accept_sparse="csr", dtype=None, **ALLOW_NON_FINITE)
 
 
 def _take(X, indices):
@@ -292,7 +500,7 @@ def _grid_values(name, values):
     return values
 
 
-class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
+class PPKSVCCV(InputTags, _Probabilities, ClassifierMixin, BaseEstimator):
     """PPKSVC with its kernel, rho, T and C chosen by cross-validated accuracy on the training data.
 
     In the pattern of scikit-learn's ``LogisticRegressionCV``: where ``GridSearchCV(PPKSVC(), grid)``
@@ -304,31 +512,57 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    family, fit_options : as PPKSVC: ``ppk.fit(family, X, **fit_options)`` fits the models (not used
-        when X is ``ppk.Models``). A fit that decides nothing on the training examples (nothing in
-        its pool chosen by the data) is made once, on all of X, and one kernel matrix per (kernel,
-        rho, T) serves every fold; otherwise each training fold is fitted, and its test examples
-        with what that fit chose, as GridSearchCV(PPKSVC) would.
-    kernels : list of "ppk", "ppk_norm"
-    rhos : list of float > 0
-    Ts : list of int >= 0, time steps of sequence models (0: each model's own)
-    weightings : None, or for X of combined rows (``ppk.combine``) a list of the parts' weights (each a
-        list of numbers), the grid of PPKSVC's ``weights``: each part's normalized kernel matrix is
-        computed once per (rho, T) and every weighting is their weighted sum, no kernel computed for it.
-        None: the rows' own weights (no ``weights`` in the grid).
-    Cs : list of float > 0
-    cv : int, cross-validation generator or iterable, as GridSearchCV's (default 5: stratified 5-fold).
-    class_weight, probability, tol, shrinking, cache_size, decision_function_shape, n_jobs,
-    random_state : as PPKSVC, for every fold and for the best setting's fit.
+    family, fit_options
+        As PPKSVC's: ``ppk.fit(family, X, **fit_options)`` fits the models (not used when X is
+        ``ppk.Models``). A fit that decides nothing on the training examples (nothing in its pool
+        chosen by the data) is made once, on all of X, and one kernel matrix per (kernel, rho, T)
+        serves every fold; otherwise (a value chosen on the data, the Gaussian's variance) each
+        training fold is fitted, and its test examples with what that fit chose, as
+        GridSearchCV(PPKSVC) would.
+    kernels : list of {"ppk", "ppk_norm"}
+        The kernels of the grid.
+    rhos : list of float
+        The exponents of the grid, > 0.
+    Ts : list of int
+        Time steps of sequence models, >= 0 (0: each model's own).
+    Cs : list of float
+        The costs of the grid, > 0.
+    cv : int, cross-validation generator or iterable, default 5
+        As GridSearchCV's (an int: stratified k-fold).
+    class_weight, probability, tol, shrinking, cache_size, decision_function_shape, n_jobs, random_state
+        As PPKSVC's, for every fold and for the best setting's fit.
+    weightings : list of list of float, optional
+        For X of combined rows (``ppk.combine``), the grid of PPKSVC's ``weights``: each part's
+        normalised kernel matrix is computed once per (rho, T) and every weighting is their weighted
+        sum. None: the rows' own weights.
 
     Attributes
     ----------
-    cv_results_ : dict, GridSearchCV's layout (params, param_*, split*_test_score, mean_test_score,
-        std_test_score, rank_test_score, mean_fit_time, std_fit_time, mean_score_time, std_score_time)
-    best_index_, best_params_, best_score_ : the first of the best mean accuracies
-    best_estimator_ : the PPKSVC of best_params_ fitted on all of X; predict, decision_function,
-        predict_proba and score are its own, and classes_, support_, n_support_ and svm_ are its.
-    n_splits_ : the number of folds
+    cv_results_ : dict
+        GridSearchCV's layout (params, param_*, split*_test_score, mean_test_score, std_test_score,
+        rank_test_score, mean_fit_time, std_fit_time, mean_score_time, std_score_time).
+    best_index_ : int
+        The first of the best mean accuracies.
+    best_params_ : dict
+        Its setting.
+    best_score_ : float
+        Its mean accuracy.
+    best_estimator_ : PPKSVC
+        The PPKSVC of best_params_ fitted on all of X; predict, decision_function, predict_proba
+        and score are its own, and classes_, support_, n_support_ and svm_ are its.
+    n_splits_ : int
+        The number of folds.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from ppk.sklearn import PPKSVCCV
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> search = PPKSVCCV(family="gaussian", kernels=["ppk_norm"], rhos=[0.5, 1], Cs=[1, 10], cv=3).fit(X, y)
+    >>> search.best_params_, round(search.best_score_, 3)
+    ({'C': 10, 'T': 0, 'kernel': 'ppk_norm', 'rho': 0.5}, 0.975)
     """
 
     def __init__(self, family="multinomial", fit_options=None, kernels=("ppk", "ppk_norm"),
@@ -352,9 +586,6 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.weightings = weightings
 
-    def _more_tags(self):
-        return input_tags(self)
-
     def _classifier(self, **setting):
         """The PPKSVC of this estimator's shared parameters (every PPKSVC parameter but the grid's) and
         one grid setting."""
@@ -368,7 +599,30 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         return fitted_models(fold, _take(X, train), reset=True) + fitted_models(fold, _take(X, test), reset=False)
 
     def fit(self, X, y, groups=None):
-        """Cross-validates every setting of the grid on X, y, then fits the best on all of X; returns self."""
+        """Cross-validates every setting of the grid on X, y, then fits the best on all of X.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The training examples.
+        y : array-like
+            Their classes.
+        groups : array-like, optional
+            Passed to the splitter (cv).
+
+        Returns
+        -------
+        PPKSVCCV
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVCCV
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [6, 1, 1], [0, 1, 5], [1, 0, 4], [0, 2, 6]])
+        >>> PPKSVCCV(rhos=[0.5], Cs=[1, 10], cv=3).fit(counts, [0, 0, 0, 1, 1, 1]).best_score_
+        1.0
+        """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = column_or_1d(y, warn=True)
@@ -381,6 +635,8 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
             lists["weights"] = [tuple(_check_weights("weightings[]", w)) for w in _grid_values("weightings", self.weightings)]
         grid = list(ParameterGrid(lists))
         for setting in grid:  # every value checked as PPKSVC checks it, before anything is fitted
+            if setting["kernel"] == "auto":
+                raise ValueError("kernels must list 'ppk' or 'ppk_norm' ('auto' is PPKSVC's choice of one)")
             self._classifier(**setting)._check_setting()
         examples = _as_indexable(X)
         everything = self._classifier()  # the fit on all examples: its models, fit_pool_ and n_features_in_
@@ -392,7 +648,8 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         # Each fold's models when the fit depends on other examples than each row's own; otherwise those
         # of all examples, fitted once, and one kernel matrix per (kernel, rho, T) serves every fold.
         fold_models = None
-        if not isinstance(X, Models) and _fit_depends_on_other_examples(everything.fit_pool_, self.fit_options):
+        if not isinstance(X, Models) and (chose_variance(everything) or
+                                          _fit_depends_on_other_examples(everything.fit_pool_, self.fit_options)):
             fold_models = [self._fold_models(examples, train, test) for train, test in folds]
         matrices = list(dict.fromkeys((s["kernel"], s["rho"], s["T"], s.get("weights")) for s in grid))
         costs = list(dict.fromkeys(s["C"] for s in grid))
@@ -435,12 +692,12 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         # The best setting trained on the models already fitted to all of X: what PPKSVC.fit(X, y)
         # does, with the same fit_pool_ and input checks for predict.
         self.best_estimator_ = self._classifier(**self.best_params_).fit(all_models, y)
-        for name in ("fit_pool_", "n_features_in_", "feature_names_in_"):
+        for name in ("fit_pool_", "fit_defaults_", "n_features_in_", "feature_names_in_"):
             if hasattr(everything, name):
                 setattr(self.best_estimator_, name, getattr(everything, name))
             elif hasattr(self.best_estimator_, name):
                 delattr(self.best_estimator_, name)
-        for name in ("classes_", "support_", "n_support_", "svm_", "fit_pool_", "n_features_in_",
+        for name in ("classes_", "support_", "n_support_", "svm_", "fit_pool_", "fit_defaults_", "n_features_in_",
                      "feature_names_in_"):
             if hasattr(self.best_estimator_, name):
                 setattr(self, name, getattr(self.best_estimator_, name))
@@ -454,8 +711,8 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         fold._libsvm_labels = _libsvm_labels(fold.classes_)
         labels = np.zeros(len(matrix))
         labels[train_at] = fold._libsvm_labels[y_index]
-        held_out = _ppk.cross_validated_predictions(matrix, labels, [(train_at, test_at)], fold._train_options(y[train]),
-                                                    costs, fold._n_jobs())
+        held_out = _libsvm(_ppk.cross_validated_predictions, matrix, labels, [(train_at, test_at)],
+                           fold._train_options(y[train]), costs, fold._n_jobs())
         return fold.classes_[np.searchsorted(fold._libsvm_labels, held_out[:, test_at])]
 
     def _results(self, grid, scores, times):
@@ -485,14 +742,74 @@ class PPKSVCCV(_Probabilities, ClassifierMixin, BaseEstimator):
         return self.best_estimator_
 
     def decision_function(self, X):
-        """The best estimator's decision values (PPKSVC.decision_function)."""
+        """The best estimator's decision values (PPKSVC.decision_function).
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            As PPKSVC.decision_function's.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVCCV
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [6, 1, 1], [0, 1, 5], [1, 0, 4], [0, 2, 6]])
+        >>> search = PPKSVCCV(rhos=[0.5], Cs=[1, 10], cv=3).fit(counts, [0, 0, 0, 1, 1, 1])
+        >>> bool(search.decision_function([[0, 0, 3]])[0] > 0)
+        True
+        """
         return self._best().decision_function(X)
 
     def predict(self, X):
-        """The best estimator's predictions (PPKSVC.predict)."""
+        """The best estimator's predictions (PPKSVC.predict).
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            One class of classes_ per example.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ppk.sklearn import PPKSVCCV
+        >>> counts = np.array([[5, 1, 0], [4, 0, 1], [6, 1, 1], [0, 1, 5], [1, 0, 4], [0, 2, 6]])
+        >>> PPKSVCCV(rhos=[0.5], Cs=[1, 10], cv=3).fit(counts, [0, 0, 0, 1, 1, 1]).predict([[3, 0, 0]])
+        array([0])
+        """
         return self._best().predict(X)
 
     @available_if(_Probabilities._probability_enabled)
     def predict_proba(self, X):
-        """The best estimator's class probabilities (PPKSVC.predict_proba)."""
+        """The best estimator's class probabilities (PPKSVC.predict_proba); needs probability=True.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, list of numpy.ndarray or ppk.Models
+            The test examples.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n_samples, n_classes), columns as classes_.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from ppk.sklearn import PPKSVCCV
+        >>> X, y = load_iris(return_X_y=True)
+        >>> search = PPKSVCCV(family="gaussian", kernels=["ppk_norm"], rhos=[1], Cs=[1], probability=True,
+        ...                   random_state=1).fit(X, y)
+        >>> search.predict_proba(X[:1]).shape
+        (1, 3)
+        """
         return self._best().predict_proba(X)

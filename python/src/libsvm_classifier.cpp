@@ -17,6 +17,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef _OPENMP
@@ -33,13 +34,30 @@
 
 extern "C" int svm_kernel_plugin_init(int (*register_type)(const svm_kernel_type*));  // src/libsvm/plugin.cpp
 namespace ppk::libsvm {
-void throw_pair_errors();  // src/libsvm/plugin.cpp
+void throw_pair_errors();                                  // src/libsvm/plugin.cpp
+void set_warning_sink(void (*sink)(const char* message));  // src/libsvm/plugin.cpp
 }  // namespace ppk::libsvm
 
 namespace ppk::python {
 namespace {
 
 void silent(const char*) {}
+
+// The plugin's warnings (a degenerate kernel matrix, an inexact family's kernel) since the last
+// take_kernel_warnings(): kept here, from any thread and without the GIL, for ppk.sklearn to pass to
+// Python's warnings after each call into LIBSVM.
+std::mutex kernel_warnings_mutex;
+std::vector<std::string> kernel_warnings;
+
+void keep_kernel_warning(const char* message) {
+  const std::lock_guard<std::mutex> lock(kernel_warnings_mutex);
+  kernel_warnings.emplace_back(message);
+}
+
+std::vector<std::string> take_kernel_warnings() {
+  const std::lock_guard<std::mutex> lock(kernel_warnings_mutex);
+  return std::exchange(kernel_warnings, {});
+}
 
 // The plugin's threads for one call: n_jobs threads (None or -1: OpenMP's setting, OMP_NUM_THREADS,
 // else every hardware thread), set for the calling thread and restored afterwards.
@@ -309,6 +327,9 @@ void bind_svm(py::module_& module) {
   // KernelDomainError unwinds through svm.cpp, compiled as C++ here. svm_train's own arrays for that
   // fit (a few per training row) are not freed.
   ppk::libsvm::throw_pair_errors();
+  ppk::libsvm::set_warning_sink(keep_kernel_warning);
+  module.def("take_kernel_warnings", take_kernel_warnings,
+             "The kernel's warnings during training and prediction since the last call (then forgotten)");
   if (svm_kernel_plugin_init(&svm_register_kernel_type) != 0)
     throw std::runtime_error("the kernel types ppk and ppk_norm could not be registered with LIBSVM");
 

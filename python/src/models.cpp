@@ -116,21 +116,97 @@ py::array_t<double> labels(const ModelRows& models) {
 }  // namespace
 
 void bind_models(py::module_& module) {
-  py::class_<ModelRows>(module, "Models", R"(A sequence of models, each a LIBSVM model row with its label.
+  py::class_<ModelRows>(module, "Models", R"(A sequence of fitted models, each a LIBSVM model row with its label.
 
-len(models), models[i] (the model as a dict: its JSON object, "label" first), models[a:b] and
-models[[i, j, ...]] (Models), models + other (Models), models.labels (numpy float64 array).
-Models.from_rows / to_rows: LIBSVM model rows, the bytes `ppk fit` writes and svm-train reads;
-Models.from_json / to_json: JSON lines, the format of `ppk encode` and `ppk decode`.
-Models pickle as their rows.)")
+``len(models)``; ``models[i]`` is the model as a dict (its JSON object, "label" first);
+``models[a:b]``, ``models[[i, j, ...]]`` and ``models + other`` are Models. The rows are the bytes
+``ppk fit`` writes and ``svm-train -t ppk`` reads (``from_rows``, ``to_rows``); the JSON lines are
+those of ``ppk encode`` and ``ppk decode`` (``from_json``, ``to_json``). Models pickle as their rows.
+
+Attributes
+----------
+labels : numpy.ndarray
+    The labels, one per model (float64).
+
+See Also
+--------
+ppk.fit : Models fitted to data, one per example.
+
+Examples
+--------
+>>> import ppk
+>>> models = ppk.Models.from_json('{"label": 1, "family": "gaussian", "mean": [0, 1], "var": 2}\n')
+>>> len(models), models.labels
+(1, array([1.]))
+>>> models[0]["family"]
+'gaussian'
+)")
       .def(py::init<>(), "No models.")
-      .def_static("from_rows", &from_rows, py::arg("text_or_path"),
-                  "Models from LIBSVM model rows: bytes or str holding them, or a path. Every row is "
-                  "validated; a bad one is a ValueError naming the row.")
+      .def_static("from_rows", &from_rows, py::arg("text_or_path"), R"(Models from LIBSVM model rows.
+
+Parameters
+----------
+text_or_path : bytes, str or os.PathLike
+    The rows (bytes or str holding them), or the path of a file of them.
+
+Returns
+-------
+Models
+    One model per row. Every row is validated: a bad one is a ValueError naming the row.
+
+Examples
+--------
+>>> import ppk
+>>> rows = ppk.Models.from_json('{"label": 1, "family": "gaussian", "mean": [0, 1], "var": 2}').to_rows()
+>>> ppk.Models.from_rows(rows)[0]
+{'label': 1, 'family': 'gaussian', 'mean': [0.0, 1.0], 'var': 2.0}
+)")
       .def_static("from_json", &from_json, py::arg("text_or_path"),
-                  "Models from JSON lines ({\"label\": 1, \"family\": ..., fields}), as `ppk encode` reads.")
-      .def("to_rows", &to_rows, "The LIBSVM model rows as bytes, one line per model: what `ppk fit` writes.")
-      .def("to_json", &to_json, "The models as JSON lines: what `ppk decode` writes.")
+                  R"(Models from JSON lines, as ``ppk encode`` reads them.
+
+Parameters
+----------
+text_or_path : bytes, str or os.PathLike
+    JSON lines ``{"label": 1, "family": ..., fields}`` (bytes or str), or the path of a file of them.
+
+Returns
+-------
+Models
+    One model per line.
+
+Examples
+--------
+>>> import ppk
+>>> len(ppk.Models.from_json('{"label": -1, "family": "bernoulli", "p": [0.5, 0.25]}\n'))
+1
+)")
+      .def("to_rows", &to_rows, R"(The LIBSVM model rows, one line per model: what ``ppk fit`` writes.
+
+Returns
+-------
+bytes
+    The rows, every number in the fewest digits that read back as the same double.
+
+Examples
+--------
+>>> import ppk
+>>> models = ppk.Models.from_json('{"label": 1, "family": "gaussian", "mean": [0, 1], "var": 2}\n')
+>>> ppk.Models.from_rows(models.to_rows()).to_json() == models.to_json()
+True
+)")
+      .def("to_json", &to_json, R"(The models as JSON lines: what ``ppk decode`` writes.
+
+Returns
+-------
+str
+    One JSON object per line, "label" first.
+
+Examples
+--------
+>>> import ppk
+>>> ppk.Models.from_json('{"label": 1, "family": "bernoulli", "p": [0.5]}').to_json()
+'{"label":1,"family":"bernoulli","p":[0.5]}\n'
+)")
       .def("__len__", [](const ModelRows& models) { return models.rows.size(); })
       .def("__getitem__",
            [](const ModelRows& models, long index) {

@@ -49,8 +49,19 @@ const char* check_parameter(void*, const svm_parameter* param) {
   return nullptr;
 }
 
+// Where the plugin's warnings go: standard error, where LIBSVM's programs print theirs, unless the host
+// set a sink (ppk::libsvm::set_warning_sink; the Python module hands them to Python's warnings).
+std::atomic<void (*)(const char*)> warning_sink{nullptr};
+
+void warn(const std::string& message) {
+  if (void (*sink)(const char*) = warning_sink.load())
+    sink(message.c_str());
+  else
+    std::fprintf(stderr, "ppk: warning: %s\n", message.c_str());
+}
+
 // Once per process and family whose kernel is a bound or an estimate (FamilyInfo::approximation), a
-// warning on standard error, where LIBSVM's programs print theirs: training and prediction go on.
+// warning (warn): training and prediction go on.
 void warn_once_if_inexact(const ppk::FamilyInfo& family) {
   if (family.exact()) return;
   static std::mutex mutex;
@@ -58,7 +69,7 @@ void warn_once_if_inexact(const ppk::FamilyInfo& family) {
   const std::lock_guard<std::mutex> lock(mutex);
   if (std::find(warned.begin(), warned.end(), &family) != warned.end()) return;
   warned.push_back(&family);
-  std::fprintf(stderr, "ppk: warning: %s\n", ppk::inexact_kernel_warning(family).c_str());
+  warn(ppk::inexact_kernel_warning(family));
 }
 
 void* decode(void* context, const svm_node* x, const svm_parameter* param, char* err, size_t err_size) {
@@ -164,7 +175,7 @@ void evaluate_many(void* context, const void* a, const void* const* b, int n, do
 
 void release(void*, void* decoded) { delete static_cast<ppk::PreparedModel*>(decoded); }
 
-// From svm_check_parameter, before training (once per svm-train, also with -v): a warning on standard error when the
+// From svm_check_parameter, before training (once per svm-train, also with -v): a warning (warn) when the
 // kernel is nearly the identity or nearly constant on a sample of the training rows' pairs (kernel_diagnostic.hpp).
 // Advice only: training goes on, unless a sampled pair has no kernel value (pair_error, before training starts).
 void inspect(void*, const void* const* decoded, int l) {
@@ -174,11 +185,11 @@ void inspect(void*, const void* const* decoded, int l) {
     if (models.empty()) return;
     const std::string warning = ppk::degenerate_kernel_warning(
         ppk::kernel_spread(ppk::sample_log_normalized_kernels(models, models, true)), models.front()->params());
-    if (!warning.empty()) std::fprintf(stderr, "ppk: warning: %s\n", warning.c_str());
+    if (!warning.empty()) warn(warning);
   } catch (const ppk::KernelDomainError& e) {
     pair_error(e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ppk: warning: the degenerate-kernel check failed: %s\n", e.what());
+    warn(std::string("the degenerate-kernel check failed: ") + e.what());
   }
 }
 
@@ -205,6 +216,7 @@ svm_kernel_type make_type(ppk::KernelKind& kind, const char* name, const char* h
 
 namespace ppk::libsvm {
 void throw_pair_errors() { pair_errors_are_thrown = true; }
+void set_warning_sink(void (*sink)(const char* message)) { warning_sink = sink; }
 }  // namespace ppk::libsvm
 
 extern "C" __attribute__((visibility("default"))) int svm_kernel_plugin_init(

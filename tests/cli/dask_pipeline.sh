@@ -1,4 +1,4 @@
-# The Dask pipeline (examples/ppk_dask.py) on a 2-worker LocalCluster, files of several partitions:
+# The Dask pipeline (ppk.dask, python/ppk/dask.py, run by examples/ppk_dask.py) on a 2-worker LocalCluster, files of several partitions:
 # its features and map are byte for byte those of ppk fit + ppk map on one machine, for the exact
 # route and the Nystrom route (landmarks drawn from every fitted training row, or from a sample of
 # them with the training rows mapped on the cluster); a whole-file decision (--alpha evidence) is
@@ -128,7 +128,8 @@ pass
 PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 - "$EXAMPLES" <<'EOF' || fail "a partition's error does not name the input's line or example"
 import sys
 sys.path.insert(0, sys.argv[1])
-from ppk_dask import input_message
+from ppk_dask import load_pipeline
+input_message = load_pipeline().input_message
 task = {"input": "train.txt", "first_line": 32, "first_example": 31}
 message = input_message("ppk map: rows.ppk: row 3: a multinomial row over categories of dimension 400", task)
 assert message == "ppk map: train.txt: example 33 (its model row): a multinomial row over categories of dimension 400", message
