@@ -5,21 +5,10 @@
 # --map nystrom --landmarks $M (default 256); liblinear-train -s 3 -B 1 -c 10. Each step's wall time
 # and peak memory (GNU time), and the test accuracy. The kernel SVM at this n is out of reach (the
 # documents took more than 10 minutes at 10^5: bench/map_scaling.sh). Usage: bench/map_hmm.sh BUILD_DIR
-set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-bin="$build/bin"
-work="$build/bench-map-hmm"
+source "$(dirname "$0")/lib.bash" bench-map-hmm BUILD_DIR "$@"
 N=${N:-100000}
 M=${M:-256}
-mkdir -p "$work"
-cd "$work"
 rm -f steps.txt
-timed() {  # NAME COMMAND...: appends "NAME seconds peak_MB" to steps.txt
-  local name=$1
-  shift
-  /usr/bin/time -f "$name %e %M" -a -o steps.txt "$@" > /dev/null
-}
 
 [[ -s all_$N.txt ]] || python3 "$here/../examples/make_sequences.py" --seed 1 --n $((N + 2000)) > all_$N.txt
 head -n "$N" all_$N.txt > train.txt

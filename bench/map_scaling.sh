@@ -9,23 +9,11 @@
 # training documents in chunks of at most 10^5 with document seeds 1, 2, ... (two at a time). They
 # are generated once per n and kept in BUILD_DIR/bench-maps (10^6 documents: 1 GB, about 4 minutes).
 # Usage: bench/map_scaling.sh BUILD_DIR
-set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-bin="$build/bin"
-work="$build/bench-maps"
+command -v liblinear-train > /dev/null || { echo "liblinear-train is missing: apt-get install liblinear-tools" >&2; exit 1; }
+source "$(dirname "$0")/lib.bash" bench-maps BUILD_DIR "$@"
 SIZES=${SIZES:-"10000 30000 100000 1000000"}
 SVM_LIMIT=${SVM_LIMIT:-600}
-command -v liblinear-train > /dev/null || { echo "liblinear-train is missing: apt-get install liblinear-tools" >&2; exit 1; }
-mkdir -p "$work"
-cd "$work"
 
-# timed NAME COMMAND...: runs COMMAND, appends "NAME seconds peak_MB" to steps.txt.
-timed() {
-  local name=$1
-  shift
-  /usr/bin/time -f "$name %e %M" -a -o steps.txt "$@" > /dev/null
-}
 step() { awk -v n="$1" '$1 == n { printf "%.2f", $2 }' steps.txt; }
 peak() { awk -v n="$1" '$1 == n { printf "%.0f", $3 / 1024 }' steps.txt; }
 accuracy() { sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$1"; }

@@ -9,14 +9,8 @@
 #   5. the same HMMs written as Bayesian networks vs as hmm rows (ppk gram), and a Gram of networks
 #      over 60 aligned positions, 1 thread vs 2 threads.
 # Each time is the best of $REPEAT runs. Usage: bench/ratios.sh BUILD_DIR
-set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-bin="$build/bin"
-work="$build/bench-ratios"
+source "$(dirname "$0")/lib.bash" bench-ratios BUILD_DIR "$@"
 REPEAT=${REPEAT:-3}
-mkdir -p "$work"
-cd "$work"
 
 best_time() {  # command... -> best wall time in seconds
   local best="" t

@@ -10,15 +10,9 @@
 #
 # Usage: bench/threads_under_load.sh BUILD_DIR     (REPEAT=N, default 5; BUSY=N busy processes)
 # Needs only bash, awk, python3 (for the data) and the built ppk, svm-train.
-set -euo pipefail
-build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-bin="$build/bin"
-work="$build/bench-threads"
+source "$(dirname "$0")/lib.bash" bench-threads BUILD_DIR "$@"
 REPEAT=${REPEAT:-5}
 BUSY=${BUSY:-$(($(nproc) > 1 ? $(nproc) - 1 : 1))}
-mkdir -p "$work"
-cd "$work"
 
 # 560 LDS rows: sequences of 40 4-D vectors, a 1-D state each (at -g 0.1 -d 10: 470 support
 # vectors, 99.6% 4-fold cross-validation accuracy); 280 mixture rows: sets of 60 13-D points
