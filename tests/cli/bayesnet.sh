@@ -14,23 +14,19 @@ cat > models.jsonl <<'EOF2'
 {"label":-1,"family":"hmm","start":[0.6,0.4],"trans":[[0.7,0.3],[0.2,0.8]],"emissions":[{"family":"multinomial","p":[0.5,0.5]},{"family":"multinomial","p":[0.15,0.85]}],"length":2}
 EOF2
 "$PPK" encode models.jsonl -o models.ppk
-"$PPK" decode models.ppk | "$PPK" encode | cmp - models.ppk || fail "models.ppk does not round-trip"
-pass
+expect_round_trip models.ppk
 # Row layout: 3: 4 nodes; the headers (states, variable + 1, parent count, parents; zeros omitted):
 # node 0 at 4..6 (2, hidden, none), node 1 at 7..10 (2, x0, [0]), node 2 at 11..14 (an emission leaf,
 # x1, [0]), node 3 at 15..18 (2, x2, [0]); then node 0's CPT at 19..20, node 1's at 21..24, ...
-[[ $(head -1 models.ppk) == "1 1:1 2:10 3:4 4:2 7:2 8:1 9:1 12:2 13:1 15:2 16:3 17:1 19:0.3 20:0.7 21:0.9 "* ]] ||
-  fail "bayesnet row layout: $(head -1 models.ppk)"
-pass
+expect_first_row_starts models.ppk bayesnet "1 1:1 2:10 3:4 4:2 7:2 8:1 9:1 12:2 13:1 15:2 16:3 17:1 19:0.3 20:0.7 21:0.9 "
 
 # check_gram GRAM_FILE RHO NORMALISED: every entry against
 # sum over X of [sum_h p(h, X)^rho] [sum_h' p'(h', X)^rho], every node enumerated.
 check_gram() {
   python3 - "$@" models.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
-import itertools, json, math, sys
-from gram_output import expect_kernels, read_gram
-gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
-models = [json.loads(line) for line in open(models_path)]
+import itertools, math
+from gram_output import check_gram_arguments, expect_kernels, read_gram
+gram_path, rho, normalised, models = check_gram_arguments()
 
 def nodes_of(m):
     """(values, variable, parents, table) per node; an HMM as s_0..s_T, x_0..x_T."""
@@ -73,8 +69,7 @@ check_gram gram1.txt 1 0
 check_gram gram2.txt 2 0
 "$PPK" gram -t ppk_norm -g 0.5 models.ppk > norm.txt
 check_gram norm.txt 0.5 1
-awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
-pass
+expect_unit_diagonal norm.txt
 
 # Networks over different observed variables have no kernel: x1 with 3 categories.
 printf '%s\n' '{"family":"bayesnet","nodes":[{"states":2,"variable":0,"cpt":[[0.5,0.5]]},{"states":3,"variable":1,"cpt":[[0.2,0.3,0.5]]},{"states":2,"variable":2,"cpt":[[0.5,0.5]]}]}' |

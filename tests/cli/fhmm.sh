@@ -13,22 +13,18 @@ cat > fhmm.jsonl <<'EOF2'
 {"family":"fhmm","chains":[{"start":[0.3,0.7],"trans":[[0.2,0.8],[0.9,0.1]],"means":[[-0.5],[-0.5]]}],"cov":[[0.4]],"length":2}
 EOF2
 "$PPK" encode fhmm.jsonl -o fhmm.ppk
-"$PPK" decode fhmm.ppk | "$PPK" encode | cmp - fhmm.ppk || fail "fhmm.ppk does not round-trip"
-pass
+expect_round_trip fhmm.ppk
 # 3 C, 4 d, 5 T, 6..7 M_1 M_2; chain 0: 8..9 start, 10..13 trans, 14..15 means; chain 1: 16..17, 18..21,
 # 22..23; 24 Sigma.
-[[ $(head -1 fhmm.ppk) == "1 1:1 2:15 3:2 4:1 5:2 6:2 7:2 8:0.6 9:0.4 10:0.9 11:0.1 12:0.2 13:0.8 14:1 15:2 16:0.5 17:0.5 18:0.7 19:0.3 20:0.25 21:0.75 22:0.5 23:-0.5 24:0.5" ]] ||
-  fail "fhmm row layout: $(head -1 fhmm.ppk)"
-pass
+expect_first_row fhmm.ppk fhmm "1 1:1 2:15 3:2 4:1 5:2 6:2 7:2 8:0.6 9:0.4 10:0.9 11:0.1 12:0.2 13:0.8 14:1 15:2 16:0.5 17:0.5 18:0.7 19:0.3 20:0.25 21:0.75 22:0.5 23:-0.5 24:0.5"
 
 # check_gram GRAM_FILE RHO NORMALISED: every entry at most the exact k~, equal to it where rows 3 and 4
 # meet and below it elsewhere; normalised: a unit diagonal and a symmetric matrix.
 check_gram() {
   python3 - "$@" fhmm.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
-import itertools, json, math, sys
-from gram_output import read_gram
-gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
-models = [json.loads(line) for line in open(models_path)]
+import itertools, math
+from gram_output import check_gram_arguments, read_gram
+gram_path, rho, normalised, models = check_gram_arguments()
 n = len(models)
 gram = read_gram(gram_path, n, n)
 

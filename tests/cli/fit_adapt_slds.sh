@@ -31,8 +31,7 @@ for path, count in (("train.txt", 24), ("test.txt", 6)):
 PY
 
 "$PPK" fit slds --pooled --state-dim 2 --paths 4 --save-pooled pool.json train.txt -o pooled.row
-[[ $(wc -l < pooled.row) == 1 && $(cut -d' ' -f1 pooled.row) == 0 ]] || fail "the pooled row: $(head -c 200 pooled.row)"
-pass
+expect_pooled_row pooled.row
 python3 -c 'import json; m = json.load(open("pool.json"))["model"]; assert m["family"] == "slds" and len(m["A"]) == 2 and len(m["A"][0]) == 2 and m["length"] == 13 and m["paths"] == 4' ||
   fail "pool.json holds no pooled 2-regime slds: $(head -c 300 pool.json)"
 pass
@@ -42,20 +41,12 @@ pass
 
 "$PPK" fit slds --adapt-from pool.json --paths 4 train.txt -o adapted.ppk
 "$PPK" fit slds --adapt-from pool.json --relevance 4 --adapt transitions,emissions --paths 4 test.txt -o adapted_test.ppk
-[[ $(wc -l < adapted.ppk) == 24 && $(wc -l < adapted_test.ppk) == 6 ]] || fail "adapted row counts"
-pass
-"$PPK" decode adapted_test.ppk -o adapted_test.jsonl
-"$PPK" decode pooled.row -o pooled.jsonl
+expect_adapted_rows 24 6
 python3 - <<'PY' || fail "decoded adapted rows"
 import json
+from qid_groups import group_labels_and_sizes
 pooled = json.loads(open("pooled.jsonl").readline())
-groups = []
-for l in open("test.txt"):
-    q = l.split()[1]
-    if not groups or groups[-1][0] != q:
-        groups.append([q, l.split()[0], 0])
-    groups[-1][2] += 1
-for (q, label, n), line in zip(groups, open("adapted_test.jsonl")):
+for (label, n), line in zip(group_labels_and_sizes("test.txt"), open("adapted_test.jsonl")):
     m = json.loads(line)
     assert m["family"] == "slds" and m["length"] == n - 1 and m["paths"] == 4 and str(m["label"]) == label, m
     # --adapt transitions,emissions: the start (pi, mean0, cov0) keeps the pooled values
@@ -64,19 +55,11 @@ for (q, label, n), line in zip(groups, open("adapted_test.jsonl")):
 PY
 pass
 # The normalised Gram of the adapted test rows and the pooled row: finite, in (0, 1], ones on the
-# diagonal, and PSD.
-cat adapted_test.ppk pooled.row > together.ppk
-expect_unit_psd_gram together.ppk 13 7
-
-# --relevance 1e14: every adapted row is the pooled model to 1e-9 (it stores --paths' default S, 10).
-"$PPK" fit slds --adapt-from pool.json --relevance 1e14 test.txt -o stiff.ppk
-expect_rows_are_pooled stiff.ppk pooled.row
+# diagonal, and PSD; --relevance 1e14: every adapted row is the pooled model to 1e-9 (it stores
+# --paths' default S, 10); a bad --relevance is refused.
+expect_state_space_adaptation slds 13 7
 
 # Bad options (status 2) and files (status 1): refused by name, nothing written.
-for tau in 0 -1 nan abc; do
-  expect_error 2 "--relevance" -- "$PPK" fit slds --adapt-from pool.json --relevance "$tau" test.txt -o bad.ppk
-  expect_no_output bad.ppk
-done
 expect_error 2 "--adapt" "'weights'" "slds" "start, transitions, emissions" -- \
   "$PPK" fit slds --adapt-from pool.json --adapt weights test.txt -o bad.ppk
 expect_error 2 "--adapt" "foo" -- "$PPK" fit slds --adapt-from pool.json --adapt start,foo test.txt -o bad.ppk
@@ -97,12 +80,7 @@ expect_error 2 "--relevance applies to --adapt-from" -- "$PPK" fit slds --state-
 expect_error 2 "--pooled, --adapt-from and --fisher-from exclude each other" -- \
   "$PPK" fit slds --pooled --adapt-from pool.json test.txt -o bad.ppk
 expect_error 2 "holds no Fisher information" -- "$PPK" fit slds --fisher-from pool.json test.txt -o bad.ppk
-printf '1 qid:1 1:0.5 2:1\n1 qid:1 1:0.2 2:0.1\n-1 qid:2 1:0.3 2:0.4\n' > short.txt
-expect_error 1 "short.txt" "the pooled fit failed" "sequence 2" "1 vector" -- \
-  "$PPK" fit slds --pooled --state-dim 1 short.txt -o bad.ppk
-expect_error 1 "short.txt" "1 vector" -- "$PPK" fit slds --adapt-from pool.json short.txt -o bad.ppk
-printf '1 qid:1 1:0.5 2:1 3:2\n1 qid:1 1:0.2 2:0.1 3:1\n' > wide.txt
-expect_error 1 "pool.json" "dimension 2" "dimension 3" -- "$PPK" fit slds --adapt-from pool.json wide.txt -o bad.ppk
+expect_state_space_files_refused slds
 "$PPK" fit lds --pooled --state-dim 2 --save-pooled lds_pool.json train.txt -o /dev/null
 expect_error 1 "lds_pool.json was written by ppk fit lds" -- "$PPK" fit slds --adapt-from lds_pool.json test.txt -o bad.ppk
 expect_no_output bad.ppk

@@ -56,15 +56,9 @@ for threads in 1 3; do
   pass
 done
 
-# A one-vector sequence: exit 1, the file, the group's line and qid; nothing written.
-{ head -5 sequences.txt; echo "1 qid:9 1:0.5 2:0.1"; } > short_sequence.txt
-expect_error 1 "short_sequence.txt:6: qid 9: the sequence has 1 vector; an LDS fit needs at least 2" -- \
-  "$PPK" fit lds --state-dim 1 short_sequence.txt -o bad.ppk
-expect_no_output bad.ppk
-# A value that is not finite.
-{ head -3 sequences.txt; echo "1 qid:1 1:nan 2:0.1"; } > not_finite.txt
-expect_error 1 "not_finite.txt:4:" "not finite" -- "$PPK" fit lds --state-dim 1 not_finite.txt -o bad.ppk
-expect_no_output bad.ppk
+# A one-vector sequence, and a value that is not finite: exit 1, the file, the line (and the qid);
+# nothing written.
+expect_bad_sequences_refused lds "1:0.5 2:0.1" "1:nan 2:0.1"
 # A vector with more coordinates than --dim.
 { head -3 sequences.txt; echo "1 qid:1 1:0.2 2:0.1 3:0.4"; } > wide.txt
 expect_error 1 "wide.txt:1: qid 1: index 3 (in vector 4) is larger than the dimension 2 (--dim)" -- \

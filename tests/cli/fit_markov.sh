@@ -17,8 +17,7 @@
 #    cross-validated accuracy, on sequences told apart by position-specific (aligned) and by
 #    order-1 (homogeneous) statistics.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train && -x $BIN/svm-predict ]] || fail "the patched svm-train and svm-predict are not next to $PPK"
+need_patched_tools svm-train svm-predict
 
 # check_rows SEQUENCES ROWS K ALIGNED [POOL_SEQUENCES]: the decoded ROWS hold the brute-force k-mer
 # counts of SEQUENCES ('LABEL SEQUENCE' lines) over the sorted alphabet of POOL_SEQUENCES (default

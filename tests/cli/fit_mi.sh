@@ -5,8 +5,7 @@
 # Q = C(x1) C(x2) B(alpha + x1 + x2) / B(alpha)); the patched svm-train and svm-predict run on the rows;
 # errors naming file, line and field, with nothing written.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train && -x $BIN/svm-predict ]] || fail "the patched svm-train and svm-predict are not next to $PPK"
+need_patched_tools svm-train svm-predict
 
 # ---- gaussian ----------------------------------------------------------------------------------
 cat > unlabeled.txt <<'DATA'

@@ -2,8 +2,7 @@
 # by EM on unlabeled 2-D data; --save-mediator / --mediator-from give the same rows; the rows are mi
 # rows (family 16) of K blocks; the patched svm-train / svm-predict run on them; rejected commands.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train && -x $BIN/svm-predict ]] || fail "the patched svm-train and svm-predict are not next to $PPK"
+need_patched_tools svm-train svm-predict
 
 # Two well-separated clusters around (-4, 0) and (4, 0): 200 unlabeled points, 20 training and
 # 10 test points labeled by cluster.

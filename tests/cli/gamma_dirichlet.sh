@@ -21,13 +21,9 @@ EOF
 "$PPK" encode positive.jsonl -o positive.ppk
 "$PPK" encode simplex.jsonl > simplex.ppk
 # The rows read back as the same models.
-"$PPK" decode positive.ppk | "$PPK" encode | cmp - positive.ppk || fail "positive.ppk does not round-trip"
-pass
-"$PPK" decode simplex.ppk | "$PPK" encode | cmp - simplex.ppk || fail "simplex.ppk does not round-trip"
-pass
-[[ $(head -1 positive.ppk) == "1 1:1 2:6 3:3 4:2 5:0.9 6:1.5 7:1 8:3 9:0.25" ]] ||
-  fail "gamma row layout: $(head -1 positive.ppk)"
-pass
+expect_round_trip positive.ppk
+expect_round_trip simplex.ppk
+expect_first_row positive.ppk gamma "1 1:1 2:6 3:3 4:2 5:0.9 6:1.5 7:1 8:3 9:0.25"
 
 # check_gram GRAM_FILE JSON_LINES RHO NORMALISED: every entry against the closed form, to 1e-9 relative.
 check_gram() {

@@ -1,5 +1,7 @@
 """What the command-line tests share to check `ppk gram` output (imported; not a test itself)."""
+import json
 import math
+import sys
 from decimal import Decimal
 
 
@@ -48,3 +50,10 @@ def expect_kernels(matrix, rows, cols, log_kernel, normalised, tolerance):
             expected = math.exp(log_k)
             got = matrix[i][j]
             assert abs(got - expected) <= tolerance * expected, f"K[{i}][{j}] = {got!r}, expected {expected!r}"
+
+
+def check_gram_arguments():
+    """The arguments of a test's check_gram, GRAM_FILE RHO NORMALISED MODELS: the Gram's path, rho,
+    whether the Gram is ppk_norm's (NORMALISED is "1"), and the models of the JSON-lines file MODELS."""
+    gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+    return gram_path, rho, normalised, [json.loads(line) for line in open(models_path)]

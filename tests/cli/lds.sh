@@ -4,27 +4,19 @@
 # families; malformed rows.
 source "$(dirname "$0")/lib.bash" "$@"
 
-cat > lds.jsonl <<'EOF2'
-{"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.2,0.8]],"Q":[[0.3,0.1],[0.1,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":4,"label":1}
-{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":4,"label":-1}
-{"family":"lds","mean0":[0.0,1.0],"cov0":[[0.0,0.0],[0.0,0.0]],"A":[[0.0,1.0],[-0.5,0.0]],"Q":[[1.0,0.0],[0.0,0.0]],"C":[[0.5,-1.0]],"R":[[1.0]],"length":4}
-EOF2
+lds_models lds.jsonl
 "$PPK" encode lds.jsonl -o lds.ppk
-"$PPK" decode lds.ppk | "$PPK" encode | cmp - lds.ppk || fail "lds.ppk does not round-trip"
-pass
+expect_round_trip lds.ppk
 # 3 n, 4 d, 5 T, 6..7 mean0, 8..10 cov0 (lower triangle), 11..14 A, 15..17 Q, 18..19 C, 20 R.
-[[ $(head -1 lds.ppk) == "1 1:1 2:11 3:2 4:1 5:4 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.1 13:0.2 14:0.8 15:0.3 16:0.1 17:0.2 18:1 19:2 20:0.5" ]] ||
-  fail "lds row layout: $(head -1 lds.ppk)"
-pass
+expect_first_row lds.ppk lds "1 1:1 2:11 3:2 4:1 5:4 6:1 7:-2 8:1 9:0.5 10:2 11:0.5 12:0.1 13:0.2 14:0.8 15:0.3 16:0.1 17:0.2 18:1 19:2 20:0.5"
 
 # check_gram GRAM_FILE RHO NORMALISED: every entry against eq. 5 for (x_0, x_1), to 1e-10 relative.
 check_gram() {
   python3 - "$@" lds.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
-import json, math, sys
-from gram_output import expect_kernels, read_gram
+import math
+from gram_output import check_gram_arguments, expect_kernels, read_gram
 from small_matrices import mul, t
-gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
-models = [json.loads(line) for line in open(models_path)]
+gram_path, rho, normalised, models = check_gram_arguments()
 
 def joint(m):
     # x_0 = C s_0 + v_0, x_1 = C (A s_0 + w_1) + v_1 (d = 1): the mean and 2 x 2 covariance.
@@ -66,21 +58,17 @@ check_gram gram_rho1.txt 1 0
 check_gram gram_rho05.txt 0.5 0
 "$PPK" gram -t ppk_norm -g 2 -d 1 lds.ppk > norm.txt
 check_gram norm.txt 2 1
-awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
-pass
+expect_unit_diagonal norm.txt
 # The stored length (4) when -d is absent; T = 1000 stays finite in ppk_norm.
 "$PPK" gram -t ppk_norm -g 1 lds.ppk > stored.txt
 "$PPK" gram -t ppk_norm -g 1 -d 1000 lds.ppk > long.txt
-awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0 && $i <= 1)) exit 1 }' long.txt || fail "T = 1000: $(cat long.txt)"
-pass
+expect_in_unit_interval long.txt "T = 1000"
 
 # Different stored lengths, observation dimensions, or an HMM over real vectors: no kernel.
 printf '{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":2}\n' |
   "$PPK" encode > short.ppk
-expect_error 1 "linear-Gaussian sequences of 5 real vectors of dimension 1" "linear-Gaussian sequences of 3 real vectors" -- \
-  "$PPK" gram -t ppk -g 1 lds.ppk short.ppk
-"$PPK" gram -t ppk -g 1 -d 3 lds.ppk short.ppk > mixed_lengths.txt || fail "-d 3 with lengths 4 and 2"
-pass
+expect_lengths_need_d lds.ppk short.ppk "linear-Gaussian sequences of 5 real vectors of dimension 1" \
+  "linear-Gaussian sequences of 3 real vectors"
 printf '{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5],[1.0]],"R":[[0.3,0],[0,0.3]],"length":4}\n' |
   "$PPK" encode > wide.ppk
 expect_error 1 "of dimension 1" "of dimension 2" -- "$PPK" gram -t ppk -g 1 lds.ppk wide.ppk

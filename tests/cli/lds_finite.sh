@@ -6,8 +6,7 @@
 # Hand-written rows whose kernel is not finite (an explosive transition at T = 1000) are refused with
 # their row numbers by ppk gram and by the patched svm-train.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train ]] || fail "the patched svm-train is not next to $PPK"
+need_patched_tools svm-train
 
 # Six utterances (labels +1, -1 alternating): coordinate j has a per-utterance mean (scale 40 for the
 # energy j = 0, 12 / (1 + j) for the others), three "phones" blended smoothly, an onset and a decay of

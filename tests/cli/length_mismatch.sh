@@ -3,8 +3,7 @@
 # -d works. Rows that differ otherwise (Gaussians of other dimensions, HMMs over other alphabets or
 # other emission spaces) get no -d suggestion. svm-train -h and ppk gram --help document -d.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train ]] || fail "the patched svm-train is not next to $PPK"
+need_patched_tools svm-train
 
 # Two discrete HMMs over ACGT of 5 and 8 symbols: stored T = 4 and 7.
 printf '1 ACGTA\n-1 ACGTACGT\n' > seqs.txt

@@ -60,6 +60,117 @@ field() {
   echo 0
 }
 
+# expect_round_trip ROWS: decoding ROWS and encoding the models again gives ROWS byte for byte.
+expect_round_trip() {
+  "$PPK" decode "$1" | "$PPK" encode | cmp - "$1" || fail "$1 does not round-trip"
+  pass
+}
+
+# expect_first_row ROWS FAMILY ROW: the first line of ROWS is ROW (FAMILY's row layout).
+expect_first_row() {
+  [[ $(head -1 "$1") == "$3" ]] || fail "$2 row layout: $(head -1 "$1")"
+  pass
+}
+
+# expect_first_row_starts ROWS FAMILY PREFIX: the first line of ROWS begins with PREFIX.
+expect_first_row_starts() {
+  [[ $(head -1 "$1") == "$3"* ]] || fail "$2 row layout: $(head -1 "$1")"
+  pass
+}
+
+# expect_unit_diagonal GRAM: every diagonal entry of GRAM (a ppk_norm Gram) is exactly 1.
+expect_unit_diagonal() {
+  awk '{ if ($NR != 1) exit 1 }' "$1" || fail "ppk_norm diagonal: $(cat "$1")"
+  pass
+}
+
+# expect_in_unit_interval GRAM WHAT: every entry of GRAM lies in (0, 1].
+expect_in_unit_interval() {
+  awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0 && $i <= 1)) exit 1 }' "$1" || fail "$2: $(cat "$1")"
+  pass
+}
+
+# expect_lengths_need_d ROWS SHORT SPACE SHORT_SPACE: rows of stored length 4 (ROWS) and 2 (SHORT)
+# have no kernel, the error naming both sample spaces, unless -d 3 sets T.
+expect_lengths_need_d() {
+  expect_error 1 "$3" "$4" -- "$PPK" gram -t ppk -g 1 "$1" "$2"
+  "$PPK" gram -t ppk -g 1 -d 3 "$1" "$2" > mixed_lengths.txt || fail "-d 3 with lengths 4 and 2"
+  pass
+}
+
+# need_patched_tools TOOL...: BIN, the folder of ppk, which holds the patched LIBSVM TOOLs.
+need_patched_tools() {
+  BIN=$(dirname "$PPK")
+  local tools="$*" tool
+  for tool in "$@"; do
+    [[ -x $BIN/$tool ]] || fail "the patched ${tools// / and } $([[ $# == 1 ]] && echo is || echo are) not next to $PPK"
+  done
+}
+
+# expect_pooled_row ROW: ROW, the output of a --pooled fit, is one row labelled 0.
+expect_pooled_row() {
+  [[ $(wc -l < "$1") == 1 && $(cut -d' ' -f1 "$1") == 0 ]] || fail "the pooled row: $(head -c 200 "$1")"
+  pass
+}
+
+# expect_relevance_refused FAMILY [OPTION...]: ppk fit FAMILY --adapt-from pool.json refuses every
+# --relevance that is not a finite number > 0 (status 2) and writes nothing.
+expect_relevance_refused() {
+  local family=$1 tau
+  shift
+  for tau in 0 -1 nan abc; do
+    expect_error 2 "--relevance" -- "$PPK" fit "$family" --adapt-from pool.json --relevance "$tau" "$@" test.txt -o bad.ppk
+    expect_no_output bad.ppk
+  done
+}
+
+# expect_adapted_rows TRAIN_COUNT TEST_COUNT: adapted.ppk and adapted_test.ppk hold TRAIN_COUNT and
+# TEST_COUNT rows; adapted_test.ppk and pooled.row decode, to adapted_test.jsonl and pooled.jsonl.
+expect_adapted_rows() {
+  [[ $(wc -l < adapted.ppk) == "$1" && $(wc -l < adapted_test.ppk) == "$2" ]] || fail "adapted row counts"
+  pass
+  "$PPK" decode adapted_test.ppk -o adapted_test.jsonl
+  "$PPK" decode pooled.row -o pooled.jsonl
+}
+
+# expect_state_space_adaptation FAMILY T SIZE: the normalised Gram (-d T) of adapted_test.ppk and
+# pooled.row (SIZE rows together) is finite, in (0, 1], with ones on the diagonal, and PSD; with
+# --relevance 1e14 every row ppk fit FAMILY --adapt-from pool.json adapts to test.txt is the pooled
+# model to 1e-9; a --relevance that is not a finite number > 0 is refused.
+expect_state_space_adaptation() {
+  cat adapted_test.ppk pooled.row > together.ppk
+  expect_unit_psd_gram together.ppk "$2" "$3"
+  "$PPK" fit "$1" --adapt-from pool.json --relevance 1e14 test.txt -o stiff.ppk
+  expect_rows_are_pooled stiff.ppk pooled.row
+  expect_relevance_refused "$1"
+}
+
+# expect_state_space_files_refused FAMILY: ppk fit FAMILY refuses (status 1, naming the file) a
+# --pooled fit (--state-dim 1) over a one-vector sequence, an --adapt-from pool.json over it, and
+# vectors of dimension 3 where pool.json's have 2.
+expect_state_space_files_refused() {
+  printf '1 qid:1 1:0.5 2:1\n1 qid:1 1:0.2 2:0.1\n-1 qid:2 1:0.3 2:0.4\n' > short.txt
+  expect_error 1 "short.txt" "the pooled fit failed" "sequence 2" "1 vector" -- \
+    "$PPK" fit "$1" --pooled --state-dim 1 short.txt -o bad.ppk
+  expect_error 1 "short.txt" "1 vector" -- "$PPK" fit "$1" --adapt-from pool.json short.txt -o bad.ppk
+  printf '1 qid:1 1:0.5 2:1 3:2\n1 qid:1 1:0.2 2:0.1 3:1\n' > wide.txt
+  expect_error 1 "pool.json" "dimension 2" "dimension 3" -- "$PPK" fit "$1" --adapt-from pool.json wide.txt -o bad.ppk
+}
+
+# expect_bad_sequences_refused FAMILY VALUES NAN_VALUES: ppk fit FAMILY --state-dim 1 on
+# sequences.txt with a one-vector sequence appended as qid 9 (VALUES, its "index:value" pairs), and
+# with a vector of NAN_VALUES (a nan among them) as its fourth line: exit 1, the file, the line (and
+# the qid); nothing written.
+expect_bad_sequences_refused() {
+  { head -5 sequences.txt; echo "1 qid:9 $2"; } > short_sequence.txt
+  expect_error 1 "short_sequence.txt:6: qid 9: the sequence has 1 vector; an LDS fit needs at least 2" -- \
+    "$PPK" fit "$1" --state-dim 1 short_sequence.txt -o bad.ppk
+  expect_no_output bad.ppk
+  { head -3 sequences.txt; echo "1 qid:1 $3"; } > not_finite.txt
+  expect_error 1 "not_finite.txt:4:" "not finite" -- "$PPK" fit "$1" --state-dim 1 not_finite.txt -o bad.ppk
+  expect_no_output bad.ppk
+}
+
 # expect_close ACTUAL EXPECTED_EXPRESSION [TOLERANCE]: |actual - expected| <= tol * max(1, |expected|),
 # with EXPECTED_EXPRESSION an awk expression ("2/3", "1 + sqrt(2)").
 expect_close() {
@@ -123,6 +234,17 @@ for m in rows:
     assert same(m, pooled), (m, pooled)
 PY
   pass
+}
+
+# lds_models JSON_LINES: three LDSs of length 4 observed in 1-D: a 2-D state (label 1), a 1-D state
+# (label -1), and a 2-D state with a fixed start (cov0 = 0) and a singular Q. lds.sh checks their
+# Gram against JMLR 2004 eq. 5; slds.sh checks SLDSs that reduce to them.
+lds_models() {
+  cat > "$1" <<'JSON'
+{"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.2,0.8]],"Q":[[0.3,0.1],[0.1,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":4,"label":1}
+{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":4,"label":-1}
+{"family":"lds","mean0":[0.0,1.0],"cov0":[[0.0,0.0],[0.0,0.0]],"A":[[0.0,1.0],[-0.5,0.0]],"Q":[[1.0,0.0],[0.0,0.0]],"C":[[0.5,-1.0]],"R":[[1.0]],"length":4}
+JSON
 }
 
 # hidden_class_network STRUCTURE OBSERVATIONS: a network with a hidden class h (2 states) and two

@@ -14,23 +14,19 @@ cat > dags.jsonl <<'EOF2'
 {"family":"gaussian","mean":[0.5,-1],"cov":[[2,0.3],[0.3,1]],"label":-1}
 EOF2
 "$PPK" encode dags.jsonl -o dags.ppk
-"$PPK" decode dags.ppk | "$PPK" encode | cmp - dags.ppk || fail "dags.ppk does not round-trip"
-pass
+expect_round_trip dags.ppk
 # 3 N; node 0: 4 dim, 5 observed, 6 P, 7..8 offset, 9..11 cov; node 1: 12 dim, 13 observed, 14 P,
 # 15 parent, 16 offset, 17 cov, 18..19 weights; node 2: 20 dim, 21 observed, 22 P, 23..24 parents,
 # 25 offset, 26 cov, 27..29 weights. Zeros (hidden, no parents, parent 0) are omitted.
-[[ $(head -1 dags.ppk) == "1 1:1 2:12 3:3 4:2 7:1 8:-2 9:1 10:0.5 11:2 12:1 13:1 14:1 16:0.25 17:0.75 18:0.5 19:3 20:1 21:1 22:2 23:1 25:-3 26:1.5 27:2 28:-1 29:4" ]] ||
-  fail "linear_gaussian row layout: $(head -1 dags.ppk)"
-pass
+expect_first_row dags.ppk linear_gaussian "1 1:1 2:12 3:3 4:2 7:1 8:-2 9:1 10:0.5 11:2 12:1 13:1 14:1 16:0.25 17:0.75 18:0.5 19:3 20:1 21:1 22:2 23:1 25:-3 26:1.5 27:2 28:-1 29:4"
 
 # check_gram GRAM_FILE RHO NORMALISED: every entry against eq. 5, to 1e-10 relative.
 check_gram() {
   python3 - "$@" dags.jsonl <<'PY' || fail "gram $*: $(cat "$1")"
-import json, math, sys
-from gram_output import expect_kernels, read_gram
+import math
+from gram_output import check_gram_arguments, expect_kernels, read_gram
 from small_matrices import inverse_and_det, mul, t
-gram_path, rho, normalised, models_path = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
-models = [json.loads(line) for line in open(models_path)]
+gram_path, rho, normalised, models = check_gram_arguments()
 
 def joint(model):
     # The observed block of N((I - B)^-1 b, (I - B)^-1 blockdiag(S_v) (I - B)^-T).
@@ -85,8 +81,7 @@ check_gram gram_rho1.txt 1 0
 check_gram gram_rho05.txt 0.5 0
 "$PPK" gram -t ppk_norm -g 2 dags.ppk > norm.txt
 check_gram norm.txt 2 1
-awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
-pass
+expect_unit_diagonal norm.txt
 
 # Another observed dimension, or an LDS over x_0, x_1 (dimension 1 each): no kernel.
 printf '{"family":"linear_gaussian","nodes":[{"dim":2,"offset":[0,0],"cov":[[1,0],[0,1]]},{"dim":1,"parents":[0],"weights":[[1,1]],"offset":[0],"cov":[[1]],"observed":true}]}\n' |

@@ -11,10 +11,8 @@ cat > chains.jsonl <<'EOF2'
 {"label":-1,"family":"markov","alphabet":3,"order":1,"positions":5,"length":4,"strength":2,"counts":{"index":[1,3,7,12,20,30],"n":[1,1,2,1,1,4]}}
 EOF2
 "$PPK" encode chains.jsonl -o chains.ppk
-"$PPK" decode chains.ppk | "$PPK" encode | cmp - chains.ppk || fail "chains.ppk does not round-trip"
-pass
-[[ $(head -1 chains.ppk) == "1 1:1 2:18 3:3 4:1 6:4 7:1 9:1 13:2 14:1 18:1 19:3" ]] || fail "markov row layout: $(head -1 chains.ppk)"
-pass
+expect_round_trip chains.ppk
+expect_first_row chains.ppk markov "1 1:1 2:18 3:3 4:1 6:4 7:1 9:1 13:2 14:1 18:1 19:3"
 
 # check_gram GRAM_FILE T RHO NORMALISED JSONL: every entry against the enumeration over the chains of
 # JSONL, to 1e-12 relative.
@@ -54,8 +52,7 @@ PY
 check_gram gram.txt 4 0.5 0 chains.jsonl
 "$PPK" gram -t ppk_norm -g 1.7 chains.ppk > norm.txt
 check_gram norm.txt 4 1.7 1 chains.jsonl
-awk '{ if ($NR != 1) exit 1 }' norm.txt || fail "ppk_norm diagonal: $(cat norm.txt)"
-pass
+expect_unit_diagonal norm.txt
 # -d 2: the homogeneous chains over x_0..x_2; the aligned chain keeps its 5 positions.
 head -3 chains.jsonl > homogeneous.jsonl
 "$PPK" encode homogeneous.jsonl -o homogeneous.ppk

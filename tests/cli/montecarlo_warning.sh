@@ -3,8 +3,7 @@
 # and from svm-predict (the patched LIBSVM next to ppk, through the plugin); none for the plain
 # Gaussian rows they wrap.
 source "$(dirname "$0")/lib.bash" "$@"
-BIN=$(dirname "$PPK")
-[[ -x $BIN/svm-train && -x $BIN/svm-predict ]] || fail "the patched svm-train and svm-predict are not next to $PPK"
+need_patched_tools svm-train svm-predict
 
 printf '{"family":"gaussian","mean":[0,1],"var":1,"label":1}\n{"family":"gaussian","mean":[1,0],"var":2,"label":-1}\n{"family":"gaussian","mean":[2,1],"var":0.5,"label":1}\n' |
   "$PPK" encode > gaussians.ppk

@@ -12,3 +12,15 @@ def qid_groups(path, dim):
         values = dict((int(t.split(':')[0]), float(t.split(':')[1])) for t in tokens[2:])
         groups.setdefault(tokens[1], []).append([values.get(d, 0.0) for d in range(1, dim + 1)])
     return groups
+
+
+def group_labels_and_sizes(path):
+    """[(label, vector count), ...], one per qid group of a LIBSVM file (a run of lines with one qid),
+    in file order; the label is the group's first line's, as written."""
+    groups = []
+    for line in open(path):
+        label, qid = line.split()[:2]
+        if not groups or groups[-1][0] != qid:
+            groups.append([qid, label, 0])
+        groups[-1][2] += 1
+    return [(label, n) for _, label, n in groups]

@@ -9,19 +9,12 @@ cat > slds.jsonl <<'EOF2'
 {"family":"slds","start":[0.3,0.7],"trans":[[0.6,0.4],[0.1,0.9]],"A":[[[0.9]],[[0.9]]],"Q":[[[0.25]],[[0.25]]],"mean0":[0.5],"cov0":[[0.7]],"C":[[1.5]],"R":[[0.3]],"length":4,"paths":5,"label":-1}
 {"family":"slds","start":[0.5,0.25,0.25],"trans":[[0.5,0.25,0.25],[0.2,0.6,0.2],[0.1,0.1,0.8]],"A":[[[0.0,1.0],[-0.5,0.0]],[[0.0,1.0],[-0.5,0.0]],[[0.0,1.0],[-0.5,0.0]]],"Q":[[[1.0,0.0],[0.0,0.0]],[[1.0,0.0],[0.0,0.0]],[[1.0,0.0],[0.0,0.0]]],"mean0":[0.0,1.0],"cov0":[[0.0,0.0],[0.0,0.0]],"C":[[0.5,-1.0]],"R":[[1.0]],"length":4,"paths":10}
 EOF2
-cat > lds.jsonl <<'EOF2'
-{"family":"lds","mean0":[1.0,-2.0],"cov0":[[1.0,0.5],[0.5,2.0]],"A":[[0.5,0.1],[0.2,0.8]],"Q":[[0.3,0.1],[0.1,0.2]],"C":[[1.0,2.0]],"R":[[0.5]],"length":4,"label":1}
-{"family":"lds","mean0":[0.5],"cov0":[[0.7]],"A":[[0.9]],"Q":[[0.25]],"C":[[1.5]],"R":[[0.3]],"length":4,"label":-1}
-{"family":"lds","mean0":[0.0,1.0],"cov0":[[0.0,0.0],[0.0,0.0]],"A":[[0.0,1.0],[-0.5,0.0]],"Q":[[1.0,0.0],[0.0,0.0]],"C":[[0.5,-1.0]],"R":[[1.0]],"length":4}
-EOF2
+lds_models lds.jsonl
 "$PPK" encode slds.jsonl -o slds.ppk
 "$PPK" encode lds.jsonl -o lds.ppk
-"$PPK" decode slds.ppk | "$PPK" encode | cmp - slds.ppk || fail "slds.ppk does not round-trip"
-pass
+expect_round_trip slds.ppk
 # 3 K, 4 n, 5 d, 6 T, 7 S, 8 start, 9 trans, 10..13 A, 14..16 Q, 17..18 mean0, 19..21 cov0, 22..23 C, 24 R.
-[[ $(head -1 slds.ppk) == "1 1:1 2:13 3:1 4:2 5:1 6:4 7:3 8:1 9:1 10:0.5 11:0.1 12:0.2 13:0.8 14:0.3 15:0.1 16:0.2 17:1 18:-2 19:1 20:0.5 21:2 22:1 23:2 24:0.5" ]] ||
-  fail "slds row layout: $(head -1 slds.ppk)"
-pass
+expect_first_row slds.ppk slds "1 1:1 2:13 3:1 4:2 5:1 6:4 7:3 8:1 9:1 10:0.5 11:0.1 12:0.2 13:0.8 14:0.3 15:0.1 16:0.2 17:1 18:-2 19:1 20:0.5 21:2 22:1 23:2 24:0.5"
 
 # check_equal SLDS_GRAM LDS_GRAM: every entry the same to 1e-12 relative.
 check_equal() {
@@ -43,8 +36,7 @@ done
 "$PPK" gram -t ppk_norm -g 1 slds.ppk > slds_norm.txt
 "$PPK" gram -t ppk_norm -g 1 lds.ppk > lds_norm.txt
 check_equal slds_norm.txt lds_norm.txt
-awk '{ if ($NR != 1) exit 1 }' slds_norm.txt || fail "ppk_norm diagonal: $(cat slds_norm.txt)"
-pass
+expect_unit_diagonal slds_norm.txt
 
 # Switching dynamics: the same Gram entries whatever the order of the rows (each row draws its own paths,
 # from a seed that depends on the row alone).
@@ -66,8 +58,7 @@ for i in range(3):
         # k(a, b) and k(b, a) stack the two state chains in the other order: equal up to rounding.
         assert abs(forward[i][j] - backward[2 - i][2 - j]) <= 1e-12 * forward[i][j], (i, j)
 PY
-awk '{ for (i = 1; i <= NF; ++i) if (!($i > 0 && $i <= 1)) exit 1 }' forward.txt || fail "switching gram: $(cat forward.txt)"
-pass
+expect_in_unit_interval forward.txt "switching gram"
 
 # Different lengths, or an LDS row: no kernel.
 printf '{"family":"slds","start":[1],"trans":[[1]],"A":[[[0.9]]],"Q":[[[0.25]]],"mean0":[0.5],"cov0":[[0.7]],"C":[[1.5]],"R":[[0.3]],"length":2,"paths":1}\n' |
