@@ -66,16 +66,27 @@ expect_round_trip() {
   pass
 }
 
-# expect_first_row ROWS FAMILY ROW: the first line of ROWS is ROW (FAMILY's row layout).
-expect_first_row() {
-  [[ $(head -1 "$1") == "$3" ]] || fail "$2 row layout: $(head -1 "$1")"
+# expect_encoded JSON_LINES ROWS FAMILY FIRST_ROW: ppk encode JSON_LINES -o ROWS; ROWS round-trip
+# (expect_round_trip) and the first is FIRST_ROW (FAMILY's row layout), a glob pattern: the row's
+# characters match themselves; a trailing * stands for the rest of a row checked by its beginning.
+expect_encoded() {
+  "$PPK" encode "$1" -o "$2"
+  expect_round_trip "$2"
+  # shellcheck disable=SC2053
+  [[ $(head -1 "$2") == $4 ]] || fail "$3 row layout: $(head -1 "$2")"
   pass
 }
 
-# expect_first_row_starts ROWS FAMILY PREFIX: the first line of ROWS begins with PREFIX.
-expect_first_row_starts() {
-  [[ $(head -1 "$1") == "$3"* ]] || fail "$2 row layout: $(head -1 "$1")"
-  pass
+# expect_bad_second_row ROWS EDIT FRAGMENT...: the first row of ROWS and then that row edited by the
+# sed expression EDIT (bad.ppk): ppk gram refuses it naming "bad.ppk: row 2: " and every FRAGMENT
+# (expect_error), and writes no gram.txt.
+expect_bad_second_row() {
+  local rows=$1 edit=$2
+  shift 2
+  head -1 "$rows" > bad.ppk
+  head -1 "$rows" | sed "$edit" >> bad.ppk
+  expect_error 1 "bad.ppk: row 2: " "$@" -- "$PPK" gram -t ppk -g 1 bad.ppk -o gram.txt
+  expect_no_output gram.txt
 }
 
 # expect_unit_diagonal GRAM: every diagonal entry of GRAM (a ppk_norm Gram) is exactly 1.

@@ -13,12 +13,10 @@ cat > dags.jsonl <<'EOF2'
 {"family":"linear_gaussian","nodes":[{"dim":1,"offset":[2],"cov":[[1]],"observed":true},{"dim":1,"parents":[0],"weights":[[0.8]],"offset":[0],"cov":[[0.5]],"observed":true}],"label":1}
 {"family":"gaussian","mean":[0.5,-1],"cov":[[2,0.3],[0.3,1]],"label":-1}
 EOF2
-"$PPK" encode dags.jsonl -o dags.ppk
-expect_round_trip dags.ppk
 # 3 N; node 0: 4 dim, 5 observed, 6 P, 7..8 offset, 9..11 cov; node 1: 12 dim, 13 observed, 14 P,
 # 15 parent, 16 offset, 17 cov, 18..19 weights; node 2: 20 dim, 21 observed, 22 P, 23..24 parents,
 # 25 offset, 26 cov, 27..29 weights. Zeros (hidden, no parents, parent 0) are omitted.
-expect_first_row dags.ppk linear_gaussian "1 1:1 2:12 3:3 4:2 7:1 8:-2 9:1 10:0.5 11:2 12:1 13:1 14:1 16:0.25 17:0.75 18:0.5 19:3 20:1 21:1 22:2 23:1 25:-3 26:1.5 27:2 28:-1 29:4"
+expect_encoded dags.jsonl dags.ppk linear_gaussian "1 1:1 2:12 3:3 4:2 7:1 8:-2 9:1 10:0.5 11:2 12:1 13:1 14:1 16:0.25 17:0.75 18:0.5 19:3 20:1 21:1 22:2 23:1 25:-3 26:1.5 27:2 28:-1 29:4"
 
 # check_gram GRAM_FILE RHO NORMALISED: every entry against eq. 5, to 1e-10 relative.
 check_gram() {
@@ -93,11 +91,8 @@ expect_error 1 "no kernel between different sample spaces" -- "$PPK" gram -t ppk
 
 # Malformed rows: an indefinite cov of node 0 (index 11), a parent index that is not before its node
 # (index 23), an observed node that repeats another (a singular marginal); malformed JSON.
-head -1 dags.ppk > bad.ppk
-head -1 dags.ppk | sed 's/ 11:2 / 11:-1 /' >> bad.ppk
-expect_error 1 "bad.ppk: row 2: " 'linear_gaussian nodes[0] field "cov" (indices 9..11)' 'positive semidefinite' -- \
-  "$PPK" gram -t ppk -g 1 bad.ppk -o gram.txt
-expect_no_output gram.txt
+expect_bad_second_row dags.ppk 's/ 11:2 / 11:-1 /' \
+  'linear_gaussian nodes[0] field "cov" (indices 9..11)' 'positive semidefinite'
 head -1 dags.ppk | sed 's/ 23:1 / 23:2 /' > later.ppk
 expect_error 1 "later.ppk: row 1: " 'linear_gaussian nodes[2] field "parents" (index 23)' '[0, 1]' -- "$PPK" decode later.ppk
 head -1 dags.ppk | sed 's/ 26:1.5 27:2 28:-1 29:4$/ 27:2/' > singular.ppk

@@ -10,9 +10,7 @@ cat > chains.jsonl <<'EOF2'
 {"label":1,"family":"markov","alphabet":3,"order":0,"length":4,"strength":0,"counts":{"index":[0,1,2],"n":[1,3,1]}}
 {"label":-1,"family":"markov","alphabet":3,"order":1,"positions":5,"length":4,"strength":2,"counts":{"index":[1,3,7,12,20,30],"n":[1,1,2,1,1,4]}}
 EOF2
-"$PPK" encode chains.jsonl -o chains.ppk
-expect_round_trip chains.ppk
-expect_first_row chains.ppk markov "1 1:1 2:18 3:3 4:1 6:4 7:1 9:1 13:2 14:1 18:1 19:3"
+expect_encoded chains.jsonl chains.ppk markov "1 1:1 2:18 3:3 4:1 6:4 7:1 9:1 13:2 14:1 18:1 19:3"
 
 # check_gram GRAM_FILE T RHO NORMALISED JSONL: every entry against the enumeration over the chains of
 # JSONL, to 1e-12 relative.
