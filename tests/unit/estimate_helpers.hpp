@@ -1,15 +1,18 @@
 // What the estimator tests share: dense test vectors as LIBSVM's sparse ones, the message of an
-// EstimationError, categorical draws, the check of an EM objective, and HMMs' paths and
-// likelihoods by enumeration.
+// EstimationError and a check of the parts it names, adaptation options, categorical draws, the
+// check of an EM objective, and HMMs' paths and likelihoods by enumeration.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "error_message.hpp"
+#include "positive_family_checks.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
@@ -28,12 +31,7 @@ inline SparseVector sparse(const std::vector<double>& dense) {
 // The message of the EstimationError that fit() throws ("" if none).
 template <class Fit>
 std::string estimation_error(Fit fit) {
-  try {
-    fit();
-  } catch (const EstimationError& e) {
-    return e.what();
-  }
-  return "";
+  return checks::error_message<EstimationError>(fit);
 }
 
 // A state drawn from probabilities p by inversion of a uniform draw.
@@ -97,13 +95,21 @@ double brute_force_log_likelihood(const HmmModel& hmm, int n, LogEmission log_em
   return std::log(total);
 }
 
-// Adaptation with strength `relevance`, running all `iterations` (tolerance 0).
-inline AdaptationOptions adaptation(double relevance, long iterations = 30) {
+// Adaptation with strength `relevance` of the parameters `adapt` names (parse_adapted_parameters),
+// running all `iterations` (tolerance 0).
+inline AdaptationOptions adaptation(double relevance, long iterations = 30, const std::string& adapt = "all") {
   AdaptationOptions options;
   options.relevance = relevance;
+  options.adapt = parse_adapted_parameters(adapt);
   options.iterations = iterations;
   options.tolerance = 0;
   return options;
+}
+
+// The EstimationError message of f, which must mention every part.
+template <class Fit>
+::testing::AssertionResult refuses(Fit f, std::initializer_list<const char*> parts) {
+  return checks::mentions(estimation_error(f), parts);
 }
 
 }  // namespace ppk

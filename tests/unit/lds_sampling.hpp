@@ -104,6 +104,14 @@ inline Eigen::MatrixXd simulate_rows(const Lds& s, long count, unsigned seed) {
   return as_rows(Simulator(s).draw(rng, count - 1), s.C.rows());
 }
 
+// `count` sequences of 18, 21, 24, 18, ... vectors, the i-th simulate(length, seed + i).
+template <class Simulate>
+std::vector<Eigen::MatrixXd> simulated_sequences(int count, unsigned seed, Simulate simulate) {
+  std::vector<Eigen::MatrixXd> sequences;
+  for (int i = 0; i < count; ++i) sequences.push_back(simulate(18 + 3 * (i % 3), seed + static_cast<unsigned>(i)));
+  return sequences;
+}
+
 // The rows x_0..x_{N-1} stacked into one vector.
 inline Eigen::VectorXd stacked(const Eigen::MatrixXd& x) {
   const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;

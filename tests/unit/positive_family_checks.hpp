@@ -16,6 +16,7 @@
 #include <boost/math/quadrature/tanh_sinh.hpp>
 #include <nlohmann/json.hpp>
 
+#include "error_message.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/row.hpp"
@@ -44,54 +45,31 @@ inline double relative_error(double x, double y) { return std::fabs(x - y) / std
 
 // The message of the ModelError that decoding `row` throws ("" if it decodes).
 inline std::string row_error(const Row& row) {
-  try {
-    decode_row(row);
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return error_message<ModelError>([&] { decode_row(row); });
 }
 
 // The message of the ModelError that reading the JSON `text` throws ("" if it is a valid model).
 inline std::string json_error(const std::string& text) {
-  try {
-    model_from_json(nlohmann::json::parse(text));
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return error_message<ModelError>([&] { model_from_json(nlohmann::json::parse(text)); });
 }
 
 // The message of the ModelError that `construct` throws ("" if none).
 inline std::string constructor_error(const std::function<void()>& construct) {
-  try {
-    construct();
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return error_message<ModelError>(construct);
 }
 
 // The message of the KernelDomainError that preparing `model` at rho throws ("" if none).
 inline std::string domain_error(std::unique_ptr<Model> model, double rho) {
-  try {
+  return error_message<KernelDomainError>([&] {
     KernelParams params;
     params.rho = rho;
     PreparedModel prepared(std::move(model), params);
-  } catch (const KernelDomainError& error) {
-    return error.what();
-  }
-  return "";
+  });
 }
 
 // The message of the KernelDomainError that model.prepare(params) throws ("" if it prepares).
 inline std::string prepare_error(Model& model, const KernelParams& params) {
-  try {
-    model.prepare(params);
-  } catch (const KernelDomainError& error) {
-    return error.what();
-  }
-  return "";
+  return error_message<KernelDomainError>([&] { model.prepare(params); });
 }
 
 // `row` with the value at `index` replaced (the index must be present).
@@ -113,15 +91,6 @@ inline std::string replaced(std::string text, const std::string& from, const std
     return text;
   }
   return text.replace(at, from.size(), to);
-}
-
-// Every part occurs in the message.
-inline ::testing::AssertionResult mentions(const std::string& message, std::initializer_list<const char*> parts) {
-  if (message.empty()) return ::testing::AssertionFailure() << "no error was thrown";
-  for (const char* part : parts)
-    if (message.find(part) == std::string::npos)
-      return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << part << "\"";
-  return ::testing::AssertionSuccess();
 }
 
 // The row entries of a model, encoded and decoded again, are the same bit for bit; so is the model

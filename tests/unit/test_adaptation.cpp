@@ -595,12 +595,6 @@ TEST(Adaptation, AdaptedRowsPairWithThePooledRowAsTheBruteForceKernel) {
   }
 }
 
-// The EstimationError message of f, which must mention every part.
-template <class Fit>
-::testing::AssertionResult refuses(Fit f, std::initializer_list<const char*> parts) {
-  return mentions(estimation_error(f), parts);
-}
-
 TEST(Adaptation, RejectsBadOptionsAndInputByName) {
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,foo"); }, {"adapt", "foo"}));
   EXPECT_TRUE(refuses([] { parse_adapted_parameters("means,means"); }, {"adapt", "twice"}));

@@ -30,10 +30,7 @@ using checks::mentions;
 
 // `count` sequences of 18..24 vectors from one random LDS (n = 2, d = 2).
 std::vector<Eigen::MatrixXd> lds_sequences(const Lds& s, int count, unsigned seed) {
-  std::vector<Eigen::MatrixXd> sequences;
-  for (int i = 0; i < count; ++i)
-    sequences.push_back(simulate_rows(s, 18 + 3 * (i % 3), seed + static_cast<unsigned>(i)));
-  return sequences;
+  return simulated_sequences(count, seed, [&](long length, unsigned k) { return simulate_rows(s, length, k); });
 }
 
 LdsFitOptions pooled_options(long iterations) {
@@ -69,15 +66,6 @@ double largest_difference(const Lds& a, const Lds& b) {
   return std::max({(a.mean0 - b.mean0).cwiseAbs().maxCoeff(), (a.cov0 - b.cov0).cwiseAbs().maxCoeff(),
                    (a.A - b.A).cwiseAbs().maxCoeff(), (a.Q - b.Q).cwiseAbs().maxCoeff(),
                    (a.C - b.C).cwiseAbs().maxCoeff(), (a.R - b.R).cwiseAbs().maxCoeff()});
-}
-
-AdaptationOptions adaptation(double tau, long iterations, const std::string& adapt = "all") {
-  AdaptationOptions options;
-  options.relevance = tau;
-  options.adapt = parse_adapted_parameters(adapt);
-  options.iterations = iterations;
-  options.tolerance = 0;
-  return options;
 }
 
 // A pooled LDS of 6 sequences and a 40-vector example from the same system.
@@ -274,12 +262,6 @@ TEST(AdaptedLds, AdaptedRowsDecodeAndPairWithThePooledRowInAPsdGram) {
     rows.push_back(decode_row(encode_row(*adapt_lds(*s.pooled, x, adaptation(4.0, 50)).model)));
   }
   expect_finite_kernels_and_psd_normalised_gram(rows, 12);
-}
-
-// The EstimationError message of f, which must mention every part.
-template <class Fit>
-::testing::AssertionResult refuses(Fit f, std::initializer_list<const char*> parts) {
-  return mentions(estimation_error(f), parts);
 }
 
 TEST(AdaptedLds, RejectsBadOptionsAndSequencesByName) {

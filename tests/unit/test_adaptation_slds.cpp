@@ -72,11 +72,9 @@ Eigen::MatrixXd simulate_slds(const SldsParameters& p, long count, unsigned seed
   return x;
 }
 
+// `count` sequences of 18..24 vectors from the SLDS.
 std::vector<Eigen::MatrixXd> slds_sequences(const SldsParameters& p, int count, unsigned seed) {
-  std::vector<Eigen::MatrixXd> sequences;
-  for (int i = 0; i < count; ++i)
-    sequences.push_back(simulate_slds(p, 18 + 3 * (i % 3), seed + static_cast<unsigned>(i)));
-  return sequences;
+  return simulated_sequences(count, seed, [&](long length, unsigned k) { return simulate_slds(p, length, k); });
 }
 
 // J without priors: ridge 0, smoothing 0, no inverse-Wishart prior (strength 0, the default).
@@ -109,15 +107,6 @@ double largest_difference(const SldsParameters& a, const SldsParameters& b) {
     out = std::max({out, (a.state_transitions[k] - b.state_transitions[k]).cwiseAbs().maxCoeff(),
                     (a.state_noises[k] - b.state_noises[k]).cwiseAbs().maxCoeff()});
   return out;
-}
-
-AdaptationOptions adaptation(double tau, long iterations, const std::string& adapt = "all") {
-  AdaptationOptions options;
-  options.relevance = tau;
-  options.adapt = parse_adapted_parameters(adapt);
-  options.iterations = iterations;
-  options.tolerance = 0;
-  return options;
 }
 
 // (The number of iterations also bounds the pooled LDS fit of the start, so a fit with fewer
@@ -482,11 +471,6 @@ TEST(AdaptedSlds, AdaptedRowsDecodeAndPairWithThePooledRowInAPsdGram) {
     rows.push_back(decode_row(encode_row(*adapt_slds(*s.pooled, x, adaptation(4.0, 30), 4).model)));
   }
   expect_finite_kernels_and_psd_normalised_gram(rows, 12);
-}
-
-template <class Fit>
-::testing::AssertionResult refuses(Fit f, std::initializer_list<const char*> parts) {
-  return mentions(estimation_error(f), parts);
 }
 
 TEST(AdaptedSlds, RejectsBadOptionsAndSequencesByName) {

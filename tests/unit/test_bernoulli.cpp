@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "all_listed.hpp"
 #include "oracles.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/core/kernel.hpp"
@@ -13,17 +14,6 @@ namespace {
 
 PreparedModel prepared(SparseProbabilities g, double rho) {
   return PreparedModel(std::make_unique<BernoulliModel>(std::move(g)), with_rho(rho));
-}
-
-// Every coordinate listed, base 0: the dense representation of g (which must have no zero).
-SparseProbabilities all_listed(const std::vector<double>& g) {
-  SparseProbabilities dense;
-  dense.dim = static_cast<long>(g.size());
-  for (std::size_t d = 0; d < g.size(); ++d) {
-    dense.index.push_back(static_cast<long>(d));
-    dense.value.push_back(g[d]);
-  }
-  return dense;
 }
 
 TEST(BernoulliKernel, MatchesBruteForceSummation) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emission_models.hpp"
+#include "error_message.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "oracles.hpp"
@@ -123,12 +124,7 @@ TEST(CombinedFamily, LengthReachesTheSequenceParts) {
 }
 
 std::string compatibility_error(const Model& a, const Model& b) {
-  try {
-    check_compatible(a, b);
-  } catch (const KernelDomainError& e) {
-    return e.what();
-  }
-  return "";
+  return checks::error_message<KernelDomainError>([&] { check_compatible(a, b); });
 }
 
 TEST(CombinedFamily, RowsPairPartByPartUnderOneWeighting) {

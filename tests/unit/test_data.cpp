@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "error_message.hpp"
 #include "ppk/core/data.hpp"
 
 namespace ppk {
@@ -28,12 +29,7 @@ std::vector<LabeledRow> read_row_text(const std::string& text) {
 // The message of the InputError that reading `text` throws ("" if none).
 template <class Read>
 std::string error_of(Read read, const std::string& text) {
-  try {
-    read(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return checks::error_message<InputError>([&] { read(text); });
 }
 
 std::string data_error(const std::string& text) { return error_of(read_text, text); }

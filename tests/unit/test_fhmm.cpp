@@ -31,11 +31,7 @@
 namespace ppk {
 namespace {
 
-using checks::json_error;
-using checks::mentions;
-using checks::replaced;
-using checks::row_error;
-using checks::with_value;
+using namespace checks;  // the messages of malformed rows and JSON
 using fhmm_oracles::bound_log_kernel;
 using fhmm_oracles::exact_log_kernel;
 using fhmm_oracles::Fhmm;

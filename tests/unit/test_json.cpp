@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "error_message.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -21,12 +22,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 std::string model_error(const json& object) {
-  try {
-    model_from_json(object);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
+  return checks::error_message<ModelError>([&] { model_from_json(object); });
 }
 
 TEST(ModelJson, DispatchesOnFamily) {

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "error_message.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/kernel.hpp"
@@ -25,14 +26,7 @@ std::unique_ptr<Model> multinomial(std::vector<double> p, Trials::Kind kind = Tr
   return std::make_unique<MultinomialModel>(SparseProbabilities::from_dense(p), trials);
 }
 
-std::string domain_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelDomainError& error) {
-    return error.what();
-  }
-  return "";
-}
+std::string domain_error(const std::function<void()>& f) { return checks::error_message<KernelDomainError>(f); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

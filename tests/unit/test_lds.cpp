@@ -25,6 +25,7 @@
 #include "lds_sampling.hpp"
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
+#include "sample_moments.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/core/json.hpp"
@@ -35,11 +36,7 @@
 namespace ppk {
 namespace {
 
-using checks::json_error;
-using checks::mentions;
-using checks::replaced;
-using checks::row_error;
-using checks::with_value;
+using namespace checks;  // the messages of malformed rows and JSON
 using oracle::Gaussian2;
 using oracle::gaussian_ppk_1d;
 using oracle::gaussian_ppk_2d;
@@ -149,22 +146,7 @@ TEST(Lds, JointObservationsMatchSimulatedSequences) {
   const Eigen::MatrixXd cov = joint->covariance();
   ASSERT_EQ(mean.size(), 8);
   Simulator simulate(s);
-  const long samples = 100000;
-  Eigen::VectorXd sum = Eigen::VectorXd::Zero(8);
-  Eigen::MatrixXd products = Eigen::MatrixXd::Zero(8, 8);
-  for (long i = 0; i < samples; ++i) {
-    const Eigen::VectorXd x = simulate.draw(rng, 3);
-    sum += x;
-    products += (x - mean) * (x - mean).transpose();  // about the exact mean
-  }
-  const Eigen::VectorXd sample_mean = sum / samples;
-  const Eigen::MatrixXd sample_cov = products / samples;
-  for (Eigen::Index i = 0; i < 8; ++i) {
-    EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / samples)) << i;
-    for (Eigen::Index j = 0; j < 8; ++j)
-      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
-          << i << ", " << j;
-  }
+  checks::expect_sample_moments(mean, cov, 100000, [&]() -> Eigen::VectorXd { return simulate.draw(rng, 3); });
   // Not block diagonal: observations at different times are correlated.
   EXPECT_GT(cov.block(2, 0, 2, 2).cwiseAbs().maxCoeff(), 1e-3);
 }

@@ -19,6 +19,7 @@
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "positive_family_checks.hpp"
+#include "sample_moments.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
@@ -30,11 +31,7 @@
 namespace ppk {
 namespace {
 
-using checks::json_error;
-using checks::mentions;
-using checks::replaced;
-using checks::row_error;
-using checks::with_value;
+using namespace checks;  // the messages of malformed rows and JSON
 
 constexpr double kLog2Pi = 1.8378770664093454836;  // log(2 pi)
 
@@ -220,22 +217,7 @@ TEST(LinearGaussian, MarginalMatchesAncestralSimulation) {
   const Eigen::VectorXd mean = model->observed_marginal().mean();
   const Eigen::MatrixXd cov = model->observed_marginal().covariance();
   ASSERT_EQ(mean.size(), 5);
-  const long samples = 100000;
-  Eigen::VectorXd sum = Eigen::VectorXd::Zero(5);
-  Eigen::MatrixXd products = Eigen::MatrixXd::Zero(5, 5);
-  for (long i = 0; i < samples; ++i) {
-    const Eigen::VectorXd x = simulate_observed(nodes, draws);
-    sum += x;
-    products += (x - mean) * (x - mean).transpose();  // about the exact mean
-  }
-  const Eigen::VectorXd sample_mean = sum / samples;
-  const Eigen::MatrixXd sample_cov = products / samples;
-  for (Eigen::Index i = 0; i < 5; ++i) {
-    EXPECT_NEAR(sample_mean[i], mean[i], 5.0 * std::sqrt(cov(i, i) / samples)) << i;
-    for (Eigen::Index j = 0; j < 5; ++j)
-      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 5.0 * std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / samples))
-          << i << ", " << j;
-  }
+  checks::expect_sample_moments(mean, cov, 100000, [&]() -> Eigen::VectorXd { return simulate_observed(nodes, draws); });
 }
 
 // h ~ N(m, S) hidden (dimension 2) feeds x1 = B1 h + b1 + e1 (dimension 1) and x2 = B2 h + b2 + e2

@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "error_message.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "oracles.hpp"
@@ -92,13 +93,8 @@ TEST(MiFamily, RowsWithDifferentBlocksHaveNoKernel) {
   std::vector<std::unique_ptr<Model>> blocks;
   blocks.push_back(GaussianModel::isotropic(Eigen::Vector2d(0.0, 1.0), 1.0));
   const PreparedModel other_space(std::make_unique<MiModel>(std::vector<double>{0.0}, std::move(blocks)), with_rho(1.0));
-  auto error = [](const PreparedModel& a, const PreparedModel& b) -> std::string {
-    try {
-      check_compatible(a.model(), b.model());
-    } catch (const KernelDomainError& e) {
-      return e.what();
-    }
-    return "";
+  auto error = [](const PreparedModel& a, const PreparedModel& b) {
+    return checks::error_message<KernelDomainError>([&] { check_compatible(a.model(), b.model()); });
   };
   EXPECT_TRUE(mentions(error(one, two), {"mi over MI functions on blocks [real vectors of dimension 1] of dimension 1",
                                          "vs mi over MI functions on blocks [real vectors of dimension 1, real "

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 
+#include "all_listed.hpp"
 #include "oracles.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/multinomial.hpp"
@@ -33,16 +34,6 @@ PreparedModel prepared(SparseProbabilities a, Trials trials, double rho) {
 
 PreparedModel prepared(const std::vector<double>& a, Trials trials, double rho) {
   return prepared(SparseProbabilities::from_dense(a), trials, rho);
-}
-
-SparseProbabilities all_listed(const std::vector<double>& a) {
-  SparseProbabilities dense;
-  dense.dim = static_cast<long>(a.size());
-  for (std::size_t d = 0; d < a.size(); ++d) {
-    dense.index.push_back(static_cast<long>(d));
-    dense.value.push_back(a[d]);
-  }
-  return dense;
 }
 
 // sum over the D outcomes x of p(x)^rho p'(x)^rho, p(x = d) = a_d.

@@ -14,8 +14,10 @@
 #include <boost/math/special_functions/bessel.hpp>
 #include <nlohmann/json.hpp>
 
+#include "error_message.hpp"
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
+#include "positive_family_checks.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/poisson.hpp"
@@ -249,30 +251,12 @@ TEST(PoissonCodec, FamilyIsRegistered) {
 // The message of the ModelError thrown by `f` ("" if none).
 template <class F>
 std::string model_error(F f) {
-  try {
-    f();
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return checks::error_message<ModelError>(f);
 }
 
-std::string row_error(const Row& row) {
-  return model_error([&] { decode_row(row); });
-}
-
-std::string json_error(const char* text) {
-  return model_error([&] { model_from_json(json::parse(text)); });
-}
-
-// Every fragment must occur in the message.
-::testing::AssertionResult mentions(const std::string& message, std::initializer_list<const char*> fragments) {
-  if (message.empty()) return ::testing::AssertionFailure() << "no ModelError was thrown";
-  for (const char* fragment : fragments)
-    if (message.find(fragment) == std::string::npos)
-      return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << fragment << "\"";
-  return ::testing::AssertionSuccess();
-}
+using checks::json_error;
+using checks::mentions;
+using checks::row_error;
 
 TEST(PoissonErrors, Rows) {
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error_message.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/core/family.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -42,31 +43,14 @@ bool same_rows(const Row& a, const Row& b) {
 
 // The message of the ModelError that decoding `row` throws ("" if it decodes).
 std::string decode_error(const Row& row) {
-  try {
-    decode_row(row);
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return checks::error_message<ModelError>([&] { decode_row(row); });
 }
 
 std::string json_error(const std::string& text) {
-  try {
-    model_from_json(text);
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return checks::error_message<ModelError>([&] { model_from_json(text); });
 }
 
-// Every substring must occur in the message.
-::testing::AssertionResult mentions(const std::string& message, std::initializer_list<const char*> parts) {
-  if (message.empty()) return ::testing::AssertionFailure() << "no ModelError was thrown";
-  for (const char* part : parts)
-    if (message.find(part) == std::string::npos)
-      return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << part << "\"";
-  return ::testing::AssertionSuccess();
-}
+using checks::mentions;
 
 const char* const kModels[] = {
     R"({"family":"gaussian","mean":[0.5,0.0,-2.25],"var":2.0})",
@@ -241,12 +225,7 @@ TEST(RowErrors, BernoulliFields) {
 // The message of the ModelError that `claim` throws ("" if it returns).
 template <class Claim>
 std::string claim_error(Claim claim) {
-  try {
-    claim();
-  } catch (const ModelError& error) {
-    return error.what();
-  }
-  return "";
+  return checks::error_message<ModelError>(claim);
 }
 
 // kMaxRowDenseValues (2^25) is the most a row's fields may claim, in one field or in several, nested

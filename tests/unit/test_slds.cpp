@@ -31,11 +31,7 @@
 namespace ppk {
 namespace {
 
-using checks::json_error;
-using checks::mentions;
-using checks::replaced;
-using checks::row_error;
-using checks::with_value;
+using namespace checks;  // the messages of malformed rows and JSON
 
 std::unique_ptr<SldsModel> prepared(const SldsParameters& p, double rho, long steps) {
   auto model = std::make_unique<SldsModel>(p);
