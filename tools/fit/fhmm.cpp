@@ -8,6 +8,8 @@
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "prior_options.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -10,6 +10,8 @@
 
 #include "covariance_prior.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "prior_options.hpp"

@@ -23,6 +23,7 @@
 #include "ppk/families/mi.hpp"
 #include "ppk/estimate/mi_mixture.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk::cli {
 namespace {

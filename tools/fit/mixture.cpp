@@ -12,6 +12,8 @@
 #include "mixture_options.hpp"
 #include "parallel.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {

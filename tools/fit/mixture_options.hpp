@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk::cli {
 

@@ -10,6 +10,7 @@
 
 #include "fit_family.hpp"
 #include "smoothed_family.hpp"
+#include "ppk/estimate/estimate_multinomial.hpp"
 
 namespace ppk::cli {
 namespace {

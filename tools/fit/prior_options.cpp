@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "parallel.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 namespace {

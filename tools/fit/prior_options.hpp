@@ -15,7 +15,9 @@
 #include "covariance_prior.hpp"
 #include "fit_family.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 
