@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -339,20 +340,9 @@ std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Datase
   }
 }
 
-// --adapt-from: every example's adaptation of `pooled`, in parallel (each is fitted on its own).
+// --adapt-from: every example's adaptation of `pooled` with `options`, in parallel (each is fitted on its own).
 std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, const Dataset& data, long dim,
-                              const po::variables_map& values, unsigned threads) {
-  AdaptationOptions options;
-  try {
-    options.relevance = values["relevance"].as<double>();
-    options.adapt = parse_adapted_parameters(values["adapt"].as<std::string>());
-    if (values.count("iterations")) options.iterations = values["iterations"].as<long>();
-    if (values.count("tolerance")) options.tolerance = values["tolerance"].as<double>();
-    if (values.count("ridge")) options.ridge = values["ridge"].as<double>();
-    check_adaptation_options(options);
-  } catch (const EstimationError& e) {
-    throw UsageError(message_of(e));
-  }
+                              const AdaptationOptions& options, unsigned threads) {
   std::vector<Row> rows(data.examples.size());
   for_each_index(data.examples.size(), threads, "adapting", [&](std::size_t i) {
     const Example& example = data.examples[i];
@@ -399,27 +389,60 @@ po::variables_map parse_fit_options(const FitFamily& family, const std::vector<s
   return parse_command_line(args, options, positional);
 }
 
-// Fits every example of `source` as `ppk fit FAMILY` with the options `values`: the rows' lines to
-// `out`, the --save-pooled file and the family's side outputs written once every example fits.
-void fit_examples(const FitFamily& family, const po::variables_map& values, const FitSource& source, std::ostream& out) {
-  double lambda = 0;
+// The request of `ppk fit FAMILY` with the options `values`, checked: UsageError for values out of
+// range and for options that exclude each other.
+FitRequest parse_fit_request(const FitFamily& family, const po::variables_map& values) {
+  FitRequest request;
+  request.command = std::string("ppk fit ") + family.name;
   if (values.count("shrink")) {
-    lambda = values["shrink"].as<double>();
-    if (!(lambda > 0) || !std::isfinite(lambda))
-      throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
+    request.shrink = values["shrink"].as<double>();
+    if (!(request.shrink > 0) || !std::isfinite(request.shrink))
+      throw UsageError("--shrink must be a finite number > 0, got " + format_double(request.shrink));
   }
   if (family.latent) check_latent_options(values, family);
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
-  const unsigned threads = threads_option(values);
-  const std::string command = std::string("ppk fit ") + family.name;
+  request.threads = threads_option(values);
+  request.dim = dim_option(values);
+  if (values.count("save-pooled")) request.save_pooled = values["save-pooled"].as<std::string>();
+  if (values.count("pooled-from")) request.pooled_from = values["pooled-from"].as<std::string>();
+  if (family.latent && values.count("pooled")) request.mode = FitMode::pooled;
+  for (const auto& [name, mode] : {std::pair{"adapt-from", FitMode::adapt}, std::pair{"fisher-from", FitMode::fisher}})
+    if (family.latent && values.count(name)) {
+      request.mode = mode;
+      request.pooled_model = values[name].as<std::string>();
+    }
+  try {
+    if (values.count("estimator")) request.method = parse_method(values["estimator"].as<std::string>());
+    if (request.from_pool()) request.adaptation.adapt = parse_adapted_parameters(values["adapt"].as<std::string>());
+    if (request.mode == FitMode::adapt) {
+      AdaptationOptions& options = request.adaptation;
+      options.relevance = values["relevance"].as<double>();
+      if (values.count("iterations")) options.iterations = values["iterations"].as<long>();
+      if (values.count("tolerance")) options.tolerance = values["tolerance"].as<double>();
+      if (values.count("ridge")) options.ridge = values["ridge"].as<double>();
+      check_adaptation_options(options);
+    }
+  } catch (const EstimationError& e) {
+    throw UsageError(message_of(e));
+  }
+  return request;
+}
 
-  const FitInput fit_input = family.read_input(source, values, command);
+// Fits every example of `source` as `request` asks, with the family's options `values`: the rows'
+// lines to `out`, the --save-pooled file and the family's side outputs written once every example fits.
+void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
+                  const FitSource& source, std::ostream& out) {
+  const double lambda = request.shrink;
+  const unsigned threads = request.threads;
+  const std::string& command = request.command;
+
+  const FitInput fit_input = family.read_input(source, request, values);
   const long dim = fit_input.dim();
 
   std::optional<PoolFile> pool_from;
-  if (values.count("pooled-from")) {
-    pool_from = read_pool_file(values["pooled-from"].as<std::string>());
+  if (request.pooled_from) {
+    pool_from = read_pool_file(*request.pooled_from);
     check_pool_matches(*pool_from, family, dim, source.name, command);
     if (lambda > 0 && !pool_from->statistics)
       throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
@@ -428,17 +451,16 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
   TrainingChoices choices(command, source.name, pool_from ? &*pool_from : nullptr);
   std::unique_ptr<Estimator> estimator;
   try {
-    const Method method =
-        values.count("estimator") ? parse_method(values["estimator"].as<std::string>()) : family.default_method;
-    estimator = family.make_estimator(FitContext{values, method, source, fit_input, choices, command});
+    estimator = family.make_estimator(
+        FitContext{request, values, request.method.value_or(family.default_method), source, fit_input, choices});
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));
   }
 
   // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
   // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
-  if (family.latent && values.count("fisher-from")) {
-    const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), family, dim, source.name, command);
+  if (request.mode == FitMode::fisher) {
+    const PoolFile pool = read_pooled_model(*request.pooled_model, family, dim, source.name, command);
     if (pool.fisher.is_null()) {
       // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
       std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " + command +
@@ -452,8 +474,7 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
     }
     std::vector<std::string> lines;
     try {
-      lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher,
-                                   parse_adapted_parameters(values["adapt"].as<std::string>()), fit_input.data(),
+      lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher, request.adaptation.adapt, fit_input.data(),
                                    example_statistics(*estimator, fit_input.data(), dim), pool.path, threads);
     } catch (const OptionError& e) {
       throw UsageError(message_of(e));
@@ -466,13 +487,13 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
   std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
   std::optional<Statistics> pooled;
   std::vector<Row> rows;
-  if (family.latent && values.count("pooled")) {
+  if (request.mode == FitMode::pooled) {
     pooled_examples = example_statistics(*estimator, fit_input.data(), dim);
     pooled_model = fit_pooled_model(*estimator, fit_input.data(), pooled_examples, threads);
     rows.push_back(encode_row(*pooled_model));
-  } else if (family.latent && values.count("adapt-from")) {
-    const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), family, dim, source.name, command);
-    rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, values, threads);
+  } else if (request.mode == FitMode::adapt) {
+    const PoolFile pool = read_pooled_model(*request.pooled_model, family, dim, source.name, command);
+    rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, request.adaptation, threads);
   } else {
     if (pool_from && pool_from->statistics) {
       pooled = pool_from->statistics;
@@ -480,7 +501,7 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
         throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
                          " with these options fits a " + estimator->family() + " (fit " + source.name +
                          " with the options used for " + pool_from->source + ")");
-    } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(family)))) {
+    } else if (!pool_from && (lambda > 0 || (request.save_pooled && offers_pooling(family)))) {
       try {
         pooled = pool_examples(*estimator, fit_input.data(), dim);
       } catch (const PoolingUnsupported& e) {
@@ -496,7 +517,7 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
 
   for (std::size_t i = 0; i < rows.size(); ++i)
     out << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
-  if (values.count("save-pooled")) {
+  if (request.save_pooled) {
     PoolFile pool;
     pool.source = source.name;
     pool.family = family.name;
@@ -510,7 +531,7 @@ void fit_examples(const FitFamily& family, const po::variables_map& values, cons
       pool.model = model_to_json(*pooled_model);
       pool.fisher = fisher_information(*pooled_model, pooled_examples, threads);
     }
-    write_pool_file(values["save-pooled"].as<std::string>(), pool);
+    write_pool_file(*request.save_pooled, pool);
   }
   for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
 }
@@ -537,7 +558,8 @@ int run_fit(const std::vector<std::string>& args) {
   // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
-  fit_examples(family, values, source, output.stream());
+  const FitRequest request = parse_fit_request(family, values);
+  fit_examples(family, request, values, source, output.stream());
   output.commit();
   return 0;
 }
@@ -550,7 +572,8 @@ std::string fit_rows_text(const std::vector<std::string>& args, const FitSource&
       parse_fit_options(family, std::vector<std::string>(args.begin() + 1, args.end()), false);
   if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
   std::ostringstream rows;
-  fit_examples(family, values, source, rows);
+  const FitRequest request = parse_fit_request(family, values);
+  fit_examples(family, request, values, source, rows);
   return rows.str();
 }
 
