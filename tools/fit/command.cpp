@@ -429,111 +429,158 @@ FitRequest parse_fit_request(const FitFamily& family, const po::variables_map& v
   return request;
 }
 
+// The pool file of --pooled-from (nothing without it), checked against the family, the dimension
+// and --shrink.
+std::optional<PoolFile> read_pool_from(const FitRequest& request, const FitFamily& family, long dim,
+                                       const std::string& input) {
+  if (!request.pooled_from) return std::nullopt;
+  PoolFile pool = read_pool_file(*request.pooled_from);
+  check_pool_matches(pool, family, dim, input, request.command);
+  if (request.shrink > 0 && !pool.statistics)
+    throw UsageError(pool.path + " holds no pooled statistics: fit the training file " + pool.source +
+                     " with --shrink L --save-pooled " + pool.path);
+  return pool;
+}
+
+// The family's estimator for `context`; UsageError when its options cannot make one.
+std::unique_ptr<Estimator> make_estimator(const FitFamily& family, const FitContext& context) {
+  try {
+    return family.make_estimator(context);
+  } catch (const EstimationError& e) {
+    throw UsageError(message_of(e));
+  }
+}
+
+// What every mode of a fit works on: the request, INPUT and the family's estimator for it.
+struct FitRun {
+  const FitFamily& family;
+  const FitRequest& request;
+  const FitSource& source;
+  const FitInput& input;
+  const Estimator& estimator;
+  long dim;
+};
+
+// One line per example of `data`: its label and its row.
+void write_rows(const Dataset& data, const std::vector<Row>& rows, std::ostream& out) {
+  for (std::size_t i = 0; i < rows.size(); ++i) out << format_row_line(data.examples[i].label, rows[i]) << '\n';
+}
+
+// --fisher-from: every example's Fisher score under the pooled model of POOL, as LIBSVM features.
+void write_fisher_rows(const FitRun& run, std::ostream& out) {
+  const PoolFile pool =
+      read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
+  if (pool.fisher.is_null()) {
+    // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
+    std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " +
+                      run.request.command + " --pooled --save-pooled";
+    try {
+      FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
+    } catch (const EstimationError& e) {
+      why = "its pooled model has no Fisher score: " + message_of(e);
+    }
+    throw UsageError(pool.path + " holds no Fisher information: " + why);
+  }
+  const Dataset& data = run.input.data();
+  std::vector<std::string> lines;
+  try {
+    lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt, data,
+                                 example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
+  } catch (const OptionError& e) {
+    throw UsageError(message_of(e));
+  }
+  for (const std::string& line : lines) out << line << '\n';
+}
+
+// --pooled: the one model of every example, its row (label 0) to `out`; with --save-pooled, the model
+// and its Fisher information into `saved`.
+void write_pooled_row(const FitRun& run, PoolFile& saved, std::ostream& out) {
+  const std::vector<Statistics> examples = example_statistics(run.estimator, run.input.data(), run.dim);
+  const std::unique_ptr<Model> model = fit_pooled_model(run.estimator, run.input.data(), examples, run.request.threads);
+  out << format_row_line(0.0, encode_row(*model)) << '\n';
+  if (!run.request.save_pooled) return;
+  saved.model = model_to_json(*model);
+  saved.fisher = fisher_information(*model, examples, run.request.threads);
+}
+
+// --adapt-from: every example's adaptation of the pooled model of POOL.
+void write_adapted_rows(const FitRun& run, std::ostream& out) {
+  const PoolFile pool =
+      read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
+  const Dataset& data = run.input.data();
+  write_rows(data,
+             adapted_rows(run.estimator, *model_from_json(pool.model), data, run.dim, run.request.adaptation,
+                          run.request.threads),
+             out);
+}
+
+// The statistics every example is shrunk toward (--shrink) and --save-pooled keeps: the training
+// file's (`pool_from`, the --pooled-from file), INPUT's own, or none.
+std::optional<Statistics> shrinkage_pool(const FitRun& run, const PoolFile* pool_from) {
+  const Estimator& estimator = run.estimator;
+  if (pool_from && pool_from->statistics) {
+    if (pool_from->statistics->family != estimator.family())
+      throw InputError(pool_from->path + ": the pooled statistics are of a " + pool_from->statistics->family + ", but " +
+                       run.request.command + " with these options fits a " + estimator.family() + " (fit " +
+                       run.source.name + " with the options used for " + pool_from->source + ")");
+    return pool_from->statistics;
+  }
+  const double lambda = run.request.shrink;
+  if (pool_from || !(lambda > 0 || (run.request.save_pooled && offers_pooling(run.family)))) return std::nullopt;
+  try {
+    return pool_examples(estimator, run.input.data(), run.dim);
+  } catch (const PoolingUnsupported& e) {
+    if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
+  }
+  return std::nullopt;
+}
+
+// Every example fitted on its own, shrunk toward shrinkage_pool's statistics; returns them.
+std::optional<Statistics> write_example_rows(const FitRun& run, const PoolFile* pool_from, std::ostream& out) {
+  const std::optional<Statistics> pooled = shrinkage_pool(run, pool_from);
+  const Statistics* toward = pooled ? &*pooled : nullptr;
+  const FitRequest& request = run.request;
+  // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
+  if (const FitSource* rows_to_stream = run.input.streamable())
+    fit_streamed_rows(run.estimator, *rows_to_stream, run.dim, toward, request.shrink, request.threads, out);
+  else
+    write_rows(run.input.data(),
+               fit_rows(run.estimator, run.input.data(), run.dim, toward, request.shrink, request.threads), out);
+  return pooled;
+}
+
+// --save-pooled: `saved` (the pooled model or statistics) with what was decided on INPUT.
+void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile saved) {
+  saved.source = run.source.name;
+  saved.family = run.family.name;
+  saved.dim = run.dim;
+  saved.chosen = choices.chosen();
+  saved.matrices = choices.matrices();
+  saved.base = choices.base();
+  saved.smoothing = choices.smoothing();
+  write_pool_file(*run.request.save_pooled, saved);
+}
+
 // Fits every example of `source` as `request` asks, with the family's options `values`: the rows'
 // lines to `out`, the --save-pooled file and the family's side outputs written once every example fits.
 void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
                   const FitSource& source, std::ostream& out) {
-  const double lambda = request.shrink;
-  const unsigned threads = request.threads;
-  const std::string& command = request.command;
-
-  const FitInput fit_input = family.read_input(source, request, values);
-  const long dim = fit_input.dim();
-
-  std::optional<PoolFile> pool_from;
-  if (request.pooled_from) {
-    pool_from = read_pool_file(*request.pooled_from);
-    check_pool_matches(*pool_from, family, dim, source.name, command);
-    if (lambda > 0 && !pool_from->statistics)
-      throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
-                       " with --shrink L --save-pooled " + pool_from->path);
+  const FitInput input = family.read_input(source, request, values);
+  const long dim = input.dim();
+  const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
+  TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);
+  const std::unique_ptr<Estimator> estimator = make_estimator(
+      family, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
+  const FitRun run{family, request, source, input, *estimator, dim};
+  PoolFile saved;
+  switch (request.mode) {
+    case FitMode::fisher: write_fisher_rows(run, out); break;
+    case FitMode::pooled: write_pooled_row(run, saved, out); break;
+    case FitMode::adapt: write_adapted_rows(run, out); break;
+    case FitMode::per_example: saved.statistics = write_example_rows(run, pool_from ? &*pool_from : nullptr, out); break;
   }
-  TrainingChoices choices(command, source.name, pool_from ? &*pool_from : nullptr);
-  std::unique_ptr<Estimator> estimator;
-  try {
-    estimator = family.make_estimator(
-        FitContext{request, values, request.method.value_or(family.default_method), source, fit_input, choices});
-  } catch (const EstimationError& e) {
-    throw UsageError(message_of(e));
-  }
-
-  // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
-  // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
-  if (request.mode == FitMode::fisher) {
-    const PoolFile pool = read_pooled_model(*request.pooled_model, family, dim, source.name, command);
-    if (pool.fisher.is_null()) {
-      // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
-      std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " + command +
-                        " --pooled --save-pooled";
-      try {
-        FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
-      } catch (const EstimationError& e) {
-        why = "its pooled model has no Fisher score: " + message_of(e);
-      }
-      throw UsageError(pool.path + " holds no Fisher information: " + why);
-    }
-    std::vector<std::string> lines;
-    try {
-      lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher, request.adaptation.adapt, fit_input.data(),
-                                   example_statistics(*estimator, fit_input.data(), dim), pool.path, threads);
-    } catch (const OptionError& e) {
-      throw UsageError(message_of(e));
-    }
-    for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
-    for (const std::string& line : lines) out << line << '\n';
-    return;
-  }
-  std::unique_ptr<Model> pooled_model;
-  std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
-  std::optional<Statistics> pooled;
-  std::vector<Row> rows;
-  if (request.mode == FitMode::pooled) {
-    pooled_examples = example_statistics(*estimator, fit_input.data(), dim);
-    pooled_model = fit_pooled_model(*estimator, fit_input.data(), pooled_examples, threads);
-    rows.push_back(encode_row(*pooled_model));
-  } else if (request.mode == FitMode::adapt) {
-    const PoolFile pool = read_pooled_model(*request.pooled_model, family, dim, source.name, command);
-    rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, request.adaptation, threads);
-  } else {
-    if (pool_from && pool_from->statistics) {
-      pooled = pool_from->statistics;
-      if (pooled->family != estimator->family())
-        throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
-                         " with these options fits a " + estimator->family() + " (fit " + source.name +
-                         " with the options used for " + pool_from->source + ")");
-    } else if (!pool_from && (lambda > 0 || (request.save_pooled && offers_pooling(family)))) {
-      try {
-        pooled = pool_examples(*estimator, fit_input.data(), dim);
-      } catch (const PoolingUnsupported& e) {
-        if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
-      }
-    }
-    // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
-    if (const FitSource* rows_to_stream = fit_input.streamable())
-      fit_streamed_rows(*estimator, *rows_to_stream, dim, pooled ? &*pooled : nullptr, lambda, threads, out);
-    else
-      rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
-  }
-
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    out << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
-  if (request.save_pooled) {
-    PoolFile pool;
-    pool.source = source.name;
-    pool.family = family.name;
-    pool.dim = dim;
-    pool.chosen = choices.chosen();
-    pool.matrices = choices.matrices();
-    pool.statistics = pooled;
-    pool.base = choices.base();
-    pool.smoothing = choices.smoothing();
-    if (pooled_model) {
-      pool.model = model_to_json(*pooled_model);
-      pool.fisher = fisher_information(*pooled_model, pooled_examples, threads);
-    }
-    write_pool_file(*request.save_pooled, pool);
-  }
-  for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
+  if (request.save_pooled) write_pool(run, choices, std::move(saved));
+  for (const auto& [path, side_lines] : input.side_outputs) write_lines(path, side_lines);
 }
 
 }  // namespace
