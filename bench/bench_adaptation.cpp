@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 
 namespace {
 

@@ -17,6 +17,7 @@
 
 #include "ppk/core/kernel.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 #include "random_hmm.hpp"
 
 namespace {

@@ -11,6 +11,10 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/thread_pool.hpp"
 

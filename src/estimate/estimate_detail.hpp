@@ -15,6 +15,7 @@
 #include "ppk/core/data.hpp"
 #include "ppk/core/memory.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/families/hmm.hpp"
 
 namespace ppk::detail {
 

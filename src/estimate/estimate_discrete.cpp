@@ -7,6 +7,8 @@
 #include "estimate/estimate_detail.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_bernoulli.hpp"
+#include "ppk/estimate/estimate_multinomial.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {

@@ -35,6 +35,8 @@
 #include "estimate/estimate_detail.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/fhmm.hpp"
 
 namespace ppk {

@@ -13,6 +13,8 @@
 
 #include "estimate/estimate_detail.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_gaussian.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk {
 namespace {

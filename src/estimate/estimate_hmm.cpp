@@ -19,6 +19,8 @@
 #include "ppk/core/thread_pool.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
 

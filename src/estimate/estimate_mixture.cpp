@@ -17,6 +17,8 @@
 #include "ppk/core/model_fields.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 
 namespace ppk {
 namespace {

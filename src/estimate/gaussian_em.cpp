@@ -11,6 +11,7 @@
 #include "estimate/estimate_detail.hpp"
 #include "ppk/core/model_fields.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::detail {

@@ -20,6 +20,7 @@
 
 #include "ppk/core/data.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/model.hpp"
 

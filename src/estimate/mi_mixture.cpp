@@ -12,6 +12,7 @@
 #include "ppk/core/matrix_fields.hpp"
 #include "ppk/core/model_fields.hpp"
 #include "ppk/families/gaussian.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk {
 namespace {

@@ -74,7 +74,6 @@ top_breaches() {
 not_yet_family_blind=(
   src/estimate/fisher.cpp              # FisherScorer: one class over hmm, mixture, lds and bayesnet
   include/ppk/estimate/fisher.hpp      # its scores' signatures (an HmmModel's, a BayesNetModel's)
-  include/ppk/estimate/estimate.hpp    # the families' estimator options (issue 49 item 3 splits it)
   include/ppk/estimate/adaptation.hpp  # adapting a pooled hmm, mixture, lds or slds
   src/estimate/estimate_detail.hpp     # an HMM's one-event emission table, shared with fisher.cpp
   src/estimate/estimate_discrete.cpp   # the bernoulli and multinomial estimators

@@ -1,4 +1,4 @@
-# Pool files at the sizes of real data, for every family with --save-pooled (tools/training_choices.hpp):
+# Pool files at the sizes of real data, for every family with --save-pooled (tools/fit/training_choices.hpp):
 # what a training file's fit saves is read back by --pooled-from (the training file refitted from its
 # own pool gives the same rows byte for byte: everything decided on it is in the file, exactly) and by
 # --adapt-from (the adapted rows have the pooled model's shape, and a huge --relevance reproduces it).

@@ -21,6 +21,8 @@
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/multinomial.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 
 namespace ppk {
 namespace {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_multinomial.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/families/multinomial.hpp"

@@ -22,6 +22,10 @@
 
 #include "estimate_helpers.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/fhmm.hpp"
 #include "ppk/families/gaussian.hpp"
 

@@ -8,6 +8,9 @@
 #include "ppk/families/bernoulli.hpp"
 #include "estimate_helpers.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_gaussian.hpp"
+#include "ppk/estimate/estimate_bernoulli.hpp"
+#include "ppk/estimate/estimate_multinomial.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk {

@@ -15,6 +15,7 @@
 #include <Eigen/Dense>
 
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
 #include "ppk/families/fhmm.hpp"
 
 namespace ppk {

@@ -16,6 +16,7 @@
 #include "positive_family_checks.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"

@@ -25,6 +25,7 @@
 #include "ppk/families/markov.hpp"
 #include "ppk/families/multinomial.hpp"
 #include "ppk/families/slds.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 #include "kernel_params.hpp"
 
 // The sanitizers replace malloc themselves (gcc says so by __SANITIZE_*__, clang by __has_feature).

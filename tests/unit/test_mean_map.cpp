@@ -14,6 +14,7 @@
 #include "gram_checks.hpp"
 #include "kernel_params.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/core/kernel.hpp"
 
 namespace ppk {

@@ -17,6 +17,7 @@
 #include "oracles.hpp"
 #include "positive_family_checks.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/estimate/mi_mixture.hpp"
 

@@ -16,6 +16,7 @@
 #include "positive_family_checks.hpp"
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
 #include "ppk/core/json.hpp"

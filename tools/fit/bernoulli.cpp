@@ -4,6 +4,7 @@
 
 #include "fit_family.hpp"
 #include "smoothed_family.hpp"
+#include "ppk/estimate/estimate_bernoulli.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -339,20 +340,9 @@ std::unique_ptr<Model> fit_pooled_model(const Estimator& estimator, const Datase
   }
 }
 
-// --adapt-from: every example's adaptation of `pooled`, in parallel (each is fitted on its own).
+// --adapt-from: every example's adaptation of `pooled` with `options`, in parallel (each is fitted on its own).
 std::vector<Row> adapted_rows(const Estimator& estimator, const Model& pooled, const Dataset& data, long dim,
-                              const po::variables_map& values, unsigned threads) {
-  AdaptationOptions options;
-  try {
-    options.relevance = values["relevance"].as<double>();
-    options.adapt = parse_adapted_parameters(values["adapt"].as<std::string>());
-    if (values.count("iterations")) options.iterations = values["iterations"].as<long>();
-    if (values.count("tolerance")) options.tolerance = values["tolerance"].as<double>();
-    if (values.count("ridge")) options.ridge = values["ridge"].as<double>();
-    check_adaptation_options(options);
-  } catch (const EstimationError& e) {
-    throw UsageError(message_of(e));
-  }
+                              const AdaptationOptions& options, unsigned threads) {
   std::vector<Row> rows(data.examples.size());
   for_each_index(data.examples.size(), threads, "adapting", [&](std::size_t i) {
     const Example& example = data.examples[i];
@@ -399,120 +389,198 @@ po::variables_map parse_fit_options(const FitFamily& family, const std::vector<s
   return parse_command_line(args, options, positional);
 }
 
-// Fits every example of `source` as `ppk fit FAMILY` with the options `values`: the rows' lines to
-// `out`, the --save-pooled file and the family's side outputs written once every example fits.
-void fit_examples(const FitFamily& family, const po::variables_map& values, const FitSource& source, std::ostream& out) {
-  double lambda = 0;
+// The request of `ppk fit FAMILY` with the options `values`, checked: UsageError for values out of
+// range and for options that exclude each other.
+FitRequest parse_fit_request(const FitFamily& family, const po::variables_map& values) {
+  FitRequest request;
+  request.command = std::string("ppk fit ") + family.name;
   if (values.count("shrink")) {
-    lambda = values["shrink"].as<double>();
-    if (!(lambda > 0) || !std::isfinite(lambda))
-      throw UsageError("--shrink must be a finite number > 0, got " + format_double(lambda));
+    request.shrink = values["shrink"].as<double>();
+    if (!(request.shrink > 0) || !std::isfinite(request.shrink))
+      throw UsageError("--shrink must be a finite number > 0, got " + format_double(request.shrink));
   }
   if (family.latent) check_latent_options(values, family);
   if (values.count("pooled-from") && values.count("save-pooled"))
     throw UsageError("--pooled-from and --save-pooled exclude each other: save the pool when fitting the training file");
-  const unsigned threads = threads_option(values);
-  const std::string command = std::string("ppk fit ") + family.name;
-
-  const FitInput fit_input = family.read_input(source, values, command);
-  const long dim = fit_input.dim();
-
-  std::optional<PoolFile> pool_from;
-  if (values.count("pooled-from")) {
-    pool_from = read_pool_file(values["pooled-from"].as<std::string>());
-    check_pool_matches(*pool_from, family, dim, source.name, command);
-    if (lambda > 0 && !pool_from->statistics)
-      throw UsageError(pool_from->path + " holds no pooled statistics: fit the training file " + pool_from->source +
-                       " with --shrink L --save-pooled " + pool_from->path);
-  }
-  TrainingChoices choices(command, source.name, pool_from ? &*pool_from : nullptr);
-  std::unique_ptr<Estimator> estimator;
+  request.threads = threads_option(values);
+  request.dim = dim_option(values);
+  if (values.count("save-pooled")) request.save_pooled = values["save-pooled"].as<std::string>();
+  if (values.count("pooled-from")) request.pooled_from = values["pooled-from"].as<std::string>();
+  if (family.latent && values.count("pooled")) request.mode = FitMode::pooled;
+  for (const auto& [name, mode] : {std::pair{"adapt-from", FitMode::adapt}, std::pair{"fisher-from", FitMode::fisher}})
+    if (family.latent && values.count(name)) {
+      request.mode = mode;
+      request.pooled_model = values[name].as<std::string>();
+    }
   try {
-    const Method method =
-        values.count("estimator") ? parse_method(values["estimator"].as<std::string>()) : family.default_method;
-    estimator = family.make_estimator(FitContext{values, method, source, fit_input, choices, command});
+    if (values.count("estimator")) request.method = parse_method(values["estimator"].as<std::string>());
+    if (request.from_pool()) request.adaptation.adapt = parse_adapted_parameters(values["adapt"].as<std::string>());
+    if (request.mode == FitMode::adapt) {
+      AdaptationOptions& options = request.adaptation;
+      options.relevance = values["relevance"].as<double>();
+      if (values.count("iterations")) options.iterations = values["iterations"].as<long>();
+      if (values.count("tolerance")) options.tolerance = values["tolerance"].as<double>();
+      if (values.count("ridge")) options.ridge = values["ridge"].as<double>();
+      check_adaptation_options(options);
+    }
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));
   }
+  return request;
+}
 
-  // The rows: of the pooled model (--pooled), of every example adapted from one (--adapt-from), or of
-  // every example on its own, shrunk toward INPUT's or the training file's pooled statistics.
-  if (family.latent && values.count("fisher-from")) {
-    const PoolFile pool = read_pooled_model(values["fisher-from"].as<std::string>(), family, dim, source.name, command);
-    if (pool.fisher.is_null()) {
-      // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
-      std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " + command +
-                        " --pooled --save-pooled";
-      try {
-        FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
-      } catch (const EstimationError& e) {
-        why = "its pooled model has no Fisher score: " + message_of(e);
-      }
-      throw UsageError(pool.path + " holds no Fisher information: " + why);
-    }
-    std::vector<std::string> lines;
+// The pool file of --pooled-from (nothing without it), checked against the family, the dimension
+// and --shrink.
+std::optional<PoolFile> read_pool_from(const FitRequest& request, const FitFamily& family, long dim,
+                                       const std::string& input) {
+  if (!request.pooled_from) return std::nullopt;
+  PoolFile pool = read_pool_file(*request.pooled_from);
+  check_pool_matches(pool, family, dim, input, request.command);
+  if (request.shrink > 0 && !pool.statistics)
+    throw UsageError(pool.path + " holds no pooled statistics: fit the training file " + pool.source +
+                     " with --shrink L --save-pooled " + pool.path);
+  return pool;
+}
+
+// The family's estimator for `context`; UsageError when its options cannot make one.
+std::unique_ptr<Estimator> make_estimator(const FitFamily& family, const FitContext& context) {
+  try {
+    return family.make_estimator(context);
+  } catch (const EstimationError& e) {
+    throw UsageError(message_of(e));
+  }
+}
+
+// What every mode of a fit works on: the request, INPUT and the family's estimator for it.
+struct FitRun {
+  const FitFamily& family;
+  const FitRequest& request;
+  const FitSource& source;
+  const FitInput& input;
+  const Estimator& estimator;
+  long dim;
+};
+
+// One line per example of `data`: its label and its row.
+void write_rows(const Dataset& data, const std::vector<Row>& rows, std::ostream& out) {
+  for (std::size_t i = 0; i < rows.size(); ++i) out << format_row_line(data.examples[i].label, rows[i]) << '\n';
+}
+
+// --fisher-from: every example's Fisher score under the pooled model of POOL, as LIBSVM features.
+void write_fisher_rows(const FitRun& run, std::ostream& out) {
+  const PoolFile pool =
+      read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
+  if (pool.fisher.is_null()) {
+    // Why --save-pooled saved none: the pooled model has no Fisher scores, or the pool is older.
+    std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " +
+                      run.request.command + " --pooled --save-pooled";
     try {
-      lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher,
-                                   parse_adapted_parameters(values["adapt"].as<std::string>()), fit_input.data(),
-                                   example_statistics(*estimator, fit_input.data(), dim), pool.path, threads);
-    } catch (const OptionError& e) {
-      throw UsageError(message_of(e));
+      FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
+    } catch (const EstimationError& e) {
+      why = "its pooled model has no Fisher score: " + message_of(e);
     }
-    for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
-    for (const std::string& line : lines) out << line << '\n';
-    return;
+    throw UsageError(pool.path + " holds no Fisher information: " + why);
   }
-  std::unique_ptr<Model> pooled_model;
-  std::vector<Statistics> pooled_examples;  // --pooled: every example's statistics
-  std::optional<Statistics> pooled;
-  std::vector<Row> rows;
-  if (family.latent && values.count("pooled")) {
-    pooled_examples = example_statistics(*estimator, fit_input.data(), dim);
-    pooled_model = fit_pooled_model(*estimator, fit_input.data(), pooled_examples, threads);
-    rows.push_back(encode_row(*pooled_model));
-  } else if (family.latent && values.count("adapt-from")) {
-    const PoolFile pool = read_pooled_model(values["adapt-from"].as<std::string>(), family, dim, source.name, command);
-    rows = adapted_rows(*estimator, *model_from_json(pool.model), fit_input.data(), dim, values, threads);
-  } else {
-    if (pool_from && pool_from->statistics) {
-      pooled = pool_from->statistics;
-      if (pooled->family != estimator->family())
-        throw InputError(pool_from->path + ": the pooled statistics are of a " + pooled->family + ", but " + command +
-                         " with these options fits a " + estimator->family() + " (fit " + source.name +
-                         " with the options used for " + pool_from->source + ")");
-    } else if (!pool_from && (lambda > 0 || (values.count("save-pooled") && offers_pooling(family)))) {
-      try {
-        pooled = pool_examples(*estimator, fit_input.data(), dim);
-      } catch (const PoolingUnsupported& e) {
-        if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
-      }
-    }
-    // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
-    if (const FitSource* rows_to_stream = fit_input.streamable())
-      fit_streamed_rows(*estimator, *rows_to_stream, dim, pooled ? &*pooled : nullptr, lambda, threads, out);
-    else
-      rows = fit_rows(*estimator, fit_input.data(), dim, pooled ? &*pooled : nullptr, lambda, threads);
+  const Dataset& data = run.input.data();
+  std::vector<std::string> lines;
+  try {
+    lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt, data,
+                                 example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
+  } catch (const OptionError& e) {
+    throw UsageError(message_of(e));
   }
+  for (const std::string& line : lines) out << line << '\n';
+}
 
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    out << format_row_line(pooled_model ? 0.0 : fit_input.data().examples[i].label, rows[i]) << '\n';
-  if (values.count("save-pooled")) {
-    PoolFile pool;
-    pool.source = source.name;
-    pool.family = family.name;
-    pool.dim = dim;
-    pool.chosen = choices.chosen();
-    pool.matrices = choices.matrices();
-    pool.statistics = pooled;
-    pool.base = choices.base();
-    pool.smoothing = choices.smoothing();
-    if (pooled_model) {
-      pool.model = model_to_json(*pooled_model);
-      pool.fisher = fisher_information(*pooled_model, pooled_examples, threads);
-    }
-    write_pool_file(values["save-pooled"].as<std::string>(), pool);
+// --pooled: the one model of every example, its row (label 0) to `out`; with --save-pooled, the model
+// and its Fisher information into `saved`.
+void write_pooled_row(const FitRun& run, PoolFile& saved, std::ostream& out) {
+  const std::vector<Statistics> examples = example_statistics(run.estimator, run.input.data(), run.dim);
+  const std::unique_ptr<Model> model = fit_pooled_model(run.estimator, run.input.data(), examples, run.request.threads);
+  out << format_row_line(0.0, encode_row(*model)) << '\n';
+  if (!run.request.save_pooled) return;
+  saved.model = model_to_json(*model);
+  saved.fisher = fisher_information(*model, examples, run.request.threads);
+}
+
+// --adapt-from: every example's adaptation of the pooled model of POOL.
+void write_adapted_rows(const FitRun& run, std::ostream& out) {
+  const PoolFile pool =
+      read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
+  const Dataset& data = run.input.data();
+  write_rows(data,
+             adapted_rows(run.estimator, *model_from_json(pool.model), data, run.dim, run.request.adaptation,
+                          run.request.threads),
+             out);
+}
+
+// The statistics every example is shrunk toward (--shrink) and --save-pooled keeps: the training
+// file's (`pool_from`, the --pooled-from file), INPUT's own, or none.
+std::optional<Statistics> shrinkage_pool(const FitRun& run, const PoolFile* pool_from) {
+  const Estimator& estimator = run.estimator;
+  if (pool_from && pool_from->statistics) {
+    if (pool_from->statistics->family != estimator.family())
+      throw InputError(pool_from->path + ": the pooled statistics are of a " + pool_from->statistics->family + ", but " +
+                       run.request.command + " with these options fits a " + estimator.family() + " (fit " +
+                       run.source.name + " with the options used for " + pool_from->source + ")");
+    return pool_from->statistics;
   }
-  for (const auto& [path, side_lines] : fit_input.side_outputs) write_lines(path, side_lines);
+  const double lambda = run.request.shrink;
+  if (pool_from || !(lambda > 0 || (run.request.save_pooled && offers_pooling(run.family)))) return std::nullopt;
+  try {
+    return pool_examples(estimator, run.input.data(), run.dim);
+  } catch (const PoolingUnsupported& e) {
+    if (lambda > 0) throw UsageError(message_of(e));  // --save-pooled alone saves the chosen values
+  }
+  return std::nullopt;
+}
+
+// Every example fitted on its own, shrunk toward shrinkage_pool's statistics; returns them.
+std::optional<Statistics> write_example_rows(const FitRun& run, const PoolFile* pool_from, std::ostream& out) {
+  const std::optional<Statistics> pooled = shrinkage_pool(run, pool_from);
+  const Statistics* toward = pooled ? &*pooled : nullptr;
+  const FitRequest& request = run.request;
+  // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
+  if (const FitSource* rows_to_stream = run.input.streamable())
+    fit_streamed_rows(run.estimator, *rows_to_stream, run.dim, toward, request.shrink, request.threads, out);
+  else
+    write_rows(run.input.data(),
+               fit_rows(run.estimator, run.input.data(), run.dim, toward, request.shrink, request.threads), out);
+  return pooled;
+}
+
+// --save-pooled: `saved` (the pooled model or statistics) with what was decided on INPUT.
+void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile saved) {
+  saved.source = run.source.name;
+  saved.family = run.family.name;
+  saved.dim = run.dim;
+  saved.chosen = choices.chosen();
+  saved.matrices = choices.matrices();
+  saved.base = choices.base();
+  saved.smoothing = choices.smoothing();
+  write_pool_file(*run.request.save_pooled, saved);
+}
+
+// Fits every example of `source` as `request` asks, with the family's options `values`: the rows'
+// lines to `out`, the --save-pooled file and the family's side outputs written once every example fits.
+void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
+                  const FitSource& source, std::ostream& out) {
+  const FitInput input = family.read_input(source, request, values);
+  const long dim = input.dim();
+  const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
+  TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);
+  const std::unique_ptr<Estimator> estimator = make_estimator(
+      family, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
+  const FitRun run{family, request, source, input, *estimator, dim};
+  PoolFile saved;
+  switch (request.mode) {
+    case FitMode::fisher: write_fisher_rows(run, out); break;
+    case FitMode::pooled: write_pooled_row(run, saved, out); break;
+    case FitMode::adapt: write_adapted_rows(run, out); break;
+    case FitMode::per_example: saved.statistics = write_example_rows(run, pool_from ? &*pool_from : nullptr, out); break;
+  }
+  if (request.save_pooled) write_pool(run, choices, std::move(saved));
+  for (const auto& [path, side_lines] : input.side_outputs) write_lines(path, side_lines);
 }
 
 }  // namespace
@@ -537,7 +605,8 @@ int run_fit(const std::vector<std::string>& args) {
   // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
-  fit_examples(family, values, source, output.stream());
+  const FitRequest request = parse_fit_request(family, values);
+  fit_examples(family, request, values, source, output.stream());
   output.commit();
   return 0;
 }
@@ -550,7 +619,8 @@ std::string fit_rows_text(const std::vector<std::string>& args, const FitSource&
       parse_fit_options(family, std::vector<std::string>(args.begin() + 1, args.end()), false);
   if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
   std::ostringstream rows;
-  fit_examples(family, values, source, rows);
+  const FitRequest request = parse_fit_request(family, values);
+  fit_examples(family, request, values, source, rows);
   return rows.str();
 }
 

@@ -9,6 +9,7 @@
 
 #include "fit_family.hpp"
 #include "prior_options.hpp"
+#include "ppk/estimate/estimate_dirichlet.hpp"
 
 namespace ppk::cli {
 namespace {

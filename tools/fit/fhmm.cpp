@@ -8,6 +8,8 @@
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "prior_options.hpp"
+#include "ppk/estimate/estimate_fhmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 
 namespace ppk::cli {
 namespace {
@@ -78,7 +80,7 @@ std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
       covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
                        [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
                            const std::vector<double>& counts) {
-                         return choose_fhmm_prior(sequences, options, centre, counts, 100, threads_option(values));
+                         return choose_fhmm_prior(sequences, options, centre, counts, 100, context.request.threads);
                        });
   return fhmm_estimator(options);
 }

@@ -82,18 +82,16 @@ long FitInput::dim() const {
   return *dim_;
 }
 
-FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values) {
-  return FitInput(source, dim_option(values));
+FitInput parse_libsvm_input(const FitSource& source, const FitRequest& request) { return FitInput(source, request.dim); }
+
+FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
+  check_fit_format(source, kRows, request.command);
+  return parse_libsvm_input(source, request);
 }
 
-FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
-  check_fit_format(source, kRows, command);
-  return parse_libsvm_input(source, values);
-}
-
-FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
-  check_fit_format(source, kSequenceRows, command);
-  return parse_libsvm_input(source, values);
+FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
+  check_fit_format(source, kSequenceRows, request.command);
+  return parse_libsvm_input(source, request);
 }
 
 void add_alphabet_options(po::options_description& options) {
@@ -157,10 +155,6 @@ Choice held_out_size(const SizeChoice& choice, const std::string& held_out, cons
         << choice.held_out_log_likelihoods[i];
   how << ")";
   return Choice{static_cast<double>(choice.size), how.str()};
-}
-
-bool fits_pooled_or_adapted(const po::variables_map& values) {
-  return values.count("pooled") || values.count("adapt-from");
 }
 
 double option(const po::variables_map& values, const char* name) { return values[name].as<double>(); }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "fit_request.hpp"
 #include "ppk/core/data.hpp"
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
@@ -47,18 +48,19 @@ class FitInput {
   mutable std::optional<Dataset> data_;
   mutable std::optional<long> dim_;
 };
-// INPUT as examples; `command` ("ppk fit lds") names the command in messages.
-using InputReader = FitInput (*)(const FitSource& source, const po::variables_map& values, const std::string& command);
+// INPUT as examples, read as `request` asks (its --dim; its command names the command in messages)
+// and the family's own options `own` say.
+using InputReader = FitInput (*)(const FitSource& source, const FitRequest& request, const po::variables_map& own);
 
-// What a family's estimator is made from: the options, INPUT (its format and its examples) and the
-// hyperparameters chosen on the training file.
+// What a family's estimator is made from: the request, the family's own options, INPUT (its format
+// and its examples) and the hyperparameters chosen on the training file.
 struct FitContext {
-  const po::variables_map& values;
-  Method method;
+  const FitRequest& request;
+  const po::variables_map& values;  // the family's own options (its add_options)
+  Method method;                    // the request's, or the family's default
   const FitSource& source;
   const FitInput& input;
   TrainingChoices& choices;
-  const std::string& command;  // "ppk fit FAMILY", for messages
 };
 using EstimatorFactory = std::unique_ptr<Estimator> (*)(const FitContext& context);
 
@@ -89,9 +91,6 @@ std::vector<Statistics> example_statistics(const Estimator& estimator, const Dat
 // (adaptation.hpp): the value and how, "the held-out log-likelihood of HELD_OUT (SYMBOL = 1: ..., ...)".
 Choice held_out_size(const SizeChoice& choice, const std::string& held_out, const char* symbol);
 
-// Whether INPUT is fitted by one pooled model (--pooled) or by adapting one (--adapt-from): then the
-// per-example fit's covariance prior is not chosen (the adaptation's prior is centred on the pooled model).
-bool fits_pooled_or_adapted(const po::variables_map& values);
 // --dim (1 <= D <= kMaxRowDenseValues: the D dense values of a row), or nothing when it is absent.
 std::optional<long> dim_option(const po::variables_map& values);
 
@@ -99,12 +98,12 @@ std::optional<long> dim_option(const po::variables_map& values);
 const std::vector<FitFamily>& fit_families();
 
 // LIBSVM rows, one example per line or per qid group.
-FitInput read_libsvm_input(const FitSource& source, const po::variables_map& values, const std::string& command);
+FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const po::variables_map& own);
 // qid-grouped LIBSVM rows, one sequence per group.
-FitInput read_sequence_input(const FitSource& source, const po::variables_map& values, const std::string& command);
+FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const po::variables_map& own);
 // INPUT's LIBSVM rows (its format checked by the caller), read when asked for; the dimension from
-// --dim or the data.
-FitInput parse_libsvm_input(const FitSource& source, const po::variables_map& values);
+// the request's --dim or the data.
+FitInput parse_libsvm_input(const FitSource& source, const FitRequest& request);
 // The formats of read_sequence_input.
 inline constexpr FitFormats kSequenceRows{false, true, false, false};
 

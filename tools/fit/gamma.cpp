@@ -5,6 +5,8 @@
 
 #include "fit_family.hpp"
 #include "prior_options.hpp"
+#include "ppk/estimate/estimate_gamma.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "fit_family.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {

@@ -6,6 +6,8 @@
 #include "covariance_prior.hpp"
 #include "fit_family.hpp"
 #include "prior_options.hpp"
+#include "ppk/estimate/estimate_gaussian.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 namespace {

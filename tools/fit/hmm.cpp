@@ -10,6 +10,8 @@
 
 #include "covariance_prior.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "prior_options.hpp"
@@ -135,7 +137,7 @@ Choice pooled_state_choice(const FitContext& context, const HmmFitOptions& optio
   const std::vector<Statistics> examples =
       example_statistics(*hmm_estimator(options), context.input.data(), context.input.dim());
   try {
-    return held_out_size(choose_pooled_states(examples, options, default_state_grid(), threads_option(context.values)),
+    return held_out_size(choose_pooled_states(examples, options, default_state_grid(), context.request.threads),
                          "every fifth sequence under the pooled HMM of the others", "M");
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
@@ -166,14 +168,14 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
     throw UsageError("--cov, --ridge, --prior and --prior-count apply to --emission gaussian");
   if (vectors && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
     throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to LIBSVM input");
-  if (!vectors && values.count("dim"))
+  if (!vectors && context.request.dim)
     throw UsageError("--dim applies to LIBSVM input; for sequences the alphabet sets the dimension");
   const std::string states = values["states"].as<std::string>();
   if (states != "auto") {
     options.states = parse_long(states);
     if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
   }
-  const bool choose_pooled_states = states == "auto" && values.count("pooled");
+  const bool choose_pooled_states = states == "auto" && context.request.mode == FitMode::pooled;
   options.param_ratio = option(values, "param-ratio");
   options.smoothing = option(values, "smoothing");
   if (values.count("cov")) options.covariance = covariance_form(values["cov"].as<std::string>());
@@ -183,12 +185,12 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   if (choose_pooled_states)
     options.states =
         static_cast<long>(context.choices.value("states", [&] { return pooled_state_choice(context, options); }));
-  if (options.emissions == HmmEmissions::gaussian && !fits_pooled_or_adapted(values))
+  if (options.emissions == HmmEmissions::gaussian && !context.request.pooled_or_adapted())
     options.prior =
         covariance_prior(context, options.covariance, *hmm_estimator(options),
                          [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
                              const std::vector<double>& counts) {
-                           return choose_hmm_prior(sequences, options, centre, counts, 100, threads_option(values));
+                           return choose_hmm_prior(sequences, options, centre, counts, 100, context.request.threads);
                          });
   return hmm_estimator(options);
 }
@@ -196,7 +198,8 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
 // qid-grouped LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet. The
 // format is checked against INPUT's (check_fit_format); one detected as LIBSVM rows is noted on
 // standard error, since it chooses the emissions.
-FitInput read_hmm_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
+FitInput read_hmm_input(const FitSource& source, const FitRequest& request, const po::variables_map& values) {
+  const std::string& command = request.command;
   const DataFormat format = hmm_format(values, source);
   // What INPUT may be under these options; the remedy for any other format.
   FitFormats formats{false, true, true, true};
@@ -221,7 +224,7 @@ FitInput read_hmm_input(const FitSource& source, const po::variables_map& values
                 << (values.count("emission") ? "discrete emissions over one-hot vectors"
                                              : "Gaussian emissions (--format libsvm --emission gaussian)")
                 << "\n";
-    return parse_libsvm_input(source, values);
+    return parse_libsvm_input(source, request);
   }
   return read_symbol_input(source, values, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
                            alphabet_option(values));

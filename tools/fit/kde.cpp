@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "fit_family.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -80,10 +80,10 @@ std::unique_ptr<Estimator> make_lds(const FitContext& context) {
   // --adapt-from and --fisher-from read the pooled LDS, state dimension included, from POOL. Only
   // per-example fits have priors to choose: the pooled fit has every sequence's data, and an adapted
   // fit's prior is centred on the pooled model.
-  const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
+  const bool from_pool = context.request.from_pool();
   if (!from_pool && !values.count("state-dim"))
     throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
-  const bool per_example = per_example_lds_fit(values);
+  const bool per_example = per_example_lds_fit(context.request, values);
   LdsFitOptions options;
   if (!from_pool) options.state_dim = values["state-dim"].as<long>();
   if (values.count("ridge")) options.ridge = option(values, "ridge");

@@ -147,11 +147,11 @@ SavedChain saved_chain(const PoolFile& from) {
 
 // INPUT's symbol sequences (FASTA or LABEL SEQUENCE lines), numbered by --alphabet or --alphabet-from,
 // or, for a test file fitted with --pooled-from, by the training file's alphabet saved there.
-FitInput read_markov_input(const FitSource& source, const po::variables_map& values, const std::string& command) {
-  check_fit_format(source, FitFormats{false, false, true, true}, command);
+FitInput read_markov_input(const FitSource& source, const FitRequest& request, const po::variables_map& values) {
+  check_fit_format(source, FitFormats{false, false, true, true}, request.command);
   std::optional<Alphabet> alphabet = alphabet_option(values);
-  if (values.count("pooled-from")) {
-    const PoolFile from = read_pool_file(values["pooled-from"].as<std::string>());
+  if (request.pooled_from) {
+    const PoolFile from = read_pool_file(*request.pooled_from);
     if (from.family == "markov") {  // another family's pool is refused by name once INPUT is read
       const std::string saved = saved_chain(from).alphabet;
       if (alphabet && alphabet->symbols() != saved)
@@ -207,7 +207,7 @@ long positions_option(const FitContext& context, const std::optional<SavedChain>
     }
   if (!aligned) {
     if (sequences.size() < 2) return 0;
-    std::cerr << context.command << ": note: every sequence of " << context.source.name << " has " << length
+    std::cerr << context.request.command << ": note: every sequence of " << context.source.name << " has " << length
               << " symbols: an aligned chain, one table per position (--homogeneous for one table for all)\n";
   }
   return length;
@@ -235,7 +235,7 @@ long order_option(const FitContext& context, const std::vector<std::vector<long>
 }
 
 std::unique_ptr<Estimator> make_markov(const FitContext& given) {
-  if (given.values.count("dim"))
+  if (given.request.dim)
     throw UsageError("--dim applies to LIBSVM input; for symbol sequences the alphabet sets the dimension");
   const PoolFile* from = given.choices.pool_from();
   const std::optional<SavedChain> saved = from != nullptr ? std::optional<SavedChain>(saved_chain(*from)) : std::nullopt;
@@ -268,7 +268,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     if (values["cv-alphas"].defaulted())
       values.at("cv-alphas") = po::variable_value(std::string(kAlignedCandidates), true);
   }
-  const FitContext context{values, given.method, given.source, given.input, given.choices, given.command};
+  const FitContext context{given.request, values, given.method, given.source, given.input, given.choices};
   // The base: the saved one (a test file), the training file's pooled chain, or uniform.
   const std::string base = values["base"].as<std::string>();
   if (base != "pooled" && base != "uniform") throw UsageError("--base must be pooled or uniform, got '" + base + "'");
@@ -308,7 +308,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
       maximise_polya_evidence(polya_counts());
     } catch (const EstimationError& e) {  // OptionError among them: no sequence has counts in two places
       values.at("alpha") = po::variable_value(std::string("auto"), true);
-      std::cerr << context.command << ": note: --alpha evidence, the default, cannot choose beta on "
+      std::cerr << context.request.command << ": note: --alpha evidence, the default, cannot choose beta on "
                 << context.source.name << " (" << message_of(e)
                 << "); beta is chosen with C by cross-validation instead (--alpha auto)\n";
       if (!options.length && shortest != longest) {
@@ -316,7 +316,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
         for (const std::vector<long>& sequence : sequences) lengths.push_back(sequence.size());
         std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
         options.length = static_cast<long>(lengths[lengths.size() / 2]) - 1;
-        std::cerr << context.command << ": note: the rows store T = " << *options.length
+        std::cerr << context.request.command << ": note: the rows store T = " << *options.length
                   << ", the median sequence's n - 1, for the cross-validation to compare them (--length T for "
                      "another)\n";
       }
@@ -345,8 +345,8 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
                        (values.count("order") && values["order"].as<std::string>() == "auto") ||
                        !(values.count("aligned") || values.count("homogeneous")) ||
                        !(values.count("alphabet") || values.count("alphabet-from"));
-  if (!from && !values.count("save-pooled") && decided)
-    std::cerr << context.command << ": note: the layout, order, base, beta or alphabet are decided on "
+  if (!from && !context.request.save_pooled && decided)
+    std::cerr << context.request.command << ": note: the layout, order, base, beta or alphabet are decided on "
               << context.source.name
               << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
                  "their rows share them\n";

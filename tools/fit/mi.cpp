@@ -23,6 +23,7 @@
 #include "ppk/families/mi.hpp"
 #include "ppk/estimate/mi_mixture.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk::cli {
 namespace {
@@ -165,7 +166,7 @@ std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long di
                                         long classes) {
   use_option_flags(kMixtureOptionFlags);
   use_option_flags(kEmOptionFlags);
-  const MixtureFitOptions options = mixture_fit_options(values, classes);
+  const MixtureFitOptions options = mixture_fit_options(values, false, classes);
   if (unlabeled.empty())
     throw UsageError(
         "ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");

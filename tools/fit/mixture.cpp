@@ -12,6 +12,8 @@
 #include "mixture_options.hpp"
 #include "parallel.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "prior_options.hpp"
 
 namespace ppk::cli {
@@ -31,7 +33,7 @@ void add_mixture_options(po::options_description& options, const ComponentsOptio
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
-MixtureFitOptions mixture_fit_options(const po::variables_map& values, std::optional<long> classes) {
+MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pooled, std::optional<long> classes) {
   MixtureFitOptions options;
   const std::string components = values["components"].as<std::string>();
   const std::string named = classes ? "classes" : "auto";  // the choice other than a number
@@ -44,7 +46,7 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values, std::opti
       throw UsageError("--components classes (the default) takes one component per distinct label of INPUT, which has " +
                        std::to_string(*classes) + "; give --components K");
     options.components = *classes;
-  } else if (!values.count("pooled")) {
+  } else if (!pooled) {
     throw UsageError("--components auto chooses K for ppk fit mixture --pooled; give a number");
   }
   options.covariance = covariance_form(values["cov"].as<std::string>());
@@ -109,15 +111,15 @@ Choice pooled_component_choice(const FitContext& context, const MixtureFitOption
 }
 
 std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
-  MixtureFitOptions options = mixture_fit_options(context.values);
+  MixtureFitOptions options = mixture_fit_options(context.values, context.request.mode == FitMode::pooled);
   if (context.values.count("pooled") && context.values["components"].as<std::string>() == "auto")
     options.components =
         static_cast<long>(context.choices.value("components", [&] { return pooled_component_choice(context, options); }));
-  if (fits_pooled_or_adapted(context.values)) return mixture_estimator(options);
+  if (context.request.pooled_or_adapted()) return mixture_estimator(options);
   options.prior = covariance_prior(
       context, options.covariance, *mixture_estimator(options),
       [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre, const std::vector<double>& counts) {
-        return choose_mixture_prior(sets, options, centre, counts, 100, threads_option(context.values));
+        return choose_mixture_prior(sets, options, centre, counts, 100, context.request.threads);
       });
   return mixture_estimator(options);
 }

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 
 namespace ppk::cli {
 
@@ -24,9 +25,11 @@ void add_mixture_options(po::options_description& options, const ComponentsOptio
 // The fields of MixtureFitOptions named by the flags of add_mixture_options.
 inline const OptionFlags kMixtureOptionFlags{
     {"components", "--components"}, {"covariance", "--cov"}, {"ridge", "--ridge"}};
-// Those options read back; UsageError naming the option when one is out of range. `classes` is the
-// number of distinct labels of the command's input when --components may be `classes` (ppk fit mi
-// mixture), and nullopt where it may not.
-MixtureFitOptions mixture_fit_options(const po::variables_map& values, std::optional<long> classes = std::nullopt);
+// Those options read back; UsageError naming the option when one is out of range. `pooled`: the fit is
+// ppk fit mixture --pooled, where --components may be `auto`; `classes` is the number of distinct
+// labels of the command's input when --components may be `classes` (ppk fit mi mixture), and nullopt
+// where it may not.
+MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pooled,
+                                      std::optional<long> classes = std::nullopt);
 
 }  // namespace ppk::cli

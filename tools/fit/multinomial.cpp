@@ -10,6 +10,7 @@
 
 #include "fit_family.hpp"
 #include "smoothed_family.hpp"
+#include "ppk/estimate/estimate_multinomial.hpp"
 
 namespace ppk::cli {
 namespace {
@@ -126,7 +127,7 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
       throw InputError(from->path + ": \"base\": " + message_of(e));
     }
   } else {
-    if (!context.values.count("save-pooled"))
+    if (!context.request.save_pooled)
       throw UsageError("--base pooled on " + input +
                        " needs --save-pooled POOL (the training file, whose base the "
                        "test file must share) or --pooled-from POOL (a test file)");

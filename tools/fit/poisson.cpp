@@ -3,6 +3,8 @@
 
 #include "fit_family.hpp"
 #include "gamma_rate_prior.hpp"
+#include "ppk/estimate/estimate_poisson.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 namespace {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "parallel.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 namespace {
@@ -119,8 +121,8 @@ void add_lds_prior_options(po::options_description& options) {
   // clang-format on
 }
 
-bool per_example_lds_fit(const po::variables_map& values) {
-  const bool per_example = !values.count("adapt-from") && !values.count("fisher-from") && !values.count("pooled");
+bool per_example_lds_fit(const FitRequest& request, const po::variables_map& values) {
+  const bool per_example = request.mode == FitMode::per_example;
   if (!per_example)
     for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
       if (!values[name].defaulted())
@@ -147,7 +149,7 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
         }
       }
       chosen = choose_lds_prior(sequences, options, strength ? std::vector<double>{*strength} : default_prior_strengths(),
-                                30, threads_option(values));
+                                30, context.request.threads);
     }
     return *chosen;
   };

@@ -15,7 +15,9 @@
 #include "covariance_prior.hpp"
 #include "fit_family.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
+#include "ppk/estimate/pooled_priors.hpp"
 
 namespace ppk::cli {
 
@@ -90,6 +92,6 @@ void read_lds_prior(const FitContext& context, LdsFitOptions& options);
 // Whether an lds or slds fit is per-example (neither --pooled, --adapt-from nor --fisher-from): only
 // per-example fits have these priors to choose (a pooled fit has the data of every sequence, and an
 // adapted fit's prior is centred on the pooled model), so a --prior-* given otherwise is a UsageError.
-bool per_example_lds_fit(const po::variables_map& values);
+bool per_example_lds_fit(const FitRequest& request, const po::variables_map& values);
 
 }  // namespace ppk::cli

@@ -82,10 +82,10 @@ const OptionFlags kSldsFlags{{"states", "--states"},       {"state_dim", "--stat
 std::unique_ptr<Estimator> make_slds(const FitContext& context) {
   const po::variables_map& values = context.values;
   // --adapt-from reads the pooled SLDS, K and n included, from POOL.
-  const bool from_pool = values.count("adapt-from") || values.count("fisher-from");
+  const bool from_pool = context.request.from_pool();
   if (!from_pool && !values.count("state-dim"))
     throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
-  const bool per_example = per_example_lds_fit(values);
+  const bool per_example = per_example_lds_fit(context.request, values);
   SldsFitOptions options;
   options.states = values["states"].as<long>();
   if (!from_pool) options.state_dim = values["state-dim"].as<long>();

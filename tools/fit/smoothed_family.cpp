@@ -101,13 +101,13 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
     const double alpha = alpha_number(text, rows);
     return {context.method, alpha, text == "1/D" ? text : format_shortest(alpha), "the command line", {}};
   }
-  if (values.count("estimator"))
+  if (context.request.method)
     throw UsageError("--alpha auto chooses between maximum-likelihood rows and posterior means itself; drop --estimator");
-  if (values.count("shrink")) throw UsageError("--alpha auto and --shrink exclude each other");
+  if (context.request.shrink > 0) throw UsageError("--alpha auto and --shrink exclude each other");
   const Dataset& data = context.input.data();
   std::vector<double> labels;
   for (const Example& example : data.examples) labels.push_back(example.label);
-  const unsigned threads = threads_option(values);
+  const unsigned threads = context.request.threads;
   const CvChoice choice = choose_smoothing_by_cv(
       options, labels,
       [&](const std::string& name, std::string& reason) -> std::optional<double> {
@@ -128,7 +128,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
         }
         return fit_rows(*estimator, data, context.input.dim(), nullptr, 0, threads);
       },
-      context.command, context.source.name);
+      context.request.command, context.source.name);
   return {choice.smoothing.ml ? Method::ml : Method::posterior, choice.smoothing.alpha, text, choice.how, choice.record};
 }
 
@@ -143,8 +143,8 @@ RowSmoothing reused_smoothing(const FitContext& context, const PoolFile& from, c
   const RowSmoothing saved = RowSmoothing::from_record(from.smoothing);
   std::string given;  // the test file's own --estimator and --alpha
   bool differs = false;
-  if (values.count("estimator")) {
-    given = "--estimator " + values["estimator"].as<std::string>();
+  if (context.request.method) {
+    given = std::string("--estimator ") + method_name(*context.request.method);
     differs = context.method != saved.method;
   }
   if (!values["alpha"].defaulted()) {
@@ -197,7 +197,7 @@ std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const S
       from != nullptr ? reused_smoothing(context, *from, rows) : training_smoothing(context, options, rows);
   if (from != nullptr || smoothing.how != "the command line") {
     const std::string where = from != nullptr ? from->source + " (read from " + from->path + ")" : context.source.name;
-    std::cerr << context.command << ": "
+    std::cerr << context.request.command << ": "
               << (smoothing.method == Method::ml ? std::string("maximum-likelihood rows (ml)")
                                                  : "alpha = " + format_shortest(smoothing.alpha))
               << ", chosen by " << smoothing.how << " on " << where << "\n";

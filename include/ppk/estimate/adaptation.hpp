@@ -122,6 +122,8 @@
 #include <Eigen/Core>
 
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/estimate_slds.hpp"
 #include "ppk/families/hmm.hpp"

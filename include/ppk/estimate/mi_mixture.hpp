@@ -28,6 +28,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/families/mi.hpp"
 
 namespace ppk {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cli.hpp"
-#include "fit/fisher_features.hpp"
+#include "fisher_features.hpp"
 #include "ppk/core/json.hpp"
 
 namespace ppk::cli {

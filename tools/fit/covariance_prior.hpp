@@ -12,7 +12,9 @@
 
 #include "cli.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/estimate/estimate.hpp"
+#include "ppk/families/gaussian.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {

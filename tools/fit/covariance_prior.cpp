@@ -4,6 +4,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include "ppk/estimate/estimate_gaussian.hpp"
+#include "ppk/estimate/covariance_prior.hpp"
 
 namespace ppk::cli {
 
