@@ -79,7 +79,7 @@ FitFamily bayesnet_family() {
           nullptr,
           true,
           add_bayesnet_options,
-          make_bayesnet,
+          untyped_options<make_bayesnet>,
           read_libsvm_input,
           {kBayesNetFlags, kEmOptionFlags},
           true,

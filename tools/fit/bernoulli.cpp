@@ -59,8 +59,8 @@ std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
 }  // namespace
 
 FitFamily bernoulli_family() {
-  return {"bernoulli", "independent binary features", kBernoulliHelp, Method::posterior, nullptr,
-          true,        add_bernoulli_options,         make_bernoulli, read_libsvm_input, {kAlphaFlags}};
+  return {"bernoulli",           "independent binary features",   kBernoulliHelp,    Method::posterior, nullptr, true,
+          add_bernoulli_options, untyped_options<make_bernoulli>, read_libsvm_input, {kAlphaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -442,10 +442,19 @@ std::optional<PoolFile> read_pool_from(const FitRequest& request, const FitFamil
   return pool;
 }
 
-// The family's estimator for `context`; UsageError when its options cannot make one.
-std::unique_ptr<Estimator> make_estimator(const FitFamily& family, const FitContext& context) {
+// The family's own options `values` as its options struct; UsageError when they are wrong.
+std::unique_ptr<FamilyOptions> parse_family_options(const FitFamily& family, const po::variables_map& values) {
   try {
-    return family.make_estimator(context);
+    return family.parse_options(values);
+  } catch (const EstimationError& e) {
+    throw UsageError(message_of(e));
+  }
+}
+
+// The family's estimator from its options for `context`; UsageError when they cannot make one.
+std::unique_ptr<Estimator> make_estimator(const FamilyOptions& options, const FitContext& context) {
+  try {
+    return options.make_estimator(context);
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));
   }
@@ -561,16 +570,17 @@ void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile save
   write_pool_file(*run.request.save_pooled, saved);
 }
 
-// Fits every example of `source` as `request` asks, with the family's options `values`: the rows'
-// lines to `out`, the --save-pooled file and the family's side outputs written once every example fits.
+// Fits every example of `source` as `request` asks, with the family's options `options` (read from
+// `values`): the rows' lines to `out`, the --save-pooled file and the family's side outputs written
+// once every example fits.
 void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
-                  const FitSource& source, std::ostream& out) {
+                  const FamilyOptions& options, const FitSource& source, std::ostream& out) {
   const FitInput input = family.read_input(source, request, values);
   const long dim = input.dim();
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
   TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);
   const std::unique_ptr<Estimator> estimator = make_estimator(
-      family, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
+      options, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
   const FitRun run{family, request, source, input, *estimator, dim};
   PoolFile saved;
   switch (request.mode) {
@@ -606,7 +616,8 @@ int run_fit(const std::vector<std::string>& args) {
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
   const FitRequest request = parse_fit_request(family, values);
-  fit_examples(family, request, values, source, output.stream());
+  const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
+  fit_examples(family, request, values, *options, source, output.stream());
   output.commit();
   return 0;
 }
@@ -620,7 +631,8 @@ std::string fit_rows_text(const std::vector<std::string>& args, const FitSource&
   if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
   std::ostringstream rows;
   const FitRequest request = parse_fit_request(family, values);
-  fit_examples(family, request, values, source, rows);
+  const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
+  fit_examples(family, request, values, *options, source, rows);
   return rows.str();
 }
 

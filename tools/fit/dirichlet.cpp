@@ -97,16 +97,8 @@ std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
 }  // namespace
 
 FitFamily dirichlet_family() {
-  return {"dirichlet",
-          "Dirichlet over probability vectors",
-          kDirichletHelp,
-          Method::ml,
-          nullptr,
-          true,
-          add_dirichlet_options,
-          make_dirichlet,
-          read_libsvm_input,
-          {kDirichletFlags}};
+  return {"dirichlet",           "Dirichlet over probability vectors", kDirichletHelp,    Method::ml,       nullptr, true,
+          add_dirichlet_options, untyped_options<make_dirichlet>,      read_libsvm_input, {kDirichletFlags}};
 }
 
 }  // namespace ppk::cli

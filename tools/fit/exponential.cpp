@@ -35,8 +35,16 @@ std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
 }  // namespace
 
 FitFamily exponential_family() {
-  return {"exponential", "independent exponential values", kExponentialHelp, Method::ml,        nullptr,
-          true,          add_exponential_options,          make_exponential, read_libsvm_input, {kGammaRatePriorFlags}};
+  return {"exponential",
+          "independent exponential values",
+          kExponentialHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_exponential_options,
+          untyped_options<make_exponential>,
+          read_libsvm_input,
+          {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

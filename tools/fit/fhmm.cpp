@@ -95,7 +95,7 @@ FitFamily fhmm_family() {
           "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)",
           false,
           add_fhmm_options,
-          make_fhmm,
+          untyped_options<make_fhmm>,
           read_sequence_input,
           {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }

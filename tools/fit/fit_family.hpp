@@ -52,17 +52,53 @@ class FitInput {
 // and the family's own options `own` say.
 using InputReader = FitInput (*)(const FitSource& source, const FitRequest& request, const po::variables_map& own);
 
-// What a family's estimator is made from: the request, the family's own options, INPUT (its format
-// and its examples) and the hyperparameters chosen on the training file.
+// What a family's estimator is made from, besides the family's own options (FamilyOptions): the
+// request, INPUT (its format and its examples) and the hyperparameters chosen on the training file.
 struct FitContext {
   const FitRequest& request;
-  const po::variables_map& values;  // the family's own options (its add_options)
-  Method method;                    // the request's, or the family's default
+  // The family's command line (its add_options), for the families whose options are not yet a struct
+  // of their own (untyped_options); dropped once every family's are (issue 49).
+  const po::variables_map& values;
+  Method method;  // the request's, or the family's default
   const FitSource& source;
   const FitInput& input;
   TrainingChoices& choices;
 };
-using EstimatorFactory = std::unique_ptr<Estimator> (*)(const FitContext& context);
+
+// A family's own options: a plain struct of the family (NAMEOptions in tools/fit/NAME.cpp, built on the
+// library's NAMEFitOptions where its fields say the options), parsed once from the command line by
+// FitFamily::parse_options or filled by a caller without one, and held behind this base so that the
+// families stay one table; make_estimator makes the family's estimator from them for `context`.
+struct FamilyOptions {
+  virtual ~FamilyOptions() = default;
+  virtual std::unique_ptr<Estimator> make_estimator(const FitContext& context) const = 0;
+};
+
+// The options struct `Options` of a family, its estimator made by `make`.
+template <class Options, std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&)>
+struct TypedFamilyOptions final : FamilyOptions {
+  explicit TypedFamilyOptions(Options parsed) : options(std::move(parsed)) {}
+  std::unique_ptr<Estimator> make_estimator(const FitContext& context) const override { return make(context, options); }
+  Options options;
+};
+
+// FitFamily::parse_options of a family whose options struct `Options` is read from its command line
+// by `parse` (UsageError for what the command line alone shows wrong) and made an estimator by `make`.
+template <class Options, Options (*parse)(const po::variables_map&),
+          std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&)>
+std::unique_ptr<FamilyOptions> typed_options(const po::variables_map& values) {
+  return std::make_unique<TypedFamilyOptions<Options, make>>(parse(values));
+}
+
+// In transition (issue 49): FitFamily::parse_options of a family whose factory `make` still reads its
+// options from FitContext::values; each family moves to typed_options in turn.
+template <std::unique_ptr<Estimator> (*make)(const FitContext&)>
+std::unique_ptr<FamilyOptions> untyped_options(const po::variables_map&) {
+  struct Untyped final : FamilyOptions {
+    std::unique_ptr<Estimator> make_estimator(const FitContext& context) const override { return make(context); }
+  };
+  return std::make_unique<Untyped>();
+}
 
 struct FitFamily {
   const char* name;
@@ -73,7 +109,8 @@ struct FitFamily {
   const char* no_estimator;
   bool pools;  // --shrink, --save-pooled and --pooled-from (an exponential family's statistics)
   void (*add_options)(po::options_description& options);  // the family's own options
-  EstimatorFactory make_estimator;
+  // Those options as the family's struct (typed_options, or untyped_options while in transition).
+  std::unique_ptr<FamilyOptions> (*parse_options)(const po::variables_map& values);
   InputReader read_input;
   // The library's option fields (of the family's FitOptions struct) named by the family's flags,
   // for the library's messages (message_of): the family's own table and those of shared options.

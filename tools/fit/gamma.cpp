@@ -92,8 +92,8 @@ std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
 }  // namespace
 
 FitFamily gamma_family() {
-  return {"gamma", "independent gamma values", kGammaHelp, Method::ml,        nullptr,
-          true,    add_gamma_options,          make_gamma, read_libsvm_input, {kGammaFlags}};
+  return {"gamma",           "independent gamma values",  kGammaHelp,        Method::ml,   nullptr, true,
+          add_gamma_options, untyped_options<make_gamma>, read_libsvm_input, {kGammaFlags}};
 }
 
 }  // namespace ppk::cli

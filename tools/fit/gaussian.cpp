@@ -142,7 +142,7 @@ FitFamily gaussian_family() {
           nullptr,
           true,
           add_gaussian_options,
-          make_gaussian,
+          untyped_options<make_gaussian>,
           read_libsvm_input,
           {kGaussianFlags}};
 }

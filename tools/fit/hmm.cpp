@@ -242,7 +242,7 @@ FitFamily hmm_family() {
           kBaumWelch,
           false,
           add_hmm_options,
-          make_hmm,
+          untyped_options<make_hmm>,
           read_hmm_input,
           {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,

@@ -30,20 +30,29 @@ void add_kde_options(po::options_description& options) {
 // The fields these flags set: KdeFitOptions::bandwidth, and the sigma of mean_map_bandwidth.
 const OptionFlags kKdeFlags{{"bandwidth", "--bandwidth"}, {"sigma", "--mean-map-sigma"}};
 
-std::unique_ptr<Estimator> make_kde(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  if (!values.count("mean-map-sigma")) return kde_estimator(KdeFitOptions{option(values, "bandwidth")});
+// --bandwidth, or the bandwidth of --mean-map-sigma.
+KdeFitOptions parse_kde_options(const po::variables_map& values) {
+  if (!values.count("mean-map-sigma")) return KdeFitOptions{option(values, "bandwidth")};
   if (!values["bandwidth"].defaulted())
     throw UsageError("--mean-map-sigma sets the bandwidth (H = SIGMA^2/2); it cannot be combined with --bandwidth");
-  return kde_estimator(KdeFitOptions{mean_map_bandwidth(option(values, "mean-map-sigma"))});
+  return KdeFitOptions{mean_map_bandwidth(option(values, "mean-map-sigma"))};
 }
+
+std::unique_ptr<Estimator> make_kde(const FitContext&, const KdeFitOptions& options) { return kde_estimator(options); }
 
 }  // namespace
 
 FitFamily kde_family() {
-  return {
-      "kde", "kernel density estimate", kKdeHelp, Method::ml,        "a kernel density estimate is set by its bandwidth",
-      false, add_kde_options,           make_kde, read_libsvm_input, {kKdeFlags}};
+  return {"kde",
+          "kernel density estimate",
+          kKdeHelp,
+          Method::ml,
+          "a kernel density estimate is set by its bandwidth",
+          false,
+          add_kde_options,
+          typed_options<KdeFitOptions, parse_kde_options, make_kde>,
+          read_libsvm_input,
+          {kKdeFlags}};
 }
 
 }  // namespace ppk::cli

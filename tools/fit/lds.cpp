@@ -103,7 +103,7 @@ FitFamily lds_family() {
           "an LDS is fitted by EM (maximum likelihood)",
           false,
           add_lds_options,
-          make_lds,
+          untyped_options<make_lds>,
           read_sequence_input,
           {kLdsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,

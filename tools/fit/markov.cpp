@@ -369,7 +369,7 @@ FitFamily markov_family() {
   return {"markov",           "Markov chains of order k over symbol sequences (homogeneous or aligned)",
           kMarkovHelp,        Method::posterior,
           kNoEstimator,       false,
-          add_markov_options, make_markov,
+          add_markov_options, untyped_options<make_markov>,
           read_markov_input,  {kMarkovFlags, kAlphaFlags}};
 }
 

@@ -134,7 +134,7 @@ FitFamily mixture_family() {
           "a mixture is fitted by maximum likelihood (EM)",
           false,
           add_mixture_fit_options,
-          make_mixture,
+          untyped_options<make_mixture>,
           read_libsvm_input,
           {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,

@@ -211,7 +211,7 @@ FitFamily multinomial_family() {
           nullptr,
           true,
           add_multinomial_options,
-          make_multinomial,
+          untyped_options<make_multinomial>,
           read_libsvm_input,
           {kAlphaFlags, kMultinomialFlags}};
 }

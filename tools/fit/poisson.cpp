@@ -35,8 +35,16 @@ std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
 }  // namespace
 
 FitFamily poisson_family() {
-  return {"poisson", "independent Poisson counts", kPoissonHelp, Method::ml,        nullptr,
-          true,      add_poisson_options,          make_poisson, read_libsvm_input, {kGammaRatePriorFlags}};
+  return {"poisson",
+          "independent Poisson counts",
+          kPoissonHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_poisson_options,
+          untyped_options<make_poisson>,
+          read_libsvm_input,
+          {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

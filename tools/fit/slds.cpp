@@ -108,7 +108,7 @@ FitFamily slds_family() {
           "an SLDS is fitted by approximate EM",
           false,
           add_slds_options,
-          make_slds,
+          untyped_options<make_slds>,
           read_sequence_input,
           {kSldsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,
