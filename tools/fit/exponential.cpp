@@ -27,9 +27,10 @@ void add_exponential_options(po::options_description& options) {
                           "the prior mean of b_d the pooled mean bbar_d of feature d on INPUT)");
 }
 
-std::unique_ptr<Estimator> make_exponential(const FitContext& context) {
-  return make_gamma_rate_estimator(context, exponential_estimator, &ExponentialFitOptions::prior_scales, "prior-scales",
-                                   &GammaRateEvidence::add_waiting_times);
+std::unique_ptr<Estimator> make_exponential(const FitContext& context,
+                                            const GammaRatePriorOptions<ExponentialFitOptions>& options) {
+  return make_gamma_rate_estimator(context, options, exponential_estimator, &ExponentialFitOptions::prior_scales,
+                                   "prior-scales", &GammaRateEvidence::add_waiting_times);
 }
 
 }  // namespace
@@ -42,7 +43,8 @@ FitFamily exponential_family() {
           nullptr,
           true,
           add_exponential_options,
-          untyped_options<make_exponential>,
+          typed_options<GammaRatePriorOptions<ExponentialFitOptions>, parse_gamma_rate_prior<ExponentialFitOptions>,
+                        make_exponential>,
           read_libsvm_input,
           {kGammaRatePriorFlags}};
 }

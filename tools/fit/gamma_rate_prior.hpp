@@ -34,27 +34,50 @@ inline const OptionFlags kGammaRatePriorFlags{{"prior_shape", "--prior-shape"},
                                               {"prior_rates", "--prior pooled"},
                                               {"prior_scales", "--prior pooled"}};
 
-// --prior fixed|pooled, --prior-shape A|auto and --prior-rate. For --prior pooled: the pooled mean
-// sum_i s_id / sum_i n_i of each feature on INPUT (the Poisson rate r_d, the exponential scale
-// bbar_d; saved and reused as the matrix `means_name` into options.*pooled_means), and the shape A,
-// given or chosen by maximum evidence (the examples added to a GammaRateEvidence by `add_example`).
-// The Poisson and exponential estimators (`make`) share it.
+// The options of add_gamma_prior_on_rate (poisson: PoissonFitOptions; exponential:
+// ExponentialFitOptions): the library's options as given (`fit`; its method is the context's, and
+// with --prior pooled its pooled means and its shape, unless given, are chosen on INPUT), --prior
+// pooled, --prior-shape auto, and whether --prior-rate was given (--prior pooled refuses it).
+template <class FitOptions>
+struct GammaRatePriorOptions {
+  FitOptions fit;
+  bool pooled = false;
+  bool choose_shape = false;
+  bool rate_given = false;
+};
+
+// --prior fixed|pooled, --prior-shape A|auto (default 2; auto, the default of --prior pooled, needs
+// it), --prior-rate and --pooled-estimate.
+template <class FitOptions>
+GammaRatePriorOptions<FitOptions> parse_gamma_rate_prior(const po::variables_map& values) {
+  GammaRatePriorOptions<FitOptions> options;
+  options.fit.prior_rate = option(values, "prior-rate");
+  options.rate_given = !values["prior-rate"].defaulted();
+  options.pooled = pooled_prior_option(values, options.fit.pooled_posterior_mean);
+  const std::optional<double> shape = number_or_auto(values, "prior-shape", options.pooled ? "auto" : "2");
+  if (!shape && !options.pooled)
+    throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
+  options.choose_shape = !shape;
+  if (shape) options.fit.prior_shape = *shape;
+  return options;
+}
+
+// The estimator (`make`) of `options`. For --prior pooled: the pooled mean sum_i s_id / sum_i n_i
+// of each feature on INPUT (the Poisson rate r_d, the exponential scale bbar_d; saved and reused as
+// the matrix `means_name` into fit.*pooled_means), and the shape A, given or chosen by maximum
+// evidence (the examples added to a GammaRateEvidence by `add_example`). The Poisson and exponential
+// estimators share it.
 template <class FitOptions>
 std::unique_ptr<Estimator> make_gamma_rate_estimator(
-    const FitContext& context, std::unique_ptr<Estimator> (*make)(const FitOptions&),
-    std::optional<Eigen::VectorXd> FitOptions::*pooled_means, const std::string& means_name,
+    const FitContext& context, const GammaRatePriorOptions<FitOptions>& given,
+    std::unique_ptr<Estimator> (*make)(const FitOptions&), std::optional<Eigen::VectorXd> FitOptions::*pooled_means,
+    const std::string& means_name,
     void (GammaRateEvidence::*add_example)(double, const Eigen::VectorXd&, const Eigen::VectorXd&)) {
-  const po::variables_map& values = context.values;
-  FitOptions options;
+  FitOptions options = given.fit;
   options.method = context.method;
-  options.prior_rate = option(values, "prior-rate");
-  if (!pooled_prior_option(values, context.method, options.pooled_posterior_mean)) {
-    const std::optional<double> shape = number_or_auto(values, "prior-shape", "2");
-    if (!shape) throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
-    options.prior_shape = *shape;
-    return make(options);
-  }
-  if (!values["prior-rate"].defaulted())
+  if (!given.pooled) return make(options);
+  check_pooled_prior_method(context.method);
+  if (given.rate_given)
     throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
   const Dataset& data = context.input.data();
   const long dim = context.input.dim();
@@ -67,14 +90,13 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
     return Eigen::MatrixXd(sums / vectors);
   });
   if (means.rows() != dim || means.cols() != 1)
-    throw UsageError(values["pooled-from"].as<std::string>() + " holds " + means_name + " of dimension " +
+    throw UsageError(*context.request.pooled_from + " holds " + means_name + " of dimension " +
                      std::to_string(means.rows()) + ", but " + data.source + " is fitted over dimension " +
                      std::to_string(dim) + ": give both files the same --dim");
   const Eigen::VectorXd pooled = means.col(0);
   options.*pooled_means = pooled;
-  const std::optional<double> shape = number_or_auto(values, "prior-shape", "auto");
-  if (shape) {
-    options.prior_shape = context.choices.given("prior-shape", *shape);
+  if (!given.choose_shape) {
+    options.prior_shape = context.choices.given("prior-shape", options.prior_shape);
   } else {
     options.prior_shape = context.choices.value("prior-shape", [&] {
       GammaRateEvidence evidence;

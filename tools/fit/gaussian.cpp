@@ -76,15 +76,51 @@ const OptionFlags kGaussianFlags{{"covariance", "--cov"},
                                  {"prior_centre", "--prior pooled"},
                                  {"prior_count", "--prior-count"}};
 
+// The options of ppk fit gaussian: the library's options as given (`fit`; its method is the
+// context's, and with --prior pooled its centre and, for --prior-count auto, its nu are chosen on
+// INPUT), --prior pooled, --prior-count auto, and the first option of --prior fixed given
+// (--prior-mean, --prior-var; null: none), which --prior pooled refuses.
+struct GaussianOptions {
+  GaussianFitOptions fit;
+  bool pooled = false;
+  bool choose_count = false;
+  const char* fixed_option = nullptr;
+};
+
+GaussianOptions parse_gaussian_options(const po::variables_map& values) {
+  GaussianOptions options;
+  GaussianFitOptions& fit = options.fit;
+  const std::string form = values["cov"].as<std::string>();
+  fit.covariance = covariance_form(form);
+  fit.ridge = option(values, "ridge");
+  if (values.count("var")) {
+    if (!values["cov"].defaulted() && fit.covariance != CovarianceForm::isotropic)
+      throw UsageError("--var fixes an isotropic covariance; it cannot be combined with --cov " + form);
+    if (!values["ridge"].defaulted()) throw UsageError("--var fixes the covariance; it cannot be combined with --ridge");
+    fit.covariance = CovarianceForm::isotropic;
+    fit.variance = option(values, "var");
+  }
+  fit.prior_mean = option(values, "prior-mean");
+  fit.prior_strength = option(values, "prior-strength");
+  fit.prior_variance = option(values, "prior-var");
+  options.pooled = pooled_prior_option(values, fit.pooled_posterior_mean);
+  const std::optional<double> count = number_or_auto(values, "prior-count", options.pooled ? "auto" : "1");
+  if (!count && !options.pooled)
+    throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
+  options.choose_count = !count;
+  if (count) fit.prior_count = *count;
+  if (options.pooled) options.fixed_option = first_given(values, {"prior-mean", "prior-var"});
+  return options;
+}
+
 // --prior pooled: the centre (the pooled within-example covariance) and nu, chosen on the training
 // file (by maximum evidence for --prior-count auto) or read from --pooled-from.
-void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options) {
+void choose_pooled_prior(const FitContext& context, bool choose_count, GaussianFitOptions& options) {
   const Dataset& data = context.input.data();
   options.prior_centre = pooled_covariance_centre(data, context.input.dim(), options.covariance, context.choices);
   const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + message_of(e)); };
-  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
-  if (count) {
-    options.prior_count = context.choices.given("prior-count", *count);
+  if (!choose_count) {
+    options.prior_count = context.choices.given("prior-count", options.prior_count);
     return;
   }
   options.prior_count = context.choices.value("prior-count", [&] {
@@ -99,35 +135,16 @@ void choose_pooled_prior(const FitContext& context, GaussianFitOptions& options)
   });
 }
 
-std::unique_ptr<Estimator> make_gaussian(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
-  GaussianFitOptions options;
-  options.method = method;
-  const std::string form = values["cov"].as<std::string>();
-  options.covariance = covariance_form(form);
-  options.ridge = option(values, "ridge");
-  if (values.count("var")) {
-    if (!values["cov"].defaulted() && options.covariance != CovarianceForm::isotropic)
-      throw UsageError("--var fixes an isotropic covariance; it cannot be combined with --cov " + form);
-    if (!values["ridge"].defaulted()) throw UsageError("--var fixes the covariance; it cannot be combined with --ridge");
-    options.covariance = CovarianceForm::isotropic;
-    options.variance = option(values, "var");
-  }
-  options.prior_mean = option(values, "prior-mean");
-  options.prior_strength = option(values, "prior-strength");
-  options.prior_variance = option(values, "prior-var");
-  if (pooled_prior_option(values, method, options.pooled_posterior_mean)) {
-    for (const char* fixed_only : {"prior-mean", "prior-var"})
-      if (!values[fixed_only].defaulted())
-        throw UsageError(std::string("--") + fixed_only +
-                         " belongs to --prior fixed; --prior pooled centres the "
-                         "covariance on INPUT's pooled covariance and leaves the mean flat");
-    choose_pooled_prior(context, options);
-  } else {
-    const std::optional<double> count = number_or_auto(values, "prior-count", "1");
-    if (!count) throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
-    options.prior_count = *count;
+std::unique_ptr<Estimator> make_gaussian(const FitContext& context, const GaussianOptions& given) {
+  GaussianFitOptions options = given.fit;
+  options.method = context.method;
+  if (given.pooled) {
+    check_pooled_prior_method(context.method);
+    if (given.fixed_option)
+      throw UsageError(std::string("--") + given.fixed_option +
+                       " belongs to --prior fixed; --prior pooled centres the "
+                       "covariance on INPUT's pooled covariance and leaves the mean flat");
+    choose_pooled_prior(context, given.choose_count, options);
   }
   return gaussian_estimator(options);
 }
@@ -142,7 +159,7 @@ FitFamily gaussian_family() {
           nullptr,
           true,
           add_gaussian_options,
-          untyped_options<make_gaussian>,
+          typed_options<GaussianOptions, parse_gaussian_options, make_gaussian>,
           read_libsvm_input,
           {kGaussianFlags}};
 }

@@ -27,24 +27,26 @@ void add_poisson_options(po::options_description& options) {
                           "rate of feature d on INPUT)");
 }
 
-std::unique_ptr<Estimator> make_poisson(const FitContext& context) {
-  return make_gamma_rate_estimator(context, poisson_estimator, &PoissonFitOptions::prior_rates, "prior-rates",
+std::unique_ptr<Estimator> make_poisson(const FitContext& context,
+                                        const GammaRatePriorOptions<PoissonFitOptions>& options) {
+  return make_gamma_rate_estimator(context, options, poisson_estimator, &PoissonFitOptions::prior_rates, "prior-rates",
                                    &GammaRateEvidence::add_counts);
 }
 
 }  // namespace
 
 FitFamily poisson_family() {
-  return {"poisson",
-          "independent Poisson counts",
-          kPoissonHelp,
-          Method::ml,
-          nullptr,
-          true,
-          add_poisson_options,
-          untyped_options<make_poisson>,
-          read_libsvm_input,
-          {kGammaRatePriorFlags}};
+  return {
+      "poisson",
+      "independent Poisson counts",
+      kPoissonHelp,
+      Method::ml,
+      nullptr,
+      true,
+      add_poisson_options,
+      typed_options<GammaRatePriorOptions<PoissonFitOptions>, parse_gamma_rate_prior<PoissonFitOptions>, make_poisson>,
+      read_libsvm_input,
+      {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

@@ -42,19 +42,28 @@ void add_pooled_estimate_option(po::options_description& options) {
                         "--prior pooled: the posterior mean (default; measured better for kernels) or mode");
 }
 
-bool pooled_prior_option(const po::variables_map& values, Method method, bool& posterior_mean) {
+bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean) {
   const std::string prior = values["prior"].as<std::string>();
   if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
   if (prior == "fixed") {
     if (!values["pooled-estimate"].defaulted()) throw UsageError("--pooled-estimate applies to --prior pooled");
     return false;
   }
-  if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
   const std::string estimate = values["pooled-estimate"].as<std::string>();
   if (estimate != "mean" && estimate != "mode")
     throw UsageError("--pooled-estimate must be mean or mode, got '" + estimate + "'");
   posterior_mean = estimate == "mean";
   return true;
+}
+
+void check_pooled_prior_method(Method method) {
+  if (method != Method::map) throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
+}
+
+const char* first_given(const po::variables_map& values, std::initializer_list<const char*> fixed_only) {
+  for (const char* option_name : fixed_only)
+    if (!values[option_name].defaulted()) return option_name;
+  return nullptr;
 }
 
 Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,

@@ -28,8 +28,13 @@ Choice evidence_choice(const StrengthChoice& choice, const std::string& dominate
 // The --pooled-estimate option of --prior pooled (gaussian, poisson, exponential).
 void add_pooled_estimate_option(po::options_description& options);
 
-// --prior fixed|pooled and --pooled-estimate: true for pooled (then `posterior_mean` is set).
-bool pooled_prior_option(const po::variables_map& values, Method method, bool& posterior_mean);
+// --prior fixed|pooled and --pooled-estimate: true for pooled (then `posterior_mean` is set);
+// UsageError for other values, and for --pooled-estimate without --prior pooled.
+bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean);
+// UsageError unless `method` is map: --prior pooled is a prior of the map estimator.
+void check_pooled_prior_method(Method method);
+// The first of `fixed_only`, the options of --prior fixed, given on the command line (null: none).
+const char* first_given(const po::variables_map& values, std::initializer_list<const char*> fixed_only);
 
 // The statistics of every example of `data` read by `reader`, computed on first use (never when a
 // --pooled-from file supplies everything the prior needs); an example that cannot be read is an
