@@ -50,14 +50,14 @@ const OptionFlags kDirichletFlags{
 // --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
 // N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
 // from --pooled-from.
-void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& options) {
+void choose_dirichlet_prior(const FitContext& context, bool choose_count, DirichletFitOptions& options) {
   const Dataset& data = context.input.data();
   const long dim = context.input.dim();
   const std::unique_ptr<Estimator> reader = dirichlet_estimator(DirichletFitOptions{});
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});
   options.prior_log_means = centre.col(0);
-  options.prior_count = pooled_prior_count(context, [&] {
+  options.prior_count = pooled_prior_strength(context, "prior-count", choose_count, options.prior_count, [&] {
     examples();  // every example read and checked first
     std::vector<Eigen::MatrixXd> log_vectors;
     for (const Example& example : data.examples) {
@@ -82,23 +82,38 @@ void choose_dirichlet_prior(const FitContext& context, DirichletFitOptions& opti
   });
 }
 
-std::unique_ptr<Estimator> make_dirichlet(const FitContext& context) {
-  DirichletFitOptions options;
+// --prior fixed|pooled, --prior-count N0|auto and --prior-alpha (that of --prior fixed).
+PriorFitOptions<DirichletFitOptions> parse_dirichlet_options(const po::variables_map& values) {
+  PriorFitOptions<DirichletFitOptions> options;
+  options.pooled = prior_is_pooled(values);
+  parse_prior_count(values, {"prior-alpha"}, options);
+  options.fit.prior_alpha = option(values, "prior-alpha");
+  return options;
+}
+
+std::unique_ptr<Estimator> make_dirichlet(const FitContext& context, const PriorFitOptions<DirichletFitOptions>& given) {
+  DirichletFitOptions options = given.fit;
   options.method = context.method;
-  if (conjugate_prior_is_pooled(context, {"prior-alpha"})) {
-    choose_dirichlet_prior(context, options);
-    return dirichlet_estimator(options);
+  if (given.pooled) {
+    check_pooled_conjugate_prior(context.method, given.fixed_option);
+    choose_dirichlet_prior(context, given.choose_strength, options);
   }
-  options.prior_alpha = option(context.values, "prior-alpha");
-  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
   return dirichlet_estimator(options);
 }
 
 }  // namespace
 
 FitFamily dirichlet_family() {
-  return {"dirichlet",           "Dirichlet over probability vectors", kDirichletHelp,    Method::ml,       nullptr, true,
-          add_dirichlet_options, untyped_options<make_dirichlet>,      read_libsvm_input, {kDirichletFlags}};
+  return {"dirichlet",
+          "Dirichlet over probability vectors",
+          kDirichletHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_dirichlet_options,
+          typed_options<PriorFitOptions<DirichletFitOptions>, parse_dirichlet_options, make_dirichlet>,
+          read_libsvm_input,
+          {kDirichletFlags}};
 }
 
 }  // namespace ppk::cli

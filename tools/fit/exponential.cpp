@@ -28,7 +28,7 @@ void add_exponential_options(po::options_description& options) {
 }
 
 std::unique_ptr<Estimator> make_exponential(const FitContext& context,
-                                            const GammaRatePriorOptions<ExponentialFitOptions>& options) {
+                                            const PriorFitOptions<ExponentialFitOptions>& options) {
   return make_gamma_rate_estimator(context, options, exponential_estimator, &ExponentialFitOptions::prior_scales,
                                    "prior-scales", &GammaRateEvidence::add_waiting_times);
 }
@@ -43,7 +43,7 @@ FitFamily exponential_family() {
           nullptr,
           true,
           add_exponential_options,
-          typed_options<GammaRatePriorOptions<ExponentialFitOptions>, parse_gamma_rate_prior<ExponentialFitOptions>,
+          typed_options<PriorFitOptions<ExponentialFitOptions>, parse_gamma_rate_prior<ExponentialFitOptions>,
                         make_exponential>,
           read_libsvm_input,
           {kGammaRatePriorFlags}};

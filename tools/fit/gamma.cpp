@@ -54,14 +54,14 @@ const OptionFlags kGammaFlags{{"prior_shape", "--prior-shape"},
 // --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
 // read from --pooled-from.
-void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
+void choose_gamma_prior(const FitContext& context, bool choose_count, GammaFitOptions& options) {
   const Dataset& data = context.input.data();
   const long dim = context.input.dim();
   const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
   LazyExampleStatistics examples(*reader, data, dim);
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});
   options.prior_centre = centre;
-  options.prior_count = pooled_prior_count(context, [&] {
+  options.prior_count = pooled_prior_strength(context, "prior-count", choose_count, options.prior_count, [&] {
     GammaShapeEvidence evidence;
     StrengthChoice choice;
     try {
@@ -76,24 +76,34 @@ void choose_gamma_prior(const FitContext& context, GammaFitOptions& options) {
   });
 }
 
-std::unique_ptr<Estimator> make_gamma(const FitContext& context) {
-  GammaFitOptions options;
+// --prior fixed|pooled, --prior-count N0|auto, --prior-shape and --prior-scale (those of --prior fixed).
+PriorFitOptions<GammaFitOptions> parse_gamma_options(const po::variables_map& values) {
+  PriorFitOptions<GammaFitOptions> options;
+  options.pooled = prior_is_pooled(values);
+  parse_prior_count(values, {"prior-shape", "prior-scale"}, options);
+  options.fit.prior_shape = option(values, "prior-shape");
+  options.fit.prior_scale = option(values, "prior-scale");
+  return options;
+}
+
+std::unique_ptr<Estimator> make_gamma(const FitContext& context, const PriorFitOptions<GammaFitOptions>& given) {
+  GammaFitOptions options = given.fit;
   options.method = context.method;
-  if (conjugate_prior_is_pooled(context, {"prior-shape", "prior-scale"})) {
-    choose_gamma_prior(context, options);
-    return gamma_estimator(options);
+  if (given.pooled) {
+    check_pooled_conjugate_prior(context.method, given.fixed_option);
+    choose_gamma_prior(context, given.choose_strength, options);
   }
-  options.prior_shape = option(context.values, "prior-shape");
-  options.prior_scale = option(context.values, "prior-scale");
-  options.prior_count = *number_or_auto(context.values, "prior-count", "1");
   return gamma_estimator(options);
 }
 
 }  // namespace
 
 FitFamily gamma_family() {
-  return {"gamma",           "independent gamma values",  kGammaHelp,        Method::ml,   nullptr, true,
-          add_gamma_options, untyped_options<make_gamma>, read_libsvm_input, {kGammaFlags}};
+  return {"gamma",           "independent gamma values",
+          kGammaHelp,        Method::ml,
+          nullptr,           true,
+          add_gamma_options, typed_options<PriorFitOptions<GammaFitOptions>, parse_gamma_options, make_gamma>,
+          read_libsvm_input, {kGammaFlags}};
 }
 
 }  // namespace ppk::cli

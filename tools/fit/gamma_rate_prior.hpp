@@ -35,30 +35,17 @@ inline const OptionFlags kGammaRatePriorFlags{{"prior_shape", "--prior-shape"},
                                               {"prior_scales", "--prior pooled"}};
 
 // The options of add_gamma_prior_on_rate (poisson: PoissonFitOptions; exponential:
-// ExponentialFitOptions): the library's options as given (`fit`; its method is the context's, and
-// with --prior pooled its pooled means and its shape, unless given, are chosen on INPUT), --prior
-// pooled, --prior-shape auto, and whether --prior-rate was given (--prior pooled refuses it).
+// ExponentialFitOptions): --prior fixed|pooled, --prior-shape A|auto (the strength: default 2; auto,
+// the default of --prior pooled, needs it), --prior-rate (the option of --prior fixed) and --pooled-estimate.
 template <class FitOptions>
-struct GammaRatePriorOptions {
-  FitOptions fit;
-  bool pooled = false;
-  bool choose_shape = false;
-  bool rate_given = false;
-};
-
-// --prior fixed|pooled, --prior-shape A|auto (default 2; auto, the default of --prior pooled, needs
-// it), --prior-rate and --pooled-estimate.
-template <class FitOptions>
-GammaRatePriorOptions<FitOptions> parse_gamma_rate_prior(const po::variables_map& values) {
-  GammaRatePriorOptions<FitOptions> options;
+PriorFitOptions<FitOptions> parse_gamma_rate_prior(const po::variables_map& values) {
+  PriorFitOptions<FitOptions> options;
   options.fit.prior_rate = option(values, "prior-rate");
-  options.rate_given = !values["prior-rate"].defaulted();
   options.pooled = pooled_prior_option(values, options.fit.pooled_posterior_mean);
-  const std::optional<double> shape = number_or_auto(values, "prior-shape", options.pooled ? "auto" : "2");
-  if (!shape && !options.pooled)
-    throw UsageError("--prior-shape auto chooses the shape of --prior pooled; add --prior pooled");
-  options.choose_shape = !shape;
+  const std::optional<double> shape = prior_strength_option(values, "prior-shape", options.pooled, "2", "shape");
+  options.choose_strength = !shape;
   if (shape) options.fit.prior_shape = *shape;
+  if (options.pooled) options.fixed_option = first_given(values, {"prior-rate"});
   return options;
 }
 
@@ -69,7 +56,7 @@ GammaRatePriorOptions<FitOptions> parse_gamma_rate_prior(const po::variables_map
 // estimators share it.
 template <class FitOptions>
 std::unique_ptr<Estimator> make_gamma_rate_estimator(
-    const FitContext& context, const GammaRatePriorOptions<FitOptions>& given,
+    const FitContext& context, const PriorFitOptions<FitOptions>& given,
     std::unique_ptr<Estimator> (*make)(const FitOptions&), std::optional<Eigen::VectorXd> FitOptions::*pooled_means,
     const std::string& means_name,
     void (GammaRateEvidence::*add_example)(double, const Eigen::VectorXd&, const Eigen::VectorXd&)) {
@@ -77,7 +64,7 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
   options.method = context.method;
   if (!given.pooled) return make(options);
   check_pooled_prior_method(context.method);
-  if (given.rate_given)
+  if (given.fixed_option)
     throw UsageError("--prior pooled sets the prior's rates from INPUT's pooled means; drop --prior-rate");
   const Dataset& data = context.input.data();
   const long dim = context.input.dim();
@@ -95,22 +82,18 @@ std::unique_ptr<Estimator> make_gamma_rate_estimator(
                      std::to_string(dim) + ": give both files the same --dim");
   const Eigen::VectorXd pooled = means.col(0);
   options.*pooled_means = pooled;
-  if (!given.choose_shape) {
-    options.prior_shape = context.choices.given("prior-shape", options.prior_shape);
-  } else {
-    options.prior_shape = context.choices.value("prior-shape", [&] {
-      GammaRateEvidence evidence;
-      for (const Statistics& example : examples())
-        (evidence.*add_example)(example.count, example.sums.at("x").col(0), pooled);
-      StrengthChoice choice;
-      try {
-        choice = maximise_evidence(evidence);
-      } catch (const EstimationError& e) {
-        throw InputError(data.source + ": " + message_of(e));
-      }
-      return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
-    });
-  }
+  options.prior_shape = pooled_prior_strength(context, "prior-shape", given.choose_strength, options.prior_shape, [&] {
+    GammaRateEvidence evidence;
+    for (const Statistics& example : examples())
+      (evidence.*add_example)(example.count, example.sums.at("x").col(0), pooled);
+    StrengthChoice choice;
+    try {
+      choice = maximise_evidence(evidence);
+    } catch (const EstimationError& e) {
+      throw InputError(data.source + ": " + message_of(e));
+    }
+    return evidence_choice(choice, "the examples' rates are indistinguishable from the pooled ones");
+  });
   return make(options);
 }
 

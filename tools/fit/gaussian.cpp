@@ -76,19 +76,9 @@ const OptionFlags kGaussianFlags{{"covariance", "--cov"},
                                  {"prior_centre", "--prior pooled"},
                                  {"prior_count", "--prior-count"}};
 
-// The options of ppk fit gaussian: the library's options as given (`fit`; its method is the
-// context's, and with --prior pooled its centre and, for --prior-count auto, its nu are chosen on
-// INPUT), --prior pooled, --prior-count auto, and the first option of --prior fixed given
-// (--prior-mean, --prior-var; null: none), which --prior pooled refuses.
-struct GaussianOptions {
-  GaussianFitOptions fit;
-  bool pooled = false;
-  bool choose_count = false;
-  const char* fixed_option = nullptr;
-};
-
-GaussianOptions parse_gaussian_options(const po::variables_map& values) {
-  GaussianOptions options;
+// --cov, --var, --ridge, the prior's options (--prior-mean, --prior-var: those of --prior fixed).
+PriorFitOptions<GaussianFitOptions> parse_gaussian_options(const po::variables_map& values) {
+  PriorFitOptions<GaussianFitOptions> options;
   GaussianFitOptions& fit = options.fit;
   const std::string form = values["cov"].as<std::string>();
   fit.covariance = covariance_form(form);
@@ -104,12 +94,7 @@ GaussianOptions parse_gaussian_options(const po::variables_map& values) {
   fit.prior_strength = option(values, "prior-strength");
   fit.prior_variance = option(values, "prior-var");
   options.pooled = pooled_prior_option(values, fit.pooled_posterior_mean);
-  const std::optional<double> count = number_or_auto(values, "prior-count", options.pooled ? "auto" : "1");
-  if (!count && !options.pooled)
-    throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
-  options.choose_count = !count;
-  if (count) fit.prior_count = *count;
-  if (options.pooled) options.fixed_option = first_given(values, {"prior-mean", "prior-var"});
+  parse_prior_count(values, {"prior-mean", "prior-var"}, options);
   return options;
 }
 
@@ -118,33 +103,28 @@ GaussianOptions parse_gaussian_options(const po::variables_map& values) {
 void choose_pooled_prior(const FitContext& context, bool choose_count, GaussianFitOptions& options) {
   const Dataset& data = context.input.data();
   options.prior_centre = pooled_covariance_centre(data, context.input.dim(), options.covariance, context.choices);
-  const auto in_input = [&](const EstimationError& e) { return InputError(data.source + ": " + message_of(e)); };
-  if (!choose_count) {
-    options.prior_count = context.choices.given("prior-count", options.prior_count);
-    return;
-  }
-  options.prior_count = context.choices.value("prior-count", [&] {
+  options.prior_count = pooled_prior_strength(context, "prior-count", choose_count, options.prior_count, [&] {
     StrengthChoice choice;
     try {
       choice = maximise_evidence(gaussian_prior_evidence(
           example_statistics(data, context.input.dim(), options.covariance), options.covariance, *options.prior_centre));
     } catch (const EstimationError& e) {
-      throw in_input(e);
+      throw InputError(data.source + ": " + message_of(e));
     }
     return evidence_choice(choice, "the examples' covariances are indistinguishable from the pooled one");
   });
 }
 
-std::unique_ptr<Estimator> make_gaussian(const FitContext& context, const GaussianOptions& given) {
+std::unique_ptr<Estimator> make_gaussian(const FitContext& context, const PriorFitOptions<GaussianFitOptions>& given) {
   GaussianFitOptions options = given.fit;
   options.method = context.method;
   if (given.pooled) {
     check_pooled_prior_method(context.method);
-    if (given.fixed_option)
+    if (given.fixed_option != nullptr)
       throw UsageError(std::string("--") + given.fixed_option +
                        " belongs to --prior fixed; --prior pooled centres the "
                        "covariance on INPUT's pooled covariance and leaves the mean flat");
-    choose_pooled_prior(context, given.choose_count, options);
+    choose_pooled_prior(context, given.choose_strength, options);
   }
   return gaussian_estimator(options);
 }
@@ -159,7 +139,7 @@ FitFamily gaussian_family() {
           nullptr,
           true,
           add_gaussian_options,
-          typed_options<GaussianOptions, parse_gaussian_options, make_gaussian>,
+          typed_options<PriorFitOptions<GaussianFitOptions>, parse_gaussian_options, make_gaussian>,
           read_libsvm_input,
           {kGaussianFlags}};
 }

@@ -27,8 +27,7 @@ void add_poisson_options(po::options_description& options) {
                           "rate of feature d on INPUT)");
 }
 
-std::unique_ptr<Estimator> make_poisson(const FitContext& context,
-                                        const GammaRatePriorOptions<PoissonFitOptions>& options) {
+std::unique_ptr<Estimator> make_poisson(const FitContext& context, const PriorFitOptions<PoissonFitOptions>& options) {
   return make_gamma_rate_estimator(context, options, poisson_estimator, &PoissonFitOptions::prior_rates, "prior-rates",
                                    &GammaRateEvidence::add_counts);
 }
@@ -36,17 +35,16 @@ std::unique_ptr<Estimator> make_poisson(const FitContext& context,
 }  // namespace
 
 FitFamily poisson_family() {
-  return {
-      "poisson",
-      "independent Poisson counts",
-      kPoissonHelp,
-      Method::ml,
-      nullptr,
-      true,
-      add_poisson_options,
-      typed_options<GammaRatePriorOptions<PoissonFitOptions>, parse_gamma_rate_prior<PoissonFitOptions>, make_poisson>,
-      read_libsvm_input,
-      {kGammaRatePriorFlags}};
+  return {"poisson",
+          "independent Poisson counts",
+          kPoissonHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_poisson_options,
+          typed_options<PriorFitOptions<PoissonFitOptions>, parse_gamma_rate_prior<PoissonFitOptions>, make_poisson>,
+          read_libsvm_input,
+          {kGammaRatePriorFlags}};
 }
 
 }  // namespace ppk::cli

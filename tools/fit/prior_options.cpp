@@ -42,10 +42,14 @@ void add_pooled_estimate_option(po::options_description& options) {
                         "--prior pooled: the posterior mean (default; measured better for kernels) or mode");
 }
 
-bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean) {
+bool prior_is_pooled(const po::variables_map& values) {
   const std::string prior = values["prior"].as<std::string>();
   if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
-  if (prior == "fixed") {
+  return prior == "pooled";
+}
+
+bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean) {
+  if (!prior_is_pooled(values)) {
     if (!values["pooled-estimate"].defaulted()) throw UsageError("--pooled-estimate applies to --prior pooled");
     return false;
   }
@@ -66,6 +70,14 @@ const char* first_given(const po::variables_map& values, std::initializer_list<c
   return nullptr;
 }
 
+std::optional<double> prior_strength_option(const po::variables_map& values, const char* name, bool pooled,
+                                            const char* fixed_default, const char* what) {
+  const std::optional<double> strength = number_or_auto(values, name, pooled ? "auto" : fixed_default);
+  if (!strength && !pooled)
+    throw UsageError(std::string("--") + name + " auto chooses the " + what + " of --prior pooled; add --prior pooled");
+  return strength;
+}
+
 Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,
                                          const std::vector<std::string>& statistic_names) {
   const long dim = context.input.dim();
@@ -81,35 +93,25 @@ Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleS
     return Eigen::MatrixXd(sums / vectors);
   });
   if (centre.rows() != dim || centre.cols() != columns)
-    throw UsageError(context.values["pooled-from"].as<std::string>() + " holds a prior-centre of " +
-                     std::to_string(centre.rows()) + " x " + std::to_string(centre.cols()) + ", but " +
-                     context.input.data().source + " needs " + std::to_string(dim) + " x " + std::to_string(columns) +
+    throw UsageError(*context.request.pooled_from + " holds a prior-centre of " + std::to_string(centre.rows()) + " x " +
+                     std::to_string(centre.cols()) + ", but " + context.input.data().source + " needs " +
+                     std::to_string(dim) + " x " + std::to_string(columns) +
                      ": fit both files with the same family and --dim");
   return centre;
 }
 
-double pooled_prior_count(const FitContext& context, const std::function<Choice()>& choose) {
-  const std::optional<double> count = number_or_auto(context.values, "prior-count", "auto");
-  if (count) return context.choices.given("prior-count", *count);
-  return context.choices.value("prior-count", choose);
+double pooled_prior_strength(const FitContext& context, const char* name, bool choose_strength, double given,
+                             const std::function<Choice()>& choose) {
+  if (!choose_strength) return context.choices.given(name, given);
+  return context.choices.value(name, choose);
 }
 
-bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<const char*> fixed_only) {
-  const std::string prior = context.values["prior"].as<std::string>();
-  if (prior != "fixed" && prior != "pooled") throw UsageError("--prior must be fixed or pooled, got '" + prior + "'");
-  if (prior == "fixed") {
-    if (!number_or_auto(context.values, "prior-count", "1"))
-      throw UsageError("--prior-count auto chooses the strength of --prior pooled; add --prior pooled");
-    return false;
-  }
-  if (context.method != Method::map)
-    throw UsageError("--prior pooled is a prior of the map estimator: add --estimator map");
-  for (const char* option_name : fixed_only)
-    if (!context.values[option_name].defaulted())
-      throw UsageError(std::string("--") + option_name +
-                       " belongs to --prior fixed; --prior pooled centres the "
-                       "prior on INPUT's pooled statistics");
-  return true;
+void check_pooled_conjugate_prior(Method method, const char* fixed_option) {
+  check_pooled_prior_method(method);
+  if (fixed_option)
+    throw UsageError(std::string("--") + fixed_option +
+                     " belongs to --prior fixed; --prior pooled centres the "
+                     "prior on INPUT's pooled statistics");
 }
 
 std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,

@@ -28,6 +28,22 @@ Choice evidence_choice(const StrengthChoice& choice, const std::string& dominate
 // The --pooled-estimate option of --prior pooled (gaussian, poisson, exponential).
 void add_pooled_estimate_option(po::options_description& options);
 
+// The options of a family with a prior fixed or pooled on INPUT (gaussian, poisson, exponential,
+// gamma, dirichlet): the library's options as given (`fit`; its method is the context's, and with
+// --prior pooled the prior's centre and, when `choose_strength`, its strength are chosen on INPUT or
+// read from --pooled-from), --prior pooled, whether the prior's strength (--prior-count,
+// --prior-shape) is auto, and the first option of --prior fixed given (null: none), which --prior
+// pooled refuses.
+template <class FitOptions>
+struct PriorFitOptions {
+  FitOptions fit;
+  bool pooled = false;
+  bool choose_strength = false;
+  const char* fixed_option = nullptr;
+};
+
+// --prior fixed|pooled: true for pooled; UsageError for another value.
+bool prior_is_pooled(const po::variables_map& values);
 // --prior fixed|pooled and --pooled-estimate: true for pooled (then `posterior_mean` is set);
 // UsageError for other values, and for --pooled-estimate without --prior pooled.
 bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean);
@@ -35,6 +51,21 @@ bool pooled_prior_option(const po::variables_map& values, bool& posterior_mean);
 void check_pooled_prior_method(Method method);
 // The first of `fixed_only`, the options of --prior fixed, given on the command line (null: none).
 const char* first_given(const po::variables_map& values, std::initializer_list<const char*> fixed_only);
+// The prior's strength --NAME, the prior's `what` (its count, its shape): a number (default
+// `fixed_default` with --prior fixed) or auto (nothing), the default of --prior pooled, which only
+// --prior pooled takes.
+std::optional<double> prior_strength_option(const po::variables_map& values, const char* name, bool pooled,
+                                            const char* fixed_default, const char* what);
+// --prior-count N0|auto (default 1 with --prior fixed) and, with --prior pooled (options.pooled,
+// read already), the first of the options of --prior fixed `fixed_only` given, into `options`.
+template <class FitOptions>
+void parse_prior_count(const po::variables_map& values, std::initializer_list<const char*> fixed_only,
+                       PriorFitOptions<FitOptions>& options) {
+  const std::optional<double> count = prior_strength_option(values, "prior-count", options.pooled, "1", "strength");
+  options.choose_strength = !count;
+  if (count) options.fit.prior_count = *count;
+  if (options.pooled) options.fixed_option = first_given(values, fixed_only);
+}
 
 // The statistics of every example of `data` read by `reader`, computed on first use (never when a
 // --pooled-from file supplies everything the prior needs); an example that cannot be read is an
@@ -70,13 +101,15 @@ class LazyExampleStatistics {
 Eigen::MatrixXd pooled_statistics_centre(const FitContext& context, LazyExampleStatistics& examples,
                                          const std::vector<std::string>& statistic_names);
 
-// N0 of --prior pooled (gamma, dirichlet): --prior-count N0 as given, or, for --prior-count auto
-// (the default), chosen on INPUT by `choose`; read from --pooled-from for a test file.
-double pooled_prior_count(const FitContext& context, const std::function<Choice()>& choose);
+// The strength `name` of --prior pooled (gaussian, gamma and dirichlet "prior-count", poisson and
+// exponential "prior-shape"): `given` as given, or, when `choose_strength` (auto), chosen on INPUT by
+// `choose`; read from --pooled-from for a test file.
+double pooled_prior_strength(const FitContext& context, const char* name, bool choose_strength, double given,
+                             const std::function<Choice()>& choose);
 
-// --prior fixed|pooled for gamma and dirichlet: true for pooled (which needs --estimator map and
-// refuses the options of --prior fixed, `fixed_only`).
-bool conjugate_prior_is_pooled(const FitContext& context, std::initializer_list<const char*> fixed_only);
+// --prior pooled of a conjugate prior (gamma, dirichlet): UsageError unless the estimator is map and
+// no option of --prior fixed (`fixed_option`, null: none) was given.
+void check_pooled_conjugate_prior(Method method, const char* fixed_option);
 
 // --prior pooled of mixture, hmm and fhmm: the centre and nu (chosen by `choose` for --prior-count auto).
 std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
