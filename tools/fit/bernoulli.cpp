@@ -35,8 +35,10 @@ void add_bernoulli_options(po::options_description& options) {
                           "A chosen by maximum evidence (needs examples of several vectors)");
 }
 
-std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
-  return smoothed_estimator(context,
+AlphaOptions parse_bernoulli_options(const po::variables_map& values) { return parse_alpha_options(values, false); }
+
+std::unique_ptr<Estimator> make_bernoulli(const FitContext& context, const AlphaOptions& alpha) {
+  return smoothed_estimator(context, alpha,
                             SmoothedFamily{"bernoulli",
                                            [&] {
                                              const std::vector<Example>& examples = context.input.data().examples;
@@ -59,8 +61,16 @@ std::unique_ptr<Estimator> make_bernoulli(const FitContext& context) {
 }  // namespace
 
 FitFamily bernoulli_family() {
-  return {"bernoulli",           "independent binary features",   kBernoulliHelp,    Method::posterior, nullptr, true,
-          add_bernoulli_options, untyped_options<make_bernoulli>, read_libsvm_input, {kAlphaFlags}};
+  return {"bernoulli",
+          "independent binary features",
+          kBernoulliHelp,
+          Method::posterior,
+          nullptr,
+          true,
+          add_bernoulli_options,
+          typed_options<AlphaOptions, parse_bernoulli_options, make_bernoulli>,
+          read_libsvm_input,
+          {kAlphaFlags}};
 }
 
 }  // namespace ppk::cli

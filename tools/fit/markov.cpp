@@ -351,7 +351,8 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
               << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
                  "their rows share them\n";
 
-  return smoothed_estimator(context,
+  const AlphaOptions smoothing = parse_alpha_options(values, false);
+  return smoothed_estimator(context, smoothing,
                             SmoothedFamily{"markov", polya_counts, 1.0, "beta", false, [&](Method method, double alpha) {
                                              MarkovFitOptions fit = options;
                                              fit.strength = method == Method::ml ? 0.0 : alpha;

@@ -81,12 +81,10 @@ const OptionFlags kMultinomialFlags{{"base", "--base pooled"}};
 // --base pooled: the training file's base, computed on INPUT (with --save-pooled) or read from the
 // --pooled-from file, and recorded for the pool file; null for --base uniform. UsageError when the
 // two files disagree about the base or when a pooled base could not be shared with the test file.
-std::shared_ptr<const LeveledBase> base_option(const FitContext& context) {
-  const std::string base = context.values["base"].as<std::string>();
-  if (base != "uniform" && base != "pooled") throw UsageError("--base must be uniform or pooled, got '" + base + "'");
+std::shared_ptr<const LeveledBase> base_option(const FitContext& context, bool pooled_base) {
   const PoolFile* from = context.choices.pool_from();
   const std::string& input = context.source.name;
-  if (base == "uniform") {
+  if (!pooled_base) {
     if (from != nullptr && !from->base.is_null())
       throw UsageError(from->path + " holds the pooled base of the training file " + from->source +
                        " (fitted with --base pooled), but " + input +
@@ -182,23 +180,42 @@ Trials trials_option(const po::variables_map& values) {
   return trials;
 }
 
-std::unique_ptr<Estimator> make_multinomial(const FitContext& context) {
+// The options of ppk fit multinomial: --alpha and those of --alpha auto, --trials with --decay, and
+// --base pooled (else uniform).
+struct MultinomialOptions {
+  AlphaOptions smoothing;
+  Trials trials;
+  bool pooled_base = false;
+};
+
+MultinomialOptions parse_multinomial_options(const po::variables_map& values) {
+  MultinomialOptions options;
+  const std::string base = values["base"].as<std::string>();
+  if (base != "uniform" && base != "pooled") throw UsageError("--base must be uniform or pooled, got '" + base + "'");
+  options.pooled_base = base == "pooled";
+  options.trials = trials_option(values);
+  options.smoothing = parse_alpha_options(values, true);
+  return options;
+}
+
+std::unique_ptr<Estimator> make_multinomial(const FitContext& context, const MultinomialOptions& options) {
   const long dim = context.input.dim();
-  std::shared_ptr<const LeveledBase> base = base_option(context);
-  const Trials trials = trials_option(context.values);
+  std::shared_ptr<const LeveledBase> base = base_option(context, options.pooled_base);
+  const Trials& trials = options.trials;
   return smoothed_estimator(
-      context, SmoothedFamily{"multinomial",
-                              [&] {
-                                // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
-                                Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
-                                if (base)
-                                  for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
-                                return multinomial_polya_counts(context.input.data().examples, m);
-                              },
-                              static_cast<double>(dim), "alpha D", true,
-                              [&](Method method, double alpha) {
-                                return multinomial_estimator(MultinomialFitOptions{method, alpha, trials, base});
-                              }});
+      context, options.smoothing,
+      SmoothedFamily{"multinomial",
+                     [&] {
+                       // The prior Dirichlet(A m), A = alpha D: m_d = 1/D, or the pooled base's level of word d.
+                       Eigen::VectorXd m = Eigen::VectorXd::Constant(dim, 1.0 / static_cast<double>(dim));
+                       if (base)
+                         for (long d = 0; d < dim; ++d) m[d] = base->levels.value[base->word_level[d]];
+                       return multinomial_polya_counts(context.input.data().examples, m);
+                     },
+                     static_cast<double>(dim), "alpha D", true,
+                     [&](Method method, double alpha) {
+                       return multinomial_estimator(MultinomialFitOptions{method, alpha, trials, base});
+                     }});
 }
 
 }  // namespace
@@ -211,7 +228,7 @@ FitFamily multinomial_family() {
           nullptr,
           true,
           add_multinomial_options,
-          untyped_options<make_multinomial>,
+          typed_options<MultinomialOptions, parse_multinomial_options, make_multinomial>,
           read_libsvm_input,
           {kAlphaFlags, kMultinomialFlags}};
 }

@@ -82,9 +82,8 @@ struct RowSmoothing {
 // pseudo-count in all), evidence (the alpha of maximum evidence, evidence_alpha), or auto: the
 // smoothing chosen with C by cross-validated accuracy among the candidates of `options`
 // (choose_smoothing_by_cv on the rows rows.make gives for each).
-RowSmoothing training_smoothing(const FitContext& context, const CvOptions& options, const SmoothedFamily& rows) {
-  const po::variables_map& values = context.values;
-  const std::string text = values["alpha"].as<std::string>();
+RowSmoothing training_smoothing(const FitContext& context, const AlphaOptions& given, const SmoothedFamily& rows) {
+  const std::string& text = given.alpha;
   if (text == "evidence") {
     if (context.method == Method::ml)
       throw UsageError("--alpha evidence chooses the prior's strength, but --estimator ml uses no prior");
@@ -96,8 +95,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
       throw UsageError(
           "--estimator map needs --alpha A >= 1 (the Dirichlet's mode is on the boundary otherwise); "
           "--alpha 1/D" +
-          std::string(values["alpha"].defaulted() ? ", the default," : "") +
-          " serves the posterior mean (--estimator posterior)");
+          std::string(given.alpha_given ? "" : ", the default,") + " serves the posterior mean (--estimator posterior)");
     const double alpha = alpha_number(text, rows);
     return {context.method, alpha, text == "1/D" ? text : format_shortest(alpha), "the command line", {}};
   }
@@ -109,7 +107,7 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
   for (const Example& example : data.examples) labels.push_back(example.label);
   const unsigned threads = context.request.threads;
   const CvChoice choice = choose_smoothing_by_cv(
-      options, labels,
+      given.cv, labels,
       [&](const std::string& name, std::string& reason) -> std::optional<double> {
         if (name == "1/D") return 1.0 / rows.per_alpha;
         try {
@@ -135,8 +133,8 @@ RowSmoothing training_smoothing(const FitContext& context, const CvOptions& opti
 // The smoothing of a test file fitted with --pooled-from `from`: the training file's, saved there,
 // never decided again. An --estimator or --alpha given for the test file that differs from it is
 // refused, naming both files and both smoothings.
-RowSmoothing reused_smoothing(const FitContext& context, const PoolFile& from, const SmoothedFamily& rows) {
-  const po::variables_map& values = context.values;
+RowSmoothing reused_smoothing(const FitContext& context, const AlphaOptions& given_alpha, const PoolFile& from,
+                              const SmoothedFamily& rows) {
   if (from.smoothing.is_null())  // the family and dimension are checked with the pool file
     throw UsageError(from.path + " holds no smoothing of the training file " + from.source + ": fit it with ppk fit " +
                      rows.name + " --save-pooled " + from.path);
@@ -147,8 +145,8 @@ RowSmoothing reused_smoothing(const FitContext& context, const PoolFile& from, c
     given = std::string("--estimator ") + method_name(*context.request.method);
     differs = context.method != saved.method;
   }
-  if (!values["alpha"].defaulted()) {
-    const std::string text = values["alpha"].as<std::string>();
+  if (given_alpha.alpha_given) {
+    const std::string& text = given_alpha.alpha;
     given += (given.empty() ? "" : " ") + std::string("--alpha ") + text;
     if (text == "auto" || text == "evidence") {
       differs = differs || text != saved.option;
@@ -175,26 +173,33 @@ void add_chosen_alpha_option(po::options_description& options, const char* defau
   add_cv_options(options, candidates);
 }
 
-std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const SmoothedFamily& rows) {
-  const po::variables_map& values = context.values;
-  const std::string text = values["alpha"].as<std::string>();
+AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_d) {
+  AlphaOptions options;
+  options.alpha = values["alpha"].as<std::string>();
+  options.alpha_given = !values["alpha"].defaulted();
+  const std::string& text = options.alpha;
   if (text == "cv")
     throw UsageError(
         "--alpha cv is now --alpha auto (the smoothing and the SVM's C chosen together by "
         "cross-validated accuracy); --alpha evidence is maximum evidence");
-  if (text == "1/D" && !rows.one_over_d)
+  if (text == "1/D" && !one_over_d)
     throw UsageError(
         "--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows; the "
         "bernoulli prior is Beta(A, A) on every feature: give --alpha A");
-  const PoolFile* from = context.choices.pool_from();
-  CvOptions options = read_cv_options(values, from == nullptr && text == "auto", rows.one_over_d);
+  options.cv = read_cv_options(values, !values.count("pooled-from") && text == "auto", one_over_d);
   // Maximum-likelihood rows have no base measure: --base pooled leaves ml out of the default candidates
   // (a --cv-alphas that names it is refused when its rows are fitted).
+  std::vector<std::string>& candidates = options.cv.candidates;
   if (values.count("base") && values["base"].as<std::string>() == "pooled" && values["cv-alphas"].defaulted())
-    options.candidates.erase(std::remove(options.candidates.begin(), options.candidates.end(), "ml"),
-                             options.candidates.end());
+    candidates.erase(std::remove(candidates.begin(), candidates.end(), "ml"), candidates.end());
+  return options;
+}
+
+std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const AlphaOptions& alpha,
+                                              const SmoothedFamily& rows) {
+  const PoolFile* from = context.choices.pool_from();
   const RowSmoothing smoothing =
-      from != nullptr ? reused_smoothing(context, *from, rows) : training_smoothing(context, options, rows);
+      from != nullptr ? reused_smoothing(context, alpha, *from, rows) : training_smoothing(context, alpha, rows);
   if (from != nullptr || smoothing.how != "the command line") {
     const std::string where = from != nullptr ? from->source + " (read from " + from->path + ")" : context.source.name;
     std::cerr << context.request.command << ": "

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fit_family.hpp"
+#include "smoothing_cv.hpp"
 #include "ppk/estimate/evidence.hpp"
 
 namespace ppk::cli {
@@ -30,9 +31,21 @@ struct SmoothedFamily {
   std::function<std::unique_ptr<Estimator>(Method method, double alpha)> make;
 };
 
-// The estimator of bernoulli or multinomial rows: smoothed as decided on INPUT (training_smoothing),
-// or, for a test file (--pooled-from), as saved for the training file (reused_smoothing). Printed
-// when chosen by the data or reused, and recorded for --save-pooled.
-std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const SmoothedFamily& rows);
+// --alpha and the options of --alpha auto, as given (add_chosen_alpha_option).
+struct AlphaOptions {
+  std::string alpha;         // A, 1/D, auto or evidence
+  bool alpha_given = false;  // whether --alpha was given (else `alpha` is its default)
+  CvOptions cv;              // the candidates and the SVM's settings of --alpha auto
+};
+// --alpha, and the --cv-* options (read_cv_options: they apply to --alpha auto on a training file,
+// without --pooled-from); --base pooled, where the family has it, leaves ml out of --cv-alphas's
+// default. UsageError for what the command line shows wrong (1/D where `one_over_d` is false).
+AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_d);
+
+// The estimator of bernoulli or multinomial rows smoothed by `alpha`: as decided on INPUT
+// (training_smoothing), or, for a test file (--pooled-from), as saved for the training file
+// (reused_smoothing). Printed when chosen by the data or reused, and recorded for --save-pooled.
+std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const AlphaOptions& alpha,
+                                              const SmoothedFamily& rows);
 
 }  // namespace ppk::cli
