@@ -47,11 +47,23 @@ void add_bayesnet_options(po::options_description& options) {
 // The fields of BayesNetFitOptions that these flags set.
 const OptionFlags kBayesNetFlags{{"alpha", "--alpha"}};
 
-std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const Method method = context.method;
+// The options of ppk fit bayesnet: the structure file, and the library's options (its method the context's).
+struct BayesNetOptions {
+  std::string structure;  // --structure S.json, the network's nodes
+  BayesNetFitOptions fit;
+};
+
+BayesNetOptions parse_bayesnet_options(const po::variables_map& values) {
   if (!values.count("structure")) throw UsageError("ppk fit bayesnet needs --structure S.json (the network's nodes)");
-  InputFile input(values["structure"].as<std::string>());
+  BayesNetOptions options;
+  options.structure = values["structure"].as<std::string>();
+  options.fit.alpha = option(values, "alpha");
+  read_em_options(values, options.fit);
+  return options;
+}
+
+std::unique_ptr<Estimator> make_bayesnet(const FitContext& context, const BayesNetOptions& given) {
+  InputFile input(given.structure);
   nlohmann::json structure;
   try {
     structure = nlohmann::json::parse(input.stream());
@@ -59,10 +71,8 @@ std::unique_ptr<Estimator> make_bayesnet(const FitContext& context) {
     throw InputError(input.name() + ": not a JSON network structure: " + e.what());
   }
   try {
-    BayesNetFitOptions options;
-    options.method = method;
-    options.alpha = option(values, "alpha");
-    read_em_options(values, options);
+    BayesNetFitOptions options = given.fit;
+    options.method = context.method;
     return bayesnet_estimator(structure, options);
   } catch (const ModelError& e) {
     throw InputError(input.name() + ": " + e.what());
@@ -79,7 +89,7 @@ FitFamily bayesnet_family() {
           nullptr,
           true,
           add_bayesnet_options,
-          untyped_options<make_bayesnet>,
+          typed_options<BayesNetOptions, parse_bayesnet_options, make_bayesnet>,
           read_libsvm_input,
           {kBayesNetFlags, kEmOptionFlags},
           true,
