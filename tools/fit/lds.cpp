@@ -75,21 +75,22 @@ void add_lds_options(po::options_description& options) {
 // The fields of LdsFitOptions that these flags set.
 const OptionFlags kLdsFlags{{"state_dim", "--state-dim"}, {"ridge", "--ridge"}, {"length", "--length"}};
 
-std::unique_ptr<Estimator> make_lds(const FitContext& context) {
-  const po::variables_map& values = context.values;
+LdsFamilyOptions<LdsFitOptions> parse_lds_options(const po::variables_map& values) {
+  LdsFamilyOptions<LdsFitOptions> options;
+  parse_lds_family_options(values, options);
+  return options;
+}
+
+std::unique_ptr<Estimator> make_lds(const FitContext& context, const LdsFamilyOptions<LdsFitOptions>& given) {
   // --adapt-from and --fisher-from read the pooled LDS, state dimension included, from POOL. Only
   // per-example fits have priors to choose: the pooled fit has every sequence's data, and an adapted
   // fit's prior is centred on the pooled model.
   const bool from_pool = context.request.from_pool();
-  if (!from_pool && !values.count("state-dim"))
+  if (!from_pool && !given.state_dim_given)
     throw UsageError("ppk fit lds needs --state-dim n (the dimension of the hidden state)");
-  const bool per_example = per_example_lds_fit(context.request, values);
-  LdsFitOptions options;
-  if (!from_pool) options.state_dim = values["state-dim"].as<long>();
-  if (values.count("ridge")) options.ridge = option(values, "ridge");
-  read_em_options(values, options);
-  if (values.count("length")) options.length = values["length"].as<long>();
-  if (per_example) read_lds_prior(context, options);
+  const bool per_example = per_example_lds_fit(context.request, given.prior);
+  LdsFitOptions options = given.fit;
+  if (per_example) read_lds_prior(context, given.prior, options);
   return lds_estimator(options);
 }
 
@@ -103,7 +104,7 @@ FitFamily lds_family() {
           "an LDS is fitted by EM (maximum likelihood)",
           false,
           add_lds_options,
-          untyped_options<make_lds>,
+          typed_options<LdsFamilyOptions<LdsFitOptions>, parse_lds_options, make_lds>,
           read_sequence_input,
           {kLdsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,

@@ -132,22 +132,27 @@ void add_lds_prior_options(po::options_description& options) {
   // clang-format on
 }
 
-bool per_example_lds_fit(const FitRequest& request, const po::variables_map& values) {
+LdsPriorOptions parse_lds_prior(const po::variables_map& values) {
+  LdsPriorOptions prior;
+  prior.given = first_given(values, {"prior-strength", "prior-state-noise", "prior-observation-noise"});
+  prior.strength = auto_or_number(values, "prior-strength", true);
+  prior.state_noise = auto_or_number(values, "prior-state-noise", false);
+  prior.observation_noise = auto_or_number(values, "prior-observation-noise", false);
+  return prior;
+}
+
+bool per_example_lds_fit(const FitRequest& request, const LdsPriorOptions& prior) {
   const bool per_example = request.mode == FitMode::per_example;
-  if (!per_example)
-    for (const char* name : {"prior-strength", "prior-state-noise", "prior-observation-noise"})
-      if (!values[name].defaulted())
-        throw UsageError(std::string("--") + name +
-                         " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
-                         "fit's prior is centred on the pooled model (--relevance)");
+  if (!per_example && prior.given != nullptr)
+    throw UsageError(std::string("--") + prior.given +
+                     " applies to per-example fits: a pooled fit has the data of every sequence, and an adapted "
+                     "fit's prior is centred on the pooled model (--relevance)");
   return per_example;
 }
 
-void read_lds_prior(const FitContext& context, LdsFitOptions& options) {
-  const po::variables_map& values = context.values;
-  const std::optional<double> strength = auto_or_number(values, "prior-strength", true),
-                              state = auto_or_number(values, "prior-state-noise", false),
-                              observation = auto_or_number(values, "prior-observation-noise", false);
+void read_lds_prior(const FitContext& context, const LdsPriorOptions& prior, LdsFitOptions& options) {
+  const std::optional<double>&strength = prior.strength, &state = prior.state_noise,
+        &observation = prior.observation_noise;
   std::optional<LdsPriorChoice> chosen;
   const auto choose = [&]() -> const LdsPriorChoice& {
     if (!chosen) {

@@ -124,12 +124,41 @@ inline const OptionFlags kLdsPriorFlags{{"prior.strength", "--prior-strength"},
                                         {"prior.state_noise", "--prior-state-noise"},
                                         {"prior.observation_noise", "--prior-observation-noise"}};
 
-// The priors of an lds or slds fit: given values are recorded, "auto" ones chosen on INPUT (one
-// choose_lds_prior for all of them) or read from --pooled-from.
-void read_lds_prior(const FitContext& context, LdsFitOptions& options);
+// The priors of add_lds_prior_options as given: each a number, or auto (nothing), and the first of
+// them given (null: none), which only per-example fits take.
+struct LdsPriorOptions {
+  std::optional<double> strength, state_noise, observation_noise;
+  const char* given = nullptr;
+};
+// UsageError for a value out of range.
+LdsPriorOptions parse_lds_prior(const po::variables_map& values);
+// The options of ppk fit lds and ppk fit slds (LdsFitOptions, SldsFitOptions): the library's options
+// as given (`fit`), whether --state-dim was given (a fit from a pool file reads it there; the others
+// need it), and the priors.
+template <class FitOptions>
+struct LdsFamilyOptions {
+  FitOptions fit;
+  bool state_dim_given = false;
+  LdsPriorOptions prior;
+};
+// The options lds and slds share (--state-dim, --ridge, the EM options, --length and the priors) into `options`.
+template <class FitOptions>
+void parse_lds_family_options(const po::variables_map& values, LdsFamilyOptions<FitOptions>& options) {
+  FitOptions& fit = options.fit;
+  options.state_dim_given = values.count("state-dim") > 0;
+  if (options.state_dim_given) fit.state_dim = values["state-dim"].as<long>();
+  if (values.count("ridge")) fit.ridge = option(values, "ridge");
+  read_em_options(values, fit);
+  if (values.count("length")) fit.length = values["length"].as<long>();
+  options.prior = parse_lds_prior(values);
+}
+
+// The priors `prior` of an lds or slds fit into `options`: given values are recorded, auto ones
+// chosen on INPUT (one choose_lds_prior for all of them) or read from --pooled-from.
+void read_lds_prior(const FitContext& context, const LdsPriorOptions& prior, LdsFitOptions& options);
 // Whether an lds or slds fit is per-example (neither --pooled, --adapt-from nor --fisher-from): only
 // per-example fits have these priors to choose (a pooled fit has the data of every sequence, and an
 // adapted fit's prior is centred on the pooled model), so a --prior-* given otherwise is a UsageError.
-bool per_example_lds_fit(const FitRequest& request, const po::variables_map& values);
+bool per_example_lds_fit(const FitRequest& request, const LdsPriorOptions& prior);
 
 }  // namespace ppk::cli

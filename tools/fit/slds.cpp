@@ -79,22 +79,23 @@ void add_slds_options(po::options_description& options) {
 const OptionFlags kSldsFlags{{"states", "--states"},       {"state_dim", "--state-dim"}, {"paths", "--paths"},
                              {"smoothing", "--smoothing"}, {"ridge", "--ridge"},         {"length", "--length"}};
 
-std::unique_ptr<Estimator> make_slds(const FitContext& context) {
-  const po::variables_map& values = context.values;
+LdsFamilyOptions<SldsFitOptions> parse_slds_options(const po::variables_map& values) {
+  LdsFamilyOptions<SldsFitOptions> options;
+  options.fit.states = values["states"].as<long>();
+  options.fit.paths = values["paths"].as<long>();
+  options.fit.smoothing = option(values, "smoothing");
+  parse_lds_family_options(values, options);
+  return options;
+}
+
+std::unique_ptr<Estimator> make_slds(const FitContext& context, const LdsFamilyOptions<SldsFitOptions>& given) {
   // --adapt-from reads the pooled SLDS, K and n included, from POOL.
   const bool from_pool = context.request.from_pool();
-  if (!from_pool && !values.count("state-dim"))
+  if (!from_pool && !given.state_dim_given)
     throw UsageError("ppk fit slds needs --state-dim n (the dimension of the hidden state)");
-  const bool per_example = per_example_lds_fit(context.request, values);
-  SldsFitOptions options;
-  options.states = values["states"].as<long>();
-  if (!from_pool) options.state_dim = values["state-dim"].as<long>();
-  options.paths = values["paths"].as<long>();
-  options.smoothing = option(values, "smoothing");
-  if (values.count("ridge")) options.ridge = option(values, "ridge");
-  read_em_options(values, options);
-  if (values.count("length")) options.length = values["length"].as<long>();
-  if (per_example) read_lds_prior(context, options);
+  const bool per_example = per_example_lds_fit(context.request, given.prior);
+  SldsFitOptions options = given.fit;
+  if (per_example) read_lds_prior(context, given.prior, options);
   return slds_estimator(options);
 }
 
@@ -108,7 +109,7 @@ FitFamily slds_family() {
           "an SLDS is fitted by approximate EM",
           false,
           add_slds_options,
-          untyped_options<make_slds>,
+          typed_options<LdsFamilyOptions<SldsFitOptions>, parse_slds_options, make_slds>,
           read_sequence_input,
           {kSldsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,
