@@ -4,6 +4,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+
+#include "fit_family.hpp"
 #include "ppk/estimate/estimate_gaussian.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
 
@@ -54,15 +56,22 @@ void add_covariance_prior_options(po::options_description& options, const char* 
   // clang-format on
 }
 
-std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& values, std::optional<double> count,
-                                                       const Dataset& data, long dim, CovarianceForm form,
-                                                       const Estimator& reader, TrainingChoices& choices,
-                                                       const PriorCountChooser& choose) {
+CovariancePriorOptions parse_covariance_prior(const po::variables_map& values) {
+  CovariancePriorOptions options;
+  options.count = number_or_auto(values, "prior-count", "auto");
   const std::string prior = values["prior"].as<std::string>();
   if (prior != "none" && prior != "pooled") throw UsageError("--prior must be none or pooled, got '" + prior + "'");
-  if (prior == "none") {
-    if (values.count("prior-count"))
-      throw UsageError("--prior-count sets the strength of --prior pooled; add --prior pooled");
+  options.pooled = prior == "pooled";
+  if (!options.pooled && values.count("prior-count"))
+    throw UsageError("--prior-count sets the strength of --prior pooled; add --prior pooled");
+  return options;
+}
+
+std::optional<CovariancePrior> covariance_prior_option(const CovariancePriorOptions& given, const Dataset& data, long dim,
+                                                       CovarianceForm form, const Estimator& reader,
+                                                       TrainingChoices& choices, const PriorCountChooser& choose) {
+  const std::optional<double>& count = given.count;
+  if (!given.pooled) {
     if (choices.saved("prior-count"))
       throw UsageError(data.source + " is fitted with --prior none, but " + choices.pool_from()->path +
                        " holds the covariance prior chosen on the training file " + choices.pool_from()->source +

@@ -38,14 +38,20 @@ inline const OptionFlags kCovariancePriorFlags{{"prior", "--prior pooled"}, {"pr
 // The held-out chooser of nu for the examples' data matrices, the centre and the grid of nu.
 using PriorCountChooser = std::function<CovariancePriorChoice(
     const std::vector<Eigen::MatrixXd>& examples, const Eigen::MatrixXd& centre, const std::vector<double>& counts)>;
-// The prior of --prior pooled (nothing for --prior none): the centre, and nu = `count` (a given
-// --prior-count, checked against --pooled-from) or, for auto (count empty), chosen on INPUT by
-// `choose` over default_prior_counts or read from --pooled-from. `reader` gives each example's data
-// matrix (its statistic "x"). UsageError for --prior-count without --prior pooled, and for --prior none
-// with a --pooled-from file that holds a prior (both files named).
-std::optional<CovariancePrior> covariance_prior_option(const po::variables_map& values, std::optional<double> count,
-                                                       const Dataset& data, long dim, CovarianceForm form,
-                                                       const Estimator& reader, TrainingChoices& choices,
-                                                       const PriorCountChooser& choose);
+// --prior none|pooled and --prior-count auto|NU as given: nu, or nothing for auto.
+struct CovariancePriorOptions {
+  bool pooled = false;
+  std::optional<double> count;
+};
+// UsageError for a malformed value and for --prior-count without --prior pooled.
+CovariancePriorOptions parse_covariance_prior(const po::variables_map& values);
+
+// The prior of --prior pooled (nothing for --prior none): the centre, and nu = `given.count` (checked
+// against --pooled-from) or, for auto, chosen on INPUT by `choose` over default_prior_counts or read
+// from --pooled-from. `reader` gives each example's data matrix (its statistic "x"). UsageError for
+// --prior none with a --pooled-from file that holds a prior (both files named).
+std::optional<CovariancePrior> covariance_prior_option(const CovariancePriorOptions& given, const Dataset& data, long dim,
+                                                       CovarianceForm form, const Estimator& reader,
+                                                       TrainingChoices& choices, const PriorCountChooser& choose);
 
 }  // namespace ppk::cli

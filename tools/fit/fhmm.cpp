@@ -61,23 +61,36 @@ void add_fhmm_options(po::options_description& options) {
 const OptionFlags kFhmmFlags{{"chains", "--chains"},       {"states", "--states"}, {"e_step", "--e-step"},
                              {"smoothing", "--smoothing"}, {"ridge", "--ridge"},   {"length", "--length"}};
 
-std::unique_ptr<Estimator> make_fhmm(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  FhmmFitOptions options;
-  options.chains = values["chains"].as<long>();
-  options.states = values["states"].as<long>();
+// The options of ppk fit fhmm: the library's options (their prior chosen on INPUT) and the covariance prior's.
+struct FhmmOptions {
+  FhmmFitOptions fit;
+  CovariancePriorOptions prior;
+};
+
+FhmmOptions parse_fhmm_options(const po::variables_map& values) {
+  FhmmOptions options;
+  FhmmFitOptions& fit = options.fit;
+  fit.chains = values["chains"].as<long>();
+  fit.states = values["states"].as<long>();
   if (values.count("e-step")) {
     const std::string e_step = values["e-step"].as<std::string>();
     if (e_step != "exact" && e_step != "mean-field")
       throw UsageError("--e-step must be exact or mean-field, got '" + e_step + "'");
-    options.e_step = e_step == "exact" ? FhmmEStep::exact : FhmmEStep::mean_field;
+    fit.e_step = e_step == "exact" ? FhmmEStep::exact : FhmmEStep::mean_field;
   }
-  options.smoothing = option(values, "smoothing");
-  if (values.count("ridge")) options.ridge = option(values, "ridge");
-  read_em_options(values, options);
-  if (values.count("length")) options.length = values["length"].as<long>();
+  fit.smoothing = option(values, "smoothing");
+  if (values.count("ridge")) fit.ridge = option(values, "ridge");
+  read_em_options(values, fit);
+  if (values.count("length")) fit.length = values["length"].as<long>();
+  options.prior = parse_covariance_prior(values);
+  return options;
+}
+
+std::unique_ptr<Estimator> make_fhmm(const FitContext& context, const FhmmOptions& given) {
+  FhmmFitOptions options = given.fit;
+  const std::unique_ptr<Estimator> reader = fhmm_estimator(options);
   options.prior =
-      covariance_prior(context, CovarianceForm::full, *fhmm_estimator(options),
+      covariance_prior(context, given.prior, CovarianceForm::full, *reader,
                        [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
                            const std::vector<double>& counts) {
                          return choose_fhmm_prior(sequences, options, centre, counts, 100, context.request.threads);
@@ -95,7 +108,7 @@ FitFamily fhmm_family() {
           "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)",
           false,
           add_fhmm_options,
-          untyped_options<make_fhmm>,
+          typed_options<FhmmOptions, parse_fhmm_options, make_fhmm>,
           read_sequence_input,
           {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }

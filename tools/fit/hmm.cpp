@@ -185,13 +185,15 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
   if (choose_pooled_states)
     options.states =
         static_cast<long>(context.choices.value("states", [&] { return pooled_state_choice(context, options); }));
-  if (options.emissions == HmmEmissions::gaussian && !context.request.pooled_or_adapted())
+  if (options.emissions == HmmEmissions::gaussian && !context.request.pooled_or_adapted()) {
+    const std::unique_ptr<Estimator> reader = hmm_estimator(options);
     options.prior =
-        covariance_prior(context, options.covariance, *hmm_estimator(options),
+        covariance_prior(context, parse_covariance_prior(values), options.covariance, *reader,
                          [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
                              const std::vector<double>& counts) {
                            return choose_hmm_prior(sequences, options, centre, counts, 100, context.request.threads);
                          });
+  }
   return hmm_estimator(options);
 }
 

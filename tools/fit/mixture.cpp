@@ -116,8 +116,9 @@ std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
     options.components =
         static_cast<long>(context.choices.value("components", [&] { return pooled_component_choice(context, options); }));
   if (context.request.pooled_or_adapted()) return mixture_estimator(options);
+  const std::unique_ptr<Estimator> reader = mixture_estimator(options);
   options.prior = covariance_prior(
-      context, options.covariance, *mixture_estimator(options),
+      context, parse_covariance_prior(context.values), options.covariance, *reader,
       [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre, const std::vector<double>& counts) {
         return choose_mixture_prior(sets, options, centre, counts, 100, context.request.threads);
       });

@@ -114,10 +114,10 @@ void check_pooled_conjugate_prior(Method method, const char* fixed_option) {
                      "prior on INPUT's pooled statistics");
 }
 
-std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
+std::optional<CovariancePrior> covariance_prior(const FitContext& context, const CovariancePriorOptions& given,
+                                                CovarianceForm form, const Estimator& reader,
                                                 const PriorCountChooser& choose) {
-  return covariance_prior_option(context.values, number_or_auto(context.values, "prior-count", "auto"),
-                                 context.input.data(), context.input.dim(), form, reader, context.choices, choose);
+  return covariance_prior_option(given, context.input.data(), context.input.dim(), form, reader, context.choices, choose);
 }
 
 void add_lds_prior_options(po::options_description& options) {

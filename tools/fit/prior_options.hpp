@@ -111,8 +111,10 @@ double pooled_prior_strength(const FitContext& context, const char* name, bool c
 // no option of --prior fixed (`fixed_option`, null: none) was given.
 void check_pooled_conjugate_prior(Method method, const char* fixed_option);
 
-// --prior pooled of mixture, hmm and fhmm: the centre and nu (chosen by `choose` for --prior-count auto).
-std::optional<CovariancePrior> covariance_prior(const FitContext& context, CovarianceForm form, const Estimator& reader,
+// --prior pooled of mixture, hmm and fhmm (`given`): the centre and nu (chosen by `choose` for
+// --prior-count auto).
+std::optional<CovariancePrior> covariance_prior(const FitContext& context, const CovariancePriorOptions& given,
+                                                CovarianceForm form, const Estimator& reader,
                                                 const PriorCountChooser& choose);
 
 // --prior-strength, --prior-state-noise, --prior-observation-noise (lds, slds): the inverse-Wishart
