@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -21,10 +22,26 @@
 namespace ppk::cli {
 namespace {
 
-// The running command's flags by option field (use_option_flags).
+// The flags by option field (use_option_flags), and the mutex of their readers and writers.
 std::map<std::string, std::string>& running_command_flags() {
   static std::map<std::string, std::string> flags;
   return flags;
+}
+std::mutex option_flags_mutex;
+
+// Boost's errors become UsageErrors.
+template <class Parse>
+po::variables_map parsed_options(const Parse& parse) {
+  po::variables_map values;
+  try {
+    po::store(parse(), values);
+    po::notify(values);
+  } catch (const po::too_many_positional_options_error&) {
+    throw UsageError("too many file arguments");
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return values;
 }
 
 bool looks_like_negative_number(const std::string& word) {
@@ -65,12 +82,14 @@ std::string system_error() { return std::strerror(errno); }
 }  // namespace
 
 void use_option_flags(const OptionFlags& flags) {
+  const std::lock_guard<std::mutex> lock(option_flags_mutex);
   for (const auto& [field, flag] : flags) running_command_flags()[field] = flag;
 }
 
 std::string message_of(const std::exception& error) {
   const auto* names_fields = dynamic_cast<const NamesOptionFields*>(&error);
   if (names_fields == nullptr) return error.what();
+  const std::lock_guard<std::mutex> lock(option_flags_mutex);
   return names_fields->message([](const std::string& field) {
     const auto it = running_command_flags().find(field);
     return it == running_command_flags().end() ? field : it->second;
@@ -79,21 +98,28 @@ std::string message_of(const std::exception& error) {
 
 po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& options,
                                      const po::positional_options_description& positional) {
-  po::variables_map values;
-  try {
-    po::store(po::command_line_parser(attach_negative_values(args, options))
-                  .options(options)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(),
-              values);
-    po::notify(values);
-  } catch (const po::too_many_positional_options_error&) {
-    throw UsageError("too many file arguments");
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return values;
+  return parsed_options([&] {
+    return po::command_line_parser(attach_negative_values(args, options))
+        .options(options)
+        .positional(positional)
+        .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+        .run();
+  });
+}
+
+po::variables_map parse_option_keywords(const std::vector<OptionKeyword>& keywords,
+                                        const po::options_description& options) {
+  return parsed_options([&] {
+    po::parsed_options parsed(&options, po::command_line_style::allow_long);  // messages name "--NAME"
+    for (const auto& [name, value] : keywords) {
+      if (options.find_nothrow(name, false) == nullptr) throw po::unknown_option("--" + name);
+      po::option option(name, value ? std::vector<std::string>{*value} : std::vector<std::string>{});
+      option.original_tokens = {"--" + name};
+      if (value) option.original_tokens.push_back(*value);
+      parsed.options.push_back(std::move(option));
+    }
+    return parsed;
+  });
 }
 
 bool wants_help(const std::vector<std::string>& args) {
@@ -139,6 +165,14 @@ FitSource text_fit_source(const std::string& name, std::string text) {
   source.name = name;
   source.text = std::move(text);
   source.format = detect_format(source.text);
+  return source;
+}
+
+FitSource example_fit_source(Dataset data) {
+  FitSource source;
+  source.name = data.source;
+  if (!data.examples.empty()) source.format = LineFormat{DataFormat::libsvm, data.grouped, data.examples.front().line};
+  source.examples = std::make_shared<const Dataset>(std::move(data));
   return source;
 }
 

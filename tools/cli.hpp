@@ -25,7 +25,8 @@ namespace po = boost::program_options;
 // named by the flag and value: ("prior_rates", "--prior pooled"). Each command's tables sit next to
 // the declarations of its options.
 using OptionFlags = std::vector<std::pair<std::string, std::string>>;
-// Adds `flags` to the running command's names (later tables win for a field named twice).
+// Adds `flags` to the process's names (later tables win for a field named twice; every command names
+// a field by one flag). Safe to call from several threads at once, as message_of is.
 void use_option_flags(const OptionFlags& flags);
 // The message of `error` for the user: a library message naming option fields with the running
 // command's flags in their place (a field it has no flag for keeps its own name); what() otherwise.
@@ -45,6 +46,14 @@ constexpr int kExitUsage = 2;  // the command line is invalid
 // option that takes a value ("-g -1") is read as that option's value.
 po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& options,
                                      const po::positional_options_description& positional);
+
+// An option given by name (without "--") and value, as a program gives it (a keyword argument): the
+// value as the command line's word would be (nothing for a switch).
+using OptionKeyword = std::pair<std::string, std::optional<std::string>>;
+// `keywords` parsed against `options` as parse_command_line parses "--NAME VALUE" words, with its
+// checks, defaults and messages: UsageError for an unknown name or a value the option refuses.
+po::variables_map parse_option_keywords(const std::vector<OptionKeyword>& keywords,
+                                        const po::options_description& options);
 
 // True if the words ask for help (-h or --help anywhere).
 bool wants_help(const std::vector<std::string>& args);
@@ -75,12 +84,17 @@ struct FitSource {
   std::string path;                  // the regular file to open again; empty: the input is in `text`
   std::string text;                  // the whole input, when it is not a regular file
   std::optional<LineFormat> format;  // nothing: the file has no data line
+  // Examples a program holds already (example_fit_source): read by no parser, `path` and `text` empty.
+  std::shared_ptr<const Dataset> examples;
   // The input from its beginning. Throws InputError if the file can no longer be opened.
   std::unique_ptr<std::istream> open() const;
 };
 FitSource read_fit_source(const std::string& path);  // "-" is standard input
 // Input held in memory: `text`, named `name` in messages.
 FitSource text_fit_source(const std::string& name, std::string text);
+// Examples held in memory, named data.source in messages; their format is that of LIBSVM rows (qid
+// groups when data.grouped), its line the first example's.
+FitSource example_fit_source(Dataset data);
 
 // The formats a fit command reads.
 struct FitFormats {
@@ -167,11 +181,6 @@ std::string fit_family_names();
 
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);
-// `ppk fit` on `source` without a file: `args` are FAMILY and its options (no INPUT, no -o; for mi,
-// "mi LIKELIHOOD" and its options). Returns the model rows' lines, each ending in a newline, exactly
-// as run_fit writes them; writes the files of --save-pooled (--save-mediator) and the family's side
-// outputs. Throws what run_fit throws.
-std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source);
 int run_fit_mi(const std::vector<std::string>& args);  // ppk fit mi: args after "mi"
 // ppk fit mi's rows for args (after "mi", without INPUT and --output) on `source`, returned.
 std::string fit_mi_rows_text(const std::vector<std::string>& args, const FitSource& source);

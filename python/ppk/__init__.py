@@ -94,22 +94,30 @@ def _examples(X, y):
                     f"(one per example), got {type(X).__name__}")
 
 
-def _option_words(options):
-    """``ppk fit``'s words for keyword options: ``alpha=0.5`` is ``--alpha 0.5``, ``pooled=True``
-    is ``--pooled``; False and None leave an option out."""
-    words = []
+def _option_keywords(options):
+    """``ppk fit``'s options as (name, value) pairs: ``alpha=0.5`` is ``("alpha", "0.5")`` for
+    ``--alpha 0.5``, ``pooled=True`` is ``("pooled", None)`` for the switch ``--pooled``; False and
+    None leave an option out."""
+    keywords = []
     for name, value in options.items():
-        flag = "--" + name.replace("_", "-")
         if value is None or value is False:
             continue
         if value is True:
-            words.append(flag)
+            keywords.append((name.replace("_", "-"), None))
         elif isinstance(value, (str, numbers.Integral)):
-            words += [flag, str(value)]
+            keywords.append((name.replace("_", "-"), str(value)))
         elif isinstance(value, numbers.Real):
-            words += [flag, repr(float(value))]  # the shortest text that reads back the same
+            keywords.append((name.replace("_", "-"), repr(float(value))))  # the shortest text that reads back the same
         else:
             raise TypeError(f"{name} must be a number, a string or a bool, got {type(value).__name__}")
+    return keywords
+
+
+def _option_words(options):
+    """``ppk fit``'s words for keyword options (``--alpha 0.5``, ``--pooled``)."""
+    words = []
+    for name, value in _option_keywords(options):
+        words += ["--" + name] + ([] if value is None else [value])
     return words
 
 
@@ -156,22 +164,44 @@ def fit(family, X, y=None, **options):
     >>> documents[0]["family"]
     'multinomial'
     """
+    return _fit(family, X, y, options)[0]
+
+
+def _note(note):
+    """A note of ``ppk fit`` (what it chose on the data): a record of the logger "ppk", or a warning."""
+    if "warning" in note:
+        warnings.warn(note, stacklevel=3)
+    elif note:
+        _log.info(note)
+
+
+def _fit(family, X, y, options, pool=None, keep_pool=False):
+    """``fit``'s models, and with keep_pool the pool the fit decided (the JSON of ``--save-pooled``);
+    ``pool`` (such JSON, kept by a fit of training data) fits X as that fit decided
+    (``--pooled-from``)."""
     if not isinstance(family, str):
         raise TypeError(f"family must be a string such as 'multinomial', got {type(family).__name__}")
     for name in ("output", "o", "help", "h"):
         if name in options:
             raise ValueError(f"{name} is not an option of ppk.fit: the models are returned")
-    words = [family]
-    if family == "mi":  # ppk fit mi LIKELIHOOD: the likelihood is a word of its own
-        likelihood = options.pop("likelihood", None)
-        if not isinstance(likelihood, str):
-            raise ValueError("ppk.fit('mi', X, likelihood=...) needs the likelihood: 'gaussian', 'multinomial' "
-                             "or 'mixture'")
-        words.append(likelihood)
+    if family == "mi":
+        return _fit_mi(X, y, dict(options)), None
     examples = _examples(X, y)
     if "dim" not in options and examples.columns > 0:
         options = {"dim": examples.columns, **options}
-    unlabeled = options.get("unlabeled") if family == "mi" else None
+    return _ppk.fit(family, _option_keywords(options), examples, pool, "the training fit's pool", keep_pool, _note)
+
+
+def _fit_mi(X, y, options):
+    """``ppk fit mi LIKELIHOOD``'s rows of X (its options as the command line's words)."""
+    likelihood = options.pop("likelihood", None)
+    if not isinstance(likelihood, str):
+        raise ValueError("ppk.fit('mi', X, likelihood=...) needs the likelihood: 'gaussian', 'multinomial' "
+                         "or 'mixture'")
+    examples = _examples(X, y)
+    if "dim" not in options and examples.columns > 0:
+        options = {"dim": examples.columns, **options}
+    unlabeled = options.get("unlabeled")
     if isinstance(unlabeled, os.PathLike):
         options["unlabeled"] = os.fspath(unlabeled)
     elif unlabeled is not None and not isinstance(unlabeled, str):
@@ -180,19 +210,8 @@ def fit(family, X, y=None, **options):
             options["unlabeled"] = os.path.join(directory, "unlabeled")
             with open(options["unlabeled"], "wb") as file:
                 file.write(_examples(unlabeled, None).text)
-            return _fit_rows(words + _option_words(options), examples)
-    return _fit_rows(words + _option_words(options), examples)
-
-
-def _fit_rows(words, examples):
-    """``ppk fit WORDS`` on the examples; its notes logged, its warnings warned."""
-    models, notes = _ppk.fit(words, examples)
-    for note in notes.splitlines():
-        if "warning" in note:
-            warnings.warn(note, stacklevel=3)
-        elif note:
-            _log.info(note)
-    return models
+            return _ppk.fit_mi([likelihood] + _option_words(options), examples)
+    return _ppk.fit_mi([likelihood] + _option_words(options), examples)
 
 
 def _check_kernel_arguments(kernel, rho, T, n_jobs):

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from . import Models, fit
+from . import Models, _fit, fit
 
 try:  # scikit-learn >= 1.6: the public validation of an estimator's input
     from sklearn.utils.validation import validate_data
@@ -161,6 +161,17 @@ def fitted_models(estimator, X, reset):
         if reset:
             estimator.fit_pool_ = None
         return fit(estimator.family, X, **options)
+    if estimator.family == "mi":
+        return _mediated_models(estimator, X, options, save, apply, reset)
+    if reset:
+        models, estimator.fit_pool_ = _fit(estimator.family, X, None, options, keep_pool=True)
+        return models
+    return _fit(estimator.family, X, None, options, pool=estimator.fit_pool_)[0]
+
+
+def _mediated_models(estimator, X, options, save, apply, reset):
+    """mi's models of X: its mediator saved in fit (``--save-mediator``), applied in predict
+    (``--mediator-from``), through a file of a temporary directory."""
     with tempfile.TemporaryDirectory(prefix="ppk-pool-") as directory:
         pool = os.path.join(directory, "pool.json")
         if reset:
@@ -172,9 +183,8 @@ def fitted_models(estimator, X, reset):
             return fit(estimator.family, X, **options)
         with open(pool, "wb") as file:
             file.write(estimator.fit_pool_)
-        if estimator.family == "mi":  # the mediator holds every option but the likelihood's name
-            options = {"likelihood": options.get("likelihood")}
-        return fit(estimator.family, X, **options, **{apply: pool})
+        # the mediator holds every option but the likelihood's name
+        return fit(estimator.family, X, likelihood=options.get("likelihood"), **{apply: pool})
 
 
 def chose_variance(estimator):

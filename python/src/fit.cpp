@@ -1,32 +1,34 @@
-// ppk._ppk.fit: `ppk fit FAMILY` on arrays. The examples are written as the LIBSVM data rows that
-// `ppk fit` reads (every number in the fewest digits that read back as the same double, so nothing
-// is lost) and fitted by the command line's own code (fit_rows_text): the same options, defaults,
-// checks and rows.
+// ppk._ppk.fit: `ppk fit FAMILY` on arrays. The arrays become the examples `ppk fit` would read from
+// their LIBSVM rows (ppk::Dataset, each example numbered by the line it would start on), and are
+// fitted by the command line's own code in memory (cli::fit_in_memory): the same options, defaults,
+// checks, choices and rows, the options given as keywords, the notes passed to a Python callable as
+// they are written, the pools passed as their JSON text. The GIL is released while it fits, and
+// fits in several Python threads run at once.
 #include <algorithm>
 #include <cmath>
-#include <iostream>
-#include <mutex>
+#include <memory>
 #include <optional>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
 #include "cli.hpp"
+#include "fit/fit_call.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk::python {
 namespace {
 
-// The examples X as LIBSVM data rows: one line per example (2-D arrays, CSR matrices) or one qid
-// group per example (lists of 2-D arrays), and the line on which each example starts (1-based).
+// The examples X as `ppk fit` reads them from LIBSVM rows: one line per example (2-D arrays, CSR
+// matrices) or one qid group per example (lists of 2-D arrays), named "X" in messages.
 struct Examples {
-  std::string text;
-  std::vector<long> first_lines;
+  cli::FitSource source;
   long columns = 0;  // the vectors' dimension: X's number of columns
 };
 
@@ -61,18 +63,24 @@ std::vector<double> labels_of(const std::optional<Array>& y, std::size_t example
   return labels;
 }
 
-// One line "label [qid:N] index:value ..." of the non-zero values of one vector (index = column + 1).
-void append_line(std::string& text, double label, long qid, const double* values, long columns,
-                 const std::string& where) {
-  append_number(text, label);
-  if (qid > 0) text += " qid:" + std::to_string(qid);
+// The non-zero values of one vector (coordinate = column), checked finite.
+SparseVector sparse_vector(const double* values, long columns, const std::string& where) {
+  SparseVector vector;
   for (long c = 0; c < columns; ++c) {
     check_finite(values[c], where + ", column " + std::to_string(c));
-    if (values[c] == 0) continue;
-    text += ' ' + std::to_string(c + 1) + ':';
-    append_number(text, values[c]);
+    if (values[c] != 0) vector.push_back(Feature{c, values[c]});
   }
-  text += '\n';
+  return vector;
+}
+
+// The largest LIBSVM index of `vector` into `max_index` (read_data's Dataset::max_index).
+void note_largest_index(const SparseVector& vector, long& max_index) {
+  if (!vector.empty()) max_index = std::max(max_index, vector.back().coord + 1);
+}
+
+Examples examples_of(Dataset data, long columns) {
+  data.source = "X";
+  return Examples{cli::example_fit_source(std::move(data)), columns};
 }
 
 Examples dense_examples(const Array& X, const std::optional<Array>& y) {
@@ -81,39 +89,46 @@ Examples dense_examples(const Array& X, const std::optional<Array>& y) {
   const auto rows = static_cast<std::size_t>(X.shape(0));
   const std::vector<double> labels = labels_of(y, rows);
   if (X.shape(1) == 0) throw std::invalid_argument("X has no columns: every example needs at least one feature");
-  Examples examples;
-  examples.columns = static_cast<long>(X.shape(1));
+  const auto columns = static_cast<long>(X.shape(1));
+  Dataset data;
   for (std::size_t i = 0; i < rows; ++i) {
-    examples.first_lines.push_back(static_cast<long>(i + 1));
-    append_line(examples.text, labels[i], 0, X.data(static_cast<py::ssize_t>(i), 0), examples.columns, place(i));
+    Example example;
+    example.label = labels[i];
+    example.line = static_cast<long>(i + 1);
+    example.vectors.push_back(sparse_vector(X.data(static_cast<py::ssize_t>(i), 0), columns, place(i)));
+    note_largest_index(example.vectors.back(), data.max_index);
+    data.examples.push_back(std::move(example));
   }
-  return examples;
+  return examples_of(std::move(data), columns);
 }
 
 Examples csr_examples(const py::array_t<long, py::array::c_style | py::array::forcecast>& indptr,
-                      const py::array_t<long, py::array::c_style | py::array::forcecast>& indices, const Array& data,
+                      const py::array_t<long, py::array::c_style | py::array::forcecast>& indices, const Array& values,
                       long columns, const std::optional<Array>& y) {
   const auto rows = static_cast<std::size_t>(indptr.shape(0) - 1);
   const std::vector<double> labels = labels_of(y, rows);
-  Examples examples;
-  examples.columns = columns;
+  Dataset data;
   for (std::size_t i = 0; i < rows; ++i) {
-    examples.first_lines.push_back(static_cast<long>(i + 1));
-    append_number(examples.text, labels[i]);
+    Example example;
+    example.label = labels[i];
+    example.line = static_cast<long>(i + 1);
+    SparseVector vector;
     for (long k = indptr.at(i); k < indptr.at(i + 1); ++k) {
-      check_finite(data.at(k), place(i) + ", column " + std::to_string(indices.at(k)));
-      examples.text += ' ' + std::to_string(indices.at(k) + 1) + ':';
-      append_number(examples.text, data.at(k));
+      check_finite(values.at(k), place(i) + ", column " + std::to_string(indices.at(k)));
+      vector.push_back(Feature{indices.at(k), values.at(k)});  // explicit zeros kept, as read_data keeps them
     }
-    examples.text += '\n';
+    note_largest_index(vector, data.max_index);
+    example.vectors.push_back(std::move(vector));
+    data.examples.push_back(std::move(example));
   }
-  return examples;
+  return examples_of(std::move(data), columns);
 }
 
 Examples grouped_examples(const std::vector<Array>& X, const std::optional<Array>& y) {
   const std::vector<double> labels = labels_of(y, X.size());
-  Examples examples;
-  long line = 1;
+  Dataset data;
+  data.grouped = true;
+  long columns = 0, line = 1;
   for (std::size_t i = 0; i < X.size(); ++i) {
     const Array& vectors = X[i];
     if (vectors.ndim() != 2)
@@ -123,17 +138,40 @@ Examples grouped_examples(const std::vector<Array>& X, const std::optional<Array
       throw std::invalid_argument(place(i) + " is empty: every example needs at least one vector");
     if (vectors.shape(1) == 0)
       throw std::invalid_argument(place(i) + " has no columns: every vector needs at least one feature");
-    const long columns = static_cast<long>(vectors.shape(1));
-    if (i > 0 && columns != examples.columns)
-      throw std::invalid_argument(place(i) + " has " + std::to_string(columns) + " columns, X[0] has " +
-                                  std::to_string(examples.columns) + ": every vector must have the same dimension");
-    examples.columns = columns;
-    examples.first_lines.push_back(line);
-    for (py::ssize_t r = 0; r < vectors.shape(0); ++r, ++line)
-      append_line(examples.text, labels[i], static_cast<long>(i + 1), vectors.data(r, 0), columns,
-                  place(i, static_cast<long>(r)));
+    const auto width = static_cast<long>(vectors.shape(1));
+    if (i > 0 && width != columns)
+      throw std::invalid_argument(place(i) + " has " + std::to_string(width) + " columns, X[0] has " +
+                                  std::to_string(columns) + ": every vector must have the same dimension");
+    columns = width;
+    Example example;
+    example.label = labels[i];
+    example.line = line;
+    example.has_qid = true;
+    example.qid = static_cast<long>(i + 1);
+    for (py::ssize_t r = 0; r < vectors.shape(0); ++r, ++line) {
+      example.vectors.push_back(sparse_vector(vectors.data(r, 0), width, place(i, static_cast<long>(r))));
+      note_largest_index(example.vectors.back(), data.max_index);
+    }
+    data.examples.push_back(std::move(example));
   }
-  return examples;
+  return examples_of(std::move(data), columns);
+}
+
+// The examples as the LIBSVM data rows `ppk fit` reads: "label [qid:N] index:value ..." per vector,
+// every number in the fewest digits that read back as the same double (for a file of them).
+std::string examples_text(const Examples& examples) {
+  std::string text;
+  for (const Example& example : examples.source.examples->examples)
+    for (const SparseVector& vector : example.vectors) {
+      append_number(text, example.label);
+      if (example.has_qid) text += " qid:" + std::to_string(example.qid);
+      for (const Feature& feature : vector) {
+        text += ' ' + std::to_string(feature.coord + 1) + ':';
+        append_number(text, feature.value);
+      }
+      text += '\n';
+    }
+  return text;
 }
 
 // A library message "X:LINE: what" says which example: "X[i] (line LINE of its LIBSVM rows): what".
@@ -146,65 +184,79 @@ std::string with_example_index(const std::string& message, const Examples& examp
   if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return message;
   const long line = std::stol(digits);
-  const auto after = std::upper_bound(examples.first_lines.begin(), examples.first_lines.end(), line);
-  if (after == examples.first_lines.begin()) return message;
-  const auto example = static_cast<std::size_t>(after - examples.first_lines.begin() - 1);
+  const std::vector<Example>& all = examples.source.examples->examples;
+  const auto after =
+      std::upper_bound(all.begin(), all.end(), line, [](long at, const Example& example) { return at < example.line; });
+  if (after == all.begin()) return message;
+  const auto example = static_cast<std::size_t>(after - all.begin() - 1);
   return place(example) + " (line " + digits + " of its LIBSVM rows):" + message.substr(end + 1);
 }
 
-// The command line's option tables (use_option_flags) are one per process: one fit at a time.
-std::mutex fit_mutex;
-
-// std::cerr written into `notes` while this object lives (the command line writes its notes there).
-class CapturedNotes {
- public:
-  explicit CapturedNotes(std::ostringstream& notes) : previous_(std::cerr.rdbuf(notes.rdbuf())) {}
-  ~CapturedNotes() { std::cerr.rdbuf(previous_); }
-  CapturedNotes(const CapturedNotes&) = delete;
-  CapturedNotes& operator=(const CapturedNotes&) = delete;
-
- private:
-  std::streambuf* previous_;
-};
-
-// The rows, and the notes `ppk fit` writes on standard error (what it chose on the data), which the
-// package passes to Python's logging and warnings.
-std::pair<ModelRows, std::string> fit(const std::vector<std::string>& args, const Examples& examples) {
-  std::string rows;
-  std::ostringstream notes;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(fit_mutex);
-    const CapturedNotes capture(notes);
-    try {
-      rows = cli::fit_rows_text(args, cli::text_fit_source("X", examples.text));
-    } catch (const cli::UsageError& e) {
-      throw cli::UsageError(cli::message_of(e));
-    } catch (const std::runtime_error& e) {
-      throw InputError(with_example_index(cli::message_of(e), examples));
-    }
+// `fit` with the GIL released, its errors as the package raises them: UsageError and InputError
+// (a ValueError) with the command line's message, an example's named by its index.
+template <class Fit>
+auto fitted(const Examples& examples, const Fit& fit) {
+  py::gil_scoped_release release;
+  try {
+    return fit();
+  } catch (const cli::UsageError& e) {
+    throw cli::UsageError(cli::message_of(e));
+  } catch (const std::runtime_error& e) {
+    throw InputError(with_example_index(cli::message_of(e), examples));
   }
-  std::istringstream in(rows);
+}
+
+ModelRows model_rows(std::vector<LabeledRow> rows) {
   ModelRows models;
-  models.rows = read_rows(in, "the fitted rows");
-  return {std::move(models), notes.str()};
+  models.rows = std::move(rows);
+  return models;
+}
+
+// `ppk fit FAMILY` with the options `keywords` ("name", value as the command line's word, or None for
+// a switch) on the examples; `pool` (the JSON text a training fit kept, named `pool_name` in
+// messages) fits them as that fit decided, and with keep_pool the pool this fit decides is returned.
+// Each note is passed to `note` (with the GIL) as it is written.
+std::pair<ModelRows, std::optional<py::bytes>> fit(const std::string& family,
+                                                   const std::vector<cli::OptionKeyword>& keywords,
+                                                   const Examples& examples, const std::optional<std::string>& pool,
+                                                   const std::string& pool_name, bool keep_pool,
+                                                   const std::function<void(const std::string&)>& note) {
+  cli::FitCall call{family, keywords, pool, pool_name, keep_pool, [&note](const std::string& line) {
+                      py::gil_scoped_acquire gil;
+                      note(line);
+                    }};
+  cli::FittedRows fitted_rows = fitted(examples, [&] { return cli::fit_in_memory(call, examples.source); });
+  std::optional<py::bytes> kept;
+  if (fitted_rows.pool) kept = py::bytes(*fitted_rows.pool);
+  return {model_rows(std::move(fitted_rows.rows)), std::move(kept)};
+}
+
+// `ppk fit mi WORDS` (the likelihood and its options as the command line's words) on the examples.
+ModelRows fit_mi(const std::vector<std::string>& words, const Examples& examples) {
+  const std::string rows = fitted(examples, [&] { return cli::fit_mi_rows_text(words, examples.source); });
+  std::istringstream in(rows);
+  return model_rows(read_rows(in, "the fitted rows"));
 }
 
 }  // namespace
 
 void bind_fit(py::module_& module) {
-  py::class_<Examples>(module, "Examples", "Examples X as the LIBSVM data rows `ppk fit` reads.")
+  py::class_<Examples>(module, "Examples", "Examples X as `ppk fit` reads them from their LIBSVM rows.")
       .def_readonly("columns", &Examples::columns)
       .def_property_readonly(
-          "text", [](const Examples& examples) { return py::bytes(examples.text); }, "The LIBSVM data rows.");
+          "text", [](const Examples& examples) { return py::bytes(examples_text(examples)); },
+          "The LIBSVM data rows (for a file that ppk fit mi --unlabeled reads).");
   module.def("dense_examples", &dense_examples, py::arg("X"), py::arg("y"),
              "A 2-D array's rows as examples, one line each (its zeros left out).");
   module.def("csr_examples", &csr_examples, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("columns"),
              py::arg("y"), "A CSR matrix's rows as examples, one line each (sorted indices).");
   module.def("grouped_examples", &grouped_examples, py::arg("X"), py::arg("y"),
              "A list of 2-D arrays as examples, one qid group each (one line per vector).");
-  module.def("fit", &fit, py::arg("args"), py::arg("examples"),
-             "ppk fit with the words FAMILY --option=value ... on the examples: their model rows, and its notes.");
+  module.def("fit", &fit, py::arg("family"), py::arg("keywords"), py::arg("examples"), py::arg("pool"),
+             py::arg("pool_name"), py::arg("keep_pool"), py::arg("note"),
+             "ppk fit FAMILY with keyword options on the examples: their model rows, and the pool kept.");
+  module.def("fit_mi", &fit_mi, py::arg("words"), py::arg("examples"),
+             "ppk fit mi with the words LIKELIHOOD --option=value ... on the examples: their model rows.");
 }
 
 }  // namespace ppk::python

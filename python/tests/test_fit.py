@@ -98,3 +98,68 @@ def test_mi_rows_equal_the_command_line(ppk_tool, tmp_path, rng, likelihood, opt
     assert ours.to_rows() == test_rows
     with pytest.raises(ValueError, match="likelihood"):
         ppk.fit("mi", X)
+
+
+def test_fits_in_two_python_threads_at_once_give_each_fit_its_own_rows(rng):
+    """ppk.fit releases the GIL and holds no lock of its own: two threads fitting at once (with their
+    notes logged from both) get the rows each gets alone."""
+    import threading
+
+    data = {name: [np.cumsum(rng.normal(size=(int(n), 2)), axis=0) for n in rng.integers(20, 30, size=6)]
+            for name in ("a", "b")}
+    alone = {name: ppk.fit("hmm", X, states=2, threads=1).to_rows() for name, X in data.items()}
+    together = {}
+
+    def fit(name):
+        for _ in range(3):
+            rows = ppk.fit("hmm", data[name], states=2, threads=1).to_rows()
+            together.setdefault(name, set()).add(rows)
+
+    workers = [threading.Thread(target=fit, args=(name,)) for name in data]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert together == {name: {rows} for name, rows in alone.items()}
+
+
+def test_notes_reach_the_logger_while_the_fit_runs(rng):
+    """Each note is passed on as ppk fit writes it, from inside the fit: a handler that raises stops
+    the fit with its own exception, and the next fit runs as before."""
+    sequences = [np.cumsum(rng.normal(size=(n, 2)), axis=0) for n in (30, 40, 35, 45)]
+
+    class Stop(Exception):
+        pass
+
+    class Raising(logging.Handler):
+        def emit(self, record):
+            raise Stop(record.getMessage())
+
+    logger = logging.getLogger("ppk")
+    handler, level = Raising(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        with pytest.raises(Stop, match="ppk fit hmm: note: X:1 is a qid-grouped LIBSVM row"):
+            ppk.fit("hmm", sequences, states=2)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert len(ppk.fit("hmm", sequences, states=2)) == 4
+
+
+def test_save_pooled_and_pooled_from_are_files_as_on_the_command_line(ppk_tool, tmp_path, rng):
+    """ppk.fit(..., save_pooled=PATH) writes ppk fit --save-pooled's file; pooled_from=PATH reads it."""
+    y = rng.integers(0, 2, size=20)
+    topics = rng.dirichlet(np.full(6, 0.3), size=2)  # two topics: counts more dispersed than the pooled base's
+    X = np.array([rng.multinomial(40, topics[label]) for label in y], dtype=float)
+    data = write_rows(tmp_path / "data.txt", X, y)
+    ppk_tool("fit", "multinomial", "--alpha", "evidence", "--dim", 6, data, "--save-pooled", tmp_path / "cli.json")
+    ppk.fit("multinomial", X, y, alpha="evidence", save_pooled=str(tmp_path / "ours.json"))
+    import json
+    cli, ours = (json.loads((tmp_path / name).read_text()) for name in ("cli.json", "ours.json"))
+    assert ours.pop("source") == "X" and cli.pop("source") == str(data)
+    assert ours == cli
+    test_rows = ppk_tool("fit", "multinomial", "--alpha", "evidence", "--pooled-from", tmp_path / "cli.json", "--dim", 6,
+                         data).stdout
+    assert ppk.fit("multinomial", X, y, alpha="evidence", pooled_from=str(tmp_path / "cli.json")).to_rows() == test_rows

@@ -305,6 +305,39 @@ def test_what_the_fit_chose_on_training_sequences_is_applied_to_test_ones(tmp_pa
     assert svc.decision_function(X_test[3:4])[0] == values[3]
 
 
+def test_the_training_fits_pool_stays_in_memory(tmp_path, ppk_tool, rng, monkeypatch):
+    """fit_pool_ is the pool ppk fit --save-pooled writes (but its "source", the training data's name)
+    and predict applies it: no file is written or read for it."""
+    import json
+    import tempfile
+
+    from conftest import write_rows
+
+    def no_files(*args, **kwargs):
+        raise AssertionError("a temporary file for the pool")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
+    monkeypatch.setattr(tempfile, "mkdtemp", no_files)
+    y = np.repeat([1, 2], 15)
+    topics = rng.dirichlet(np.full(8, 0.3), size=2)  # two topics: counts more dispersed than the pooled base's
+    X = np.array([rng.multinomial(40, topics[label - 1]) for label in y], dtype=float)
+    svc = PPKSVC(family="multinomial", fit_options={"alpha": "evidence"}, rho=0.5, C=10).fit(X, y)
+    monkeypatch.undo()
+    write_rows(tmp_path / "train.txt", X, y)
+    ppk_tool("fit", "multinomial", "--alpha", "evidence", "--dim", 8, tmp_path / "train.txt", "--save-pooled",
+             tmp_path / "pool.json")
+    ours, cli = json.loads(svc.fit_pool_), json.loads((tmp_path / "pool.json").read_text())
+    assert ours.pop("source") == "X" and cli.pop("source") == str(tmp_path / "train.txt")
+    assert ours == cli
+    X_test = np.array([rng.multinomial(40, topics[c]) for c in (0, 1, 0, 1, 1)], dtype=float)
+    write_rows(tmp_path / "test.txt", X_test, np.zeros(5))
+    test_rows = ppk_tool("fit", "multinomial", "--alpha", "evidence", "--pooled-from", tmp_path / "pool.json",
+                         "--dim", 8, tmp_path / "test.txt").stdout
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
+    assert ppk._fit("multinomial", X_test, np.zeros(5), {"alpha": "evidence"}, pool=svc.fit_pool_)[0].to_rows() == test_rows
+    svc.predict(X_test)
+
+
 def test_mi_kernel_svm_fits_the_mediator_once(tmp_path, ppk_tool, rng):
     """PPKSVC(family="mi"): the mediator fitted in fit (to the unlabeled data) is kept and applied to
     the test data, as ppk fit mi --save-mediator / --mediator-from; decision values as svm-predict's."""

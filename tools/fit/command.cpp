@@ -12,6 +12,7 @@
 
 #include "cli.hpp"
 #include "fisher_features.hpp"
+#include "fit_call.hpp"
 #include "fit_family.hpp"
 #include "parallel.hpp"
 #include "ppk/core/data.hpp"
@@ -201,15 +202,13 @@ po::options_description common_options(const FitFamily* family) {
 const OptionFlags kCommonOptionFlags{{"method", "--estimator"}, {"dim", "--dim"}, {"lambda", "--shrink"}};
 
 // A UsageError for an option that other families take and `family` does not (absent from its --help
-// and its command line): why it does not apply.
-void reject_options_of_other_families(const FitFamily& family, const std::vector<std::string>& args) {
+// and its command line): why it does not apply. `names` are the options given, without "--".
+void reject_options_of_other_families(const FitFamily& family, const std::vector<std::string>& names) {
   po::options_description estimator, pooling, latent;
   add_estimator_option(estimator, nullptr);
   add_shrink_option(pooling, nullptr);
   add_latent_options(latent);
-  for (const std::string& word : args) {
-    if (word.rfind("--", 0) != 0) continue;
-    const std::string name = word.substr(2, word.find('=') - 2);
+  for (const std::string& name : names) {
     const std::string option = "--" + name + " is not offered for ppk fit " + family.name + ": ";
     if (!offers_estimator(family) && estimator.find_nothrow(name, false) != nullptr)
       throw UsageError(option + family.no_estimator);
@@ -372,21 +371,38 @@ const FitFamily& find_fit_family(const std::string& name) {
   throw UsageError("unknown family '" + name + "'; ppk fit supports " + family_names("and"));
 }
 
-// The options `args` of `ppk fit FAMILY` (the words after FAMILY), with INPUT among them when
-// `with_input`: the family's options and those it shares, checked against the other families'.
-po::variables_map parse_fit_options(const FitFamily& family, const std::vector<std::string>& args, bool with_input) {
-  reject_options_of_other_families(family, args);
+// The options of `ppk fit FAMILY`: the family's and those it shares, after the options `names`
+// (without "--") are checked against the other families'; their flags name the library's fields.
+po::options_description fit_options_table(const FitFamily& family, const std::vector<std::string>& names) {
+  reject_options_of_other_families(family, names);
   use_option_flags(kCommonOptionFlags);
   use_option_flags(kLatentOptionFlags);
   for (const OptionFlags& flags : family.option_flags) use_option_flags(flags);
   po::options_description options = common_options(&family);
   family.add_options(options);
+  return options;
+}
+
+// The command line `args` of `ppk fit FAMILY` (the words after FAMILY, with INPUT).
+po::variables_map parse_fit_command_line(const FitFamily& family, const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const std::string& word : args)
+    if (word.rfind("--", 0) == 0) names.push_back(word.substr(2, word.find('=') - 2));
+  po::options_description options = fit_options_table(family, names);
+  options.add_options()("input", po::value<std::string>(), "INPUT");
   po::positional_options_description positional;
-  if (with_input) {
-    options.add_options()("input", po::value<std::string>(), "INPUT");
-    positional.add("input", 1);
-  }
+  positional.add("input", 1);
   return parse_command_line(args, options, positional);
+}
+
+// The options of `ppk fit FAMILY` given as keywords; the rows are returned (no --output).
+po::variables_map parse_fit_keywords(const FitFamily& family, const std::vector<OptionKeyword>& keywords) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : keywords) {
+    if (name == "output") throw UsageError("--output does not apply: the rows are returned");
+    names.push_back(name);
+  }
+  return parse_option_keywords(keywords, fit_options_table(family, names));
 }
 
 // The request of `ppk fit FAMILY` with the options `values`, checked: UsageError for values out of
@@ -429,12 +445,12 @@ FitRequest parse_fit_request(const FitFamily& family, const po::variables_map& v
   return request;
 }
 
-// The pool file of --pooled-from (nothing without it), checked against the family, the dimension
-// and --shrink.
+// The pool of --pooled-from (nothing without it), checked against the family, the dimension and
+// --shrink.
 std::optional<PoolFile> read_pool_from(const FitRequest& request, const FitFamily& family, long dim,
                                        const std::string& input) {
   if (!request.pooled_from) return std::nullopt;
-  PoolFile pool = read_pool_file(*request.pooled_from);
+  PoolFile pool = given_pool(request);
   check_pool_matches(pool, family, dim, input, request.command);
   if (request.shrink > 0 && !pool.statistics)
     throw UsageError(pool.path + " holds no pooled statistics: fit the training file " + pool.source +
@@ -460,6 +476,32 @@ std::unique_ptr<Estimator> make_estimator(const FamilyOptions& options, const Fi
   }
 }
 
+// Where a fit's rows go: their lines to a stream (the command line's OUTPUT), or the rows to a
+// program (FitCall).
+class RowSink {
+ public:
+  explicit RowSink(std::ostream& lines) : lines_(&lines) {}
+  explicit RowSink(std::vector<LabeledRow>& rows) : rows_(&rows) {}
+
+  // The row of one example, labelled `label`.
+  void add(double label, Row row) {
+    if (lines_ != nullptr)
+      *lines_ << format_row_line(label, row) << '\n';
+    else
+      rows_->push_back(LabeledRow{label, std::move(row)});
+  }
+  // One row per example of `data`, in its order.
+  void add(const Dataset& data, std::vector<Row> rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) add(data.examples[i].label, std::move(rows[i]));
+  }
+  // The stream of the rows' lines (for fit_streamed_rows); null when the rows go to a program.
+  std::ostream* lines() const { return lines_; }
+
+ private:
+  std::ostream* lines_ = nullptr;
+  std::vector<LabeledRow>* rows_ = nullptr;
+};
+
 // What every mode of a fit works on: the request, INPUT and the family's estimator for it.
 struct FitRun {
   const FitFamily& family;
@@ -470,13 +512,8 @@ struct FitRun {
   long dim;
 };
 
-// One line per example of `data`: its label and its row.
-void write_rows(const Dataset& data, const std::vector<Row>& rows, std::ostream& out) {
-  for (std::size_t i = 0; i < rows.size(); ++i) out << format_row_line(data.examples[i].label, rows[i]) << '\n';
-}
-
 // --fisher-from: every example's Fisher score under the pooled model of POOL, as LIBSVM features.
-void write_fisher_rows(const FitRun& run, std::ostream& out) {
+void write_fisher_rows(const FitRun& run, RowSink& out) {
   const PoolFile pool =
       read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
   if (pool.fisher.is_null()) {
@@ -491,36 +528,34 @@ void write_fisher_rows(const FitRun& run, std::ostream& out) {
     throw UsageError(pool.path + " holds no Fisher information: " + why);
   }
   const Dataset& data = run.input.data();
-  std::vector<std::string> lines;
+  std::vector<Row> rows;
   try {
-    lines = fisher_feature_lines(*model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt, data,
-                                 example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
+    rows = fisher_feature_rows(*model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt, data,
+                               example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   }
-  for (const std::string& line : lines) out << line << '\n';
+  out.add(data, std::move(rows));
 }
 
 // --pooled: the one model of every example, its row (label 0) to `out`; with --save-pooled, the model
 // and its Fisher information into `saved`.
-void write_pooled_row(const FitRun& run, PoolFile& saved, std::ostream& out) {
+void write_pooled_row(const FitRun& run, PoolFile& saved, RowSink& out) {
   const std::vector<Statistics> examples = example_statistics(run.estimator, run.input.data(), run.dim);
   const std::unique_ptr<Model> model = fit_pooled_model(run.estimator, run.input.data(), examples, run.request.threads);
-  out << format_row_line(0.0, encode_row(*model)) << '\n';
+  out.add(0.0, encode_row(*model));
   if (!run.request.save_pooled) return;
   saved.model = model_to_json(*model);
   saved.fisher = fisher_information(*model, examples, run.request.threads);
 }
 
 // --adapt-from: every example's adaptation of the pooled model of POOL.
-void write_adapted_rows(const FitRun& run, std::ostream& out) {
+void write_adapted_rows(const FitRun& run, RowSink& out) {
   const PoolFile pool =
       read_pooled_model(*run.request.pooled_model, run.family, run.dim, run.source.name, run.request.command);
   const Dataset& data = run.input.data();
-  write_rows(data,
-             adapted_rows(run.estimator, *model_from_json(pool.model), data, run.dim, run.request.adaptation,
-                          run.request.threads),
-             out);
+  out.add(data, adapted_rows(run.estimator, *model_from_json(pool.model), data, run.dim, run.request.adaptation,
+                             run.request.threads));
 }
 
 // The statistics every example is shrunk toward (--shrink) and --save-pooled keeps: the training
@@ -545,21 +580,23 @@ std::optional<Statistics> shrinkage_pool(const FitRun& run, const PoolFile* pool
 }
 
 // Every example fitted on its own, shrunk toward shrinkage_pool's statistics; returns them.
-std::optional<Statistics> write_example_rows(const FitRun& run, const PoolFile* pool_from, std::ostream& out) {
+std::optional<Statistics> write_example_rows(const FitRun& run, const PoolFile* pool_from, RowSink& out) {
   const std::optional<Statistics> pooled = shrinkage_pool(run, pool_from);
   const Statistics* toward = pooled ? &*pooled : nullptr;
   const FitRequest& request = run.request;
   // No choice read the examples, and no pool was made of them: INPUT is fitted a chunk at a time.
-  if (const FitSource* rows_to_stream = run.input.streamable())
-    fit_streamed_rows(run.estimator, *rows_to_stream, run.dim, toward, request.shrink, request.threads, out);
+  const FitSource* rows_to_stream = run.input.streamable();
+  if (rows_to_stream != nullptr && out.lines() != nullptr)
+    fit_streamed_rows(run.estimator, *rows_to_stream, run.dim, toward, request.shrink, request.threads, *out.lines());
   else
-    write_rows(run.input.data(),
-               fit_rows(run.estimator, run.input.data(), run.dim, toward, request.shrink, request.threads), out);
+    out.add(run.input.data(),
+            fit_rows(run.estimator, run.input.data(), run.dim, toward, request.shrink, request.threads));
   return pooled;
 }
 
-// --save-pooled: `saved` (the pooled model or statistics) with what was decided on INPUT.
-void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile saved) {
+// What a fit decides on INPUT that --save-pooled keeps: `saved` (the pooled model or statistics)
+// and the choices.
+PoolFile decided_pool(const FitRun& run, const TrainingChoices& choices, PoolFile saved) {
   saved.source = run.source.name;
   saved.family = run.family.name;
   saved.dim = run.dim;
@@ -567,18 +604,24 @@ void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile save
   saved.matrices = choices.matrices();
   saved.base = choices.base();
   saved.smoothing = choices.smoothing();
-  write_pool_file(*run.request.save_pooled, saved);
+  return saved;
 }
 
+// What a fit leaves besides its rows: the pool --save-pooled keeps, and the family's side outputs.
+struct FitOutcome {
+  std::optional<PoolFile> pool;
+  std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
+};
+
 // Fits every example of `source` as `request` asks, with the family's options `options` (read from
-// `values`): the rows' lines to `out`, the --save-pooled file and the family's side outputs written
-// once every example fits.
-void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
-                  const FamilyOptions& options, const FitSource& source, std::ostream& out) {
+// `values`): the rows to `out`; the pool (with --save-pooled) and the side outputs are returned, to
+// be written once every example fits.
+FitOutcome fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
+                        const FamilyOptions& options, const FitSource& source, RowSink& out) {
   const FitInput input = family.read_input(source, request, values);
   const long dim = input.dim();
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
-  TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);
+  TrainingChoices choices(request, source.name, pool_from ? &*pool_from : nullptr);
   const std::unique_ptr<Estimator> estimator = make_estimator(
       options, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
   const FitRun run{family, request, source, input, *estimator, dim};
@@ -589,8 +632,15 @@ void fit_examples(const FitFamily& family, const FitRequest& request, const po::
     case FitMode::adapt: write_adapted_rows(run, out); break;
     case FitMode::per_example: saved.statistics = write_example_rows(run, pool_from ? &*pool_from : nullptr, out); break;
   }
-  if (request.save_pooled) write_pool(run, choices, std::move(saved));
-  for (const auto& [path, side_lines] : input.side_outputs) write_lines(path, side_lines);
+  FitOutcome outcome{std::nullopt, input.side_outputs};
+  if (request.save_pooled) outcome.pool = decided_pool(run, choices, std::move(saved));
+  return outcome;
+}
+
+// The files a fit's outcome names: the --save-pooled file and the side outputs.
+void write_outcome_files(const FitRequest& request, const FitOutcome& outcome) {
+  if (outcome.pool) write_pool_file(*request.save_pooled, *outcome.pool);
+  for (const auto& [path, side_lines] : outcome.side_outputs) write_lines(path, side_lines);
 }
 
 }  // namespace
@@ -610,30 +660,46 @@ int run_fit(const std::vector<std::string>& args) {
     print_fit_help(&family);
     return 0;
   }
-  const po::variables_map values = parse_fit_options(family, rest, true);
+  const po::variables_map values = parse_fit_command_line(family, rest);
   if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
   // INPUT is read first: how hmm reads it depends on its format, and choices are made on its examples.
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
   const FitRequest request = parse_fit_request(family, values);
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
-  fit_examples(family, request, values, *options, source, output.stream());
+  RowSink rows(output.stream());
+  const FitOutcome outcome = fit_examples(family, request, values, *options, source, rows);
+  write_outcome_files(request, outcome);
   output.commit();
   return 0;
 }
 
-std::string fit_rows_text(const std::vector<std::string>& args, const FitSource& source) {
-  if (args.empty()) throw UsageError("missing the family: " + family_names("or"));
-  if (args[0] == kMiName) return fit_mi_rows_text(std::vector<std::string>(args.begin() + 1, args.end()), source);
-  const FitFamily& family = find_fit_family(args[0]);
-  const po::variables_map values =
-      parse_fit_options(family, std::vector<std::string>(args.begin() + 1, args.end()), false);
-  if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
-  std::ostringstream rows;
-  const FitRequest request = parse_fit_request(family, values);
+FittedRows fit_in_memory(const FitCall& call, const FitSource& source) {
+  const FitFamily& family = find_fit_family(call.family);
+  const po::variables_map values = parse_fit_keywords(family, call.options);
+  FitRequest request = parse_fit_request(family, values);
+  request.notes = call.notes;
+  const std::optional<std::string> pool_file = request.save_pooled;  // --save-pooled's file, written as by run_fit
+  if (call.keep_pool && !pool_file) request.save_pooled = call.pool_name;
+  if (call.pool) {
+    if (request.pooled_from)
+      throw UsageError("--pooled-from reads a pool file, and the call holds the pool of a training fit: give one");
+    if (request.mode != FitMode::per_example)
+      throw UsageError(
+          "the pool of a training fit applies to per-example fits; with --pooled, --adapt-from or --fisher-from "
+          "leave it out");
+    std::istringstream text(*call.pool);
+    request.pooled_from = call.pool_name;
+    request.pool_given = std::make_shared<const PoolFile>(parse_pool(text, call.pool_name));
+  }
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
-  fit_examples(family, request, values, *options, source, rows);
-  return rows.str();
+  FittedRows fitted;
+  RowSink rows(fitted.rows);
+  FitOutcome outcome = fit_examples(family, request, values, *options, source, rows);
+  if (call.keep_pool && outcome.pool) fitted.pool = pool_text(*outcome.pool);
+  if (!pool_file) outcome.pool.reset();
+  write_outcome_files(request, outcome);
+  return fitted;
 }
 
 }  // namespace ppk::cli

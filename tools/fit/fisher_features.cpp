@@ -76,10 +76,10 @@ void check_fisher_information(const nlohmann::json& record, const std::string& p
       throw fail("\"information\" must be finite numbers >= 0");
 }
 
-std::vector<std::string> fisher_feature_lines(const Model& pooled, const nlohmann::json& information,
-                                              const AdaptedParameters& parameters, const Dataset& data,
-                                              const std::vector<Statistics>& examples, const std::string& pool_path,
-                                              unsigned threads) {
+std::vector<Row> fisher_feature_rows(const Model& pooled, const nlohmann::json& information,
+                                     const AdaptedParameters& parameters, const Dataset& data,
+                                     const std::vector<Statistics>& examples, const std::string& pool_path,
+                                     unsigned threads) {
   const FisherScorer scorer(pooled, parameters);
   // The saved diagonal's entries of the selected features, by name.
   std::map<std::string, double> saved;
@@ -95,15 +95,13 @@ std::vector<std::string> fisher_feature_lines(const Model& pooled, const nlohman
   }
   const FisherScaling scaling(diagonal);
   const std::vector<Eigen::VectorXd> scores = scores_of(scorer, pooled, &data, examples, threads);
-  std::vector<std::string> lines(scores.size());
+  std::vector<Row> rows(scores.size());
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const Eigen::VectorXd phi = scaling.features(scores[i]);
-    Row row;
     for (Eigen::Index j = 0; j < phi.size(); ++j)
-      if (std::fabs(phi(j)) >= DBL_MIN) row.push_back(RowEntry{static_cast<int>(j + 1), phi(j)});
-    lines[i] = format_row_line(data.examples[i].label, row);
+      if (std::fabs(phi(j)) >= DBL_MIN) rows[i].push_back(RowEntry{static_cast<int>(j + 1), phi(j)});
   }
-  return lines;
+  return rows;
 }
 
 }  // namespace ppk::cli

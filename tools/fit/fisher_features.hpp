@@ -24,12 +24,12 @@ nlohmann::json fisher_information(const Model& pooled, const std::vector<Statist
 // finite and >= 0, the two of one length).
 void check_fisher_information(const nlohmann::json& record, const std::string& path);
 
-// The feature rows "LABEL 1:phi_1 2:phi_2 ..." of every example: the score with respect to the
-// `parameters` (their features, by name, scaled by the saved diagonal). `pool_path` names the pool
-// file in messages.
-std::vector<std::string> fisher_feature_lines(const Model& pooled, const nlohmann::json& information,
-                                              const AdaptedParameters& parameters, const Dataset& data,
-                                              const std::vector<Statistics>& examples, const std::string& pool_path,
-                                              unsigned threads);
+// The feature rows "1:phi_1 2:phi_2 ..." of every example (its zeros left out): the score with
+// respect to the `parameters` (their features, by name, scaled by the saved diagonal). `pool_path`
+// names the pool file in messages.
+std::vector<Row> fisher_feature_rows(const Model& pooled, const nlohmann::json& information,
+                                     const AdaptedParameters& parameters, const Dataset& data,
+                                     const std::vector<Statistics>& examples, const std::string& pool_path,
+                                     unsigned threads);
 
 }  // namespace ppk::cli

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -46,6 +47,13 @@ Row fit_row(const Estimator& estimator, const Dataset& data, std::size_t i, long
 
 }  // namespace
 
+void notes_to_stderr(const std::string& line) { std::cerr << line << '\n'; }
+
+void FitRequest::note(const std::string& text) const {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) notes(line);
+}
+
 std::optional<long> dim_option(const po::variables_map& values) {
   if (!values.count("dim")) return std::nullopt;
   const long dim = values["dim"].as<long>();
@@ -54,14 +62,15 @@ std::optional<long> dim_option(const po::variables_map& values) {
   return dim;
 }
 
-FitInput::FitInput(const FitSource& source, std::optional<long> dim) : source_(&source), dim_(dim) {}
+FitInput::FitInput(const FitSource& source, std::optional<long> dim)
+    : source_(&source), data_(source.examples), dim_(dim) {}
 
-FitInput::FitInput(Dataset data, long dim) : data_(std::move(data)), dim_(dim) {}
+FitInput::FitInput(Dataset data, long dim) : data_(std::make_shared<const Dataset>(std::move(data))), dim_(dim) {}
 
 const Dataset& FitInput::data() const {
   if (!data_) {
     const std::unique_ptr<std::istream> in = source_->open();
-    data_ = read_data(*in, source_->name);
+    data_ = std::make_shared<const Dataset>(read_data(*in, source_->name));
   }
   return *data_;
 }

@@ -27,8 +27,8 @@ namespace ppk::cli {
 // asks, and streams INPUT instead (fit_streamed_rows), holding one chunk of examples.
 class FitInput {
  public:
-  // The LIBSVM rows of `source` (which must outlive this), read when asked for; the dimension
-  // `dim`, or, when nothing, INPUT's largest index.
+  // The LIBSVM rows of `source` (which must outlive this), read when asked for (the examples a
+  // program gave, when it holds them); the dimension `dim`, or, when nothing, INPUT's largest index.
   FitInput(const FitSource& source, std::optional<long> dim);
   // Examples read already (symbol sequences).
   FitInput(Dataset data, long dim);
@@ -45,7 +45,7 @@ class FitInput {
 
  private:
   const FitSource* source_ = nullptr;
-  mutable std::optional<Dataset> data_;
+  mutable std::shared_ptr<const Dataset> data_;
   mutable std::optional<long> dim_;
 };
 // INPUT as examples, read as `request` asks (its --dim; its command names the command in messages)

@@ -1,5 +1,4 @@
 // ppk fit hmm: a hidden Markov model by Baum-Welch, over symbol sequences or LIBSVM vectors.
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -221,11 +220,10 @@ FitInput read_hmm_input(const FitSource& source, const FitRequest& request, cons
   check_fit_format(source, formats, given, advice);
   if (format == DataFormat::libsvm) {
     if (!values.count("format") && !gaussian_emissions_given(values))
-      std::cerr << command << ": note: " << source.name << ":" << source.format->line << " is "
-                << describe_format(*source.format) << ": one HMM per qid group, with "
-                << (values.count("emission") ? "discrete emissions over one-hot vectors"
-                                             : "Gaussian emissions (--format libsvm --emission gaussian)")
-                << "\n";
+      request.note(command + ": note: " + source.name + ":" + std::to_string(source.format->line) + " is " +
+                   describe_format(*source.format) + ": one HMM per qid group, with " +
+                   (values.count("emission") ? "discrete emissions over one-hot vectors"
+                                             : "Gaussian emissions (--format libsvm --emission gaussian)"));
     return parse_libsvm_input(source, request);
   }
   return read_symbol_input(source, values, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,

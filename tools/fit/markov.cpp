@@ -1,7 +1,6 @@
 // ppk fit markov: a Markov chain of order k per symbol sequence, its counts smoothed toward a base
 // chain (the training file's pooled chain by default) with a strength beta chosen by the data.
 #include <algorithm>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -151,7 +150,7 @@ FitInput read_markov_input(const FitSource& source, const FitRequest& request, c
   check_fit_format(source, FitFormats{false, false, true, true}, request.command);
   std::optional<Alphabet> alphabet = alphabet_option(values);
   if (request.pooled_from) {
-    const PoolFile from = read_pool_file(*request.pooled_from);
+    const PoolFile from = given_pool(request);
     if (from.family == "markov") {  // another family's pool is refused by name once INPUT is read
       const std::string saved = saved_chain(from).alphabet;
       if (alphabet && alphabet->symbols() != saved)
@@ -207,8 +206,9 @@ long positions_option(const FitContext& context, const std::optional<SavedChain>
     }
   if (!aligned) {
     if (sequences.size() < 2) return 0;
-    std::cerr << context.request.command << ": note: every sequence of " << context.source.name << " has " << length
-              << " symbols: an aligned chain, one table per position (--homogeneous for one table for all)\n";
+    context.request.note(context.request.command + ": note: every sequence of " + context.source.name + " has " +
+                         std::to_string(length) +
+                         " symbols: an aligned chain, one table per position (--homogeneous for one table for all)");
   }
   return length;
 }
@@ -308,17 +308,17 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
       maximise_polya_evidence(polya_counts());
     } catch (const EstimationError& e) {  // OptionError among them: no sequence has counts in two places
       values.at("alpha") = po::variable_value(std::string("auto"), true);
-      std::cerr << context.request.command << ": note: --alpha evidence, the default, cannot choose beta on "
-                << context.source.name << " (" << message_of(e)
-                << "); beta is chosen with C by cross-validation instead (--alpha auto)\n";
+      context.request.note(context.request.command + ": note: --alpha evidence, the default, cannot choose beta on " +
+                           context.source.name + " (" + message_of(e) +
+                           "); beta is chosen with C by cross-validation instead (--alpha auto)");
       if (!options.length && shortest != longest) {
         std::vector<std::size_t> lengths;
         for (const std::vector<long>& sequence : sequences) lengths.push_back(sequence.size());
         std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
         options.length = static_cast<long>(lengths[lengths.size() / 2]) - 1;
-        std::cerr << context.request.command << ": note: the rows store T = " << *options.length
-                  << ", the median sequence's n - 1, for the cross-validation to compare them (--length T for "
-                     "another)\n";
+        context.request.note(context.request.command + ": note: the rows store T = " + std::to_string(*options.length) +
+                             ", the median sequence's n - 1, for the cross-validation to compare them (--length T for "
+                             "another)");
       }
     }
   }
@@ -346,10 +346,10 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
                        !(values.count("aligned") || values.count("homogeneous")) ||
                        !(values.count("alphabet") || values.count("alphabet-from"));
   if (!from && !context.request.save_pooled && decided)
-    std::cerr << context.request.command << ": note: the layout, order, base, beta or alphabet are decided on "
-              << context.source.name
-              << " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL so that "
-                 "their rows share them\n";
+    context.request.note(context.request.command + ": note: the layout, order, base, beta or alphabet are decided on " +
+                         context.source.name +
+                         " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL "
+                         "so that their rows share them");
 
   const AlphaOptions smoothing = parse_alpha_options(values, false);
   return smoothed_estimator(context, smoothing,

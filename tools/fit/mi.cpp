@@ -233,6 +233,7 @@ Dataset read_datum_source(const FitSource& source) {
                    source.format && source.format->grouped
                        ? "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)"
                        : "");
+  if (source.examples) return *source.examples;
   const std::unique_ptr<std::istream> text = source.open();
   return read_data(*text, source.name);
 }

@@ -1,5 +1,4 @@
 // ppk fit multinomial: counts under a Dirichlet prior (smoothed_family.hpp), its base uniform or pooled.
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -142,8 +141,8 @@ std::shared_ptr<const LeveledBase> base_option(const FitContext& context, bool p
           pooled[static_cast<std::size_t>(feature.coord)] += feature.value;
         }
     *leveled = quantised_pooled_base(pooled);
-    std::cerr << "ppk fit multinomial: pooled base of " << input << " quantised to " << leveled->levels.value.size()
-              << " levels\n";
+    context.request.note("ppk fit multinomial: pooled base of " + input + " quantised to " +
+                         std::to_string(leveled->levels.value.size()) + " levels");
   }
   context.choices.set_base({{"kind", "pooled"},
                             {"smoothing", "(C_d + 1/2) / (C + D/2)"},

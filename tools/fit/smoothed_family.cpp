@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <iomanip>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -126,7 +125,7 @@ RowSmoothing training_smoothing(const FitContext& context, const AlphaOptions& g
         }
         return fit_rows(*estimator, data, context.input.dim(), nullptr, 0, threads);
       },
-      context.request.command, context.source.name);
+      context.request, context.source.name);
   return {choice.smoothing.ml ? Method::ml : Method::posterior, choice.smoothing.alpha, text, choice.how, choice.record};
 }
 
@@ -202,10 +201,10 @@ std::unique_ptr<Estimator> smoothed_estimator(const FitContext& context, const A
       from != nullptr ? reused_smoothing(context, alpha, *from, rows) : training_smoothing(context, alpha, rows);
   if (from != nullptr || smoothing.how != "the command line") {
     const std::string where = from != nullptr ? from->source + " (read from " + from->path + ")" : context.source.name;
-    std::cerr << context.request.command << ": "
-              << (smoothing.method == Method::ml ? std::string("maximum-likelihood rows (ml)")
-                                                 : "alpha = " + format_shortest(smoothing.alpha))
-              << ", chosen by " << smoothing.how << " on " << where << "\n";
+    context.request.note(context.request.command + ": " +
+                         (smoothing.method == Method::ml ? std::string("maximum-likelihood rows (ml)")
+                                                         : "alpha = " + format_shortest(smoothing.alpha)) +
+                         ", chosen by " + smoothing.how + " on " + where);
   }
   context.choices.set_smoothing(smoothing.record());
   return rows.make(smoothing.method, smoothing.alpha);

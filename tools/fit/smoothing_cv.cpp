@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
-#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -142,8 +141,9 @@ CvOptions read_cv_options(const po::variables_map& values, bool cross_validated,
 CvChoice choose_smoothing_by_cv(
     const CvOptions& options, const std::vector<double>& labels,
     const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
-    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const std::string& command,
+    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const FitRequest& request,
     const std::string& input) {
+  const std::string& command = request.command;
   const std::set<double> classes(labels.begin(), labels.end());
   if (classes.size() < 2)
     throw UsageError("--alpha auto chooses the smoothing by the cross-validated accuracy of a classifier, but " + input +
@@ -159,9 +159,9 @@ CvChoice choose_smoothing_by_cv(
 
   std::ostringstream settings;
   settings << "svm-train -t " << options.kernel << " -g " << format_short(options.gamma) << " -v " << options.folds;
-  std::cerr << command << ": --alpha auto on " << input << ": " << options.folds << "-fold cross-validated accuracy ("
-            << settings.str() << " -c C)\n"
-            << "  candidate  alpha          C  accuracy\n";
+  request.note(command + ": --alpha auto on " + input + ": " + std::to_string(options.folds) +
+               "-fold cross-validated accuracy (" + settings.str() + " -c C)\n" +
+               "  candidate  alpha          C  accuracy");
   CvChoice best;
   nlohmann::json table = nlohmann::json::array();
   bool scored = false;
@@ -171,7 +171,7 @@ CvChoice choose_smoothing_by_cv(
       std::string reason;
       const std::optional<double> alpha = named_alpha(candidate, reason);
       if (!alpha) {
-        std::cerr << command << ": --alpha auto: candidate " << candidate << " skipped: " << reason << "\n";
+        request.note(command + ": --alpha auto: candidate " + candidate + " skipped: " + reason);
         continue;
       }
       smoothing.alpha = *alpha;
@@ -190,8 +190,10 @@ CvChoice choose_smoothing_by_cv(
         rows, labels, svm_train_parameters(*kernel, options.gamma), kind, options.costs, options.folds, what);
     for (std::size_t c = 0; c < options.costs.size(); ++c) {
       const double cost = options.costs[c], accuracy = accuracies[c];
-      std::cerr << "  " << std::left << std::setw(9) << candidate << "  " << std::setw(11) << alpha_text << " "
-                << std::right << std::setw(5) << format_short(cost) << "  " << format_short(accuracy) << "%\n";
+      std::ostringstream row;
+      row << "  " << std::left << std::setw(9) << candidate << "  " << std::setw(11) << alpha_text << " " << std::right
+          << std::setw(5) << format_short(cost) << "  " << format_short(accuracy) << "%";
+      request.note(row.str());
       nlohmann::json entry = {{"candidate", candidate}, {"C", cost}, {"accuracy", accuracy}};
       if (!smoothing.ml) entry["alpha"] = smoothing.alpha;
       table.push_back(std::move(entry));
@@ -210,8 +212,8 @@ CvChoice choose_smoothing_by_cv(
                         : "alpha = " + format_shortest(best.smoothing.alpha) + " (" + best.smoothing.candidate + ")";
   best.how = "cross-validated accuracy (" + format_short(best.accuracy) + "%, " + settings.str() + " -c " +
              format_short(best.cost) + ")";
-  std::cerr << command << ": --alpha auto chose " << chosen << " at C = " << format_short(best.cost) << ": "
-            << format_short(best.accuracy) << "% on " << input << "\n";
+  request.note(command + ": --alpha auto chose " + chosen + " at C = " + format_short(best.cost) + ": " +
+               format_short(best.accuracy) + "% on " + input);
   best.record = {{"smoothing", best.smoothing.ml ? "ml" : "posterior"},
                  {"candidate", best.smoothing.candidate},
                  {"C", best.cost},

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "fit_request.hpp"
 #include "ppk/core/row.hpp"
 
 namespace ppk::cli {
@@ -57,13 +58,13 @@ struct CvChoice {
 // options.costs (C-SVC and svm-train's other defaults) score them: the fraction of examples whose held-out prediction is
 // their label, as svm-train -v K -c C -t KERNEL -g GAMMA prints it for the written rows. The first
 // of equal best accuracies (candidates in order, then C in order) is chosen. The table of every
-// accuracy, the skipped candidates and the choice are printed on standard error, each line
-// starting with `command`; `input` names the training file. UsageError when the labels hold fewer
+// accuracy, the skipped candidates and the choice are the request's notes, each line starting with
+// its command but the table's rows; `input` names the training file. UsageError when the labels hold fewer
 // than two classes or no candidate is left; InputError when LIBSVM refuses a candidate's rows.
 CvChoice choose_smoothing_by_cv(
     const CvOptions& options, const std::vector<double>& labels,
     const std::function<std::optional<double>(const std::string& name, std::string& reason)>& named_alpha,
-    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const std::string& command,
+    const std::function<std::vector<Row>(const Smoothing&)>& fit_rows, const FitRequest& request,
     const std::string& input);
 
 }  // namespace ppk::cli

@@ -1,7 +1,6 @@
 #include "training_choices.hpp"
 
 #include <cmath>
-#include <iostream>
 #include <utility>
 
 #include "cli.hpp"
@@ -12,14 +11,18 @@ namespace ppk::cli {
 
 PoolFile read_pool_file(const std::string& path) {
   InputFile input(path);
+  return parse_pool(input.stream(), input.name());
+}
+
+PoolFile parse_pool(std::istream& text, const std::string& name) {
   PoolFile pool;
-  pool.path = input.name();
+  pool.path = name;
   const auto fail = [&pool](const std::string& what) {
     return InputError(pool.path + ": not a pool file written by ppk fit --save-pooled: " + what);
   };
   nlohmann::json object;
   try {
-    object = nlohmann::json::parse(input.stream());
+    object = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw fail(std::string("not JSON (") + e.what() + ")");
   }
@@ -100,7 +103,11 @@ PoolFile read_pool_file(const std::string& path) {
   return pool;
 }
 
-void write_pool_file(const std::string& path, const PoolFile& pool) {
+PoolFile given_pool(const FitRequest& request) {
+  return request.pool_given ? *request.pool_given : read_pool_file(*request.pooled_from);
+}
+
+std::string pool_text(const PoolFile& pool) {
   nlohmann::json object = {{"source", pool.source}, {"family", pool.family}, {"dim", pool.dim}, {"chosen", pool.chosen}};
   for (const auto& [name, matrix] : pool.matrices) {
     nlohmann::json rows = nlohmann::json::array();
@@ -116,11 +123,13 @@ void write_pool_file(const std::string& path, const PoolFile& pool) {
   if (!pool.smoothing.is_null()) object["smoothing"] = pool.smoothing;
   if (!pool.model.is_null()) object["model"] = pool.model;
   if (!pool.fisher.is_null()) object["fisher"] = pool.fisher;
-  write_lines(path, {object.dump()});
+  return object.dump();
 }
 
-TrainingChoices::TrainingChoices(std::string command, std::string input, const PoolFile* from)
-    : command_(std::move(command)), input_(std::move(input)), from_(from) {}
+void write_pool_file(const std::string& path, const PoolFile& pool) { write_lines(path, {pool_text(pool)}); }
+
+TrainingChoices::TrainingChoices(const FitRequest& request, std::string input, const PoolFile* from)
+    : request_(request), input_(std::move(input)), from_(from) {}
 
 double TrainingChoices::value(const std::string& name, const std::function<Choice()>& choose) {
   Choice choice;
@@ -137,8 +146,8 @@ double TrainingChoices::value(const std::string& name, const std::function<Choic
     choice = choose();
     where = input_;
   }
-  std::cerr << command_ << ": " << name << " = " << format_double(choice.value) << ", chosen by " << choice.how << " on "
-            << where << "\n";
+  request_.note(request_.command + ": " + name + " = " + format_double(choice.value) + ", chosen by " + choice.how +
+                " on " + where);
   chosen_[name] = {{"value", choice.value}, {"chosen_by", choice.how}};
   return choice.value;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
+#include "fit_request.hpp"
 #include "ppk/estimate/estimate.hpp"
 
 namespace ppk::cli {
@@ -45,6 +47,13 @@ struct PoolFile {
 };
 // Reads and checks a pool file; InputError naming the file and what is wrong.
 PoolFile read_pool_file(const std::string& path);
+// A pool file's JSON `text`, checked as read_pool_file checks it; `name` names it in messages.
+PoolFile parse_pool(std::istream& text, const std::string& name);
+// The pool of a test file's fit (--pooled-from): the one a program holds (FitRequest::pool_given),
+// else the file's.
+PoolFile given_pool(const FitRequest& request);
+// The pool as its file holds it: one line of JSON, without its end of line.
+std::string pool_text(const PoolFile& pool);
 void write_pool_file(const std::string& path, const PoolFile& pool);
 
 // A hyperparameter chosen by the data: its value and how ("maximum evidence").
@@ -56,12 +65,13 @@ struct Choice {
 // The hyperparameters of one fit command that are chosen on the training file.
 class TrainingChoices {
  public:
-  // `command` ("ppk fit multinomial") and `input` (INPUT's name) name them in messages; `from` is
-  // the pool file given by --pooled-from (null when fitting a training file).
-  TrainingChoices(std::string command, std::string input, const PoolFile* from);
+  // The request's command ("ppk fit multinomial") and `input` (INPUT's name) name them in messages and
+  // in the request's notes; `from` is the pool file given by --pooled-from (null when fitting a
+  // training file). `request` must outlive this.
+  TrainingChoices(const FitRequest& request, std::string input, const PoolFile* from);
 
   // The value called `name` (an option's name, e.g. "alpha"): the one saved in the --pooled-from
-  // file, else choose() on INPUT. Either way printed on stderr and recorded for --save-pooled.
+  // file, else choose() on INPUT. Either way a note of the request's and recorded for --save-pooled.
   // UsageError naming both files when the --pooled-from file holds no such value.
   double value(const std::string& name, const std::function<Choice()>& choose);
   // A value the user gave (--alpha 0.1): recorded for --save-pooled; UsageError naming both files
@@ -90,7 +100,7 @@ class TrainingChoices {
   const std::map<std::string, Eigen::MatrixXd>& matrices() const { return matrices_; }
 
  private:
-  std::string command_;
+  const FitRequest& request_;
   std::string input_;
   const PoolFile* from_;
   nlohmann::json chosen_ = nlohmann::json::object();
