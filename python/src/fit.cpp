@@ -42,9 +42,11 @@ std::string place(std::size_t example, long row = -1, long column = -1) {
   return text;
 }
 
-void check_finite(double value, const std::string& where) {
+// std::invalid_argument unless `value` is finite; `where()` names it ("X[i], column c").
+template <class Where>
+void check_finite(double value, const Where& where) {
   if (!std::isfinite(value))
-    throw std::invalid_argument(where + " is " + (std::isnan(value) ? "nan" : "infinite") +
+    throw std::invalid_argument(where() + " is " + (std::isnan(value) ? "nan" : "infinite") +
                                 ": every value of X must be a finite number");
 }
 
@@ -63,11 +65,12 @@ std::vector<double> labels_of(const std::optional<Array>& y, std::size_t example
   return labels;
 }
 
-// The non-zero values of one vector (coordinate = column), checked finite.
-SparseVector sparse_vector(const double* values, long columns, const std::string& where) {
+// The non-zero values of one vector (coordinate = column), checked finite; the vector is row `row`
+// of example `example` (-1: the example is one vector).
+SparseVector sparse_vector(const double* values, long columns, std::size_t example, long row) {
   SparseVector vector;
   for (long c = 0; c < columns; ++c) {
-    check_finite(values[c], where + ", column " + std::to_string(c));
+    check_finite(values[c], [&] { return place(example, row, c); });
     if (values[c] != 0) vector.push_back(Feature{c, values[c]});
   }
   return vector;
@@ -91,11 +94,12 @@ Examples dense_examples(const Array& X, const std::optional<Array>& y) {
   if (X.shape(1) == 0) throw std::invalid_argument("X has no columns: every example needs at least one feature");
   const auto columns = static_cast<long>(X.shape(1));
   Dataset data;
+  const py::gil_scoped_release release;  // X is held by this call
   for (std::size_t i = 0; i < rows; ++i) {
     Example example;
     example.label = labels[i];
     example.line = static_cast<long>(i + 1);
-    example.vectors.push_back(sparse_vector(X.data(static_cast<py::ssize_t>(i), 0), columns, place(i)));
+    example.vectors.push_back(sparse_vector(X.data(static_cast<py::ssize_t>(i), 0), columns, i, -1));
     note_largest_index(example.vectors.back(), data.max_index);
     data.examples.push_back(std::move(example));
   }
@@ -105,17 +109,24 @@ Examples dense_examples(const Array& X, const std::optional<Array>& y) {
 Examples csr_examples(const py::array_t<long, py::array::c_style | py::array::forcecast>& indptr,
                       const py::array_t<long, py::array::c_style | py::array::forcecast>& indices, const Array& values,
                       long columns, const std::optional<Array>& y) {
+  const auto starts = indptr.unchecked<1>();
+  const auto columns_of = indices.unchecked<1>();
+  const auto entries = values.unchecked<1>();
+  if (indptr.shape(0) < 1 || indices.shape(0) < starts(indptr.shape(0) - 1) ||
+      values.shape(0) < starts(indptr.shape(0) - 1))
+    throw std::invalid_argument("X: a CSR matrix whose indptr, indices and data do not agree");
   const auto rows = static_cast<std::size_t>(indptr.shape(0) - 1);
   const std::vector<double> labels = labels_of(y, rows);
   Dataset data;
+  const py::gil_scoped_release release;  // the arrays are held by this call
   for (std::size_t i = 0; i < rows; ++i) {
     Example example;
     example.label = labels[i];
     example.line = static_cast<long>(i + 1);
     SparseVector vector;
-    for (long k = indptr.at(i); k < indptr.at(i + 1); ++k) {
-      check_finite(values.at(k), place(i) + ", column " + std::to_string(indices.at(k)));
-      vector.push_back(Feature{indices.at(k), values.at(k)});  // explicit zeros kept, as read_data keeps them
+    for (long k = starts(i); k < starts(i + 1); ++k) {
+      check_finite(entries(k), [&] { return place(i, -1, columns_of(k)); });
+      vector.push_back(Feature{columns_of(k), entries(k)});  // explicit zeros kept, as read_data keeps them
     }
     note_largest_index(vector, data.max_index);
     example.vectors.push_back(std::move(vector));
@@ -149,7 +160,7 @@ Examples grouped_examples(const std::vector<Array>& X, const std::optional<Array
     example.has_qid = true;
     example.qid = static_cast<long>(i + 1);
     for (py::ssize_t r = 0; r < vectors.shape(0); ++r, ++line) {
-      example.vectors.push_back(sparse_vector(vectors.data(r, 0), width, place(i, static_cast<long>(r))));
+      example.vectors.push_back(sparse_vector(vectors.data(r, 0), width, i, static_cast<long>(r)));
       note_largest_index(example.vectors.back(), data.max_index);
     }
     data.examples.push_back(std::move(example));
