@@ -575,7 +575,7 @@ void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile save
 // once every example fits.
 void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
                   const FamilyOptions& options, const FitSource& source, std::ostream& out) {
-  const FitInput input = family.read_input(source, request, values);
+  const FitInput input = options.read_input(source, request);
   const long dim = input.dim();
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
   TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);

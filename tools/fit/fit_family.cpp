@@ -20,8 +20,6 @@ long largest_index(const std::string& source, long max_index, bool has_examples)
   return max_index;
 }
 
-constexpr FitFormats kRows{true, true, false, false};
-
 // Examples fitted (and held) at a time by fit_streamed_rows.
 constexpr std::size_t kChunkExamples = 4096;
 
@@ -83,16 +81,6 @@ long FitInput::dim() const {
 }
 
 FitInput parse_libsvm_input(const FitSource& source, const FitRequest& request) { return FitInput(source, request.dim); }
-
-FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
-  check_fit_format(source, kRows, request.command);
-  return parse_libsvm_input(source, request);
-}
-
-FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
-  check_fit_format(source, kSequenceRows, request.command);
-  return parse_libsvm_input(source, request);
-}
 
 void add_alphabet_options(po::options_description& options) {
   // clang-format off

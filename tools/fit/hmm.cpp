@@ -244,8 +244,7 @@ FitFamily hmm_family() {
           kBaumWelch,
           false,
           add_hmm_options,
-          untyped_options<make_hmm>,
-          read_hmm_input,
+          untyped_options<make_hmm, read_hmm_input>,
           {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,
           {"states", "param-ratio", "smoothing", "cov", "restarts", "seed"}};

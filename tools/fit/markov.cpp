@@ -367,11 +367,15 @@ constexpr const char* kNoEstimator =
 }  // namespace
 
 FitFamily markov_family() {
-  return {"markov",           "Markov chains of order k over symbol sequences (homogeneous or aligned)",
-          kMarkovHelp,        Method::posterior,
-          kNoEstimator,       false,
-          add_markov_options, untyped_options<make_markov>,
-          read_markov_input,  {kMarkovFlags, kAlphaFlags}};
+  return {"markov",
+          "Markov chains of order k over symbol sequences (homogeneous or aligned)",
+          kMarkovHelp,
+          Method::posterior,
+          kNoEstimator,
+          false,
+          add_markov_options,
+          untyped_options<make_markov, read_markov_input>,
+          {kMarkovFlags, kAlphaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -148,8 +148,7 @@ FitFamily mixture_family() {
           "a mixture is fitted by maximum likelihood (EM)",
           false,
           add_mixture_fit_options,
-          typed_options<MixtureFamilyOptions, parse_mixture_family_options, make_mixture>,
-          read_libsvm_input,
+          typed_options<MixtureFamilyOptions, parse_mixture_family_options, make_mixture, read_libsvm_input>,
           {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,
           {"components", "cov", "restarts", "seed"}};
