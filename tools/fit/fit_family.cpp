@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parallel.hpp"
@@ -91,16 +92,24 @@ void add_alphabet_options(po::options_description& options) {
   // clang-format on
 }
 
-std::optional<Alphabet> alphabet_option(const po::variables_map& values) {
+AlphabetOptions parse_alphabet_options(const po::variables_map& values) {
   if (values.count("alphabet") && values.count("alphabet-from"))
     throw UsageError("--alphabet and --alphabet-from exclude each other");
-  if (values.count("alphabet")) return Alphabet(values["alphabet"].as<std::string>(), "--alphabet");
-  if (!values.count("alphabet-from")) return std::nullopt;
-  InputFile file(values["alphabet-from"].as<std::string>());
+  AlphabetOptions options;
+  for (auto [name, field] : {std::pair{"alphabet", &options.symbols}, std::pair{"alphabet-from", &options.from},
+                             std::pair{"save-alphabet", &options.save}})
+    if (values.count(name)) *field = values[name].as<std::string>();
+  return options;
+}
+
+std::optional<Alphabet> alphabet_option(const AlphabetOptions& options) {
+  if (options.symbols) return Alphabet(*options.symbols, "--alphabet");
+  if (!options.from) return std::nullopt;
+  InputFile file(*options.from);
   return read_alphabet(file.stream(), file.name());
 }
 
-FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+FitInput read_symbol_input(const FitSource& source, const AlphabetOptions& options, SequenceFormat format,
                            const std::optional<Alphabet>& alphabet) {
   const std::unique_ptr<std::istream> text = source.open();
   const SequenceSet set = read_sequences(*text, source.name, format, alphabet);
@@ -117,9 +126,7 @@ FitInput read_symbol_input(const FitSource& source, const po::variables_map& val
   }
   FitInput out(std::move(data), set.alphabet->size());
   out.alphabet = set.alphabet->symbols();
-  if (values.count("save-alphabet"))
-    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
-                                  std::vector<std::string>{set.alphabet->symbols()});
+  if (options.save) out.side_outputs.emplace_back(*options.save, std::vector<std::string>{set.alphabet->symbols()});
   return out;
 }
 

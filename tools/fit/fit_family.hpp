@@ -168,13 +168,20 @@ FitInput read_sequence_input(const FitSource& source, const FitRequest& request,
 
 // --alphabet, --alphabet-from and --save-alphabet of the families that read symbol sequences (hmm, markov).
 void add_alphabet_options(po::options_description& options);
-// The alphabet given by --alphabet or --alphabet-from (nothing: INPUT's sorted symbols); UsageError
-// when both are given.
-std::optional<Alphabet> alphabet_option(const po::variables_map& values);
+// Those options as given.
+struct AlphabetOptions {
+  std::optional<std::string> symbols;  // --alphabet SYMBOLS
+  std::optional<std::string> from;     // --alphabet-from FILE
+  std::optional<std::string> save;     // --save-alphabet FILE
+};
+// UsageError when both --alphabet and --alphabet-from are given.
+AlphabetOptions parse_alphabet_options(const po::variables_map& values);
+// The alphabet given by --alphabet or --alphabet-from (nothing: INPUT's sorted symbols).
+std::optional<Alphabet> alphabet_option(const AlphabetOptions& options);
 // The symbol sequences of INPUT in `format` as examples of one-hot vectors (one index:1 entry per
 // symbol, the dimension the alphabet's size), numbered by `alphabet` (nothing: INPUT's sorted
-// symbols); --save-alphabet's file as a side output.
-FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+// symbols); --save-alphabet's file (of `options`) as a side output.
+FitInput read_symbol_input(const FitSource& source, const AlphabetOptions& options, SequenceFormat format,
                            const std::optional<Alphabet>& alphabet);
 
 // The value of the number option --NAME.

@@ -149,7 +149,8 @@ SavedChain saved_chain(const PoolFile& from) {
 // or, for a test file fitted with --pooled-from, by the training file's alphabet saved there.
 FitInput read_markov_input(const FitSource& source, const FitRequest& request, const po::variables_map& values) {
   check_fit_format(source, FitFormats{false, false, true, true}, request.command);
-  std::optional<Alphabet> alphabet = alphabet_option(values);
+  const AlphabetOptions alphabet_given = parse_alphabet_options(values);
+  std::optional<Alphabet> alphabet = alphabet_option(alphabet_given);
   if (request.pooled_from) {
     const PoolFile from = read_pool_file(*request.pooled_from);
     if (from.family == "markov") {  // another family's pool is refused by name once INPUT is read
@@ -162,7 +163,7 @@ FitInput read_markov_input(const FitSource& source, const FitRequest& request, c
     }
   }
   const bool fasta = source.format && source.format->format == DataFormat::fasta;
-  return read_symbol_input(source, values, fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
+  return read_symbol_input(source, alphabet_given, fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
 }
 
 // The symbols of each example (its one-hot vectors).
