@@ -580,7 +580,7 @@ void fit_examples(const FitFamily& family, const FitRequest& request, const po::
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
   TrainingChoices choices(request.command, source.name, pool_from ? &*pool_from : nullptr);
   const std::unique_ptr<Estimator> estimator = make_estimator(
-      options, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
+      options, FitContext{request, request.method.value_or(family.default_method), source, input, choices});
   const FitRun run{family, request, source, input, *estimator, dim};
   PoolFile saved;
   switch (request.mode) {

@@ -57,9 +57,6 @@ using InputReader = FitInput (*)(const FitSource& source, const FitRequest& requ
 // request, INPUT (its format and its examples) and the hyperparameters chosen on the training file.
 struct FitContext {
   const FitRequest& request;
-  // The family's command line (its add_options), for the families whose options are not yet a struct
-  // of their own (untyped_options); dropped once every family's are (issue 49).
-  const po::variables_map& values;
   Method method;  // the request's, or the family's default
   const FitSource& source;
   const FitInput& input;
@@ -97,22 +94,6 @@ std::unique_ptr<FamilyOptions> typed_options(const po::variables_map& values) {
   return std::make_unique<TypedFamilyOptions<Options, make, read>>(parse(values));
 }
 
-// In transition (issue 49): FitFamily::parse_options of a family whose factory `make` and reader `read`
-// still read its options from its command line (FitContext::values, a copy of it for `read`); each family
-// moves to typed_options in turn.
-template <std::unique_ptr<Estimator> (*make)(const FitContext&), InputReader<po::variables_map> read>
-std::unique_ptr<FamilyOptions> untyped_options(const po::variables_map& values) {
-  struct Untyped final : FamilyOptions {
-    explicit Untyped(const po::variables_map& given) : values(given) {}
-    FitInput read_input(const FitSource& source, const FitRequest& request) const override {
-      return read(source, request, values);
-    }
-    std::unique_ptr<Estimator> make_estimator(const FitContext& context) const override { return make(context); }
-    po::variables_map values;
-  };
-  return std::make_unique<Untyped>(values);
-}
-
 struct FitFamily {
   const char* name;
   const char* summary;  // one line for the FAMILY list
@@ -122,8 +103,7 @@ struct FitFamily {
   const char* no_estimator;
   bool pools;  // --shrink, --save-pooled and --pooled-from (an exponential family's statistics)
   void (*add_options)(po::options_description& options);  // the family's own options
-  // Those options as the family's struct (typed_options, or untyped_options while in transition), which
-  // reads INPUT as the family does.
+  // Those options as the family's struct (typed_options), which reads INPUT as the family does.
   std::unique_ptr<FamilyOptions> (*parse_options)(const po::variables_map& values);
   // The library's option fields (of the family's FitOptions struct) named by the family's flags,
   // for the library's messages (message_of): the family's own table and those of shared options.
