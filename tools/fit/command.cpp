@@ -570,11 +570,10 @@ void write_pool(const FitRun& run, const TrainingChoices& choices, PoolFile save
   write_pool_file(*run.request.save_pooled, saved);
 }
 
-// Fits every example of `source` as `request` asks, with the family's options `options` (read from
-// `values`): the rows' lines to `out`, the --save-pooled file and the family's side outputs written
-// once every example fits.
-void fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
-                  const FamilyOptions& options, const FitSource& source, std::ostream& out) {
+// Fits every example of `source` as `request` asks, with the family's options `options`: the rows'
+// lines to `out`, the --save-pooled file and the family's side outputs written once every example fits.
+void fit_examples(const FitFamily& family, const FitRequest& request, const FamilyOptions& options,
+                  const FitSource& source, std::ostream& out) {
   const FitInput input = options.read_input(source, request);
   const long dim = input.dim();
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
@@ -617,7 +616,7 @@ int run_fit(const std::vector<std::string>& args) {
   OutputFile output(values["output"].as<std::string>());
   const FitRequest request = parse_fit_request(family, values);
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
-  fit_examples(family, request, values, *options, source, output.stream());
+  fit_examples(family, request, *options, source, output.stream());
   output.commit();
   return 0;
 }
@@ -632,7 +631,7 @@ std::string fit_rows_text(const std::vector<std::string>& args, const FitSource&
   std::ostringstream rows;
   const FitRequest request = parse_fit_request(family, values);
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
-  fit_examples(family, request, values, *options, source, rows);
+  fit_examples(family, request, *options, source, rows);
   return rows.str();
 }
 
