@@ -89,8 +89,7 @@ FitFamily bayesnet_family() {
           nullptr,
           true,
           add_bayesnet_options,
-          typed_options<BayesNetOptions, parse_bayesnet_options, make_bayesnet>,
-          read_libsvm_input,
+          typed_options<BayesNetOptions, parse_bayesnet_options, make_bayesnet, read_libsvm_input>,
           {kBayesNetFlags, kEmOptionFlags},
           true,
           {"alpha", "restarts", "seed"}};

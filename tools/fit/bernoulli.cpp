@@ -68,8 +68,7 @@ FitFamily bernoulli_family() {
           nullptr,
           true,
           add_bernoulli_options,
-          typed_options<AlphaOptions, parse_bernoulli_options, make_bernoulli>,
-          read_libsvm_input,
+          typed_options<AlphaOptions, parse_bernoulli_options, make_bernoulli, read_libsvm_input>,
           {kAlphaFlags}};
 }
 

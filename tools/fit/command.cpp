@@ -613,17 +613,17 @@ struct FitOutcome {
   std::vector<std::pair<std::string, std::vector<std::string>>> side_outputs;  // path, lines
 };
 
-// Fits every example of `source` as `request` asks, with the family's options `options` (read from
-// `values`): the rows to `out`; the pool (with --save-pooled) and the side outputs are returned, to
-// be written once every example fits.
-FitOutcome fit_examples(const FitFamily& family, const FitRequest& request, const po::variables_map& values,
-                        const FamilyOptions& options, const FitSource& source, RowSink& out) {
-  const FitInput input = family.read_input(source, request, values);
+// Fits every example of `source` as `request` asks, with the family's options `options`: the rows to
+// `out`; the pool (with --save-pooled) and the side outputs are returned, to be written once every
+// example fits.
+FitOutcome fit_examples(const FitFamily& family, const FitRequest& request, const FamilyOptions& options,
+                        const FitSource& source, RowSink& out) {
+  const FitInput input = options.read_input(source, request);
   const long dim = input.dim();
   const std::optional<PoolFile> pool_from = read_pool_from(request, family, dim, source.name);
   TrainingChoices choices(request, source.name, pool_from ? &*pool_from : nullptr);
   const std::unique_ptr<Estimator> estimator = make_estimator(
-      options, FitContext{request, values, request.method.value_or(family.default_method), source, input, choices});
+      options, FitContext{request, request.method.value_or(family.default_method), source, input, choices});
   const FitRun run{family, request, source, input, *estimator, dim};
   PoolFile saved;
   switch (request.mode) {
@@ -668,7 +668,7 @@ int run_fit(const std::vector<std::string>& args) {
   const FitRequest request = parse_fit_request(family, values);
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
   RowSink rows(output.stream());
-  const FitOutcome outcome = fit_examples(family, request, values, *options, source, rows);
+  const FitOutcome outcome = fit_examples(family, request, *options, source, rows);
   write_outcome_files(request, outcome);
   output.commit();
   return 0;
@@ -695,7 +695,7 @@ FittedRows fit_in_memory(const FitCall& call, const FitSource& source) {
   const std::unique_ptr<FamilyOptions> options = parse_family_options(family, values);
   FittedRows fitted;
   RowSink rows(fitted.rows);
-  FitOutcome outcome = fit_examples(family, request, values, *options, source, rows);
+  FitOutcome outcome = fit_examples(family, request, *options, source, rows);
   if (call.keep_pool && outcome.pool) fitted.pool = pool_text(*outcome.pool);
   if (!pool_file) outcome.pool.reset();
   write_outcome_files(request, outcome);

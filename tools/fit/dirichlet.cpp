@@ -111,8 +111,7 @@ FitFamily dirichlet_family() {
           nullptr,
           true,
           add_dirichlet_options,
-          typed_options<PriorFitOptions<DirichletFitOptions>, parse_dirichlet_options, make_dirichlet>,
-          read_libsvm_input,
+          typed_options<PriorFitOptions<DirichletFitOptions>, parse_dirichlet_options, make_dirichlet, read_libsvm_input>,
           {kDirichletFlags}};
 }
 

@@ -44,8 +44,7 @@ FitFamily exponential_family() {
           true,
           add_exponential_options,
           typed_options<PriorFitOptions<ExponentialFitOptions>, parse_gamma_rate_prior<ExponentialFitOptions>,
-                        make_exponential>,
-          read_libsvm_input,
+                        make_exponential, read_libsvm_input>,
           {kGammaRatePriorFlags}};
 }
 

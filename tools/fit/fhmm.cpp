@@ -108,8 +108,7 @@ FitFamily fhmm_family() {
           "a factorial HMM is fitted by EM (--smoothing sets its Dirichlet prior)",
           false,
           add_fhmm_options,
-          typed_options<FhmmOptions, parse_fhmm_options, make_fhmm>,
-          read_sequence_input,
+          typed_options<FhmmOptions, parse_fhmm_options, make_fhmm, read_sequence_input>,
           {kFhmmFlags, kCovariancePriorFlags, kEmOptionFlags}};
 }
 

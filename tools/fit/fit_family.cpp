@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parallel.hpp"
@@ -20,8 +21,6 @@ long largest_index(const std::string& source, long max_index, bool has_examples)
   if (max_index == 0 && has_examples) throw InputError(source + ": no example has any feature; give --dim D");
   return max_index;
 }
-
-constexpr FitFormats kRows{true, true, false, false};
 
 // Examples fitted (and held) at a time by fit_streamed_rows.
 constexpr std::size_t kChunkExamples = 4096;
@@ -93,16 +92,6 @@ long FitInput::dim() const {
 
 FitInput parse_libsvm_input(const FitSource& source, const FitRequest& request) { return FitInput(source, request.dim); }
 
-FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
-  check_fit_format(source, kRows, request.command);
-  return parse_libsvm_input(source, request);
-}
-
-FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const po::variables_map&) {
-  check_fit_format(source, kSequenceRows, request.command);
-  return parse_libsvm_input(source, request);
-}
-
 void add_alphabet_options(po::options_description& options) {
   // clang-format off
   options.add_options()
@@ -112,16 +101,24 @@ void add_alphabet_options(po::options_description& options) {
   // clang-format on
 }
 
-std::optional<Alphabet> alphabet_option(const po::variables_map& values) {
+AlphabetOptions parse_alphabet_options(const po::variables_map& values) {
   if (values.count("alphabet") && values.count("alphabet-from"))
     throw UsageError("--alphabet and --alphabet-from exclude each other");
-  if (values.count("alphabet")) return Alphabet(values["alphabet"].as<std::string>(), "--alphabet");
-  if (!values.count("alphabet-from")) return std::nullopt;
-  InputFile file(values["alphabet-from"].as<std::string>());
+  AlphabetOptions options;
+  for (auto [name, field] : {std::pair{"alphabet", &options.symbols}, std::pair{"alphabet-from", &options.from},
+                             std::pair{"save-alphabet", &options.save}})
+    if (values.count(name)) *field = values[name].as<std::string>();
+  return options;
+}
+
+std::optional<Alphabet> alphabet_option(const AlphabetOptions& options) {
+  if (options.symbols) return Alphabet(*options.symbols, "--alphabet");
+  if (!options.from) return std::nullopt;
+  InputFile file(*options.from);
   return read_alphabet(file.stream(), file.name());
 }
 
-FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+FitInput read_symbol_input(const FitSource& source, const AlphabetOptions& options, SequenceFormat format,
                            const std::optional<Alphabet>& alphabet) {
   const std::unique_ptr<std::istream> text = source.open();
   const SequenceSet set = read_sequences(*text, source.name, format, alphabet);
@@ -138,9 +135,7 @@ FitInput read_symbol_input(const FitSource& source, const po::variables_map& val
   }
   FitInput out(std::move(data), set.alphabet->size());
   out.alphabet = set.alphabet->symbols();
-  if (values.count("save-alphabet"))
-    out.side_outputs.emplace_back(values["save-alphabet"].as<std::string>(),
-                                  std::vector<std::string>{set.alphabet->symbols()});
+  if (options.save) out.side_outputs.emplace_back(*options.save, std::vector<std::string>{set.alphabet->symbols()});
   return out;
 }
 

@@ -49,16 +49,14 @@ class FitInput {
   mutable std::optional<long> dim_;
 };
 // INPUT as examples, read as `request` asks (its --dim; its command names the command in messages)
-// and the family's own options `own` say.
-using InputReader = FitInput (*)(const FitSource& source, const FitRequest& request, const po::variables_map& own);
+// and the family's own options `options` say.
+template <class Options>
+using InputReader = FitInput (*)(const FitSource& source, const FitRequest& request, const Options& options);
 
 // What a family's estimator is made from, besides the family's own options (FamilyOptions): the
 // request, INPUT (its format and its examples) and the hyperparameters chosen on the training file.
 struct FitContext {
   const FitRequest& request;
-  // The family's command line (its add_options), for the families whose options are not yet a struct
-  // of their own (untyped_options); dropped once every family's are (issue 49).
-  const po::variables_map& values;
   Method method;  // the request's, or the family's default
   const FitSource& source;
   const FitInput& input;
@@ -68,36 +66,32 @@ struct FitContext {
 // A family's own options: a plain struct of the family (NAMEOptions in tools/fit/NAME.cpp, built on the
 // library's NAMEFitOptions where its fields say the options), parsed once from the command line by
 // FitFamily::parse_options or filled by a caller without one, and held behind this base so that the
-// families stay one table; make_estimator makes the family's estimator from them for `context`.
+// families stay one table; read_input reads INPUT as the family does under them, and make_estimator
+// makes the family's estimator from them for `context`.
 struct FamilyOptions {
   virtual ~FamilyOptions() = default;
+  virtual FitInput read_input(const FitSource& source, const FitRequest& request) const = 0;
   virtual std::unique_ptr<Estimator> make_estimator(const FitContext& context) const = 0;
 };
 
-// The options struct `Options` of a family, its estimator made by `make`.
-template <class Options, std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&)>
+// The options struct `Options` of a family, INPUT read by `read` and its estimator made by `make`.
+template <class Options, std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&), InputReader<Options> read>
 struct TypedFamilyOptions final : FamilyOptions {
   explicit TypedFamilyOptions(Options parsed) : options(std::move(parsed)) {}
+  FitInput read_input(const FitSource& source, const FitRequest& request) const override {
+    return read(source, request, options);
+  }
   std::unique_ptr<Estimator> make_estimator(const FitContext& context) const override { return make(context, options); }
   Options options;
 };
 
 // FitFamily::parse_options of a family whose options struct `Options` is read from its command line
-// by `parse` (UsageError for what the command line alone shows wrong) and made an estimator by `make`.
+// by `parse` (UsageError for what the command line alone shows wrong), INPUT by `read` (read_libsvm_input
+// and read_sequence_input for the families whose options do not change it) and made an estimator by `make`.
 template <class Options, Options (*parse)(const po::variables_map&),
-          std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&)>
+          std::unique_ptr<Estimator> (*make)(const FitContext&, const Options&), InputReader<Options> read>
 std::unique_ptr<FamilyOptions> typed_options(const po::variables_map& values) {
-  return std::make_unique<TypedFamilyOptions<Options, make>>(parse(values));
-}
-
-// In transition (issue 49): FitFamily::parse_options of a family whose factory `make` still reads its
-// options from FitContext::values; each family moves to typed_options in turn.
-template <std::unique_ptr<Estimator> (*make)(const FitContext&)>
-std::unique_ptr<FamilyOptions> untyped_options(const po::variables_map&) {
-  struct Untyped final : FamilyOptions {
-    std::unique_ptr<Estimator> make_estimator(const FitContext& context) const override { return make(context); }
-  };
-  return std::make_unique<Untyped>();
+  return std::make_unique<TypedFamilyOptions<Options, make, read>>(parse(values));
 }
 
 struct FitFamily {
@@ -109,9 +103,8 @@ struct FitFamily {
   const char* no_estimator;
   bool pools;  // --shrink, --save-pooled and --pooled-from (an exponential family's statistics)
   void (*add_options)(po::options_description& options);  // the family's own options
-  // Those options as the family's struct (typed_options, or untyped_options while in transition).
+  // Those options as the family's struct (typed_options), which reads INPUT as the family does.
   std::unique_ptr<FamilyOptions> (*parse_options)(const po::variables_map& values);
-  InputReader read_input;
   // The library's option fields (of the family's FitOptions struct) named by the family's flags,
   // for the library's messages (message_of): the family's own table and those of shared options.
   std::vector<OptionFlags> option_flags;
@@ -134,25 +127,41 @@ std::optional<long> dim_option(const po::variables_map& values);
 // Every family of `ppk fit`, in the order of its help (families.cpp).
 const std::vector<FitFamily>& fit_families();
 
-// LIBSVM rows, one example per line or per qid group.
-FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const po::variables_map& own);
-// qid-grouped LIBSVM rows, one sequence per group.
-FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const po::variables_map& own);
 // INPUT's LIBSVM rows (its format checked by the caller), read when asked for; the dimension from
 // the request's --dim or the data.
 FitInput parse_libsvm_input(const FitSource& source, const FitRequest& request);
-// The formats of read_sequence_input.
+// The formats of read_libsvm_input and read_sequence_input.
+inline constexpr FitFormats kLibsvmRows{true, true, false, false};
 inline constexpr FitFormats kSequenceRows{false, true, false, false};
+// LIBSVM rows, one example per line or per qid group, whatever the family's options.
+template <class Options>
+FitInput read_libsvm_input(const FitSource& source, const FitRequest& request, const Options&) {
+  check_fit_format(source, kLibsvmRows, request.command);
+  return parse_libsvm_input(source, request);
+}
+// qid-grouped LIBSVM rows, one sequence per group, whatever the family's options.
+template <class Options>
+FitInput read_sequence_input(const FitSource& source, const FitRequest& request, const Options&) {
+  check_fit_format(source, kSequenceRows, request.command);
+  return parse_libsvm_input(source, request);
+}
 
 // --alphabet, --alphabet-from and --save-alphabet of the families that read symbol sequences (hmm, markov).
 void add_alphabet_options(po::options_description& options);
-// The alphabet given by --alphabet or --alphabet-from (nothing: INPUT's sorted symbols); UsageError
-// when both are given.
-std::optional<Alphabet> alphabet_option(const po::variables_map& values);
+// Those options as given.
+struct AlphabetOptions {
+  std::optional<std::string> symbols;  // --alphabet SYMBOLS
+  std::optional<std::string> from;     // --alphabet-from FILE
+  std::optional<std::string> save;     // --save-alphabet FILE
+};
+// UsageError when both --alphabet and --alphabet-from are given.
+AlphabetOptions parse_alphabet_options(const po::variables_map& values);
+// The alphabet given by --alphabet or --alphabet-from (nothing: INPUT's sorted symbols).
+std::optional<Alphabet> alphabet_option(const AlphabetOptions& options);
 // The symbol sequences of INPUT in `format` as examples of one-hot vectors (one index:1 entry per
 // symbol, the dimension the alphabet's size), numbered by `alphabet` (nothing: INPUT's sorted
-// symbols); --save-alphabet's file as a side output.
-FitInput read_symbol_input(const FitSource& source, const po::variables_map& values, SequenceFormat format,
+// symbols); --save-alphabet's file (of `options`) as a side output.
+FitInput read_symbol_input(const FitSource& source, const AlphabetOptions& options, SequenceFormat format,
                            const std::optional<Alphabet>& alphabet);
 
 // The value of the number option --NAME.

@@ -99,11 +99,15 @@ std::unique_ptr<Estimator> make_gamma(const FitContext& context, const PriorFitO
 }  // namespace
 
 FitFamily gamma_family() {
-  return {"gamma",           "independent gamma values",
-          kGammaHelp,        Method::ml,
-          nullptr,           true,
-          add_gamma_options, typed_options<PriorFitOptions<GammaFitOptions>, parse_gamma_options, make_gamma>,
-          read_libsvm_input, {kGammaFlags}};
+  return {"gamma",
+          "independent gamma values",
+          kGammaHelp,
+          Method::ml,
+          nullptr,
+          true,
+          add_gamma_options,
+          typed_options<PriorFitOptions<GammaFitOptions>, parse_gamma_options, make_gamma, read_libsvm_input>,
+          {kGammaFlags}};
 }
 
 }  // namespace ppk::cli

@@ -139,8 +139,7 @@ FitFamily gaussian_family() {
           nullptr,
           true,
           add_gaussian_options,
-          typed_options<PriorFitOptions<GaussianFitOptions>, parse_gaussian_options, make_gaussian>,
-          read_libsvm_input,
+          typed_options<PriorFitOptions<GaussianFitOptions>, parse_gaussian_options, make_gaussian, read_libsvm_input>,
           {kGaussianFlags}};
 }
 

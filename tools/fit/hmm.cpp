@@ -113,20 +113,61 @@ const char* format_name(DataFormat format) {
   return "libsvm";
 }
 
-bool gaussian_emissions_given(const po::variables_map& values) {
-  return values.count("emission") && values["emission"].as<std::string>() == "gaussian";
-}
+// The options of ppk fit hmm as given: the library's options (their emissions, the states of --pooled
+// --states auto and the prior decided on INPUT), --emission and --format, the alphabet's options and
+// the covariance prior's.
+struct HmmOptions {
+  HmmFitOptions fit;
+  std::optional<HmmEmissions> emissions;  // --emission, when given
+  std::optional<DataFormat> format;       // --format, when given
+  bool gaussian_options_given = false;    // --cov, --ridge, --prior or --prior-count
+  AlphabetOptions alphabet;
+  CovariancePriorOptions prior;
+};
 
-// The format ppk fit hmm reads INPUT in: --format; else libsvm with --emission gaussian; else the
-// format INPUT is in (detect_format; a file in none is read as lines, whose reader says why not).
-DataFormat hmm_format(const po::variables_map& values, const FitSource& source) {
+HmmOptions parse_hmm_options(const po::variables_map& values) {
+  HmmOptions options;
+  if (values.count("emission")) {
+    const std::string emission = values["emission"].as<std::string>();
+    if (emission != "discrete" && emission != "gaussian")
+      throw UsageError("--emission must be discrete or gaussian, got '" + emission + "'");
+    options.emissions = emission == "gaussian" ? HmmEmissions::gaussian : HmmEmissions::discrete;
+  }
   if (values.count("format")) {
     const std::string format = values["format"].as<std::string>();
     for (DataFormat known : {DataFormat::fasta, DataFormat::lines, DataFormat::libsvm})
-      if (format == format_name(known)) return known;
-    throw UsageError("--format must be fasta, lines or libsvm, got '" + format + "'");
+      if (format == format_name(known)) options.format = known;
+    if (!options.format) throw UsageError("--format must be fasta, lines or libsvm, got '" + format + "'");
   }
-  if (gaussian_emissions_given(values)) return DataFormat::libsvm;
+  if (options.emissions == HmmEmissions::gaussian && options.format && *options.format != DataFormat::libsvm)
+    throw UsageError(std::string("--emission gaussian takes vectors: LIBSVM input (--format libsvm), not ") +
+                     format_name(*options.format));
+  options.gaussian_options_given =
+      values.count("cov") || values.count("ridge") || !values["prior"].defaulted() || values.count("prior-count");
+  HmmFitOptions& fit = options.fit;
+  const std::string states = values["states"].as<std::string>();
+  if (states != "auto") {
+    fit.states = parse_long(states);
+    if (!fit.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
+  }
+  fit.param_ratio = option(values, "param-ratio");
+  fit.smoothing = option(values, "smoothing");
+  if (values.count("cov")) fit.covariance = covariance_form(values["cov"].as<std::string>());
+  if (values.count("ridge")) fit.ridge = option(values, "ridge");
+  read_em_options(values, fit);
+  if (values.count("length")) fit.length = values["length"].as<long>();
+  options.alphabet = parse_alphabet_options(values);
+  options.prior = parse_covariance_prior(values);
+  return options;
+}
+
+bool gaussian_emissions_given(const HmmOptions& options) { return options.emissions == HmmEmissions::gaussian; }
+
+// The format ppk fit hmm reads INPUT in: --format; else libsvm with --emission gaussian; else the
+// format INPUT is in (detect_format; a file in none is read as lines, whose reader says why not).
+DataFormat hmm_format(const HmmOptions& options, const FitSource& source) {
+  if (options.format) return *options.format;
+  if (gaussian_emissions_given(options)) return DataFormat::libsvm;
   if (source.format && source.format->format != DataFormat::unknown) return source.format->format;
   return DataFormat::lines;
 }
@@ -145,49 +186,26 @@ Choice pooled_state_choice(const FitContext& context, const HmmFitOptions& optio
   }
 }
 
-std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
-  const po::variables_map& values = context.values;
-  const FitSource& source = context.source;
-  const DataFormat format = hmm_format(values, source);
-  const bool vectors = format == DataFormat::libsvm;
-  HmmFitOptions options;
-  if (values.count("emission")) {
-    const std::string emission = values["emission"].as<std::string>();
-    if (emission != "discrete" && emission != "gaussian")
-      throw UsageError("--emission must be discrete or gaussian, got '" + emission + "'");
-    options.emissions = emission == "gaussian" ? HmmEmissions::gaussian : HmmEmissions::discrete;
-    if (options.emissions == HmmEmissions::gaussian && !vectors)
-      throw UsageError(std::string("--emission gaussian takes vectors: LIBSVM input (--format libsvm), not ") +
-                       format_name(format));
-  } else if (vectors) {
-    options.emissions = HmmEmissions::gaussian;
-  }
-  if (options.emissions == HmmEmissions::discrete &&
-      (values.count("cov") || values.count("ridge") || !values["prior"].defaulted() || values.count("prior-count")))
+std::unique_ptr<Estimator> make_hmm(const FitContext& context, const HmmOptions& given) {
+  // INPUT's format, as read_hmm_input decided it: symbol sequences come with their alphabet, LIBSVM
+  // vectors without one.
+  const bool vectors = !context.input.alphabet;
+  HmmFitOptions options = given.fit;
+  options.emissions = given.emissions.value_or(vectors ? HmmEmissions::gaussian : HmmEmissions::discrete);
+  if (options.emissions == HmmEmissions::discrete && given.gaussian_options_given)
     throw UsageError("--cov, --ridge, --prior and --prior-count apply to --emission gaussian");
-  if (vectors && (values.count("alphabet") || values.count("alphabet-from") || values.count("save-alphabet")))
+  const AlphabetOptions& alphabet = given.alphabet;
+  if (vectors && (alphabet.symbols || alphabet.from || alphabet.save))
     throw UsageError("--alphabet, --alphabet-from and --save-alphabet apply to sequences, not to LIBSVM input");
   if (!vectors && context.request.dim)
     throw UsageError("--dim applies to LIBSVM input; for sequences the alphabet sets the dimension");
-  const std::string states = values["states"].as<std::string>();
-  if (states != "auto") {
-    options.states = parse_long(states);
-    if (!options.states) throw UsageError("--states must be a whole number or auto, got '" + states + "'");
-  }
-  const bool choose_pooled_states = states == "auto" && context.request.mode == FitMode::pooled;
-  options.param_ratio = option(values, "param-ratio");
-  options.smoothing = option(values, "smoothing");
-  if (values.count("cov")) options.covariance = covariance_form(values["cov"].as<std::string>());
-  if (values.count("ridge")) options.ridge = option(values, "ridge");
-  read_em_options(values, options);
-  if (values.count("length")) options.length = values["length"].as<long>();
-  if (choose_pooled_states)
+  if (!options.states && context.request.mode == FitMode::pooled)
     options.states =
         static_cast<long>(context.choices.value("states", [&] { return pooled_state_choice(context, options); }));
   if (options.emissions == HmmEmissions::gaussian && !context.request.pooled_or_adapted()) {
     const std::unique_ptr<Estimator> reader = hmm_estimator(options);
     options.prior =
-        covariance_prior(context, parse_covariance_prior(values), options.covariance, *reader,
+        covariance_prior(context, given.prior, options.covariance, *reader,
                          [&](const std::vector<Eigen::MatrixXd>& sequences, const Eigen::MatrixXd& centre,
                              const std::vector<double>& counts) {
                            return choose_hmm_prior(sequences, options, centre, counts, 100, context.request.threads);
@@ -199,19 +217,19 @@ std::unique_ptr<Estimator> make_hmm(const FitContext& context) {
 // qid-grouped LIBSVM rows, or symbol sequences as examples of one-hot vectors over the alphabet. The
 // format is checked against INPUT's (check_fit_format); one detected as LIBSVM rows is noted on
 // standard error, since it chooses the emissions.
-FitInput read_hmm_input(const FitSource& source, const FitRequest& request, const po::variables_map& values) {
+FitInput read_hmm_input(const FitSource& source, const FitRequest& request, const HmmOptions& options) {
   const std::string& command = request.command;
-  const DataFormat format = hmm_format(values, source);
+  const DataFormat format = hmm_format(options, source);
   // What INPUT may be under these options; the remedy for any other format.
   FitFormats formats{false, true, true, true};
   std::string given = command, advice;
-  if (values.count("format")) {
+  if (options.format) {
     formats = FitFormats{false, format == DataFormat::libsvm, format == DataFormat::fasta, format == DataFormat::lines};
     given += std::string(" --format ") + format_name(format);
     if (source.format && (source.format->format != DataFormat::libsvm || source.format->grouped))
       advice = std::string("give --format ") + format_name(source.format->format) +
                ", or leave --format out: INPUT's format is detected";
-  } else if (gaussian_emissions_given(values)) {
+  } else if (gaussian_emissions_given(options)) {
     formats = kSequenceRows;
     given += " --emission gaussian";
     if (source.format && source.format->format != DataFormat::libsvm)
@@ -219,15 +237,16 @@ FitInput read_hmm_input(const FitSource& source, const FitRequest& request, cons
   }
   check_fit_format(source, formats, given, advice);
   if (format == DataFormat::libsvm) {
-    if (!values.count("format") && !gaussian_emissions_given(values))
+    if (!options.format && !gaussian_emissions_given(options))
       request.note(command + ": note: " + source.name + ":" + std::to_string(source.format->line) + " is " +
                    describe_format(*source.format) + ": one HMM per qid group, with " +
-                   (values.count("emission") ? "discrete emissions over one-hot vectors"
-                                             : "Gaussian emissions (--format libsvm --emission gaussian)"));
+                   (options.emissions ? "discrete emissions over one-hot vectors"
+                                      : "Gaussian emissions (--format libsvm --emission gaussian)"));
     return parse_libsvm_input(source, request);
   }
-  return read_symbol_input(source, values, format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
-                           alphabet_option(values));
+  return read_symbol_input(source, options.alphabet,
+                           format == DataFormat::fasta ? SequenceFormat::fasta : SequenceFormat::lines,
+                           alphabet_option(options.alphabet));
 }
 
 constexpr const char* kBaumWelch = "an HMM is fitted by Baum-Welch (--smoothing sets its Dirichlet prior)";
@@ -242,8 +261,7 @@ FitFamily hmm_family() {
           kBaumWelch,
           false,
           add_hmm_options,
-          untyped_options<make_hmm>,
-          read_hmm_input,
+          typed_options<HmmOptions, parse_hmm_options, make_hmm, read_hmm_input>,
           {kHmmFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,
           {"states", "param-ratio", "smoothing", "cov", "restarts", "seed"}};

@@ -50,8 +50,7 @@ FitFamily kde_family() {
           "a kernel density estimate is set by its bandwidth",
           false,
           add_kde_options,
-          typed_options<KdeFitOptions, parse_kde_options, make_kde>,
-          read_libsvm_input,
+          typed_options<KdeFitOptions, parse_kde_options, make_kde, read_libsvm_input>,
           {kKdeFlags}};
 }
 

@@ -104,8 +104,7 @@ FitFamily lds_family() {
           "an LDS is fitted by EM (maximum likelihood)",
           false,
           add_lds_options,
-          typed_options<LdsFamilyOptions<LdsFitOptions>, parse_lds_options, make_lds>,
-          read_sequence_input,
+          typed_options<LdsFamilyOptions<LdsFitOptions>, parse_lds_options, make_lds, read_sequence_input>,
           {kLdsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,
           {"state-dim", "restarts", "seed"}};

@@ -99,6 +99,42 @@ const OptionFlags kMarkovFlags{{"order", "--order"},
                                {"format", "ppk fit hmm --format"},
                                {"alphabet", "--alphabet, --alphabet-from or the --pooled-from file"}};
 
+// The options of ppk fit markov as given; the layout, the order, the base and --alpha's default are
+// decided on INPUT (make_markov).
+struct MarkovOptions {
+  std::optional<long> order;   // --order K
+  bool choose_order = false;   // --order auto
+  bool aligned = false;        // --aligned
+  bool homogeneous = false;    // --homogeneous
+  std::string base;            // --base pooled|uniform
+  bool base_given = false;     // whether --base was given (else `base` is its default)
+  std::optional<long> length;  // --length T
+  AlphaOptions alpha;          // --alpha and the --cv-* options as given, before the chain decides --alpha's default
+  AlphabetOptions alphabet;
+};
+
+MarkovOptions parse_markov_options(const po::variables_map& values) {
+  MarkovOptions options;
+  if (values.count("order")) {
+    const std::string text = values["order"].as<std::string>();
+    options.choose_order = text == "auto";
+    options.order = parse_long(text);
+    if (!options.choose_order && (!options.order || *options.order < 0))
+      throw UsageError("--order must be a whole number >= 0 or auto, got '" + text + "'");
+  }
+  options.aligned = values.count("aligned") > 0;
+  options.homogeneous = values.count("homogeneous") > 0;
+  if (options.aligned && options.homogeneous) throw UsageError("--aligned and --homogeneous exclude each other");
+  options.base = values["base"].as<std::string>();
+  options.base_given = !values["base"].defaulted();
+  if (options.base != "pooled" && options.base != "uniform")
+    throw UsageError("--base must be pooled or uniform, got '" + options.base + "'");
+  if (values.count("length")) options.length = values["length"].as<long>();
+  options.alpha = read_alpha_options(values, false);
+  options.alphabet = parse_alphabet_options(values);
+  return options;
+}
+
 // What a markov pool file's "base" holds: the alphabet, k, L and the base table (none: uniform).
 struct SavedChain {
   std::string alphabet;
@@ -146,9 +182,9 @@ SavedChain saved_chain(const PoolFile& from) {
 
 // INPUT's symbol sequences (FASTA or LABEL SEQUENCE lines), numbered by --alphabet or --alphabet-from,
 // or, for a test file fitted with --pooled-from, by the training file's alphabet saved there.
-FitInput read_markov_input(const FitSource& source, const FitRequest& request, const po::variables_map& values) {
+FitInput read_markov_input(const FitSource& source, const FitRequest& request, const MarkovOptions& options) {
   check_fit_format(source, FitFormats{false, false, true, true}, request.command);
-  std::optional<Alphabet> alphabet = alphabet_option(values);
+  std::optional<Alphabet> alphabet = alphabet_option(options.alphabet);
   if (request.pooled_from) {
     const PoolFile from = given_pool(request);
     if (from.family == "markov") {  // another family's pool is refused by name once INPUT is read
@@ -161,7 +197,7 @@ FitInput read_markov_input(const FitSource& source, const FitRequest& request, c
     }
   }
   const bool fasta = source.format && source.format->format == DataFormat::fasta;
-  return read_symbol_input(source, values, fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
+  return read_symbol_input(source, options.alphabet, fasta ? SequenceFormat::fasta : SequenceFormat::lines, alphabet);
 }
 
 // The symbols of each example (its one-hot vectors).
@@ -179,11 +215,9 @@ std::vector<std::vector<long>> sequences_of(const Dataset& data) {
 
 // L: the saved one (a test file), else the training sequences' one length with --aligned or by
 // default, or 0 (homogeneous). A note says which was chosen by default, and why.
-long positions_option(const FitContext& context, const std::optional<SavedChain>& saved,
+long positions_option(const FitContext& context, const MarkovOptions& given, const std::optional<SavedChain>& saved,
                       const std::vector<std::vector<long>>& sequences) {
-  const po::variables_map& values = context.values;
-  const bool aligned = values.count("aligned"), homogeneous = values.count("homogeneous");
-  if (aligned && homogeneous) throw UsageError("--aligned and --homogeneous exclude each other");
+  const bool aligned = given.aligned, homogeneous = given.homogeneous;
   if (saved) {
     if ((aligned && saved->positions == 0) || (homogeneous && saved->positions > 0))
       throw UsageError(std::string("--") + (aligned ? "aligned" : "homogeneous") + " contradicts the training file " +
@@ -216,11 +250,9 @@ long positions_option(const FitContext& context, const std::optional<SavedChain>
 // k: the saved one (a test file; a contradicting --order is refused), --order K, --order auto, or
 // the default: 1 for homogeneous chains (the bigrams of the k-mer baselines), 0 for aligned ones
 // (one composition per position: on primate splice junctions 96.7% held out against 94.4% at order 1).
-long order_option(const FitContext& context, const std::vector<std::vector<long>>& sequences, long alphabet,
-                  long positions) {
-  const bool given = context.values.count("order") > 0;
-  const std::string text = given ? context.values["order"].as<std::string>() : positions > 0 ? "0" : "1";
-  if (text == "auto" || (!given && context.choices.saved("order")))
+long order_option(const FitContext& context, const MarkovOptions& given, const std::vector<std::vector<long>>& sequences,
+                  long alphabet, long positions) {
+  if (given.choose_order || (!given.order && context.choices.saved("order")))
     return static_cast<long>(context.choices.value("order", [&] {
       try {
         return held_out_size(choose_markov_order(sequences, alphabet, positions, default_markov_orders()),
@@ -229,26 +261,25 @@ long order_option(const FitContext& context, const std::vector<std::vector<long>
         throw UsageError(message_of(e));
       }
     }));
-  const std::optional<long> order = parse_long(text);
-  if (!order || *order < 0) throw UsageError("--order must be a whole number >= 0 or auto, got '" + text + "'");
-  return static_cast<long>(context.choices.given("order", static_cast<double>(*order)));
+  const long order = given.order.value_or(positions > 0 ? 0 : 1);
+  return static_cast<long>(context.choices.given("order", static_cast<double>(order)));
 }
 
-std::unique_ptr<Estimator> make_markov(const FitContext& given) {
-  if (given.request.dim)
+std::unique_ptr<Estimator> make_markov(const FitContext& context, const MarkovOptions& given) {
+  if (context.request.dim)
     throw UsageError("--dim applies to LIBSVM input; for symbol sequences the alphabet sets the dimension");
-  const PoolFile* from = given.choices.pool_from();
+  const PoolFile* from = context.choices.pool_from();
   const std::optional<SavedChain> saved = from != nullptr ? std::optional<SavedChain>(saved_chain(*from)) : std::nullopt;
-  const std::vector<std::vector<long>> sequences = sequences_of(given.input.data());
+  const std::vector<std::vector<long>> sequences = sequences_of(context.input.data());
   MarkovFitOptions options;
   MarkovParameters& shape = options.shape;
-  shape.alphabet = given.input.dim();
-  shape.positions = positions_option(given, saved, sequences);
-  shape.order = order_option(given, sequences, shape.alphabet, shape.positions);
-  if (given.values.count("length")) {
+  shape.alphabet = context.input.dim();
+  shape.positions = positions_option(context, given, saved, sequences);
+  shape.order = order_option(context, given, sequences, shape.alphabet, shape.positions);
+  if (given.length) {
     if (shape.positions > 0)
       throw UsageError("--length applies to homogeneous chains: an aligned chain over L positions stores L - 1");
-    options.length = given.values["length"].as<long>();
+    options.length = given.length;
   }
   try {
     check_markov_shape(shape);
@@ -256,22 +287,20 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     throw UsageError(message_of(e));
   }
 
-  // Aligned chains: --alpha auto by default (the evidence cannot choose beta for them).
-  po::variables_map values = given.values;
+  // --alpha as the chain decides it. Aligned chains: --alpha auto by default, among candidates
+  // without evidence (the evidence cannot choose beta for them).
+  AlphaOptions smoothing = given.alpha;
   if (shape.positions > 0) {
-    if (values["alpha"].as<std::string>() == "evidence" && !values["alpha"].defaulted())
+    if (smoothing.alpha == "evidence" && smoothing.alpha_given)
       throw UsageError(
           "--alpha evidence cannot choose beta for an aligned chain: each sequence visits each position's context "
           "once, and the evidence of one symbol is its base probability whatever beta; give --alpha auto (the "
           "default for aligned chains) or a number");
-    if (values["alpha"].defaulted()) values.at("alpha") = po::variable_value(std::string("auto"), true);
-    if (values["cv-alphas"].defaulted())
-      values.at("cv-alphas") = po::variable_value(std::string(kAlignedCandidates), true);
+    if (!smoothing.alpha_given) smoothing.alpha = "auto";
+    if (!smoothing.cv.candidates_given) smoothing.cv.candidates = split(kAlignedCandidates, ',');
   }
-  const FitContext context{given.request, values, given.method, given.source, given.input, given.choices};
   // The base: the saved one (a test file), the training file's pooled chain, or uniform.
-  const std::string base = values["base"].as<std::string>();
-  if (base != "pooled" && base != "uniform") throw UsageError("--base must be pooled or uniform, got '" + base + "'");
+  const std::string& base = given.base;
   // The training sequences' counts, for the pooled base and the evidence (a test file needs neither).
   std::vector<MarkovCounts> counts;
   for (std::size_t i = 0; i < sequences.size() && !saved; ++i) {
@@ -282,7 +311,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     }
   }
   if (saved) {
-    if (!values["base"].defaulted() && base != saved->base)
+    if (given.base_given && base != saved->base)
       throw UsageError("--base " + base + " contradicts the training file " + from->source + "'s --base " + saved->base +
                        " (saved in " + from->path + "): leave it out");
     options.base = saved->table;
@@ -303,11 +332,11 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     shortest = std::min(shortest, sequence.size());
     longest = std::max(longest, sequence.size());
   }
-  if (!from && shape.positions == 0 && values["alpha"].defaulted() && !counts.empty()) {
+  if (!from && shape.positions == 0 && !smoothing.alpha_given && !counts.empty()) {
     try {
       maximise_polya_evidence(polya_counts());
     } catch (const EstimationError& e) {  // OptionError among them: no sequence has counts in two places
-      values.at("alpha") = po::variable_value(std::string("auto"), true);
+      smoothing.alpha = "auto";
       context.request.note(context.request.command + ": note: --alpha evidence, the default, cannot choose beta on " +
                            context.source.name + " (" + message_of(e) +
                            "); beta is chosen with C by cross-validation instead (--alpha auto)");
@@ -323,8 +352,7 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     }
   }
   // --alpha auto cross-validates the kernel SVM on the rows at their stored T, which must be one.
-  if (!from && shape.positions == 0 && !options.length && values["alpha"].as<std::string>() == "auto" &&
-      shortest != longest)
+  if (!from && shape.positions == 0 && !options.length && smoothing.alpha == "auto" && shortest != longest)
     throw UsageError("--alpha auto cross-validates the SVM on rows of one length T, but the sequences of " +
                      context.source.name + " have " + std::to_string(shortest) + " to " + std::to_string(longest) +
                      " symbols: give --length T (e.g. --length " + std::to_string(shortest - 1) +
@@ -339,19 +367,17 @@ std::unique_ptr<Estimator> make_markov(const FitContext& given) {
     record["table"] = *options.base;
   }
   context.choices.set_base(std::move(record));
-  const std::string alpha = values["alpha"].as<std::string>();
+  const std::string& alpha = smoothing.alpha;
   // Whether anything of the rows was decided on INPUT's data (the layout, the order, the base, beta, the alphabet).
-  const bool decided = options.base || alpha == "auto" || alpha == "evidence" ||
-                       (values.count("order") && values["order"].as<std::string>() == "auto") ||
-                       !(values.count("aligned") || values.count("homogeneous")) ||
-                       !(values.count("alphabet") || values.count("alphabet-from"));
+  const bool decided = options.base || alpha == "auto" || alpha == "evidence" || given.choose_order ||
+                       !(given.aligned || given.homogeneous) || !(given.alphabet.symbols || given.alphabet.from);
   if (!from && !context.request.save_pooled && decided)
     context.request.note(context.request.command + ": note: the layout, order, base, beta or alphabet are decided on " +
                          context.source.name +
                          " alone; fit the training file with --save-pooled POOL and test files with --pooled-from POOL "
                          "so that their rows share them");
 
-  const AlphaOptions smoothing = parse_alpha_options(values, false);
+  check_cv_options_apply(smoothing.cv, !from && alpha == "auto");
   return smoothed_estimator(context, smoothing,
                             SmoothedFamily{"markov", polya_counts, 1.0, "beta", false, [&](Method method, double alpha) {
                                              MarkovFitOptions fit = options;
@@ -367,11 +393,15 @@ constexpr const char* kNoEstimator =
 }  // namespace
 
 FitFamily markov_family() {
-  return {"markov",           "Markov chains of order k over symbol sequences (homogeneous or aligned)",
-          kMarkovHelp,        Method::posterior,
-          kNoEstimator,       false,
-          add_markov_options, untyped_options<make_markov>,
-          read_markov_input,  {kMarkovFlags, kAlphaFlags}};
+  return {"markov",
+          "Markov chains of order k over symbol sequences (homogeneous or aligned)",
+          kMarkovHelp,
+          Method::posterior,
+          kNoEstimator,
+          false,
+          add_markov_options,
+          typed_options<MarkovOptions, parse_markov_options, make_markov, read_markov_input>,
+          {kMarkovFlags, kAlphaFlags}};
 }
 
 }  // namespace ppk::cli

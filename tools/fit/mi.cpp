@@ -166,7 +166,7 @@ std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long di
                                         long classes) {
   use_option_flags(kMixtureOptionFlags);
   use_option_flags(kEmOptionFlags);
-  const MixtureFitOptions options = mixture_fit_options(values, false, classes);
+  const MixtureFitOptions options = parse_mixture_options(values, false, classes).fit;
   if (unlabeled.empty())
     throw UsageError(
         "ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");

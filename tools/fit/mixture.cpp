@@ -33,8 +33,9 @@ void add_mixture_options(po::options_description& options, const ComponentsOptio
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
-MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pooled, std::optional<long> classes) {
-  MixtureFitOptions options;
+MixtureOptions parse_mixture_options(const po::variables_map& values, bool pooled, std::optional<long> classes) {
+  MixtureOptions parsed;
+  MixtureFitOptions& options = parsed.fit;
   const std::string components = values["components"].as<std::string>();
   const std::string named = classes ? "classes" : "auto";  // the choice other than a number
   if (components != named) {
@@ -48,6 +49,8 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pool
     options.components = *classes;
   } else if (!pooled) {
     throw UsageError("--components auto chooses K for ppk fit mixture --pooled; give a number");
+  } else {
+    parsed.choose_components = true;
   }
   options.covariance = covariance_form(values["cov"].as<std::string>());
   if (values.count("ridge")) options.ridge = option(values, "ridge");
@@ -57,7 +60,7 @@ MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pool
   } catch (const EstimationError& e) {
     throw UsageError(message_of(e));
   }
-  return options;
+  return parsed;
 }
 
 namespace {
@@ -94,6 +97,16 @@ void add_mixture_fit_options(po::options_description& options) {
   add_covariance_prior_options(options, "none");
 }
 
+// The options of ppk fit mixture: the EM fit's and the covariance prior's.
+struct MixtureFamilyOptions {
+  MixtureOptions mixture;
+  CovariancePriorOptions prior;
+};
+
+MixtureFamilyOptions parse_mixture_family_options(const po::variables_map& values) {
+  return {parse_mixture_options(values, values.count("pooled") > 0), parse_covariance_prior(values)};
+}
+
 // --pooled --components auto: K by the held-out likelihood of the pooled mixture (choose_pooled_components).
 Choice pooled_component_choice(const FitContext& context, const MixtureFitOptions& options) {
   std::vector<Eigen::MatrixXd> sets;
@@ -110,15 +123,15 @@ Choice pooled_component_choice(const FitContext& context, const MixtureFitOption
   }
 }
 
-std::unique_ptr<Estimator> make_mixture(const FitContext& context) {
-  MixtureFitOptions options = mixture_fit_options(context.values, context.request.mode == FitMode::pooled);
-  if (context.values.count("pooled") && context.values["components"].as<std::string>() == "auto")
+std::unique_ptr<Estimator> make_mixture(const FitContext& context, const MixtureFamilyOptions& given) {
+  MixtureFitOptions options = given.mixture.fit;
+  if (given.mixture.choose_components)
     options.components =
         static_cast<long>(context.choices.value("components", [&] { return pooled_component_choice(context, options); }));
   if (context.request.pooled_or_adapted()) return mixture_estimator(options);
   const std::unique_ptr<Estimator> reader = mixture_estimator(options);
   options.prior = covariance_prior(
-      context, parse_covariance_prior(context.values), options.covariance, *reader,
+      context, given.prior, options.covariance, *reader,
       [&](const std::vector<Eigen::MatrixXd>& sets, const Eigen::MatrixXd& centre, const std::vector<double>& counts) {
         return choose_mixture_prior(sets, options, centre, counts, 100, context.request.threads);
       });
@@ -135,8 +148,7 @@ FitFamily mixture_family() {
           "a mixture is fitted by maximum likelihood (EM)",
           false,
           add_mixture_fit_options,
-          untyped_options<make_mixture>,
-          read_libsvm_input,
+          typed_options<MixtureFamilyOptions, parse_mixture_family_options, make_mixture, read_libsvm_input>,
           {kMixtureOptionFlags, kCovariancePriorFlags, kEmOptionFlags},
           true,
           {"components", "cov", "restarts", "seed"}};

@@ -25,11 +25,17 @@ void add_mixture_options(po::options_description& options, const ComponentsOptio
 // The fields of MixtureFitOptions named by the flags of add_mixture_options.
 inline const OptionFlags kMixtureOptionFlags{
     {"components", "--components"}, {"covariance", "--cov"}, {"ridge", "--ridge"}};
-// Those options read back; UsageError naming the option when one is out of range. `pooled`: the fit is
-// ppk fit mixture --pooled, where --components may be `auto`; `classes` is the number of distinct
+// Those options as given: the library's options, and whether --components is auto (ppk fit mixture
+// --pooled: K chosen on INPUT by held-out likelihood, fit.components holding its default until then).
+struct MixtureOptions {
+  MixtureFitOptions fit;
+  bool choose_components = false;
+};
+// Those options read once; UsageError naming the option when one is out of range. `pooled`: the fit
+// is ppk fit mixture --pooled, where --components may be `auto`; `classes` is the number of distinct
 // labels of the command's input when --components may be `classes` (ppk fit mi mixture), and nullopt
 // where it may not.
-MixtureFitOptions mixture_fit_options(const po::variables_map& values, bool pooled,
-                                      std::optional<long> classes = std::nullopt);
+MixtureOptions parse_mixture_options(const po::variables_map& values, bool pooled,
+                                     std::optional<long> classes = std::nullopt);
 
 }  // namespace ppk::cli

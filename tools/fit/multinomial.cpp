@@ -227,8 +227,7 @@ FitFamily multinomial_family() {
           nullptr,
           true,
           add_multinomial_options,
-          typed_options<MultinomialOptions, parse_multinomial_options, make_multinomial>,
-          read_libsvm_input,
+          typed_options<MultinomialOptions, parse_multinomial_options, make_multinomial, read_libsvm_input>,
           {kAlphaFlags, kMultinomialFlags}};
 }
 

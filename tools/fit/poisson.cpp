@@ -42,8 +42,8 @@ FitFamily poisson_family() {
           nullptr,
           true,
           add_poisson_options,
-          typed_options<PriorFitOptions<PoissonFitOptions>, parse_gamma_rate_prior<PoissonFitOptions>, make_poisson>,
-          read_libsvm_input,
+          typed_options<PriorFitOptions<PoissonFitOptions>, parse_gamma_rate_prior<PoissonFitOptions>, make_poisson,
+                        read_libsvm_input>,
           {kGammaRatePriorFlags}};
 }
 

@@ -109,8 +109,7 @@ FitFamily slds_family() {
           "an SLDS is fitted by approximate EM",
           false,
           add_slds_options,
-          typed_options<LdsFamilyOptions<SldsFitOptions>, parse_slds_options, make_slds>,
-          read_sequence_input,
+          typed_options<LdsFamilyOptions<SldsFitOptions>, parse_slds_options, make_slds, read_sequence_input>,
           {kSldsFlags, kLdsPriorFlags, kEmOptionFlags},
           true,
           {"states", "state-dim", "smoothing", "restarts", "seed"}};

@@ -172,7 +172,7 @@ void add_chosen_alpha_option(po::options_description& options, const char* defau
   add_cv_options(options, candidates);
 }
 
-AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_d) {
+AlphaOptions read_alpha_options(const po::variables_map& values, bool one_over_d) {
   AlphaOptions options;
   options.alpha = values["alpha"].as<std::string>();
   options.alpha_given = !values["alpha"].defaulted();
@@ -185,12 +185,18 @@ AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_
     throw UsageError(
         "--alpha 1/D (one pseudo-count over the vocabulary) applies to multinomial rows; the "
         "bernoulli prior is Beta(A, A) on every feature: give --alpha A");
-  options.cv = read_cv_options(values, !values.count("pooled-from") && text == "auto", one_over_d);
+  options.cv = read_cv_options(values, one_over_d);
   // Maximum-likelihood rows have no base measure: --base pooled leaves ml out of the default candidates
   // (a --cv-alphas that names it is refused when its rows are fitted).
   std::vector<std::string>& candidates = options.cv.candidates;
-  if (values.count("base") && values["base"].as<std::string>() == "pooled" && values["cv-alphas"].defaulted())
+  if (values.count("base") && values["base"].as<std::string>() == "pooled" && !options.cv.candidates_given)
     candidates.erase(std::remove(candidates.begin(), candidates.end(), "ml"), candidates.end());
+  return options;
+}
+
+AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_d) {
+  AlphaOptions options = read_alpha_options(values, one_over_d);
+  check_cv_options_apply(options.cv, !values.count("pooled-from") && options.alpha == "auto");
   return options;
 }
 

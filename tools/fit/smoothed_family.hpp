@@ -37,9 +37,12 @@ struct AlphaOptions {
   bool alpha_given = false;  // whether --alpha was given (else `alpha` is its default)
   CvOptions cv;              // the candidates and the SVM's settings of --alpha auto
 };
-// --alpha, and the --cv-* options (read_cv_options: they apply to --alpha auto on a training file,
-// without --pooled-from); --base pooled, where the family has it, leaves ml out of --cv-alphas's
-// default. UsageError for what the command line shows wrong (1/D where `one_over_d` is false).
+// --alpha, and the --cv-* options (read_cv_options); --base pooled, where the family has it, leaves ml
+// out of --cv-alphas's default. UsageError for what the command line shows wrong (1/D where
+// `one_over_d` is false). The --cv-* options apply to --alpha auto on a training file (without
+// --pooled-from): check_cv_options_apply once --alpha is decided (markov's default is decided by its chain).
+AlphaOptions read_alpha_options(const po::variables_map& values, bool one_over_d);
+// read_alpha_options, --alpha decided by the command line (bernoulli, multinomial): the --cv-* options checked.
 AlphaOptions parse_alpha_options(const po::variables_map& values, bool one_over_d);
 
 // The estimator of bernoulli or multinomial rows smoothed by `alpha`: as decided on INPUT

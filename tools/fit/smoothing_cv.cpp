@@ -107,16 +107,12 @@ void add_cv_options(po::options_description& options, const char* default_candid
   // clang-format on
 }
 
-CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d) {
-  if (!cross_validated) {
-    for (const char* name : kCvOptionNames)
-      if (!values[name].defaulted())
-        throw UsageError(std::string("--") + name +
-                         " applies to --alpha auto on a training file (a test file fitted "
-                         "with --pooled-from reuses the training file's choice)");
-  }
+CvOptions read_cv_options(const po::variables_map& values, bool one_over_d) {
   CvOptions options;
+  for (const char* name : kCvOptionNames)
+    if (!options.first_given && !values[name].defaulted()) options.first_given = name;
   options.candidates = list_option(values, "cv-alphas");
+  options.candidates_given = !values["cv-alphas"].defaulted();
   for (const std::string& candidate : options.candidates) {
     if (candidate == "1/D" && !one_over_d)
       throw UsageError(
@@ -136,6 +132,13 @@ CvOptions read_cv_options(const po::variables_map& values, bool cross_validated,
     throw UsageError("--cv-folds must be at least 2 (the number of cross-validation folds), got " +
                      std::to_string(options.folds));
   return options;
+}
+
+void check_cv_options_apply(const CvOptions& options, bool cross_validated) {
+  if (!cross_validated && options.first_given)
+    throw UsageError(std::string("--") + options.first_given +
+                     " applies to --alpha auto on a training file (a test file fitted "
+                     "with --pooled-from reuses the training file's choice)");
 }
 
 CvChoice choose_smoothing_by_cv(

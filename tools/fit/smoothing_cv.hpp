@@ -30,17 +30,21 @@ struct Smoothing {
 // --cv-alphas, --cv-c, --cv-kernel, --cv-gamma and --cv-folds.
 struct CvOptions {
   std::vector<std::string> candidates;  // "evidence", "1/D", "ml" or numbers > 0, in order
+  bool candidates_given = false;        // whether --cv-alphas was given (else `candidates` is its default)
   std::vector<double> costs;            // the SVM's C, each > 0
   std::string kernel;                   // ppk or ppk_norm
   double gamma = 0;                     // the kernel's rho (svm-train -g)
   int folds = 0;                        // k >= 2
+  const char* first_given = nullptr;    // the first of these options given on the command line (null: none)
 };
 // `default_candidates` is --cv-alphas's default.
 void add_cv_options(po::options_description& options, const char* default_candidates);
-// The options' values; UsageError for a malformed one, for the candidate 1/D where the family has
-// no such prior (`one_over_d` false), and for any --cv-* option given when the smoothing is not
-// chosen by cross-validation on INPUT (`cross_validated` false: no --alpha auto, or a test file).
-CvOptions read_cv_options(const po::variables_map& values, bool cross_validated, bool one_over_d);
+// The options' values; UsageError for a malformed one and for the candidate 1/D where the family has
+// no such prior (`one_over_d` false).
+CvOptions read_cv_options(const po::variables_map& values, bool one_over_d);
+// UsageError for any of `options` given when the smoothing is not chosen by cross-validation on INPUT
+// (`cross_validated` false: no --alpha auto, or a test file).
+void check_cv_options_apply(const CvOptions& options, bool cross_validated);
 
 // What --alpha auto chose on the training file.
 struct CvChoice {
