@@ -182,8 +182,6 @@ std::string fit_family_names();
 // The subcommands; `args` are the words after the subcommand's name.
 int run_fit(const std::vector<std::string>& args);
 int run_fit_mi(const std::vector<std::string>& args);  // ppk fit mi: args after "mi"
-// ppk fit mi's rows for args (after "mi", without INPUT and --output) on `source`, returned.
-std::string fit_mi_rows_text(const std::vector<std::string>& args, const FitSource& source);
 int run_encode(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_gram(const std::vector<std::string>& args);

@@ -24,7 +24,6 @@ array([[1.   , 0.57 ],
 import logging
 import numbers
 import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -113,14 +112,6 @@ def _option_keywords(options):
     return keywords
 
 
-def _option_words(options):
-    """``ppk fit``'s words for keyword options (``--alpha 0.5``, ``--pooled``)."""
-    words = []
-    for name, value in _option_keywords(options):
-        words += ["--" + name] + ([] if value is None else [value])
-    return words
-
-
 def fit(family, X, y=None, **options):
     """One model per example of X, as ``ppk fit FAMILY`` fits it.
 
@@ -176,42 +167,30 @@ def _note(note):
 
 
 def _fit(family, X, y, options, pool=None, keep_pool=False):
-    """``fit``'s models, and with keep_pool the pool the fit decided (the JSON of ``--save-pooled``);
-    ``pool`` (such JSON, kept by a fit of training data) fits X as that fit decided
-    (``--pooled-from``)."""
+    """``fit``'s models, and with keep_pool what the fit decided on X (the JSON of ``--save-pooled``;
+    for mi, of ``--save-mediator``); ``pool`` (such JSON, kept by a fit of training data) fits X as
+    that fit decided (``--pooled-from``, ``--mediator-from``)."""
     if not isinstance(family, str):
         raise TypeError(f"family must be a string such as 'multinomial', got {type(family).__name__}")
     for name in ("output", "o", "help", "h"):
         if name in options:
             raise ValueError(f"{name} is not an option of ppk.fit: the models are returned")
-    if family == "mi":
-        return _fit_mi(X, y, dict(options)), None
-    examples = _examples(X, y)
-    if "dim" not in options and examples.columns > 0:
-        options = {"dim": examples.columns, **options}
-    return _ppk.fit(family, _option_keywords(options), examples, pool, "the training fit's pool", keep_pool, _note)
-
-
-def _fit_mi(X, y, options):
-    """``ppk fit mi LIKELIHOOD``'s rows of X (its options as the command line's words)."""
-    likelihood = options.pop("likelihood", None)
-    if not isinstance(likelihood, str):
+    options = dict(options)
+    likelihood = options.pop("likelihood", None) if family == "mi" else None
+    if family == "mi" and not isinstance(likelihood, str):
         raise ValueError("ppk.fit('mi', X, likelihood=...) needs the likelihood: 'gaussian', 'multinomial' "
                          "or 'mixture'")
     examples = _examples(X, y)
-    if "dim" not in options and examples.columns > 0:
+    if "dim" not in options and examples.columns > 0 and not (family == "mi" and pool is not None):
         options = {"dim": examples.columns, **options}
-    unlabeled = options.get("unlabeled")
-    if isinstance(unlabeled, os.PathLike):
-        options["unlabeled"] = os.fspath(unlabeled)
-    elif unlabeled is not None and not isinstance(unlabeled, str):
-        # the mediator's data as ppk fit mi --unlabeled reads it: a file of LIBSVM rows
-        with tempfile.TemporaryDirectory(prefix="ppk-fit-") as directory:
-            options["unlabeled"] = os.path.join(directory, "unlabeled")
-            with open(options["unlabeled"], "wb") as file:
-                file.write(_examples(unlabeled, None).text)
-            return _ppk.fit_mi([likelihood] + _option_words(options), examples)
-    return _ppk.fit_mi([likelihood] + _option_words(options), examples)
+    if family != "mi":
+        return _ppk.fit(family, _option_keywords(options), examples, pool, "the training fit's pool", keep_pool, _note)
+    unlabeled = options.pop("unlabeled", None)
+    if isinstance(unlabeled, (str, os.PathLike)):
+        options["unlabeled"], unlabeled = os.fspath(unlabeled), None
+    elif unlabeled is not None:
+        unlabeled = _examples(unlabeled, None)  # the mediator's data, as ppk fit mi --unlabeled reads them
+    return _ppk.fit_mi(likelihood, _option_keywords(options), examples, unlabeled, pool, keep_pool)
 
 
 def _check_kernel_arguments(kernel, rho, T, n_jobs):

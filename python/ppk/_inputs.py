@@ -19,8 +19,6 @@ kernel at ``gamma="scale"`` = 1 / (D Var(X)).
 """
 
 import inspect
-import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -126,7 +124,8 @@ def fitted_models(estimator, X, reset):
     What a fit decides on the training examples (values chosen by the data, such as ``alpha="auto"``
     or hmm's prior count, and statistics pooled over them) is kept in ``estimator.fit_pool_`` (the
     JSON of ``ppk fit --save-pooled``; for mi, its mediator, ``--save-mediator``) and applied
-    unchanged to test examples (``--pooled-from``, ``--mediator-from``), and the options added to
+    unchanged to test examples (``--pooled-from``, ``--mediator-from``), handed to the fit in memory
+    (no file is written or read for them), and the options added to
     fit_options on the training data (``default_fit_options``) in ``estimator.fit_defaults_``: nothing
     is re-estimated on test data, as on the command line."""
     if reset:  # what a fit on other data set
@@ -161,30 +160,13 @@ def fitted_models(estimator, X, reset):
         if reset:
             estimator.fit_pool_ = None
         return fit(estimator.family, X, **options)
-    if estimator.family == "mi":
-        return _mediated_models(estimator, X, options, save, apply, reset)
     if reset:
         models, estimator.fit_pool_ = _fit(estimator.family, X, None, options, keep_pool=True)
         return models
-    return _fit(estimator.family, X, None, options, pool=estimator.fit_pool_)[0]
-
-
-def _mediated_models(estimator, X, options, save, apply, reset):
-    """mi's models of X: its mediator saved in fit (``--save-mediator``), applied in predict
-    (``--mediator-from``), through a file of a temporary directory."""
-    with tempfile.TemporaryDirectory(prefix="ppk-pool-") as directory:
-        pool = os.path.join(directory, "pool.json")
-        if reset:
-            models = fit(estimator.family, X, **options, **{save: pool})
-            with open(pool, "rb") as file:
-                estimator.fit_pool_ = file.read()
-            return models
-        if estimator.fit_pool_ is None:
-            return fit(estimator.family, X, **options)
-        with open(pool, "wb") as file:
-            file.write(estimator.fit_pool_)
+    if estimator.family == "mi" and estimator.fit_pool_ is not None:
         # the mediator holds every option but the likelihood's name
-        return fit(estimator.family, X, likelihood=options.get("likelihood"), **{apply: pool})
+        options = {"likelihood": options.get("likelihood")}
+    return _fit(estimator.family, X, None, options, pool=estimator.fit_pool_)[0]
 
 
 def chose_variance(estimator):

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -242,11 +241,22 @@ std::pair<ModelRows, std::optional<py::bytes>> fit(const std::string& family,
   return {model_rows(std::move(fitted_rows.rows)), std::move(kept)};
 }
 
-// `ppk fit mi WORDS` (the likelihood and its options as the command line's words) on the examples.
-ModelRows fit_mi(const std::vector<std::string>& words, const Examples& examples) {
-  const std::string rows = fitted(examples, [&] { return cli::fit_mi_rows_text(words, examples.source); });
-  std::istringstream in(rows);
-  return model_rows(read_rows(in, "the fitted rows"));
+// `ppk fit mi LIKELIHOOD` with the options `keywords` on the examples; `unlabeled` (None: --unlabeled's
+// file, or none) the data its mediator is fitted to, `mediator` (the JSON a training fit kept) the
+// mediator to reuse, and with keep_mediator the mediator is returned.
+std::pair<ModelRows, std::optional<py::bytes>> fit_mi(const std::string& likelihood,
+                                                      const std::vector<cli::OptionKeyword>& keywords,
+                                                      const Examples& examples, const std::optional<Examples>& unlabeled,
+                                                      const std::optional<std::string>& mediator, bool keep_mediator) {
+  cli::MiCall call{likelihood, keywords, std::nullopt, mediator, keep_mediator};
+  if (unlabeled) {
+    call.unlabeled = unlabeled->source;
+    call.unlabeled->name = call.unlabeled->name == "X" ? "unlabeled" : call.unlabeled->name;
+  }
+  cli::FittedRows fitted_rows = fitted(examples, [&] { return cli::fit_mi_in_memory(call, examples.source); });
+  std::optional<py::bytes> kept;
+  if (fitted_rows.pool) kept = py::bytes(*fitted_rows.pool);
+  return {model_rows(std::move(fitted_rows.rows)), std::move(kept)};
 }
 
 }  // namespace
@@ -266,8 +276,9 @@ void bind_fit(py::module_& module) {
   module.def("fit", &fit, py::arg("family"), py::arg("keywords"), py::arg("examples"), py::arg("pool"),
              py::arg("pool_name"), py::arg("keep_pool"), py::arg("note"),
              "ppk fit FAMILY with keyword options on the examples: their model rows, and the pool kept.");
-  module.def("fit_mi", &fit_mi, py::arg("words"), py::arg("examples"),
-             "ppk fit mi with the words LIKELIHOOD --option=value ... on the examples: their model rows.");
+  module.def("fit_mi", &fit_mi, py::arg("likelihood"), py::arg("keywords"), py::arg("examples"), py::arg("unlabeled"),
+             py::arg("mediator"), py::arg("keep_mediator"),
+             "ppk fit mi LIKELIHOOD with keyword options on the examples: their model rows, and the mediator kept.");
 }
 
 }  // namespace ppk::python

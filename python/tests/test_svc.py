@@ -336,6 +336,13 @@ def test_the_training_fits_pool_stays_in_memory(tmp_path, ppk_tool, rng, monkeyp
     monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
     assert ppk._fit("multinomial", X_test, np.zeros(5), {"alpha": "evidence"}, pool=svc.fit_pool_)[0].to_rows() == test_rows
     svc.predict(X_test)
+    # mi: the mediator fitted to unlabeled data in memory, kept, and applied to the test data.
+    U = rng.normal(size=(40, 2)) + np.repeat([[0, 0], [3, 3]], 20, axis=0)
+    points = np.array([[0.0, 0.2], [0.3, -0.1], [3.1, 2.8], [2.7, 3.2]])
+    options = {"likelihood": "gaussian", "var": 1.0, "unlabeled": U, "lambda": 10.0}
+    mi = PPKSVC(family="mi", fit_options=options, kernel="ppk_norm", rho=1.0, C=10).fit(points, [1, 1, 2, 2])
+    assert json.loads(mi.fit_pool_)["mediator"] == "gaussian"
+    assert np.array_equal(mi.predict(points + 0.1), [1, 1, 2, 2])
 
 
 def test_mi_kernel_svm_fits_the_mediator_once(tmp_path, ppk_tool, rng):

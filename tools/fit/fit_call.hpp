@@ -26,11 +26,26 @@ struct FitCall {
 
 struct FittedRows {
   std::vector<LabeledRow> rows;     // one per example (one for --pooled), as `ppk fit` writes them
-  std::optional<std::string> pool;  // with keep_pool: the pool's JSON, as --save-pooled writes it
+  std::optional<std::string> pool;  // with keep_pool: the pool's JSON, as --save-pooled writes it (mi: the mediator)
 };
 
 // The fit `call` asks for on `source` (example_fit_source: the examples in memory). Throws what
 // run_fit throws: UsageError for the options, InputError for the examples (named by their lines).
 FittedRows fit_in_memory(const FitCall& call, const FitSource& source);
+
+// `ppk fit mi LIKELIHOOD` for a program that holds its data.
+struct MiCall {
+  std::string likelihood;              // LIKELIHOOD: gaussian, multinomial or mixture
+  std::vector<OptionKeyword> options;  // its options, but --output (--unlabeled, --save-mediator, --mediator-from: files)
+  std::optional<FitSource> unlabeled;  // the data the mediator is fitted to, in memory (in place of --unlabeled)
+  // The mediator a fit of training data kept (its JSON, as --save-mediator writes it): these data's
+  // rows by it (as --mediator-from); nothing: a mediator fitted here.
+  std::optional<std::string> mediator;
+  bool keep_mediator = false;  // return this fit's mediator (FittedRows::pool)
+};
+
+// The rows `call` asks for on `source`; FittedRows::pool is the mediator's JSON with keep_mediator.
+// Throws what run_fit_mi throws.
+FittedRows fit_mi_in_memory(const MiCall& call, const FitSource& source);
 
 }  // namespace ppk::cli

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "fit_family.hpp"
+#include "fit_call.hpp"
 #include "fit_family.hpp"
 #include "mixture_options.hpp"
 #include "ppk/core/data.hpp"
@@ -233,7 +233,11 @@ Dataset read_datum_source(const FitSource& source) {
                    source.format && source.format->grouped
                        ? "qid groups are not data for MI rows: each line is one datum x (remove the qid: fields)"
                        : "");
-  if (source.examples) return *source.examples;
+  if (source.examples) {
+    Dataset data = *source.examples;
+    data.source = source.name;
+    return data;
+  }
   const std::unique_ptr<std::istream> text = source.open();
   return read_data(*text, source.name);
 }
@@ -250,31 +254,35 @@ Eigen::VectorXd dense_datum(const Dataset& data, const Example& example, long di
   return x;
 }
 
-std::unique_ptr<MiMediator> read_mediator(const MiLikelihood& likelihood, const std::string& path) {
-  InputFile input(path);
+// The mediator whose JSON is `text` (what --save-mediator writes), named `name` in messages.
+std::unique_ptr<MiMediator> parse_mediator(const MiLikelihood& likelihood, std::istream& text, const std::string& name) {
   nlohmann::json object;
   try {
-    object = nlohmann::json::parse(input.stream());
+    object = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(input.name() + ": not a JSON mediator: " + e.what());
+    throw InputError(name + ": not a JSON mediator: " + e.what());
   }
   if (object.is_object() && object.contains("mediator") && object["mediator"] != likelihood.name)
-    throw InputError(input.name() + ": field \"mediator\": a " + object["mediator"].dump() +
-                     " mediator, but the likelihood is " + likelihood.name);
+    throw InputError(name + ": field \"mediator\": a " + object["mediator"].dump() + " mediator, but the likelihood is " +
+                     likelihood.name);
   try {
     return likelihood.from_json(object);
   } catch (const ModelError& e) {
-    throw InputError(input.name() + ": " + e.what());
+    throw InputError(name + ": " + e.what());
   }
 }
 
+// The mediator fitted to the data of --unlabeled (`unlabeled_given` when a program holds them).
 std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const po::variables_map& values,
-                                         const Dataset& input) {
+                                         const Dataset& input, const FitSource* unlabeled_given) {
   const double lambda = values["lambda"].as<double>();
   if (!(lambda >= 0.0) || !std::isfinite(lambda))
     throw UsageError("--lambda must be a finite number >= 0, got " + format_double(lambda));
   Dataset unlabeled;
-  if (values.count("unlabeled")) unlabeled = read_datum_source(read_fit_source(values["unlabeled"].as<std::string>()));
+  if (unlabeled_given != nullptr)
+    unlabeled = read_datum_source(*unlabeled_given);
+  else if (values.count("unlabeled"))
+    unlabeled = read_datum_source(read_fit_source(values["unlabeled"].as<std::string>()));
   long dim = std::max(input.max_index, unlabeled.max_index);
   if (const std::optional<long> given = dim_option(values)) dim = *given;
   if (dim < 1) throw InputError(input.source + ": no datum has any feature; give --dim D");
@@ -291,93 +299,131 @@ std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const p
   }
 }
 
-// The likelihood named by rest[0] and the options after it (with INPUT as a positional argument if
-// `with_input`); nullptr after printing the help when asked for it.
-const MiLikelihood* parse_fit_mi(const std::vector<std::string>& args, bool with_input, po::variables_map& values) {
+// The likelihood called `name`; UsageError naming the likelihoods otherwise.
+const MiLikelihood& find_likelihood(const std::string& name) {
+  for (const MiLikelihood& candidate : kLikelihoods)
+    if (name == candidate.name) return candidate;
+  throw UsageError("unknown likelihood '" + name + "'; ppk fit mi supports " + likelihood_names());
+}
+
+// The options of `ppk fit mi LIKELIHOOD`: those every likelihood takes and its own.
+po::options_description mi_options_table(const MiLikelihood& likelihood) {
+  po::options_description options = common_options();
+  likelihood.add_options(options);
+  return options;
+}
+
+// UsageError for options a reused mediator (--mediator-from, or a program's) excludes.
+void check_reused_mediator_options(const MiLikelihood& likelihood, const po::variables_map& values,
+                                   const std::string& reused) {
+  std::vector<const char*> excluded{"unlabeled", "lambda"};
+  excluded.insert(excluded.end(), likelihood.fit_options.begin(), likelihood.fit_options.end());
+  for (const char* name : excluded)
+    if (given(values, name)) throw UsageError(reused + " reuses a fitted mediator: it excludes --" + name);
+}
+
+// The likelihood named by args[0] and the options after it, with INPUT; nullptr after printing the
+// help when asked for it.
+const MiLikelihood* parse_fit_mi(const std::vector<std::string>& args, po::variables_map& values) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     if (args.empty()) throw UsageError("missing the likelihood: " + likelihood_names());
     print_help(nullptr);
     return nullptr;
   }
-  const MiLikelihood* likelihood = nullptr;
-  for (const MiLikelihood& candidate : kLikelihoods)
-    if (args[0] == candidate.name) likelihood = &candidate;
-  if (likelihood == nullptr)
-    throw UsageError("unknown likelihood '" + args[0] + "'; ppk fit mi supports " + likelihood_names());
+  const MiLikelihood& likelihood = find_likelihood(args[0]);
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (wants_help(rest)) {
-    print_help(likelihood);
+    print_help(&likelihood);
     return nullptr;
   }
-  po::options_description options = common_options();
-  likelihood->add_options(options);
+  po::options_description options = mi_options_table(likelihood);
   po::positional_options_description positional;
-  if (with_input) {
-    options.add_options()("input", po::value<std::string>(), "INPUT");
-    positional.add("input", 1);
-  }
+  options.add_options()("input", po::value<std::string>(), "INPUT");
+  positional.add("input", 1);
   values = parse_command_line(rest, options, positional);
-  if (with_input && !values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
-  if (values.count("mediator-from")) {
-    std::vector<const char*> excluded{"unlabeled", "lambda"};
-    excluded.insert(excluded.end(), likelihood->fit_options.begin(), likelihood->fit_options.end());
-    for (const char* name : excluded)
-      if (given(values, name))
-        throw UsageError(std::string("--mediator-from FILE reuses a fitted mediator: it excludes --") + name);
-  }
-  return likelihood;
+  if (!values.count("input")) throw UsageError("missing INPUT (a data file, or '-' for standard input)");
+  if (values.count("mediator-from")) check_reused_mediator_options(likelihood, values, "--mediator-from FILE");
+  return &likelihood;
 }
 
-// One row per datum of `input` written to `out`, by the mediator fitted (or read) as `values` say;
-// the mediator saved with --save-mediator once every row is made.
-void fit_mi_rows(const MiLikelihood& likelihood, const po::variables_map& values, const FitSource& input,
-                 std::ostream& out) {
-  const Dataset data = read_datum_source(input);
+// The rows of a fit of mi, and its mediator.
+struct MiRows {
+  std::vector<LabeledRow> rows;
   std::unique_ptr<MiMediator> mediator;
-  if (values.count("mediator-from")) {
-    const std::string path = values["mediator-from"].as<std::string>();
-    mediator = read_mediator(likelihood, path);
-    if (values.count("dim") && values["dim"].as<long>() != mediator->dim())
-      throw InputError(path + ": the mediator's dimension is " + std::to_string(mediator->dim()) + ", but --dim is " +
-                       std::to_string(values["dim"].as<long>()));
-  } else {
-    mediator = fit_mediator(likelihood, values, data);
-  }
+};
 
-  std::string rows;
+// One row per datum of `input`, by `mediator` (null: the one fitted, or read from --mediator-from,
+// as `values` say; `unlabeled` holds --unlabeled's data when a program gives them).
+MiRows fit_mi_rows(const MiLikelihood& likelihood, const po::variables_map& values, const FitSource& input,
+                   std::unique_ptr<MiMediator> mediator, const FitSource* unlabeled) {
+  const Dataset data = read_datum_source(input);
+  if (!mediator && values.count("mediator-from")) {
+    InputFile file(values["mediator-from"].as<std::string>());
+    mediator = parse_mediator(likelihood, file.stream(), file.name());
+    if (values.count("dim") && values["dim"].as<long>() != mediator->dim())
+      throw InputError(file.name() + ": the mediator's dimension is " + std::to_string(mediator->dim()) +
+                       ", but --dim is " + std::to_string(values["dim"].as<long>()));
+  } else if (!mediator) {
+    mediator = fit_mediator(likelihood, values, data, unlabeled);
+  }
+  MiRows fitted;
   for (const Example& example : data.examples) {
     try {
-      rows += format_row_line(example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim()))));
-      rows += '\n';
+      fitted.rows.push_back(
+          LabeledRow{example.label, encode_row(*mediator->row(dense_datum(data, example, mediator->dim())))});
     } catch (const ModelError& e) {
       throw data.error_at(example, message_of(e));
     }
   }
-  if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator->to_json().dump()});
-  out << rows;
+  fitted.mediator = std::move(mediator);
+  return fitted;
+}
+
+// --save-mediator's file, once every row is made.
+void save_mediator(const po::variables_map& values, const MiMediator& mediator) {
+  if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator.to_json().dump()});
 }
 
 }  // namespace
 
 int run_fit_mi(const std::vector<std::string>& args) {
   po::variables_map values;
-  const MiLikelihood* likelihood = parse_fit_mi(args, true, values);
+  const MiLikelihood* likelihood = parse_fit_mi(args, values);
   if (likelihood == nullptr) return 0;
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
-  fit_mi_rows(*likelihood, values, source, output.stream());
+  const MiRows fitted = fit_mi_rows(*likelihood, values, source, nullptr, nullptr);
+  save_mediator(values, *fitted.mediator);
+  for (const LabeledRow& row : fitted.rows) output.stream() << format_row_line(row.label, row.row) << '\n';
   output.commit();
   return 0;
 }
 
-std::string fit_mi_rows_text(const std::vector<std::string>& args, const FitSource& source) {
-  po::variables_map values;
-  const MiLikelihood* likelihood = parse_fit_mi(args, false, values);
-  if (likelihood == nullptr) throw UsageError("--help does not apply: the rows are returned");
-  if (!values["output"].defaulted()) throw UsageError("--output does not apply: the rows are returned");
-  std::ostringstream rows;
-  fit_mi_rows(*likelihood, values, source, rows);
-  return rows.str();
+FittedRows fit_mi_in_memory(const MiCall& call, const FitSource& source) {
+  const MiLikelihood& likelihood = find_likelihood(call.likelihood);
+  for (const auto& [name, value] : call.options)
+    if (name == "output") throw UsageError("--output does not apply: the rows are returned");
+  const po::variables_map values = parse_option_keywords(call.options, mi_options_table(likelihood));
+  std::unique_ptr<MiMediator> mediator;
+  if (call.mediator) {
+    if (values.count("mediator-from"))
+      throw UsageError(
+          "--mediator-from reads a mediator file, and the call holds the mediator of a training fit: give "
+          "one");
+    check_reused_mediator_options(likelihood, values, "the mediator of a training fit");
+    std::istringstream text(*call.mediator);
+    mediator = parse_mediator(likelihood, text, "the training fit's mediator");
+  } else if (values.count("mediator-from")) {
+    check_reused_mediator_options(likelihood, values, "--mediator-from FILE");
+  }
+  if (call.unlabeled && values.count("unlabeled"))
+    throw UsageError("--unlabeled names a file, and the call holds the unlabeled data: give one");
+  MiRows fitted =
+      fit_mi_rows(likelihood, values, source, std::move(mediator), call.unlabeled ? &*call.unlabeled : nullptr);
+  save_mediator(values, *fitted.mediator);
+  FittedRows rows{std::move(fitted.rows), std::nullopt};
+  if (call.keep_mediator) rows.pool = fitted.mediator->to_json().dump();
+  return rows;
 }
 
 }  // namespace ppk::cli
