@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "estimate/estimate_detail.hpp"
+#include "ppk/core/family.hpp"
 
 namespace ppk {
 
@@ -92,10 +93,10 @@ std::vector<long> symbols_of(const Statistics& statistics) {
 }
 
 std::string with_article(const std::string& family) {
-  const bool letter_by_letter =
-      family.rfind("hmm", 0) == 0 || family.rfind("lds", 0) == 0 || family.rfind("slds", 0) == 0;
+  const FamilyInfo* info = find_family(family);
+  if (info != nullptr && info->article != nullptr) return info->article + (" " + family);
   const bool vowel = !family.empty() && std::string("aeiou").find(family[0]) != std::string::npos;
-  return (letter_by_letter || vowel ? "an " : "a ") + family;
+  return (vowel ? "an " : "a ") + family;
 }
 
 }  // namespace detail

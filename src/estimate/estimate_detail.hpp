@@ -69,8 +69,8 @@ const Eigen::MatrixXd& sum_of(const Statistics& statistics, const std::string& n
 // The statistic "x" (the n x D data matrix), which must have one column per dimension.
 const Eigen::MatrixXd& data_of(const Statistics& statistics);
 
-// "a mixture", "an hmm", "an lds": a family's name with its article for messages (the names that
-// are read letter by letter, hmm, lds, slds, take "an").
+// "a mixture", "an hmm", "an lds": a family's name with its article for messages (the registered
+// family's FamilyInfo::article, else "an" before a vowel).
 std::string with_article(const std::string& family);
 
 // A latent-variable estimator's pooled model as its family's model (Estimator::adapt); EstimationError

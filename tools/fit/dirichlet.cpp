@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "conjugate_prior.hpp"
 #include "fit_family.hpp"
 #include "prior_options.hpp"
 #include "ppk/estimate/estimate_dirichlet.hpp"
@@ -30,17 +31,8 @@ dirichlet: probability vectors (every x_d > 0, summing to 1; a Beta over
 )";
 
 void add_dirichlet_options(po::options_description& options) {
-  // clang-format off
-  options.add_options()
-      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
-       "map: the conjugate prior's centre: fixed (statistics of Dirichlet(A0, .., A0)) or pooled (INPUT's "
-       "pooled mean of log x_d)")
-      ("prior-alpha", po::value<double>()->default_value(1.0)->value_name("A0"),
-       "map, --prior fixed: pseudo-observations typical of Dirichlet(A0, .., A0)")
-      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
-       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
-       "maximum held-out likelihood on INPUT)");
-  // clang-format on
+  add_conjugate_prior_options(options, "Dirichlet(A0, .., A0)", "INPUT's pooled mean of log x_d", {{"prior-alpha", "A0"}},
+                              "maximum held-out likelihood");
 }
 
 // The fields of DirichletFitOptions that these flags set.
@@ -50,15 +42,14 @@ const OptionFlags kDirichletFlags{
 // --prior pooled: the centre (INPUT's pooled mean of log x_d, saved as "prior-centre", D x 1) and
 // N0, given or chosen by held-out likelihood on INPUT (choose_dirichlet_prior_count), or both read
 // from --pooled-from.
-void choose_dirichlet_prior(const FitContext& context, bool choose_count, DirichletFitOptions& options) {
-  const Dataset& data = context.input.data();
-  const long dim = context.input.dim();
-  const std::unique_ptr<Estimator> reader = dirichlet_estimator(DirichletFitOptions{});
-  LazyExampleStatistics examples(*reader, data, dim);
+void choose_dirichlet_prior(const FitContext& context, LazyExampleStatistics& examples, bool choose_count,
+                            DirichletFitOptions& options) {
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"log_x"});
   options.prior_log_means = centre.col(0);
   options.prior_count = pooled_prior_strength(context, "prior-count", choose_count, options.prior_count, [&] {
     examples();  // every example read and checked first
+    const Dataset& data = context.input.data();
+    const long dim = context.input.dim();
     std::vector<Eigen::MatrixXd> log_vectors;
     for (const Example& example : data.examples) {
       Eigen::MatrixXd logs(static_cast<Eigen::Index>(example.vectors.size()), dim);
@@ -91,15 +82,8 @@ PriorFitOptions<DirichletFitOptions> parse_dirichlet_options(const po::variables
   return options;
 }
 
-std::unique_ptr<Estimator> make_dirichlet(const FitContext& context, const PriorFitOptions<DirichletFitOptions>& given) {
-  DirichletFitOptions options = given.fit;
-  options.method = context.method;
-  if (given.pooled) {
-    check_pooled_conjugate_prior(context.method, given.fixed_option);
-    choose_dirichlet_prior(context, given.choose_strength, options);
-  }
-  return dirichlet_estimator(options);
-}
+// The estimator: the conjugate prior fixed, or pooled on INPUT by choose_dirichlet_prior.
+constexpr auto make_dirichlet = make_conjugate<DirichletFitOptions, choose_dirichlet_prior, dirichlet_estimator>;
 
 }  // namespace
 

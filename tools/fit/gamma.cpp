@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 
+#include "conjugate_prior.hpp"
 #include "fit_family.hpp"
 #include "prior_options.hpp"
 #include "ppk/estimate/estimate_gamma.hpp"
@@ -31,18 +32,8 @@ gamma: independent gamma values per feature (> 0, every feature present);
 )";
 
 void add_gamma_options(po::options_description& options) {
-  // clang-format off
-  options.add_options()
-      ("prior", po::value<std::string>()->default_value("fixed")->value_name("fixed|pooled"),
-       "map: the conjugate prior's centre: fixed (statistics of Gamma(A0, B0)) or pooled (INPUT's pooled mean "
-       "of x and of log x per feature)")
-      ("prior-shape", po::value<double>()->default_value(1.0)->value_name("A0"),
-       "map, --prior fixed: pseudo-observations typical of Gamma(A0, B0)")
-      ("prior-scale", po::value<double>()->default_value(1.0)->value_name("B0"), "map, --prior fixed: (see --prior-shape)")
-      ("prior-count", po::value<std::string>()->value_name("N0|auto"),
-       "map: the prior is worth N0 > 0 pseudo-observations (default 1; with --prior pooled default auto = "
-       "maximum evidence on INPUT)");
-  // clang-format on
+  add_conjugate_prior_options(options, "Gamma(A0, B0)", "INPUT's pooled mean of x and of log x per feature",
+                              {{"prior-shape", "A0"}, {"prior-scale", "B0"}}, "maximum evidence");
 }
 
 // The fields of GammaFitOptions that these flags set.
@@ -54,11 +45,8 @@ const OptionFlags kGammaFlags{{"prior_shape", "--prior-shape"},
 // --prior pooled: the centre (INPUT's pooled mean of x and of log x per feature, saved as
 // "prior-centre") and N0, given or chosen by maximum evidence on INPUT (GammaShapeEvidence), or both
 // read from --pooled-from.
-void choose_gamma_prior(const FitContext& context, bool choose_count, GammaFitOptions& options) {
-  const Dataset& data = context.input.data();
-  const long dim = context.input.dim();
-  const std::unique_ptr<Estimator> reader = gamma_estimator(GammaFitOptions{});
-  LazyExampleStatistics examples(*reader, data, dim);
+void choose_gamma_prior(const FitContext& context, LazyExampleStatistics& examples, bool choose_count,
+                        GammaFitOptions& options) {
   const Eigen::MatrixXd centre = pooled_statistics_centre(context, examples, {"x", "log_x"});
   options.prior_centre = centre;
   options.prior_count = pooled_prior_strength(context, "prior-count", choose_count, options.prior_count, [&] {
@@ -70,7 +58,7 @@ void choose_gamma_prior(const FitContext& context, bool choose_count, GammaFitOp
                      centre.col(1));
       choice = maximise_evidence(evidence);
     } catch (const EstimationError& e) {
-      throw InputError(data.source + ": " + message_of(e));
+      throw InputError(context.input.data().source + ": " + message_of(e));
     }
     return evidence_choice(choice, "the examples' gamma fits are indistinguishable from the pooled one");
   });
@@ -86,15 +74,8 @@ PriorFitOptions<GammaFitOptions> parse_gamma_options(const po::variables_map& va
   return options;
 }
 
-std::unique_ptr<Estimator> make_gamma(const FitContext& context, const PriorFitOptions<GammaFitOptions>& given) {
-  GammaFitOptions options = given.fit;
-  options.method = context.method;
-  if (given.pooled) {
-    check_pooled_conjugate_prior(context.method, given.fixed_option);
-    choose_gamma_prior(context, given.choose_strength, options);
-  }
-  return gamma_estimator(options);
-}
+// The estimator: the conjugate prior fixed, or pooled on INPUT by choose_gamma_prior.
+constexpr auto make_gamma = make_conjugate<GammaFitOptions, choose_gamma_prior, gamma_estimator>;
 
 }  // namespace
 

@@ -36,6 +36,10 @@ struct FamilyInfo {
   const char* approximation = nullptr;
   bool exact() const { return approximation == nullptr; }
 
+  // The article of the family's name in messages ("an hmm": a name read letter by letter); nullptr: "an"
+  // before a vowel, else "a". make_family takes the model class's kNameArticle where it declares one.
+  const char* article = nullptr;
+
   // Kernels with models of another family over the same sample space, computed by this family's
   // Model::log_kernel, which takes such a model as its other model (k is symmetric: it serves both
   // orders): the other families' names (a gamma model takes an exponential one, the gamma of shapes 1).

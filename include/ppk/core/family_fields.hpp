@@ -31,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -679,10 +680,20 @@ void write_fields(const Parameters& parameters, Archive& archive) {
 
 }  // namespace ppk::detail
 
+namespace ppk::detail {
+
+// Whether the model class M declares the article of its family's name (FamilyInfo::article).
+template <class M, class = void>
+struct declares_name_article : std::false_type {};
+template <class M>
+struct declares_name_article<M, std::void_t<decltype(M::kNameArticle)>> : std::true_type {};
+
+}  // namespace ppk::detail
+
 namespace ppk {
 
 // The FamilyInfo of the model class M (see the top of this file): its four conversions are the
-// archives applied to M::Parameters::fields.
+// archives applied to M::Parameters::fields, and its article M::kNameArticle where M declares one.
 template <class M>
 FamilyInfo make_family(std::string name, int code, const char* approximation = nullptr) {
   using Parameters = typename M::Parameters;
@@ -690,6 +701,7 @@ FamilyInfo make_family(std::string name, int code, const char* approximation = n
   info.name = name;
   info.code = code;
   info.approximation = approximation;
+  if constexpr (detail::declares_name_article<M>::value) info.article = M::kNameArticle;
   info.decode = [](RowReader& in) -> std::unique_ptr<Model> {
     Parameters parameters;
     detail::RowReaderArchive archive(in);

@@ -53,6 +53,7 @@ struct HmmParameters {
 
 class HmmModel : public Model, public SamplableModel {
  public:
+  static constexpr const char* kNameArticle = "an";  // an HMM: the name is read letter by letter
   // Throws ModelError unless M >= 1, start and every transition row are probability vectors
   // (summing to 1 within 1e-6; then renormalised), there are M emissions over one sample space,
   // none of them an HMM, and length >= 0.

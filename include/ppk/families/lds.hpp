@@ -53,6 +53,7 @@ struct LdsParameters {
 
 class LdsModel : public Model, public SamplableModel {
  public:
+  static constexpr const char* kNameArticle = "an";  // an LDS: the name is read letter by letter
   // Throws ModelError (a FieldError naming field and element) unless every value is finite, the shapes
   // agree (mean0: n, cov0, A, Q: n x n, C: d x n, R: d x d, n and d >= 1), cov0 and Q are symmetric
   // positive semidefinite, R is symmetric positive definite, and length >= 0.

@@ -76,6 +76,7 @@ struct SldsParameters {
 
 class SldsModel final : public Model, public SamplableModel {  // final: the constructor hashes its own row
  public:
+  static constexpr const char* kNameArticle = "an";  // an SLDS: the name is read letter by letter
   // Throws ModelError (a FieldError naming field and element) unless K, n, d >= 1, start and every
   // transition row are probability vectors (summing to 1 within 1e-6; then renormalised), there are K
   // matrices A_k and Q_k of shape n x n, every value is finite, cov0 and each Q_k are symmetric
