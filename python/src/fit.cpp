@@ -167,23 +167,6 @@ Examples grouped_examples(const std::vector<Array>& X, const std::optional<Array
   return examples_of(std::move(data), columns);
 }
 
-// The examples as the LIBSVM data rows `ppk fit` reads: "label [qid:N] index:value ..." per vector,
-// every number in the fewest digits that read back as the same double (for a file of them).
-std::string examples_text(const Examples& examples) {
-  std::string text;
-  for (const Example& example : examples.source.examples->examples)
-    for (const SparseVector& vector : example.vectors) {
-      append_number(text, example.label);
-      if (example.has_qid) text += " qid:" + std::to_string(example.qid);
-      for (const Feature& feature : vector) {
-        text += ' ' + std::to_string(feature.coord + 1) + ':';
-        append_number(text, feature.value);
-      }
-      text += '\n';
-    }
-  return text;
-}
-
 // A library message "X:LINE: what" says which example: "X[i] (line LINE of its LIBSVM rows): what".
 std::string with_example_index(const std::string& message, const Examples& examples) {
   const std::string prefix = "X:";
@@ -251,7 +234,7 @@ std::pair<ModelRows, std::optional<py::bytes>> fit_mi(const std::string& likelih
   cli::MiCall call{likelihood, keywords, std::nullopt, mediator, keep_mediator};
   if (unlabeled) {
     call.unlabeled = unlabeled->source;
-    call.unlabeled->name = call.unlabeled->name == "X" ? "unlabeled" : call.unlabeled->name;
+    call.unlabeled->name = "unlabeled";  // messages name its data "unlabeled:LINE", X's "X:LINE"
   }
   cli::FittedRows fitted_rows = fitted(examples, [&] { return cli::fit_mi_in_memory(call, examples.source); });
   std::optional<py::bytes> kept;
@@ -263,10 +246,7 @@ std::pair<ModelRows, std::optional<py::bytes>> fit_mi(const std::string& likelih
 
 void bind_fit(py::module_& module) {
   py::class_<Examples>(module, "Examples", "Examples X as `ppk fit` reads them from their LIBSVM rows.")
-      .def_readonly("columns", &Examples::columns)
-      .def_property_readonly(
-          "text", [](const Examples& examples) { return py::bytes(examples_text(examples)); },
-          "The LIBSVM data rows (for a file that ppk fit mi --unlabeled reads).");
+      .def_readonly("columns", &Examples::columns);
   module.def("dense_examples", &dense_examples, py::arg("X"), py::arg("y"),
              "A 2-D array's rows as examples, one line each (its zeros left out).");
   module.def("csr_examples", &csr_examples, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("columns"),
