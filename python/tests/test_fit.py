@@ -123,9 +123,10 @@ def test_fits_in_two_python_threads_at_once_give_each_fit_its_own_rows(rng):
     assert together == {name: {rows} for name, rows in alone.items()}
 
 
-def test_notes_reach_the_logger_while_the_fit_runs(rng):
+def test_notes_reach_the_logger_while_the_fit_runs(rng, tmp_path):
     """Each note is passed on as ppk fit writes it, from inside the fit: a handler that raises stops
-    the fit with its own exception, and the next fit runs as before."""
+    the fit with its own exception before the fit writes its pool file (which it writes once every
+    example fits), and the next fit runs as before."""
     sequences = [np.cumsum(rng.normal(size=(n, 2)), axis=0) for n in (30, 40, 35, 45)]
 
     class Stop(Exception):
@@ -141,11 +142,13 @@ def test_notes_reach_the_logger_while_the_fit_runs(rng):
     logger.setLevel(logging.INFO)
     try:
         with pytest.raises(Stop, match="ppk fit hmm: note: X:1 is a qid-grouped LIBSVM row"):
-            ppk.fit("hmm", sequences, states=2)
+            ppk.fit("hmm", sequences, states=2, save_pooled=str(tmp_path / "pool.json"))
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
-    assert len(ppk.fit("hmm", sequences, states=2)) == 4
+    assert not (tmp_path / "pool.json").exists()
+    assert len(ppk.fit("hmm", sequences, states=2, save_pooled=str(tmp_path / "pool.json"))) == 4
+    assert (tmp_path / "pool.json").exists()
 
 
 def test_save_pooled_and_pooled_from_are_files_as_on_the_command_line(ppk_tool, tmp_path, rng):
