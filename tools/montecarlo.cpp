@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "ppk/core/data.hpp"
+#include "ppk/core/family.hpp"
 #include "ppk/families/montecarlo.hpp"
 #include "ppk/core/row.hpp"
 
@@ -18,11 +19,31 @@ Reads model rows (FILE, or standard input if absent or '-') and writes each
 as a montecarlo row around it, with its label, in order: the kernel between two
 such rows is the Monte Carlo estimate of JMLR 2004 section 5 from N samples
 drawn per row (the same samples for the same row, always), instead of the
-family's closed form. Families that can be sampled: gaussian, bernoulli,
-one-event multinomial (any rho), and mixtures and HMMs of those (rho = 1).
+family's closed form. The families that can be sampled (models made of other
+models, such as mixtures and HMMs, when their parts can be; docs/families.md
+says for which rho):
+FAMILIES
 The weight beta of the two sides: pooled (N/(N+N'), the default) or equal (1/2).
 Every row is validated; nothing is written unless all are valid.
 )";
+
+// The usage with FAMILIES replaced by the registered families whose models can be sampled
+// (FamilyInfo::samplable), comma-separated and indented, in lines of at most 78 characters.
+std::string usage() {
+  std::string usage = kUsage, list, line = " ";
+  const std::vector<const FamilyInfo*>& families = all_families();
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    if (!families[i]->samplable) continue;
+    const std::string word = " " + families[i]->name;
+    if (line.size() + word.size() + 1 > 78) {
+      list += line + "\n";
+      line = " ";
+    }
+    line += word + ",";
+  }
+  list += line.substr(0, line.size() - 1);
+  return usage.replace(usage.find("FAMILIES"), 8, list);
+}
 
 }  // namespace
 
@@ -39,7 +60,7 @@ int run_montecarlo(const std::vector<std::string>& args) {
       ("help,h", "this text");
   // clang-format on
   if (wants_help(args)) {
-    std::cout << kUsage << "\n" << options;
+    std::cout << usage() << "\n" << options;
     return 0;
   }
   po::options_description all = options;

@@ -133,7 +133,7 @@ namespace {
 [[noreturn]] void reject_latent_fit(const std::string& family) {
   throw OptionError(detail::with_article(family) +
                     " fit has no hidden states or components to pool and adapt: {pooled} and {adapt_from} take the "
-                    "latent-variable models (hmm, mixture, bayesnet, lds, slds)");
+                    "latent-variable models (docs/latent-models.md)");
 }
 
 // "16 x 1": a statistic's shape, for messages.

@@ -185,6 +185,7 @@ const FamilyInfo& combined_family() {
   static const FamilyInfo info = [] {
     FamilyInfo family = make_family<CombinedModel>(kFamily, 19);
     family.check_compatible = &check_combined_compatible;  // part i with part i under one weighting
+    family.weighted_parts = true;
     return family;
   }();
   return info;

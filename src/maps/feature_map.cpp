@@ -23,7 +23,6 @@
 #include "ppk/core/family.hpp"
 #include "ppk/core/sampling.hpp"
 #include "ppk/core/thread_pool.hpp"
-#include "ppk/families/combined.hpp"
 
 namespace ppk {
 
@@ -152,13 +151,14 @@ class CombinedMap : public FeatureMap {
 
   void features(const PreparedModel& model, Row& out) const override {
     check_domain(model);  // the same parts' families and spaces, and the same weights
-    const auto& combined = dynamic_cast<const CombinedModel&>(model.model());
+    const Model& rows = model.model();
+    const std::vector<double>& weights = *rows.part_weights();
     thread_local Row part_features;
     out.clear();
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      const double weight = combined.weights()[i];
+      const double weight = weights[i];
       if (weight == 0.0) continue;
-      parts_[i]->model_features(combined.part(i), part_features);
+      parts_[i]->model_features(rows.part(i), part_features);
       const double scale = std::sqrt(weight);
       for (const RowEntry& entry : part_features)
         out.push_back({entry.index + static_cast<int>(offsets_[i]), scale * entry.value});
@@ -234,17 +234,18 @@ std::unique_ptr<FeatureMap> make_exact_map(const PreparedModel& first, KernelKin
                                            const std::vector<MapRoute>& part_routes) {
   if (route == MapRoute::nystrom) throw std::invalid_argument("make_exact_map: the route must be exact or sparse");
   MapDomain domain = domain_of(first, kind);
-  if (const auto* combined = dynamic_cast<const CombinedModel*>(&first.model())) {
+  const Model& rows = first.model();
+  if (const std::vector<double>* weights = rows.part_weights()) {
     std::vector<std::unique_ptr<ExactMap>> parts;
-    for (std::size_t i = 0; i < combined->size(); ++i) {
+    for (std::size_t i = 0; i < weights->size(); ++i) {
       const MapRoute part_route = part_routes.empty() ? route : part_routes.at(i);
       if (part_route == MapRoute::nystrom) throw std::invalid_argument("make_exact_map: a part's route is nystrom");
-      MapDomain part = part_domain(domain, combined->part(i));
+      MapDomain part = part_domain(domain, rows.part(i));
       long dim = 0;
       try {
-        dim = ExactMap::mappable(combined->part(i), part.family).exact_features().dim;
+        dim = ExactMap::mappable(rows.part(i), part.family).exact_features().dim;
       } catch (const KernelDomainError& e) {
-        throw part_error(i, combined->part(i), e);
+        throw part_error(i, rows.part(i), e);
       }
       parts.push_back(
           std::make_unique<ExactMap>(std::move(part), part_route, dim + (part_route == MapRoute::sparse ? 1 : 0)));
@@ -318,8 +319,9 @@ RouteChoice choose_for_models(const std::vector<const Model*>& sample, KernelKin
 
 RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& sample, KernelKind kind) {
   if (sample.empty()) throw std::invalid_argument("choose_exact_or_sparse: no rows");
-  const auto* first = dynamic_cast<const CombinedModel*>(&sample.front()->model());
-  if (first == nullptr) {
+  const Model& first = sample.front()->model();
+  const std::vector<double>* weights = first.part_weights();
+  if (weights == nullptr) {
     std::vector<const Model*> models;
     for (const PreparedModel* model : sample) models.push_back(&model->model());
     return choose_for_models(models, kind);
@@ -327,16 +329,16 @@ RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& samp
   // Combined rows: each part's route, chosen on the parts i of the rows of the first row's domain.
   const MapDomain domain = domain_of(*sample.front(), kind);
   RouteChoice choice{MapRoute::exact, "", {}};
-  for (std::size_t i = 0; i < first->size(); ++i) {
+  for (std::size_t i = 0; i < weights->size(); ++i) {
     std::vector<const Model*> parts;
     for (const PreparedModel* model : sample)
       if (domain_of(*model, kind).space == domain.space)
-        parts.push_back(&dynamic_cast<const CombinedModel&>(model->model()).part(i));
+        parts.push_back(&model->model().part(i));
     RouteChoice part;
     try {
       part = choose_for_models(parts, KernelKind::ppk_norm);
     } catch (const KernelDomainError& e) {
-      throw part_error(i, first->part(i), e);
+      throw part_error(i, first.part(i), e);
     }
     choice.part_routes.push_back(part.route);
     if (part.route == MapRoute::sparse) choice.route = MapRoute::sparse;
@@ -623,7 +625,7 @@ std::unique_ptr<FeatureMap> load_feature_map(std::istream& in, const std::string
   if (gap == std::string::npos) file.fail("space: expected 'space DIM KIND'");
   domain.space = {space.substr(gap + 1), file.whole("space", space.substr(0, gap), 0, 1000000000000L)};
   const long dimension = file.whole("dimension", file.field("dimension"), 1, 1000000000000L);
-  if (route != MapRoute::nystrom && domain.family == combined_family().name) {
+  if (route != MapRoute::nystrom && find_family(domain.family)->weighted_parts) {
     // "parts P", then "part ROUTE DIMENSION FAMILY SPACE_DIM SPACE_KIND" per part (CombinedMap::save).
     const long count = file.whole("parts", file.field("parts"), 1, domain.space.dim);
     if (count != domain.space.dim) file.fail("parts: expected " + std::to_string(domain.space.dim) + ", the rows' parts");

@@ -3,6 +3,7 @@
 # (Gaussian at rho = 1/2, 1, 2; one-event multinomial; gamma and Poisson at rho = 1/2, 1, 2; mixture
 # and HMM at rho = 1), bit-for-bit symmetric and independent of row order and of the rows around; the
 # patched svm-train training on montecarlo rows around gamma and Poisson rows; rejected commands and rows.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
 need_patched_tools svm-train svm-predict
 
@@ -121,6 +122,23 @@ expect_error 1 "mixed.ppk: row 4: " 'montecarlo field "model"' "a model that can
 expect_no_output out.ppk
 expect_error 1 "row 1: " "montecarlo row: mixture" "only at rho = 1" "got rho = 0.5" -- "$PPK" gram -t ppk -g 0.5 mc_latent.ppk
 expect_error 1 "no kernel between montecarlo and gaussian" -- "$PPK" gram -t ppk -g 1 mc_gaussians.ppk gaussians.ppk
+# `ppk montecarlo --help` lists the registered families whose models can be sampled, each family of
+# docs/families.md named in its montecarlo section's Model paragraph ("mixtures and HMMs" name two) and no other.
+"$PPK" montecarlo --help > help.txt
+listed=$(awk '/says for which rho/ { on = 1; next } on && /^  / { print; next } { on = 0 }' help.txt |
+  tr -d ' ' | tr ',' '\n' | sed '/^$/d' | sort)
+documented=$(python3 - "$ROOT/docs/families.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+families = re.findall(r"^### ([a-z_]+) \(code \d+\)$", text, re.M)
+model = re.search(r"^### montecarlo .*?^\*\*Model\.\*\* (.*?)$", text, re.M | re.S).group(1).lower()
+print("\n".join(sorted(f for f in families if re.search(r"\b" + f + r"s?\b", model))))
+PY
+)
+[[ -n $listed && $listed == "$documented" ]] ||
+  fail "ppk montecarlo --help lists the samplable families"$'\n'"$listed"$'\n'"where docs/families.md names"$'\n'"$documented"
+pass
+
 # N = 0 in a row (index 3 absent): the row and field are named.
 sed 's/ 3:40 / /' one.ppk > zero.ppk
 expect_error 1 "zero.ppk: row 1: " 'montecarlo field "samples" (index 3)' "got 0" -- "$PPK" decode zero.ppk

@@ -21,9 +21,6 @@
 #include "ppk/core/data.hpp"
 #include "ppk/core/kernel.hpp"
 #include "ppk/core/row.hpp"
-#include "ppk/families/fhmm.hpp"
-#include "ppk/families/hmm.hpp"
-#include "ppk/families/lds.hpp"
 #include "ppk/families/markov.hpp"
 #include "ppk/families/montecarlo.hpp"
 #include "ppk/families/slds.hpp"
@@ -36,20 +33,20 @@ constexpr int kMaxRows = 8;  // rows decoded per input: the rest only parse
 // take seconds by design (10^6 Kalman steps per SLDS value, T up to 10^6 or 10^8), more than the
 // fuzzer's 20 s timeout under ASan, which is there to catch hangs: such rows are decoded and round-
 // tripped but not prepared. Their bounds are tested in the unit tests (Slds.KernelStepsPerEvaluationAreBounded).
+// Every sequence model's T is bounded through Model::sequence_steps (its stored length before
+// prepare()); the costs a family has beyond T are its own, bounded here by name.
 bool cheap_kernel(const ppk::Model& model) {
   constexpr long kMaxSteps = 1000;           // x_0..x_T of a sequence model
   constexpr double kMaxSldsSteps = 20000.0;  // S^2 (T + 1) of an SLDS
+  if (model.sequence_steps().value_or(0) > kMaxSteps) return false;
   if (const auto* montecarlo = dynamic_cast<const ppk::MonteCarloModel*>(&model))
     return montecarlo->samples() <= 1000 && cheap_kernel(montecarlo->inner());
   if (const auto* slds = dynamic_cast<const ppk::SldsModel*>(&model)) {
     const auto paths = static_cast<double>(slds->parameters().paths);
     return paths * paths * static_cast<double>(slds->steps() + 1) <= kMaxSldsSteps;
   }
-  if (const auto* hmm = dynamic_cast<const ppk::HmmModel*>(&model)) return hmm->steps() <= kMaxSteps;
-  if (const auto* lds = dynamic_cast<const ppk::LdsModel*>(&model)) return lds->steps() <= kMaxSteps;
-  if (const auto* fhmm = dynamic_cast<const ppk::FhmmModel*>(&model)) return fhmm->steps() <= kMaxSteps;
   if (const auto* markov = dynamic_cast<const ppk::MarkovModel*>(&model))  // T steps of A^{k+1}, a table of S
-    return markov->steps() <= kMaxSteps && ppk::markov_table_size(markov->parameters()) <= 100000;
+    return markov->steps() <= kMaxSteps && ppk::markov_table_size(markov->parameters()) <= 100000;  // aligned too
   return true;
 }
 

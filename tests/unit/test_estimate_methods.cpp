@@ -13,7 +13,9 @@
 
 #include "ppk/families/bernoulli.hpp"
 #include "ppk/families/dirichlet.hpp"
+#include "error_message.hpp"
 #include "estimate_helpers.hpp"
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_gaussian.hpp"
 #include "ppk/estimate/estimate_bernoulli.hpp"
@@ -167,6 +169,19 @@ TEST(EstimatePoisson, Errors) {
                 poisson_estimator({Method::posterior, 2, 1, std::nullopt, false});
               }),
               HasSubstr("negative binomial"));
+}
+
+// An estimator of a family without hidden states or components (not a latent-variable fit) refuses to
+// fit a pooled model or adapt one, saying why and where the families that do are described.
+TEST(EstimatePoisson, RefusesPooledAndAdaptedFits) {
+  const auto estimator = poisson_estimator({});
+  const Statistics counts = estimator->statistics({sparse({2, 0})}, 2);
+  const auto pooled = estimate(*estimator, {sparse({2, 0})}, 2);
+  for (const std::string& message :
+       {checks::error_message<OptionError>([&] { estimator->fit_pooled({counts}, 1); }),
+        checks::error_message<OptionError>([&] { estimator->adapt(*pooled, counts, AdaptationOptions{}); })})
+    EXPECT_TRUE(checks::mentions(message, {"a poisson fit has no hidden states or components to pool and adapt",
+                                           "{pooled}", "{adapt_from}", "docs/latent-models.md"}));
 }
 
 TEST(EstimateExponential, MaximumLikelihoodAndMap) {

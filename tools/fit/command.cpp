@@ -397,11 +397,9 @@ po::variables_map parse_fit_command_line(const FitFamily& family, const std::vec
 
 // The options of `ppk fit FAMILY` given as keywords; the rows are returned (no --output).
 po::variables_map parse_fit_keywords(const FitFamily& family, const std::vector<OptionKeyword>& keywords) {
+  refuse_output_option(keywords);
   std::vector<std::string> names;
-  for (const auto& [name, value] : keywords) {
-    if (name == "output") throw UsageError("--output does not apply: the rows are returned");
-    names.push_back(name);
-  }
+  for (const auto& [name, value] : keywords) names.push_back(name);
   return parse_option_keywords(keywords, fit_options_table(family, names));
 }
 
@@ -672,6 +670,11 @@ int run_fit(const std::vector<std::string>& args) {
   write_outcome_files(request, outcome);
   output.commit();
   return 0;
+}
+
+void refuse_output_option(const std::vector<OptionKeyword>& options) {
+  for (const auto& [name, value] : options)
+    if (name == "output") throw UsageError("--output does not apply: the rows are returned");
 }
 
 FittedRows fit_in_memory(const FitCall& call, const FitSource& source) {

@@ -33,6 +33,10 @@ struct FittedRows {
 // run_fit throws: UsageError for the options, InputError for the examples (named by their lines).
 FittedRows fit_in_memory(const FitCall& call, const FitSource& source);
 
+// UsageError when `options` holds --output: a fit in memory returns its rows (fit_in_memory and
+// fit_mi_in_memory check it before anything else).
+void refuse_output_option(const std::vector<OptionKeyword>& options);
+
 // `ppk fit mi LIKELIHOOD` for a program that holds its data.
 struct MiCall {
   std::string likelihood;              // LIKELIHOOD: gaussian, multinomial or mixture

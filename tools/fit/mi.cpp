@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -66,16 +67,23 @@ multinomial: x a vector of counts (whole numbers >= 0), P(x | theta) the
 
 using Points = std::vector<Eigen::VectorXd>;
 
+// A likelihood's own options, read once (MiLikelihood::parse): how it fits the mediator.
+class MiFitOptions {
+ public:
+  virtual ~MiFitOptions() = default;
+  // The mediator fitted to `unlabeled` (empty: the prior) with model-trust scaling lambda; `classes`
+  // is the number of distinct labels of INPUT.
+  virtual std::unique_ptr<MiMediator> fit(long dim, const Points& unlabeled, double lambda, long classes) const = 0;
+};
+
 struct MiLikelihood {
   const char* name;
   const char* help;
   void (*add_options)(po::options_description& options);
   // The options that describe the mediator's fit (excluded by --mediator-from).
   std::vector<const char*> fit_options;
-  // The mediator fitted to `unlabeled` (empty: the prior) with model-trust scaling lambda; `classes`
-  // is the number of distinct labels of INPUT.
-  std::unique_ptr<MiMediator> (*fit)(const po::variables_map& values, long dim, const Points& unlabeled, double lambda,
-                                     long classes);
+  // Those options, read once; UsageError naming one that is out of range.
+  std::unique_ptr<MiFitOptions> (*parse)(const po::variables_map& values);
   std::unique_ptr<MiMediator> (*from_json)(const nlohmann::json& object);
 };
 
@@ -88,10 +96,24 @@ void add_gaussian_options(po::options_description& options) {
   // clang-format on
 }
 
-std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long dim, const Points& unlabeled,
-                                         double lambda, long /*classes*/) {
-  if (!values.count("var")) throw UsageError("ppk fit mi gaussian needs --var S (the likelihood's variance)");
+// --var S (nothing when absent: required to fit), --prior-mean and --prior-var.
+struct GaussianMiFitOptions final : MiFitOptions {
+  std::optional<double> var;
   GaussianMiPrior prior;
+  std::unique_ptr<MiMediator> fit(long dim, const Points& unlabeled, double lambda, long /*classes*/) const override {
+    if (!var) throw UsageError("ppk fit mi gaussian needs --var S (the likelihood's variance)");
+    if (unlabeled.empty() && std::isinf(prior.variance))
+      throw UsageError(
+          "without --unlabeled the mediator is the prior, and the default flat prior is not a "
+          "distribution: give --unlabeled FILE (with --lambda > 0) or --prior-var A0");
+    return std::make_unique<GaussianMiMediator>(GaussianMiMediator::fit(dim, *var, prior, unlabeled, lambda));
+  }
+};
+
+std::unique_ptr<MiFitOptions> parse_gaussian(const po::variables_map& values) {
+  auto options = std::make_unique<GaussianMiFitOptions>();
+  if (values.count("var")) options->var = option(values, "var");
+  GaussianMiPrior& prior = options->prior;
   prior.mean = option(values, "prior-mean");
   if (values.count("prior-var")) {
     prior.variance = option(values, "prior-var");
@@ -99,12 +121,7 @@ std::unique_ptr<MiMediator> fit_gaussian(const po::variables_map& values, long d
       throw UsageError("--prior-var must be a finite number > 0, got " + format_double(prior.variance));
   }
   if (!std::isfinite(prior.mean)) throw UsageError("--prior-mean must be finite");
-  if (unlabeled.empty() && std::isinf(prior.variance))
-    throw UsageError(
-        "without --unlabeled the mediator is the prior, and the default flat prior is not a "
-        "distribution: give --unlabeled FILE (with --lambda > 0) or --prior-var A0");
-  return std::make_unique<GaussianMiMediator>(
-      GaussianMiMediator::fit(dim, option(values, "var"), prior, unlabeled, lambda));
+  return options;
 }
 
 std::unique_ptr<MiMediator> gaussian_from_json(const nlohmann::json& object) {
@@ -116,13 +133,21 @@ void add_multinomial_options(po::options_description& options) {
                         "the Dirichlet(A) prior, A > 0");
 }
 
-std::unique_ptr<MiMediator> fit_multinomial(const po::variables_map& values, long dim, const Points& unlabeled,
-                                            double lambda, long /*classes*/) {
-  const double alpha = option(values, "prior-alpha");
-  if (!(alpha > 0.0) || !std::isfinite(alpha))
-    throw UsageError("--prior-alpha must be a finite number > 0, got " + format_double(alpha));
-  if (dim < 2) throw UsageError("a multinomial needs dimension D >= 2 (give --dim D)");
-  return std::make_unique<MultinomialMiMediator>(MultinomialMiMediator::fit(dim, alpha, unlabeled, lambda));
+// --prior-alpha A.
+struct MultinomialMiFitOptions final : MiFitOptions {
+  double alpha = 1.0;
+  std::unique_ptr<MiMediator> fit(long dim, const Points& unlabeled, double lambda, long /*classes*/) const override {
+    if (dim < 2) throw UsageError("a multinomial needs dimension D >= 2 (give --dim D)");
+    return std::make_unique<MultinomialMiMediator>(MultinomialMiMediator::fit(dim, alpha, unlabeled, lambda));
+  }
+};
+
+std::unique_ptr<MiFitOptions> parse_multinomial(const po::variables_map& values) {
+  auto options = std::make_unique<MultinomialMiFitOptions>();
+  options->alpha = option(values, "prior-alpha");
+  if (!(options->alpha > 0.0) || !std::isfinite(options->alpha))
+    throw UsageError("--prior-alpha must be a finite number > 0, got " + format_double(options->alpha));
+  return options;
 }
 
 std::unique_ptr<MiMediator> multinomial_from_json(const nlohmann::json& object) {
@@ -162,20 +187,31 @@ void add_mixture_likelihood_options(po::options_description& options) {
                         "the Dirichlet(A) prior on the weights, A > 0");
 }
 
-std::unique_ptr<MiMediator> fit_mixture(const po::variables_map& values, long dim, const Points& unlabeled, double lambda,
-                                        long classes) {
+// The mixture's EM options (as ppk fit mixture's, --components classes by default) and --prior-alpha A.
+struct MixtureMiFitOptions final : MiFitOptions {
+  MixtureOptions mixture;
+  double alpha = 1.0;
+  std::unique_ptr<MiMediator> fit(long dim, const Points& unlabeled, double lambda, long classes) const override {
+    MixtureOptions options = mixture;
+    use_class_components(options, classes);
+    if (unlabeled.empty())
+      throw UsageError(
+          "ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
+    try {
+      return std::make_unique<MixtureMediator>(MixtureMediator::fit(dim, options.fit, unlabeled, lambda, alpha));
+    } catch (const EstimationError& e) {
+      throw InputError("--unlabeled: " + message_of(e));
+    }
+  }
+};
+
+std::unique_ptr<MiFitOptions> parse_mixture(const po::variables_map& values) {
   use_option_flags(kMixtureOptionFlags);
   use_option_flags(kEmOptionFlags);
-  const MixtureFitOptions options = parse_mixture_options(values, false, classes).fit;
-  if (unlabeled.empty())
-    throw UsageError(
-        "ppk fit mi mixture needs --unlabeled FILE (the data the mixture is fitted to) or --mediator-from FILE");
-  try {
-    return std::make_unique<MixtureMediator>(
-        MixtureMediator::fit(dim, options, unlabeled, lambda, option(values, "prior-alpha")));
-  } catch (const EstimationError& e) {
-    throw InputError("--unlabeled: " + message_of(e));
-  }
+  auto options = std::make_unique<MixtureMiFitOptions>();
+  options->mixture = parse_mixture_options(values, false, true);
+  options->alpha = option(values, "prior-alpha");
+  return options;
 }
 
 std::unique_ptr<MiMediator> mixture_from_json(const nlohmann::json& object) {
@@ -187,14 +223,14 @@ const MiLikelihood kLikelihoods[] = {
      kGaussianHelp,
      add_gaussian_options,
      {"var", "prior-mean", "prior-var"},
-     fit_gaussian,
+     parse_gaussian,
      gaussian_from_json},
-    {"multinomial", kMultinomialHelp, add_multinomial_options, {"prior-alpha"}, fit_multinomial, multinomial_from_json},
+    {"multinomial", kMultinomialHelp, add_multinomial_options, {"prior-alpha"}, parse_multinomial, multinomial_from_json},
     {"mixture",
      kMixtureHelp,
      add_mixture_likelihood_options,
      {"components", "cov", "ridge", "iterations", "tolerance", "restarts", "seed", "prior-alpha"},
-     fit_mixture,
+     parse_mixture,
      mixture_from_json},
 };
 
@@ -272,26 +308,53 @@ std::unique_ptr<MiMediator> parse_mediator(const MiLikelihood& likelihood, std::
   }
 }
 
+// `ppk fit mi LIKELIHOOD`'s options, read and checked once (parse_mi_request): no option is looked up
+// after it.
+struct MiRequest {
+  const MiLikelihood* likelihood = nullptr;
+  double lambda = 1.0;                         // --lambda L
+  std::optional<std::string> unlabeled;        // --unlabeled FILE
+  std::optional<std::string> mediator_from;    // --mediator-from FILE
+  std::optional<std::string> save_mediator;    // --save-mediator FILE
+  std::optional<long> dim;                     // --dim D
+  std::unique_ptr<MiFitOptions> fit;           // the likelihood's own
+};
+
+std::optional<std::string> path_option(const po::variables_map& values, const char* name) {
+  if (!values.count(name)) return std::nullopt;
+  return values[name].as<std::string>();
+}
+
+MiRequest parse_mi_request(const MiLikelihood& likelihood, const po::variables_map& values) {
+  MiRequest request;
+  request.likelihood = &likelihood;
+  request.lambda = values["lambda"].as<double>();
+  if (!(request.lambda >= 0.0) || !std::isfinite(request.lambda))
+    throw UsageError("--lambda must be a finite number >= 0, got " + format_double(request.lambda));
+  request.unlabeled = path_option(values, "unlabeled");
+  request.mediator_from = path_option(values, "mediator-from");
+  request.save_mediator = path_option(values, "save-mediator");
+  request.dim = dim_option(values);
+  request.fit = likelihood.parse(values);
+  return request;
+}
+
 // The mediator fitted to the data of --unlabeled (`unlabeled_given` when a program holds them).
-std::unique_ptr<MiMediator> fit_mediator(const MiLikelihood& likelihood, const po::variables_map& values,
-                                         const Dataset& input, const FitSource* unlabeled_given) {
-  const double lambda = values["lambda"].as<double>();
-  if (!(lambda >= 0.0) || !std::isfinite(lambda))
-    throw UsageError("--lambda must be a finite number >= 0, got " + format_double(lambda));
+std::unique_ptr<MiMediator> fit_mediator(const MiRequest& request, const Dataset& input,
+                                         const FitSource* unlabeled_given) {
   Dataset unlabeled;
   if (unlabeled_given != nullptr)
     unlabeled = read_datum_source(*unlabeled_given);
-  else if (values.count("unlabeled"))
-    unlabeled = read_datum_source(read_fit_source(values["unlabeled"].as<std::string>()));
-  long dim = std::max(input.max_index, unlabeled.max_index);
-  if (const std::optional<long> given = dim_option(values)) dim = *given;
+  else if (request.unlabeled)
+    unlabeled = read_datum_source(read_fit_source(*request.unlabeled));
+  const long dim = request.dim.value_or(std::max(input.max_index, unlabeled.max_index));
   if (dim < 1) throw InputError(input.source + ": no datum has any feature; give --dim D");
   Points points;
   for (const Example& example : unlabeled.examples) points.push_back(dense_datum(unlabeled, example, dim));
   std::set<double> labels;
   for (const Example& example : input.examples) labels.insert(example.label);
   try {
-    return likelihood.fit(values, dim, points, lambda, static_cast<long>(labels.size()));
+    return request.fit->fit(dim, points, request.lambda, static_cast<long>(labels.size()));
   } catch (const MiPointError& e) {
     throw unlabeled.error_at(unlabeled.examples[e.point()], message_of(e));
   } catch (const ModelError& e) {
@@ -353,18 +416,18 @@ struct MiRows {
 };
 
 // One row per datum of `input`, by `mediator` (null: the one fitted, or read from --mediator-from,
-// as `values` say; `unlabeled` holds --unlabeled's data when a program gives them).
-MiRows fit_mi_rows(const MiLikelihood& likelihood, const po::variables_map& values, const FitSource& input,
-                   std::unique_ptr<MiMediator> mediator, const FitSource* unlabeled) {
+// as the request says; `unlabeled` holds --unlabeled's data when a program gives them).
+MiRows fit_mi_rows(const MiRequest& request, const FitSource& input, std::unique_ptr<MiMediator> mediator,
+                   const FitSource* unlabeled) {
   const Dataset data = read_datum_source(input);
-  if (!mediator && values.count("mediator-from")) {
-    InputFile file(values["mediator-from"].as<std::string>());
-    mediator = parse_mediator(likelihood, file.stream(), file.name());
-    if (values.count("dim") && values["dim"].as<long>() != mediator->dim())
+  if (!mediator && request.mediator_from) {
+    InputFile file(*request.mediator_from);
+    mediator = parse_mediator(*request.likelihood, file.stream(), file.name());
+    if (request.dim && *request.dim != mediator->dim())
       throw InputError(file.name() + ": the mediator's dimension is " + std::to_string(mediator->dim()) +
-                       ", but --dim is " + std::to_string(values["dim"].as<long>()));
+                       ", but --dim is " + std::to_string(*request.dim));
   } else if (!mediator) {
-    mediator = fit_mediator(likelihood, values, data, unlabeled);
+    mediator = fit_mediator(request, data, unlabeled);
   }
   MiRows fitted;
   for (const Example& example : data.examples) {
@@ -380,8 +443,8 @@ MiRows fit_mi_rows(const MiLikelihood& likelihood, const po::variables_map& valu
 }
 
 // --save-mediator's file, once every row is made.
-void save_mediator(const po::variables_map& values, const MiMediator& mediator) {
-  if (values.count("save-mediator")) write_lines(values["save-mediator"].as<std::string>(), {mediator.to_json().dump()});
+void save_mediator(const MiRequest& request, const MiMediator& mediator) {
+  if (request.save_mediator) write_lines(*request.save_mediator, {mediator.to_json().dump()});
 }
 
 }  // namespace
@@ -390,10 +453,11 @@ int run_fit_mi(const std::vector<std::string>& args) {
   po::variables_map values;
   const MiLikelihood* likelihood = parse_fit_mi(args, values);
   if (likelihood == nullptr) return 0;
+  const MiRequest request = parse_mi_request(*likelihood, values);
   const FitSource source = read_fit_source(values["input"].as<std::string>());
   OutputFile output(values["output"].as<std::string>());
-  const MiRows fitted = fit_mi_rows(*likelihood, values, source, nullptr, nullptr);
-  save_mediator(values, *fitted.mediator);
+  const MiRows fitted = fit_mi_rows(request, source, nullptr, nullptr);
+  save_mediator(request, *fitted.mediator);
   for (const LabeledRow& row : fitted.rows) output.stream() << format_row_line(row.label, row.row) << '\n';
   output.commit();
   return 0;
@@ -401,8 +465,7 @@ int run_fit_mi(const std::vector<std::string>& args) {
 
 FittedRows fit_mi_in_memory(const MiCall& call, const FitSource& source) {
   const MiLikelihood& likelihood = find_likelihood(call.likelihood);
-  for (const auto& [name, value] : call.options)
-    if (name == "output") throw UsageError("--output does not apply: the rows are returned");
+  refuse_output_option(call.options);
   const po::variables_map values = parse_option_keywords(call.options, mi_options_table(likelihood));
   std::unique_ptr<MiMediator> mediator;
   if (call.mediator) {
@@ -418,9 +481,9 @@ FittedRows fit_mi_in_memory(const MiCall& call, const FitSource& source) {
   }
   if (call.unlabeled && values.count("unlabeled"))
     throw UsageError("--unlabeled names a file, and the call holds the unlabeled data: give one");
-  MiRows fitted =
-      fit_mi_rows(likelihood, values, source, std::move(mediator), call.unlabeled ? &*call.unlabeled : nullptr);
-  save_mediator(values, *fitted.mediator);
+  const MiRequest request = parse_mi_request(likelihood, values);
+  MiRows fitted = fit_mi_rows(request, source, std::move(mediator), call.unlabeled ? &*call.unlabeled : nullptr);
+  save_mediator(request, *fitted.mediator);
   FittedRows rows{std::move(fitted.rows), std::nullopt};
   if (call.keep_mediator) rows.pool = fitted.mediator->to_json().dump();
   return rows;

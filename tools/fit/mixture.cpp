@@ -33,20 +33,17 @@ void add_mixture_options(po::options_description& options, const ComponentsOptio
   add_em_options(options, 200, "at most N EM iterations per restart");
 }
 
-MixtureOptions parse_mixture_options(const po::variables_map& values, bool pooled, std::optional<long> classes) {
+MixtureOptions parse_mixture_options(const po::variables_map& values, bool pooled, bool by_classes) {
   MixtureOptions parsed;
   MixtureFitOptions& options = parsed.fit;
   const std::string components = values["components"].as<std::string>();
-  const std::string named = classes ? "classes" : "auto";  // the choice other than a number
+  const std::string named = by_classes ? "classes" : "auto";  // the choice other than a number
   if (components != named) {
     const std::optional<long> count = parse_long(components);
     if (!count) throw UsageError("--components must be a whole number or " + named + ", got '" + components + "'");
     options.components = *count;
-  } else if (classes) {
-    if (*classes < 2)
-      throw UsageError("--components classes (the default) takes one component per distinct label of INPUT, which has " +
-                       std::to_string(*classes) + "; give --components K");
-    options.components = *classes;
+  } else if (by_classes) {
+    parsed.components_by_classes = true;
   } else if (!pooled) {
     throw UsageError("--components auto chooses K for ppk fit mixture --pooled; give a number");
   } else {
@@ -61,6 +58,14 @@ MixtureOptions parse_mixture_options(const po::variables_map& values, bool poole
     throw UsageError(message_of(e));
   }
   return parsed;
+}
+
+void use_class_components(MixtureOptions& options, long classes) {
+  if (!options.components_by_classes) return;
+  if (classes < 2)
+    throw UsageError("--components classes (the default) takes one component per distinct label of INPUT, which has " +
+                     std::to_string(classes) + "; give --components K");
+  options.fit.components = classes;
 }
 
 namespace {

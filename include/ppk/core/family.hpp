@@ -54,6 +54,11 @@ struct FamilyInfo {
   // of the rules above: it throws KernelDomainError when the pair has no kernel (combined rows pair part i
   // with part i under one weighting).
   void (*check_compatible)(const Model& a, const Model& b) = nullptr;
+  // True for a family whose models can be sampled (SamplableModel, sampling.hpp: the Monte Carlo kernel
+  // can wrap them); make_family sets it from the model class. Which rho each one supports is its own.
+  bool samplable = false;
+  // True for a family whose models are rows of weighted parts (Model::part_weights): the combined rows.
+  bool weighted_parts = false;
 };
 
 const std::vector<const FamilyInfo*>& all_families();

@@ -42,6 +42,7 @@
 #include "ppk/core/family.hpp"
 #include "ppk/core/model.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/core/sampling.hpp"
 #include "ppk/core/sparse_probabilities.hpp"
 
 namespace ppk::detail {
@@ -693,7 +694,8 @@ struct declares_name_article<M, std::void_t<decltype(M::kNameArticle)>> : std::t
 namespace ppk {
 
 // The FamilyInfo of the model class M (see the top of this file): its four conversions are the
-// archives applied to M::Parameters::fields, and its article M::kNameArticle where M declares one.
+// archives applied to M::Parameters::fields, its article M::kNameArticle where M declares one, and
+// `samplable` when M is a SamplableModel.
 template <class M>
 FamilyInfo make_family(std::string name, int code, const char* approximation = nullptr) {
   using Parameters = typename M::Parameters;
@@ -702,6 +704,7 @@ FamilyInfo make_family(std::string name, int code, const char* approximation = n
   info.code = code;
   info.approximation = approximation;
   if constexpr (detail::declares_name_article<M>::value) info.article = M::kNameArticle;
+  info.samplable = std::is_base_of_v<SamplableModel, M>;
   info.decode = [](RowReader& in) -> std::unique_ptr<Model> {
     Parameters parameters;
     detail::RowReaderArchive archive(in);

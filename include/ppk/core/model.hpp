@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ppk {
 
@@ -88,6 +89,16 @@ class Model {
   // The model whose kernel this row's values estimate (a montecarlo row's inner model); by default the
   // model itself.
   virtual const Model& estimated_model() const { return *this; }
+
+  // A row whose kernel is the weighted sum of its parts' normalized kernels (combined.hpp:
+  // K(a, b) = sum_i w_i k_i(a_i, b_i) / sqrt(k_i(a_i, a_i) k_i(b_i, b_i))): the weights w_1..w_P, and
+  // part(i) its part i < P; nullptr for every other model (the default), whose part() throws
+  // std::out_of_range. Such a row's feature map is its parts' maps side by side, part i's scaled by
+  // sqrt(w_i) (maps/feature_map.hpp).
+  virtual const std::vector<double>* part_weights() const { return nullptr; }
+  virtual const Model& part(std::size_t /*i*/) const {
+    throw std::out_of_range("Model::part: a model without weighted parts");
+  }
 
   // This model's share w of the multiply-adds of one kernel evaluation, beyond a pass over the two
   // models' parameters (0: that pass is all), as counted by prepare(): an evaluation between models a

@@ -60,7 +60,8 @@ class CombinedModel : public Model {
   const Parameters& parameters() const;
   const std::vector<double>& weights() const;
   std::size_t size() const;  // P
-  const Model& part(std::size_t i) const;
+  const Model& part(std::size_t i) const override;
+  const std::vector<double>* part_weights() const override { return &weights(); }
 
   ~CombinedModel() override;
   const FamilyInfo& family() const override;
