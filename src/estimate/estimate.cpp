@@ -45,6 +45,17 @@ void check_working_memory(double bytes, const std::string& need, const std::stri
         " this process may allocate (the machine's memory, or its address-space limit: ulimit -v); " + remedy);
 }
 
+double prior_shift(Method method, double alpha) {
+  if (method == Method::ml) return 0.0;
+  if (method == Method::posterior) return alpha;
+  if (alpha < 1)
+    throw OptionError(
+        "MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
+        "otherwise), got " +
+        short_number(alpha) + "; use {method} posterior");
+  return alpha - 1;
+}
+
 Statistics empty_statistics(const std::string& family, long dim, const std::vector<SparseVector>& vectors) {
   Statistics statistics;
   statistics.family = family;

@@ -1,7 +1,7 @@
 // The LDS estimator (see estimate_lds.hpp): EM with a Kalman filter and Rauch-Tung-Striebel smoother
-// on one sequence, or on many at once for the pooled LDS, and the MAP adaptation of a pooled LDS
-// (adaptation.hpp). Like the HMMs, an LDS is not an exponential family: the estimator keeps the
-// example's data matrix "x" and cannot pool statistics.
+// on one sequence, or on many at once for the pooled LDS, and the MAP adaptation of a pooled LDS.
+// Like the HMMs, an LDS is not an exponential family: the estimator keeps the example's data matrix
+// "x" and cannot pool statistics.
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/adaptation.hpp"
 
@@ -43,7 +43,7 @@ Parameters parameters_of(const LdsModel& model) {
 // Every step follows the one regime.
 std::vector<int> one_regime(const Eigen::MatrixXd& x) { return std::vector<int>(static_cast<std::size_t>(x.rows()), 0); }
 
-// The MAP adaptation's priors (adaptation.hpp): tau pseudo-observations of the pooled model theta0,
+// The MAP adaptation's priors (estimate_lds.hpp): tau pseudo-observations of the pooled model theta0,
 // as sums to add to the E-step's, and what the log prior needs.
 struct PooledPrior {
   Parameters pooled;                     // theta0
@@ -65,7 +65,7 @@ struct EmProblem {
   const PooledPrior* prior = nullptr;
 };
 
-// The log prior of the adapted parameters (adaptation.hpp, "LDS"; lds_em.hpp).
+// The log prior of the adapted parameters (estimate_lds.hpp; lds_em.hpp).
 double adaptation_log_prior(const Parameters& p, const PooledPrior& prior) {
   const Parameters& p0 = prior.pooled;
   const double tau = prior.relevance;
@@ -280,7 +280,7 @@ LdsFit fit_lds(const Eigen::MatrixXd& x, const LdsFitOptions& options) {
 
 namespace {
 
-// The pooled model's priors of strength tau (adaptation.hpp) as pseudo-observations.
+// The pooled model's priors of strength tau (estimate_lds.hpp) as pseudo-observations.
 PooledPrior pooled_prior(const LdsModel& pooled, const AdaptationOptions& options) {
   PooledPrior prior;
   prior.pooled = parameters_of(pooled);

@@ -1,6 +1,6 @@
 // The SLDS estimator (see estimate_slds.hpp): hard-assignment EM started from the LDS fit, reusing
 // the LDS fit's smoother and M-step (lds_em.hpp), on one sequence or on many at once for the pooled
-// SLDS, and the MAP adaptation of a pooled SLDS (adaptation.hpp, "SLDS"). Like the LDS, it keeps the
+// SLDS, and the MAP adaptation of a pooled SLDS (estimate_slds.hpp). Like the LDS, it keeps the
 // example's data matrix "x" and cannot pool statistics.
 #include "ppk/estimate/estimate_slds.hpp"
 
@@ -108,7 +108,7 @@ Eigen::MatrixXd log_normalised_rows(Eigen::MatrixXd counts, double smoothing) {
   return counts.array().log().matrix();
 }
 
-// The MAP adaptation's priors (adaptation.hpp, "SLDS"): tau pseudo-observations of the pooled model
+// The MAP adaptation's priors (estimate_slds.hpp): tau pseudo-observations of the pooled model
 // theta0, as sums to add to the E-step's, and what the log prior needs.
 struct PooledPrior {
   Parameters pooled;                             // theta0
@@ -183,7 +183,7 @@ void maximise(const HardEmProblem& problem, const std::vector<LdsPosterior>& pos
   if (adapt.transitions) p.log_transitions = log_normalised_rows(transitions, problem.smoothing);
 }
 
-// The log prior of the adapted parameters (adaptation.hpp, "SLDS"): the LDS's on (mean0, cov0), each
+// The log prior of the adapted parameters (estimate_slds.hpp): the LDS's on (mean0, cov0), each
 // (A_k, Q_k) and (C, R) (lds_em.hpp), and tau sum_k pi0_k log pi_k, tau sum_jk trans0_jk log trans_jk.
 double adaptation_log_prior(const Parameters& p, const PooledPrior& prior) {
   const Parameters& p0 = prior.pooled;
@@ -518,7 +518,7 @@ class SldsEstimator : public detail::DataMatrixEstimator {
   SldsFitOptions options_;
 };
 
-// The pooled model's priors of strength tau (adaptation.hpp, "SLDS") as pseudo-observations.
+// The pooled model's priors of strength tau (estimate_slds.hpp) as pseudo-observations.
 PooledPrior pooled_prior(const SldsModel& pooled, const AdaptationOptions& options) {
   const SldsParameters& p0 = pooled.parameters();
   PooledPrior prior;
@@ -541,7 +541,7 @@ PooledPrior pooled_prior(const SldsModel& pooled, const AdaptationOptions& optio
   return prior;
 }
 
-// The adaptation's first path (adaptation.hpp, "SLDS"): the pooled chain's most probable path, then
+// The adaptation's first path (estimate_slds.hpp): the pooled chain's most probable path, then
 // steps (1) and (2) under theta0 in turn until the path repeats (at most 100 times); neither step
 // decreases J.
 Path pooled_path(const Parameters& p, const Eigen::MatrixXd& x) {

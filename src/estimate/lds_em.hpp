@@ -1,4 +1,4 @@
-// Internal to libppk: the pieces of EM for linear-Gaussian state-space models (state_space.hpp) that
+// Internal to libppk: the pieces of EM for linear-Gaussian state-space models (lds_state_space.hpp) that
 // `ppk fit lds` (estimate_lds.hpp) and `ppk fit slds` (estimate_slds.hpp) share: the Kalman filter and
 // Rauch-Tung-Striebel smoother along a given regime path, and the M-step's closed forms.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "ppk/estimate/estimate_lds.hpp"
 #include "estimate/gaussian_em.hpp"
-#include "families/state_space.hpp"
+#include "families/lds_state_space.hpp"
 
 namespace ppk::detail {
 
@@ -52,7 +52,7 @@ TransitionSums transition_sums(const LdsPosterior& posterior, const std::vector<
 void add_transition_sums(const TransitionSums& more, TransitionSums& into);
 
 // The expected sufficient statistics of the observation model x_t = C s_t + v_t and of the first
-// state, summed over sequences (and a prior's pseudo-observations, adaptation.hpp):
+// state, summed over sequences (and a prior's pseudo-observations, estimate_lds.hpp):
 struct ObservationSums {
   Eigen::MatrixXd states;           // P = sum_t E[s_t s_t'] (n x n)
   Eigen::MatrixXd observed_states;  // Sxs = sum_t x_t E[s_t]' (d x n)
@@ -141,7 +141,7 @@ void maximise_emission(const ObservationSums& sums, const Regularisation& regula
 // sum_i w_i E log N(s_0; mean0, cov0) - (r/2) tr(cov0^-1) - (nu/2) (log|cov0| + tr(cov0^-1)).
 void maximise_start(const ObservationSums& sums, const Regularisation& regularisation, SwitchingStateSpace& model);
 
-// The MAP adaptation's priors (adaptation.hpp, "LDS"): tau pseudo-steps of the pooled model, whose
+// The MAP adaptation's priors (estimate_lds.hpp): tau pseudo-steps of the pooled model, whose
 // state has the second moment M0 = m0. As sums to add to the E-step's:
 // the observation model and the first state: P = tau M0, Sxs = tau C0 M0, Sxx = tau (C0 M0 C0' + R0),
 // tau vectors, and one first state of weight tau, mean mean0_0 and covariance cov0_0;
@@ -158,7 +158,7 @@ double emission_log_prior(const SwitchingStateSpace& p, const SwitchingStateSpac
                           double tau);
 // M0 = (1/(T+1)) sum_{t=0..T} E[s_t s_t'], the state's second moment per step of a switching
 // state-space model whose regime starts r_0 ~ start and moves by the chain (chain_jk = P(r_t = k |
-// r_t-1 = j)), over T = length steps (adaptation.hpp, "LDS" and "SLDS"), the regimes summed out
+// r_t-1 = j)), over T = length steps (estimate_lds.hpp and estimate_slds.hpp), the regimes summed out
 // exactly: with M_t(k) = E[s_t s_t' 1{r_t = k}] and w_t(k) = P(r_t = k), M_0(k) = start_k (cov0 +
 // mean0 mean0'), w_0 = start and, as r_t depends on s_t-1 only through r_t-1,
 //   M_t(k) = sum_j chain_jk (A_k M_t-1(j) A_k' + w_t-1(j) Q_k),   w_t = chain' w_t-1;

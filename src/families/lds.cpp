@@ -25,7 +25,7 @@
 // Each model contributes (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S| (prepare()); a pair costs
 // one filter over T + 1 steps with an (n + n')-dimensional state: O(T (n + n' + d)^3).
 //
-// The filter, the stacked model and the dense joints are state_space.hpp's, written for dynamics that
+// The filter, the stacked model and the dense joints are lds_state_space.hpp's, written for dynamics that
 // switch between regimes (the slds family); an LDS is the case of one regime.
 //
 // dense_log_kernel builds N(m, S) and N(m', S') explicitly and evaluates the Gaussian family's kernel.
@@ -37,7 +37,7 @@
 
 #include "ppk/core/family_fields.hpp"
 #include "ppk/core/model_fields.hpp"
-#include "families/state_space.hpp"
+#include "families/lds_state_space.hpp"
 
 namespace ppk {
 
@@ -172,7 +172,7 @@ bool LdsModel::log_kernel_over_lengths(const Model& other, const int* lengths, s
     detail::throw_unprepared_pair(kFamily);
   check_kernel_lengths(lengths, count, a.steps);
   const long d = observation_dim();
-  // Per model: log|S| at each T, then its share; a separate scratch per filter (state_space.hpp), the
+  // Per model: log|S| at each T, then its share; a separate scratch per filter (lds_state_space.hpp), the
   // smaller state's first whatever the order of the pair, so that pairs of two shapes do not reallocate.
   thread_local detail::FilterScratch smaller, larger;
   const bool a_smaller = a.space.mean0.size() <= b.space.mean0.size();
@@ -185,7 +185,7 @@ bool LdsModel::log_kernel_over_lengths(const Model& other, const int* lengths, s
     for (std::size_t k = 0; k < count; ++k) share[k] = detail::log_kernel_share(a.rho, lengths[k], d, own[k].log_det);
   };
   shares(a, a_smaller ? smaller : larger, share_a);
-  if (&b == &a) {  // from log|S| (state_space.hpp log_self_kernel), as log_kernel
+  if (&b == &a) {  // from log|S| (lds_state_space.hpp log_self_kernel), as log_kernel
     for (std::size_t k = 0; k < count; ++k) out[k] = detail::log_self_kernel(share_a[k], lengths[k], d, own[k].log_det);
     return true;
   }

@@ -2,7 +2,7 @@
 //
 // Given a path q of one model and q' of the other, X and X' are the observations of two
 // non-stationary LDSs, and log k_rho between their joint Gaussians is lds.cpp's: each model's share
-// (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S_q| (state_space.hpp log_kernel_share; log|S_q| by
+// (1-2rho)D/4 log 2pi - D/4 log rho + (1-rho)/2 log|S_q| (lds_state_space.hpp log_kernel_share; log|S_q| by
 // the model's own Kalman filter along q, once per distinct path at prepare()), plus
 // -1/2 (log|S_q + S'_q'| + rho (m_q - m'_q')' (S_q + S'_q')^-1 (m_q - m'_q')) from the filter of the
 // stacked difference model whose step t follows the pair of regimes (q_t, q'_t).
@@ -24,7 +24,7 @@
 #include "ppk/core/family_fields.hpp"
 #include "ppk/core/model_fields.hpp"
 #include "ppk/core/row.hpp"
-#include "families/state_space.hpp"
+#include "families/lds_state_space.hpp"
 
 namespace ppk {
 
@@ -204,7 +204,7 @@ void SldsModel::prepare(const KernelParams& params) {
         ", the length or -d T) = " + detail::format_number(kernel_steps) +
         " Kalman-filter steps per kernel evaluation, more than " + detail::format_number(kMaxSldsKernelSteps) +
         " (docs/families.md, \"Limits\"); give fewer paths or a smaller -d T");
-  // Each of those steps costs (2n + d)^3 as this row's share (state_space.hpp filter_step_work).
+  // Each of those steps costs (2n + d)^3 as this row's share (lds_state_space.hpp filter_step_work).
   m.kernel_work = detail::check_kernel_work(
       kFamily,
       std::to_string(m.distinct.size()) + " distinct paths squared x T + 1 (" + std::to_string(m.steps + 1) +
@@ -233,7 +233,7 @@ double SldsModel::log_kernel(const Model& other) const {
     for (std::size_t j = 0; j < b.distinct.size(); ++j) {
       const std::vector<int>& path_a = a.paths[a.distinct[i]];
       const std::vector<int>& path_b = b.paths[b.distinct[j]];
-      if (&b == &a && i == j) {  // a path with itself: from log|S_q| (state_space.hpp log_self_kernel)
+      if (&b == &a && i == j) {  // a path with itself: from log|S_q| (lds_state_space.hpp log_self_kernel)
         terms.push_back(detail::log_self_kernel(a.log_share[i], a.steps, observation_dim(), a.log_det[i]));
         continue;
       }

@@ -1,4 +1,4 @@
-# ppk fit lds --pooled and --adapt-from (adaptation.hpp, "LDS"): the pooled LDS is one row (label 0)
+# ppk fit lds --pooled and --adapt-from (estimate_lds.hpp): the pooled LDS is one row (label 0)
 # kept in the pool file and does not depend on --threads; adapted rows decode, keep their labels
 # and pair with the pooled row in ppk gram (finite kernels, PSD Gram with it); a huge --relevance
 # reproduces the pooled model; every bad option or file is refused by name with nothing written.

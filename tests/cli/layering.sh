@@ -76,13 +76,8 @@ top_breaches() {
 not_yet_family_blind=(
   src/estimate/fisher.cpp              # FisherScorer: one class over hmm, mixture, lds and bayesnet
   include/ppk/estimate/fisher.hpp      # its scores' signatures (an HmmModel's, a BayesNetModel's)
-  include/ppk/estimate/adaptation.hpp  # adapting a pooled hmm, mixture, lds or slds
   src/estimate/estimate_detail.hpp     # an HMM's one-event emission table, shared with fisher.cpp
-  src/estimate/estimate_discrete.cpp   # the bernoulli and multinomial estimators
-  src/estimate/covariance_prior_choice.cpp  # the Gaussian prior of gaussian and hmm fits
   tools/fit/fisher_features.cpp        # `ppk fit --fisher`'s pooled models
-  src/families/state_space.hpp         # the lds and slds families' shared Kalman machinery: to be
-  src/families/state_space.cpp         #   named after lds, which slds is made of
 )
 
 # Prints every file in the tree at $1 that names a family's type outside a family, with the names.

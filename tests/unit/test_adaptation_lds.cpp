@@ -1,4 +1,4 @@
-// The pooled LDS and the MAP adaptation of a pooled LDS (adaptation.hpp, "LDS"): the pooled
+// The pooled LDS and the MAP adaptation of a pooled LDS (estimate_lds.hpp): the pooled
 // objective against the sum of the sequences' dense joint-Gaussian log-likelihoods, never
 // decreasing and independent of the threads, one sequence giving fit_lds; relevance tau -> infinity
 // giving the pooled model, tau -> 0 giving maximum-likelihood EM from the pooled model (against EM
@@ -186,7 +186,7 @@ Eigen::MatrixXd dense_state_second_moment(const LdsModel& m) {
   return sum / static_cast<double>(count);
 }
 
-// The MAP objective of adaptation.hpp written out: the dense log-likelihood plus, for each adapted
+// The MAP objective of estimate_lds.hpp written out: the dense log-likelihood plus, for each adapted
 // group, -(tau/2) (log|S| + tr(S^-1 (S0 + D M D'))) with (S, D) = (cov0, mean0 - mean0_0 and M = 1),
 // (Q, A - A0), (R, C - C0).
 double dense_map_objective(const LdsModel& m, const Eigen::MatrixXd& x, const LdsModel& pooled, double tau,

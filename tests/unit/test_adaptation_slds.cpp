@@ -1,4 +1,4 @@
-// The pooled SLDS and the MAP adaptation of a pooled SLDS (adaptation.hpp, "SLDS"): the pooled
+// The pooled SLDS and the MAP adaptation of a pooled SLDS (estimate_slds.hpp): the pooled
 // objective J against the sum over the sequences of their dense joint-Gaussian log-likelihoods
 // given their paths plus the paths' log-probabilities, at every iteration, never decreasing and
 // independent of the threads, one sequence giving fit_slds; relevance tau -> infinity giving the
@@ -378,7 +378,7 @@ Eigen::MatrixXd enumerated_state_second_moment(const SldsParameters& p) {
   return sum / static_cast<double>(count);
 }
 
-// The MAP objective of adaptation.hpp ("SLDS") written out: the dense log p(X | r) plus log p(r),
+// The MAP objective of estimate_slds.hpp written out: the dense log p(X | r) plus log p(r),
 // and for each adapted group its log prior: -(tau/2) (log|S| + tr(S^-1 (S0 + D M0 D'))) for
 // (S, D) = (cov0, mean0 - mean0_0, M0 = 1), (Q_k, A_k - A0_k), (R, C - C0), and tau sum p0 log p for pi
 // and each row of trans.

@@ -14,7 +14,6 @@
 
 #include "estimate_helpers.hpp"
 #include "positive_family_checks.hpp"
-#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_hmm.hpp"
 #include "ppk/families/hmm.hpp"

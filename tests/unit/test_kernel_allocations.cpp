@@ -20,7 +20,6 @@
 #include "ppk/families/fhmm.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/core/kernel.hpp"
-#include "ppk/estimate/adaptation.hpp"
 #include "ppk/families/linear_gaussian.hpp"
 #include "ppk/families/markov.hpp"
 #include "ppk/families/multinomial.hpp"

@@ -79,7 +79,7 @@ const Hmm kGaussianB{{0.3, 0.7}, {{0.6, 0.4}, {0.2, 0.8}}, {{0.5, 2.0}, {-1.0, 0
 // the log-space recursion (hmm.cpp kLinearRange).
 const Hmm kFarGaussian{{0.5, 0.5}, {{0.5, 0.5}, {0.5, 0.5}}, {{60.0, 0.1}, {0.2, 1.0}}};
 
-// An LDS whose covariance-form filter gives up at step 1 (state_space.hpp kMaxInnovationToNoise): the
+// An LDS whose covariance-form filter gives up at step 1 (lds_state_space.hpp kMaxInnovationToNoise): the
 // unobserved second state component enters the observed first with gain 10^5, so F_1 is about 10^10 R.
 Lds covariance_form_gives_up() {
   Lds s;

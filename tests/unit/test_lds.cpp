@@ -190,7 +190,7 @@ TEST(Lds, LongSequencesHaveFiniteNormalizedKernels) {
   EXPECT_LT(log_kernel(a, b), -1000.0);  // k itself underflows: only its log is usable
 }
 
-// Finite kernels (lds.hpp, state_space.hpp check_finite_moments): a stable LDS with a pole at the fit's
+// Finite kernels (lds.hpp, lds_state_space.hpp check_finite_moments): a stable LDS with a pole at the fit's
 // bound 0.999 has finite kernels at T = 1000 and 100000; an explosive one (A = 1.5, whose state
 // variance 1.5^(2t) overflows a double near t = 875) is refused at prepare with a KernelDomainError
 // that names T, the step and the spectral radius, and is accepted at T = 10.
@@ -276,7 +276,7 @@ double dense_normalized_kernel(const ScalarLds& pa, const ScalarLds& pb, double 
 // Observation noise far below the state's variance, noise-free or explosive dynamics: the filter's
 // square-root form takes over where the covariance form alone lost positive definiteness or accuracy to
 // rounding (NaN kernels; values 10^4 times too small at R = 1e-20), and the self-kernel comes from log|S|
-// (state_space.hpp log_self_kernel; by the stacked filter of (p, p) it was a factor 100 off at A = 1.5,
+// (lds_state_space.hpp log_self_kernel; by the stacked filter of (p, p) it was a factor 100 off at A = 1.5,
 // R = 1e-6). Against the 50-digit dense oracle: within 1e-6 down to R = 1e-10
 // (covariances 10^27 times R), within 1% in log down to R = 1e-20; finite and in [0, 1] beyond.
 TEST(Lds, IllConditionedKernelsMatchTheHighPrecisionDenseJoint) {

@@ -17,6 +17,7 @@
 #include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/core/row.hpp"
+#include "ppk/families/gaussian.hpp"
 #include "training_choices.hpp"
 
 namespace ppk::cli {

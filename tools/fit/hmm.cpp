@@ -8,7 +8,6 @@
 #include <Eigen/Core>
 
 #include "covariance_prior.hpp"
-#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate_hmm.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
 #include "fit_family.hpp"

@@ -11,7 +11,6 @@
 #include "fit_family.hpp"
 #include "mixture_options.hpp"
 #include "parallel.hpp"
-#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
 #include "prior_options.hpp"

@@ -48,6 +48,7 @@
 
 #include <Eigen/Core>
 
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -85,5 +86,31 @@ struct HmmFit {
 HmmFit fit_discrete_hmm(const std::vector<long>& sequence, long alphabet, const HmmFitOptions& options);
 // The rows of x (n x D) as the sequence x_0..x_{n-1}.
 HmmFit fit_gaussian_hmm(const Eigen::MatrixXd& x, const HmmFitOptions& options);
+
+// The pooled HMM and its MAP adaptation (adaptation.hpp). Pooled: EM over all the sequences at
+// once, the E-step forward-backward on every sequence with the shared parameters and the M-step from
+// the expected counts summed over the sequences; the options are those of the per-sequence fit
+// (restarts, seed, states, smoothing, ridge...; `states` auto counts the symbols of all the
+// sequences). `threads` runs the E-step's sequences in parallel; the result does not depend on it.
+HmmFit fit_pooled_discrete_hmm(const std::vector<std::vector<long>>& sequences, long alphabet,
+                               const HmmFitOptions& options, unsigned threads = 1);
+HmmFit fit_pooled_gaussian_hmm(const std::vector<Eigen::MatrixXd>& sequences, const HmmFitOptions& options,
+                               unsigned threads = 1);
+
+// The number of states of a pooled HMM chosen by held-out likelihood (`ppk fit hmm --pooled
+// --states auto`): every fifth example (the 5th, 10th, ...; "symbols" or "x" statistics of
+// hmm_estimator) is held out, the pooled HMM of the rest is fitted for each M of `grid` with the
+// options' restarts and seed and at most 100 iterations, and the M whose fit gives the held-out
+// sequences the largest log-likelihood (the forward recursion) is kept. OptionError naming {states}
+// with fewer than 5 examples.
+std::vector<long> default_state_grid();  // 1, 2, 3, 4, 5, 6, 8, 10, 12, 16
+SizeChoice choose_pooled_states(const std::vector<Statistics>& examples, const HmmFitOptions& options,
+                                const std::vector<long>& grid, unsigned threads = 1);
+
+// The MAP adaptation of `pooled` to one sequence (adaptation.hpp); log_likelihoods holds the MAP
+// objective after 0, 1, 2, ... M-steps. The pooled HMM's emissions must be one-event multinomials
+// (a sequence of symbols < their dimension) or Gaussians (the rows of x).
+HmmFit adapt_hmm(const HmmModel& pooled, const std::vector<long>& sequence, const AdaptationOptions& options);
+HmmFit adapt_hmm(const HmmModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
 
 }  // namespace ppk

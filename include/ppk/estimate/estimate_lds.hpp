@@ -97,6 +97,7 @@
 
 #include <Eigen/Core>
 
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/families/lds.hpp"
 
@@ -125,7 +126,7 @@ struct LdsFitOptions {
 
 // The estimator for `ppk fit lds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2; the
 // statistic "x", N x d, so it cannot pool statistics). Its fit_pooled and adapt are fit_pooled_lds
-// and adapt_lds (adaptation.hpp).
+// and adapt_lds (below, "Pooled fit and adaptation").
 std::unique_ptr<Estimator> lds_estimator(const LdsFitOptions& options);
 
 // The Kalman filter and Rauch-Tung-Striebel smoother of `model` on the rows of x (x_0..x_{N-1}; the
@@ -167,5 +168,50 @@ LdsPriorChoice choose_lds_prior(const std::vector<Eigen::MatrixXd>& sequences, c
                                 const std::vector<double>& strengths, long max_sequences = 30, unsigned threads = 1);
 // The default grid of strengths nu: 0, 1, 4, 16, 64, 256.
 std::vector<double> default_prior_strengths();
+
+// Pooled fit and adaptation (adaptation.hpp). Pooled: fit_lds's EM with one Kalman smoother per
+// sequence and the sufficient statistics P, P-, P+, P1, Sxs, Sxx (and their counts) summed over the
+// sequences; the first states give mean0 = (1/S) sum_i s_0|N^(i) and
+// cov0 = (sum_i (V_0|N^(i) + (s_0|N^(i) - mean0)(..)') + (r + nu) I) / (S + nu) over the S sequences;
+// the constraints of fit_lds with the R floor from the coordinates' variances of all the vectors
+// and the Q floor from the state's mean square over all the steps; restarts seeded by (seed, the
+// data) and run in parallel. One sequence gives fit_lds exactly (fit_lds is that case).
+// Adaptation from theta0 = (mean0_0, cov0_0, A0, Q0, C0, R0): with M0 = (1/(T+1)) sum_{t=0..T} E0[s_t s_t']
+// the pooled model's expected state second moment per step (T its stored length; E0 under theta0:
+// m_t = A0^t mean0_0, V_t = A0 V_t-1 A0' + Q0 from V_0 = cov0_0), the log priors are
+//   start (mean0, cov0):  -(tau/2) [log|cov0| + tr(cov0^-1 (cov0_0 + (mean0 - mean0_0)(mean0 - mean0_0)'))]
+//   transitions (A, Q):   -(tau/2) [log|Q| + tr(Q^-1 (Q0 + (A - A0) M0 (A - A0)'))]
+//   emissions (C, R):     -(tau/2) [log|R| + tr(R^-1 (R0 + (C - C0) M0 (C - C0)'))]
+// i.e. a matrix-normal prior on A (on C) centred on A0 (C0) with row covariance Q (R) and column
+// precision tau M0, with an inverse-Wishart-type prior on Q (R) whose mode with A = A0 (C = C0) is
+// Q0 (R0), and the normal-inverse-Wishart of the Gaussians above on (mean0, cov0): tau
+// pseudo-observations of the pooled model, each a pseudo-step whose previous state has second
+// moment M0. EM maximises the MAP objective
+//   L = log p(X | theta) + sum over the adapted groups of their log priors - (r/2) sum_S tr(S^-1)
+// (S = cov0, Q, R; r the ridge, default 0) by adding the pseudo-observations to the E-step's sums:
+//   C = (Sxs + tau C0 M0) (P + tau M0)^-1,
+//   R = (Sxx + tau (C0 M0 C0' + R0) - C (Sxs + tau C0 M0)' + r I) / (N + tau),
+//   A = (P1 + tau A0 M0) (P- + tau M0)^-1,
+//   Q = (P+ + tau (A0 M0 A0' + Q0) - A (P1 + tau A0 M0)' + r I) / (T + tau),
+//   mean0 = (s_0|N + tau mean0_0) / (1 + tau),
+//   cov0 = (V_0|N + (s_0|N - mean0)(..)' + tau (cov0_0 + (mean0_0 - mean0)(..)') + r I) / (1 + tau),
+// the closed forms of the (C, R), (A, Q) and (mean0, cov0) maximisations. The constraints of fit_lds
+// stay: rho(A) <= 0.999 by the same generalised M-step (with Q maximised out the objective depends
+// on A only through the augmented residual scatter S(A), so the segment and scaling argument of
+// "Finite kernels by construction" above holds unchanged and L never decreases); R >= diag(min(0.01 v_j, lambda_min(R0)))
+// and Q >= min(q, lambda_min(Q0)) I (the floors of fit_lds, lowered so that theta0 meets them).
+// EM starts from theta0, so tau -> infinity keeps theta0 and tau -> 0 is maximum-likelihood EM from
+// theta0. The state's basis is not identified by the data (s -> D s, C -> C D^-1 leaves p(X)
+// unchanged): per-sequence fits land in arbitrary bases, so their A, Q, C of different sequences are
+// not comparable, while every adapted LDS starts in the pooled model's basis and the priors, centred
+// on theta0 in that basis, keep it there: adapted rows are comparable with each other and with the
+// pooled row.
+//
+// The pooled fit of fit_lds's EM over all the sequences (each of at least 2 vectors) and the MAP
+// adaptation of a pooled LDS to one sequence (above); log_likelihoods holds the pooled
+// penalised L resp. the MAP objective after 0, 1, 2, ... M-steps. The pooled LDS stores T = the
+// first sequence's N - 1 (or options.length), the adapted one the sequence's N - 1 (or length).
+LdsFit fit_pooled_lds(const std::vector<Eigen::MatrixXd>& sequences, const LdsFitOptions& options, unsigned threads = 1);
+LdsFit adapt_lds(const LdsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
 
 }  // namespace ppk

@@ -34,6 +34,7 @@
 
 #include <Eigen/Core>
 
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
 #include "ppk/families/gaussian.hpp"
@@ -82,5 +83,21 @@ std::unique_ptr<Estimator> kde_estimator(const KdeFitOptions& options);
 //   integral p_X p_Y = c (1/(n m)) sum_ij k(x_i, y_j) = c <mu_X, mu_Y>.
 // ppk_norm divides the constant out: <mu_X, mu_Y> / (|mu_X| |mu_Y|). EstimationError unless sigma > 0.
 double mean_map_bandwidth(double sigma);
+
+// The pooled mixture and its MAP adaptation (adaptation.hpp). Pooled: the sets' vectors pooled into
+// one i.i.d. sample, fitted with the options of the per-set fit.
+GaussianMixtureFit fit_pooled_mixture(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options);
+
+// The number of components of a pooled mixture chosen by held-out likelihood (`ppk fit mixture
+// --pooled --components auto`): every fifth set held out, the pooled mixture of the others fitted for
+// each K of `grid` (at most 100 iterations; K larger than the kept vectors skipped), the held-out
+// vectors scored by their log-likelihood. OptionError naming {components} with fewer than 5 sets.
+std::vector<long> default_component_grid();  // 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
+SizeChoice choose_pooled_components(const std::vector<Eigen::MatrixXd>& sets, const MixtureFitOptions& options,
+                                    const std::vector<long>& grid);
+
+// The MAP adaptation of `pooled`, whose components are Gaussians over the columns of x, to the rows
+// of x (adaptation.hpp); log_likelihoods holds the MAP objective after 0, 1, 2, ... M-steps.
+GaussianMixtureFit adapt_mixture(const MixtureModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options);
 
 }  // namespace ppk

@@ -53,10 +53,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "ppk/estimate/adaptation.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/families/slds.hpp"
@@ -72,19 +74,74 @@ struct SldsFitOptions : LdsFitOptions {
 };
 
 // The estimator for `ppk fit slds`: each example's vectors are the sequence x_0..x_{N-1} (N >= 2).
-// Its fit_pooled and adapt are fit_pooled_slds and adapt_slds (adaptation.hpp, "SLDS"; adapt stores
+// Its fit_pooled and adapt are fit_pooled_slds and adapt_slds (below; adapt stores
 // S = options.paths in the adapted rows).
 std::unique_ptr<Estimator> slds_estimator(const SldsFitOptions& options);
 
 // The fit, its regime path r_0..r_{N-1} (paths[0]) and J after the start and each round of the kept
 // restart (the model is the one of the last entry). Throws EstimationError for bad options, fewer
 // than 2 vectors, non-finite values, or a covariance that becomes singular (with r = 0).
-// (fit_pooled_slds and adapt_slds, adaptation.hpp, return the same: one path per sequence.)
+// (fit_pooled_slds and adapt_slds below return the same: one path per sequence.)
 struct SldsFit {
   std::unique_ptr<SldsModel> model;
   std::vector<std::vector<int>> paths;  // per sequence
   std::vector<double> objectives;       // J above
 };
 SldsFit fit_slds(const Eigen::MatrixXd& x, const SldsFitOptions& options);
+
+// Pooled fit and adaptation (adaptation.hpp; hard EM over regime paths, its objective J above).
+// Pooled: that hard EM over all the sequences X_1..X_S at once, one regime path r^(i) per sequence,
+// maximising
+//   J = sum_i [log p(r^(i) | theta) + log p(X_i | r^(i), theta)] + the priors of J (counted once)
+// with ONE theta = (pi, trans, A_k, Q_k, C, R, mean0, cov0): (1) one Kalman smoother per sequence
+// along its path; (2) one Viterbi path per sequence; (3) the M-step above from the sums over the
+// sequences (P-, P+, P1 and the step counts per regime, P, Sxs, Sxx, the first states as for the
+// pooled LDS, estimate_lds.hpp; pi_k ~ #{i: r_0^(i) = k} + a, trans_jk ~ #{i, t: r_{t-1}^(i) = j, r_t^(i) = k} + a).
+// Start: the pooled LDS (fit_pooled_lds, same options) for every regime, a uniform chain, and first
+// paths from the k-means of the windowed local dynamics of all the sequences' steps together; R
+// floor from all the vectors, Q floor from all the steps, stability and R scaling as for one
+// sequence; restarts seeded by (seed, the stacked data) and run in parallel, the E-steps too; the
+// result does not depend on `threads`. One sequence gives fit_slds exactly (fit_slds is that case).
+// Adaptation from theta0 = (pi0, trans0, A0_k, Q0_k, C0, R0, mean0_0, cov0_0), tau the relevance,
+// with ONE M0 shared by the regimes: the pooled model's expected state second moment per step
+//   M0 = (1/(T+1)) sum_{t=0..T} E0[s_t s_t']   (T its stored length; the chain summed out exactly:
+//   M_t(k) = E0[s_t s_t' 1{r_t = k}] = sum_j trans0_jk (A0_k M_{t-1}(j) A0_k' + P0(r_{t-1} = j) Q0_k),
+//   M_0(k) = pi0_k (cov0_0 + mean0_0 mean0_0'), E0[s_t s_t'] = sum_k M_t(k)),
+// the log priors are those of the LDS (estimate_lds.hpp, "Pooled fit and adaptation") on (mean0,
+// cov0) and (C, R), for each regime k that of the LDS's transitions on (A_k, Q_k) with A0_k, Q0_k (a
+// matrix-normal prior centred on A0_k with row
+// covariance Q_k and column precision tau M0, an inverse-Wishart-type prior with mode Q0_k: tau
+// pseudo-steps per regime), and the Dirichlet priors of adaptation.hpp on the chain:
+//   start (pi, mean0, cov0):        tau sum_k pi0_k log pi_k  + the LDS's start prior,
+//   transitions (trans, A_k, Q_k):  tau sum_jk trans0_jk log trans_jk + sum_k -(tau/2) [log|Q_k|
+//                                   + tr(Q_k^-1 (Q0_k + (A_k - A0_k) M0 (A_k - A0_k)'))],
+//   emissions (C, R):               the LDS's emission prior.
+// Hard EM maximises J_MAP = log p(r | theta) + log p(X | r, theta) + the log priors of the adapted
+// groups - (r/2) sum_S tr(S^-1) (S = cov0, Q_k, R; r the ridge, default 0; no smoothing a and no
+// prior on A_k besides the pooled one) by the same three steps; (1) and (2) do not involve the priors,
+// and the M-step (3) has the closed forms
+//   pi_k = ([r_0 = k] + tau pi0_k) / (1 + tau),  trans_jk = (n_jk + tau trans0_jk) / (n_j + tau),
+//   A_k = (P1_k + tau A0_k M0) (P-_k + tau M0)^-1,
+//   Q_k = (P+_k + tau (A0_k M0 A0_k' + Q0_k) - A_k (P1_k + tau A0_k M0)' + r I) / (n_k + tau),
+//   C, R, mean0, cov0 as for the LDS,
+// over the steps t >= 1 of regime k on the path (n_k of them; n_jk the path's j -> k moves, n_j its
+// moves from j), so no step decreases J_MAP. The constraints of the fit stay: with K >= 2 each A_k's
+// spectral norm (K = 1: spectral radius) <= 0.999 by the generalised M-step, R >= diag(min(0.01 v_j,
+// lambda_min(R0))), Q_k >= min(q, lambda_min(Q0_k)) I. The start: theta0 and the path reached from the
+// pooled chain's most probable path by steps (1) and (2) under theta0 until it repeats (at most 100
+// times). Groups not
+// adapted keep their pooled values. tau -> infinity keeps theta0; tau -> 0 is hard EM for J with
+// a = r = 0 started from theta0. With K = 1 it is the LDS's adaptation. The regimes, like the state
+// basis, stay the pooled model's, so adapted rows are comparable with each other and the pooled row.
+//
+// The pooled hard EM over all the sequences (each of at least 2 vectors) and the MAP adaptation of a
+// pooled SLDS to one sequence (above); objectives holds J resp. J_MAP after the start and each round,
+// paths the final regime path of each sequence. The pooled SLDS stores T = the first sequence's N - 1
+// (or options.length), the adapted one the sequence's N - 1 (or options.length) and S = `paths`
+// (default: the pooled model's S).
+SldsFit fit_pooled_slds(const std::vector<Eigen::MatrixXd>& sequences, const SldsFitOptions& options,
+                        unsigned threads = 1);
+SldsFit adapt_slds(const SldsModel& pooled, const Eigen::MatrixXd& x, const AdaptationOptions& options,
+                   std::optional<long> paths = std::nullopt);
 
 }  // namespace ppk

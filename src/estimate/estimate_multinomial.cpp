@@ -1,76 +1,21 @@
-// Bernoulli and multinomial estimators (see estimate.hpp): statistics n and the per-coordinate
-// totals ("ones": vectors with the feature set; "counts": summed counts), Beta / Dirichlet priors.
-#include <cmath>
+// The multinomial estimator (estimate_multinomial.hpp): statistics n and the per-coordinate totals
+// ("counts": summed counts), a Dirichlet prior, optionally smoothed towards a pooled leveled base.
+#include "ppk/estimate/estimate_multinomial.hpp"
+
 #include <string>
 #include <utility>
 
 #include "estimate/estimate_detail.hpp"
-#include "ppk/families/bernoulli.hpp"
+#include "estimate/smoothed_probabilities.hpp"
 #include "ppk/estimate/estimate.hpp"
-#include "ppk/estimate/estimate_bernoulli.hpp"
-#include "ppk/estimate/estimate_multinomial.hpp"
 #include "ppk/families/multinomial.hpp"
 
 namespace ppk {
-
-double detail::prior_shift(Method method, double alpha) {
-  if (method == Method::ml) return 0.0;
-  if (method == Method::posterior) return alpha;
-  if (alpha < 1)
-    throw OptionError(
-        "MAP under a Beta/Dirichlet(alpha) prior needs alpha >= 1 (its mode is at the boundary "
-        "otherwise), got " +
-        short_number(alpha) + "; use {method} posterior");
-  return alpha - 1;
-}
-
 namespace {
 
 using detail::build_model;
 using detail::prior_shift;
 using detail::short_number;
-
-// p_d = (t_d + shift) / denominator for the totals t, stored sparsely: coordinates with t_d = 0
-// share the base shift / denominator, so the cost of the row is that of the non-zero totals.
-SparseProbabilities smoothed(const Eigen::MatrixXd& totals, double shift, double denominator) {
-  SparseProbabilities p;
-  p.dim = totals.rows();
-  p.base = shift / denominator;
-  for (Eigen::Index d = 0; d < totals.rows(); ++d) {
-    if (totals(d, 0) == 0) continue;  // p_d = base: no division for the unlisted coordinates
-    const double value = (totals(d, 0) + shift) / denominator;
-    if (value == p.base) continue;
-    p.index.push_back(d);
-    p.value.push_back(value);
-  }
-  return p;
-}
-
-class BernoulliEstimator : public Estimator {
- public:
-  explicit BernoulliEstimator(const BernoulliFitOptions& options) : options_(options) {
-    detail::check_option("alpha", options.alpha, 0, false);
-    prior_shift(options.method, options.alpha);
-  }
-  std::string family() const override { return "bernoulli"; }
-
-  Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
-    detail::check_example(vectors, dim);
-    Statistics statistics = detail::empty_statistics(family(), dim, vectors);
-    statistics.sums["ones"] = detail::sum_over_entries(vectors, dim, [](long, double v) { return v != 0 ? 1.0 : 0.0; });
-    return statistics;
-  }
-
-  // g_d = (k_d + shift) / (n + 2 shift).
-  std::unique_ptr<Model> fit(const Statistics& statistics) const override {
-    const double shift = prior_shift(options_.method, options_.alpha);
-    SparseProbabilities g = smoothed(detail::sum_of(statistics, "ones"), shift, statistics.count + 2 * shift);
-    return build_model([&] { return std::make_unique<BernoulliModel>(std::move(g)); });
-  }
-
- private:
-  BernoulliFitOptions options_;
-};
 
 class MultinomialEstimator : public Estimator {
  public:
@@ -107,7 +52,7 @@ class MultinomialEstimator : public Estimator {
       throw OptionError("the example has no counts, so its " + std::string(method_name(options_.method)) +
                         " probabilities are undefined; give {alpha} > 0 with {method} posterior");
     if (options_.base) return fit_leveled(counts, statistics.dim);
-    SparseProbabilities a = smoothed(counts, shift, denominator);
+    SparseProbabilities a = detail::smoothed(counts, shift, denominator);
     return build_model([&] { return std::make_unique<MultinomialModel>(std::move(a), options_.trials); });
   }
 
@@ -138,10 +83,6 @@ class MultinomialEstimator : public Estimator {
 };
 
 }  // namespace
-
-std::unique_ptr<Estimator> bernoulli_estimator(const BernoulliFitOptions& options) {
-  return std::make_unique<BernoulliEstimator>(options);
-}
 
 std::unique_ptr<Estimator> multinomial_estimator(const MultinomialFitOptions& options) {
   return std::make_unique<MultinomialEstimator>(options);

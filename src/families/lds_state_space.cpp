@@ -1,5 +1,5 @@
-// Linear-Gaussian state-space machinery shared by the lds and slds families (see state_space.hpp).
-#include "families/state_space.hpp"
+// Linear-Gaussian state-space machinery shared by the lds and slds families (see lds_state_space.hpp).
+#include "families/lds_state_space.hpp"
 
 #include <algorithm>
 #include <cmath>
