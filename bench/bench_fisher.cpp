@@ -11,6 +11,8 @@
 #include <benchmark/benchmark.h>
 
 #include "lds_series.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/fisher.hpp"
 #include "random_hmm.hpp"
 
@@ -19,7 +21,8 @@ namespace {
 void BM_FisherScoreDiscreteHmm(benchmark::State& state) {
   const long states = state.range(0), alphabet = state.range(1), length = state.range(2);
   std::mt19937 rng(7);
-  const ppk::FisherScorer scorer(*bench::as_model(bench::random_hmm(states, alphabet, rng), 0), ppk::AdaptedParameters{});
+  const ppk::FisherScorer scorer(*ppk::hmm_estimator({}), *bench::as_model(bench::random_hmm(states, alphabet, rng), 0),
+                                 ppk::AdaptedParameters{});
   std::uniform_int_distribution<long> symbol(0, alphabet - 1);
   std::vector<long> sequence(static_cast<std::size_t>(length));
   for (long& s : sequence) s = symbol(rng);
@@ -30,7 +33,8 @@ void BM_FisherScoreDiscreteHmm(benchmark::State& state) {
 void BM_FisherScoreLds(benchmark::State& state) {
   std::mt19937 rng(7);
   const Eigen::MatrixXd x = bench::series(rng, 45, 13);
-  const ppk::FisherScorer scorer(*ppk::fit_lds(x, bench::fit_options(state.range(0))).model, ppk::AdaptedParameters{});
+  const ppk::FisherScorer scorer(*ppk::lds_estimator({}), *ppk::fit_lds(x, bench::fit_options(state.range(0))).model,
+                                 ppk::AdaptedParameters{});
   for (auto _ : state) benchmark::DoNotOptimize(scorer.score(x));
   state.counters["scores/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }

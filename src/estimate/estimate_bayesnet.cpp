@@ -17,6 +17,7 @@
 #include "estimate/estimate_detail.hpp"
 #include "ppk/core/json.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/fisher.hpp"
 
 namespace ppk {
 namespace {
@@ -376,6 +377,9 @@ class BayesNetEstimator : public Estimator {
     check_options(options);
   }
   std::string family() const override { return kFamily; }
+  std::unique_ptr<FisherScores> fisher_scores(const Model& pooled, const AdaptedParameters& parameters) const override {
+    return bayesnet_fisher_scores(detail::pooled_model_as<BayesNetModel>(pooled, family()), parameters);
+  }
 
   // Fully observed: n(i, c, k) for every node; with hidden nodes: the observations as "states".
   // Each vector's values: variable j at coordinate j, in 1..K_j.

@@ -15,7 +15,6 @@
 #include "ppk/core/data.hpp"
 #include "ppk/core/memory.hpp"
 #include "ppk/estimate/estimate.hpp"
-#include "ppk/families/hmm.hpp"
 
 namespace ppk::detail {
 
@@ -203,9 +202,6 @@ double log_dirichlet_prior(const Eigen::MatrixXd& p, double a);
 // maximum-likelihood value may be 0.
 double log_dirichlet_prior(const Eigen::Ref<const Eigen::ArrayXXd>& p,
                            const Eigen::Ref<const Eigen::ArrayXXd>& pseudo_counts);
-// The M x O table E_qo of an HMM whose emissions are all one-event multinomials over O symbols
-// (not leveled); EstimationError naming the first emission that is not, followed by `why`.
-Eigen::MatrixXd one_event_emission_table(const HmmModel& hmm, const std::string& why);
 // A rows x cols matrix whose rows are proportional to 1/2 + u, u uniform on [0, 1).
 Eigen::MatrixXd random_rows(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng);
 

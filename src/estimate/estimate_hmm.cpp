@@ -14,10 +14,12 @@
 #include <Eigen/Dense>
 
 #include "estimate/estimate_detail.hpp"
+#include "estimate/estimate_hmm_emissions.hpp"
 #include "estimate/gaussian_em.hpp"
 #include "ppk/core/model_fields.hpp"
 #include "ppk/core/thread_pool.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/fisher.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_hmm.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
@@ -558,6 +560,9 @@ class HmmEstimator : public Estimator {
  public:
   explicit HmmEstimator(const HmmFitOptions& options) : options_(options) { check_options(options); }
   std::string family() const override { return "hmm"; }
+  std::unique_ptr<FisherScores> fisher_scores(const Model& pooled, const AdaptedParameters& parameters) const override {
+    return hmm_fisher_scores(detail::pooled_model_as<HmmModel>(pooled, family()), parameters);
+  }
   // Discrete: the symbols, each vector one-hot; Gaussian: the data matrix "x".
   Statistics statistics(const std::vector<SparseVector>& vectors, long dim) const override {
     detail::check_example(vectors, dim);

@@ -4,6 +4,7 @@
 // "x" and cannot pool statistics.
 #include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/fisher.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -207,6 +208,9 @@ class LdsEstimator : public detail::DataMatrixEstimator {
  public:
   explicit LdsEstimator(const LdsFitOptions& options) : options_(options) { detail::check_lds_options(options); }
   std::string family() const override { return "lds"; }
+  std::unique_ptr<FisherScores> fisher_scores(const Model& pooled, const AdaptedParameters& parameters) const override {
+    return lds_fisher_scores(detail::pooled_model_as<LdsModel>(pooled, family()), parameters);
+  }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_lds(detail::data_of(statistics), options_).model);
   }

@@ -16,6 +16,7 @@
 #include "estimate/gaussian_em.hpp"
 #include "ppk/core/model_fields.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/fisher.hpp"
 #include "ppk/estimate/estimate.hpp"
 #include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/estimate/covariance_prior.hpp"
@@ -95,6 +96,9 @@ class MixtureEstimator : public detail::DataMatrixEstimator {
  public:
   explicit MixtureEstimator(const MixtureFitOptions& options) : options_(options) { check_mixture_fit_options(options); }
   std::string family() const override { return "mixture"; }
+  std::unique_ptr<FisherScores> fisher_scores(const Model& pooled, const AdaptedParameters& parameters) const override {
+    return mixture_fisher_scores(detail::pooled_model_as<MixtureModel>(pooled, family()), parameters);
+  }
   std::unique_ptr<Model> fit(const Statistics& statistics) const override {
     return std::move(fit_gaussian_mixture(detail::data_of(statistics), options_).model);
   }

@@ -16,9 +16,8 @@
 # any family's types (families made of other families name their parts); the two registration files
 # name each family where they register it: src/families/families.cpp the library's (one line each), and
 # tools/fit/families.cpp `ppk fit`'s (a declaration of the family's FitFamily and its place in the order of
-# `ppk fit --help`). Tests, benchmarks and examples (tests/, bench/,
-# examples/) are not checked: they exercise named families. The files below still name family types
-# outside a family; the list is to shrink, never to grow (a file that no longer names one is reported).
+# `ppk fit --help`). Tests, benchmarks and examples (tests/, bench/, examples/) are not checked: they
+# exercise named families.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.bash" "$@"
 layers=(core inference families estimate maps)
@@ -73,16 +72,9 @@ top_breaches() {
   done
 }
 
-not_yet_family_blind=(
-  src/estimate/fisher.cpp              # FisherScorer: one class over hmm, mixture, lds and bayesnet
-  include/ppk/estimate/fisher.hpp      # its scores' signatures (an HmmModel's, a BayesNetModel's)
-  src/estimate/estimate_detail.hpp     # an HMM's one-event emission table, shared with fisher.cpp
-  tools/fit/fisher_features.cpp        # `ppk fit --fisher`'s pooled models
-)
-
 # Prints every file in the tree at $1 that names a family's type outside a family, with the names.
 family_breaches() {
-  local root=$1 header family types pattern file base named owner entry
+  local root=$1 header family types pattern file base named owner
   local -a families=() patterns=()
   for header in "$root"/include/ppk/families/*.hpp; do
     [[ -f $header ]] || continue
@@ -100,12 +92,6 @@ family_breaches() {
     done
     [[ -n $owner || $file == src/families/families.cpp || $file == tools/fit/families.cpp ]] && continue
     named=$(grep -ohP "$pattern" "$root/$file" | sort -u | tr '\n' ' ')
-    for entry in "${not_yet_family_blind[@]}"; do
-      if [[ $file == "$entry" ]]; then
-        [[ -n $named ]] || echo "$file: names no family's type: take it off the list not_yet_family_blind"
-        named=""
-      fi
-    done
     [[ -z $named ]] || echo "$file: names a family's type outside a family: $named"
   done < <(cd "$root" && find src include tools python/src -type f \( -name '*.cpp' -o -name '*.hpp' \) 2>/dev/null | sort)
 }
@@ -131,7 +117,6 @@ echo 'double rate(const PoissonModel& model);' > tree/src/maps/document_map.cpp
 echo 'const FamilyInfo& f = poisson_family();' > tree/tools/fit/options.cpp
 echo 'PoissonModel estimate();' > tree/src/estimate/estimate_poisson.cpp
 echo 'PoissonModel* pooled;' > tree/src/families/poisson_counts.cpp
-echo 'int unrelated;' > tree/src/estimate/fisher.cpp
 found=$(breaches "$WORK/tree"; top_breaches "$WORK/tree"; family_breaches "$WORK/tree")
 for unexpected in estimate_poisson.cpp poisson_counts.cpp; do
   ! grep -qF -- "$unexpected" <<<"$found" || fail "the check refused the family file $unexpected:"$'\n'"$found"
@@ -139,7 +124,6 @@ for unexpected in estimate_poisson.cpp poisson_counts.cpp; do
 done
 for expected in "src/maps/document_map.cpp: names a family's type outside a family: PoissonModel" \
                 "tools/fit/options.cpp: names a family's type outside a family: poisson_family" \
-                "src/estimate/fisher.cpp: names no family's type: take it off the list" \
                 "core includes the later layer families" "a public header includes the private" \
                 '"ppk/poisson.hpp" is not in a layer folder' "not in a layer folder: src/flat.cpp" \
                 "not a layer: src/extra/" 'tools/cli.cpp:1: tools includes "bindings.hpp"' \

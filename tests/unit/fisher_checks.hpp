@@ -32,10 +32,12 @@ inline FeatureName parse_name(const std::string& name) {
   return parsed;
 }
 
-// A selection's score is the full score's entries of the same names.
-inline void expect_selection_of_full_score(const Model& pooled, const AdaptedParameters& selection,
+// A selection's score is the full score's entries of the same names (the scorers of `estimator`, the
+// pooled model's family's).
+inline void expect_selection_of_full_score(const Estimator& estimator, const Model& pooled,
+                                           const AdaptedParameters& selection,
                                            const std::function<Eigen::VectorXd(const FisherScorer&)>& score) {
-  const FisherScorer full(pooled, AdaptedParameters{}), selected(pooled, selection);
+  const FisherScorer full(estimator, pooled, AdaptedParameters{}), selected(estimator, pooled, selection);
   const Eigen::VectorXd u_full = score(full), u_selected = score(selected);
   std::size_t next = 0;
   for (std::size_t j = 0; j < full.feature_names().size() && next < selected.feature_names().size(); ++j)

@@ -25,6 +25,9 @@
 #include "estimate_helpers.hpp"
 #include "fisher_checks.hpp"
 #include "positive_family_checks.hpp"
+#include "ppk/estimate/estimate_gaussian.hpp"
+#include "ppk/estimate/estimate_hmm.hpp"
+#include "ppk/estimate/estimate_mixture.hpp"
 #include "ppk/estimate/fisher.hpp"
 #include "ppk/families/gaussian.hpp"
 #include "ppk/families/hmm.hpp"
@@ -202,7 +205,7 @@ void shift_logit(Vector&& p, long o, double h) {
 }
 
 // theta with the parameter that feature `name` scores moved by h in the parametrisation of
-// fisher.hpp, and that parameter's natural unit (the step is a multiple of it).
+// fisher.hpp and fisher_gaussian.hpp, and that parameter's natural unit (the step is a multiple of it).
 Parameters perturbed(Parameters theta, const FeatureName& f, double h) {
   const auto& i = f.index;
   if (f.block == "start") shift_logit(theta.start, i[0], h);
@@ -288,7 +291,7 @@ std::string form_name(CovarianceForm form) {
 TEST(FisherScore, DiscreteHmmMatchesDifferences) {
   std::mt19937_64 rng(11);
   const Parameters theta = random_discrete_hmm(3, 5, rng);
-  const FisherScorer scorer(*hmm_model(theta, 0), AdaptedParameters{});
+  const FisherScorer scorer(hmm_fisher_scores(*hmm_model(theta, 0), AdaptedParameters{}));
   ASSERT_EQ(scorer.size(), 3 + 9 + 15);
   for (long length : {1, 2, 6, 60}) {
     const std::vector<long> x = random_sequence(length, 5, rng);
@@ -303,7 +306,7 @@ TEST(FisherScore, GaussianHmmMatchesDifferencesInEveryCovarianceForm) {
   std::mt19937_64 rng(13);
   for (CovarianceForm form : kForms) {
     const Parameters theta = random_gaussian_hmm(3, 3, form, rng);
-    const FisherScorer scorer(*hmm_model(theta, 0), AdaptedParameters{});
+    const FisherScorer scorer(hmm_fisher_scores(*hmm_model(theta, 0), AdaptedParameters{}));
     for (long length : {1, 4, 40}) {
       const Eigen::MatrixXd x = random_vectors(length, 3, rng);
       std::vector<LogProbability> oracles = {[&](const Parameters& t) { return hmm_log_probability(t, x); }};
@@ -318,7 +321,7 @@ TEST(FisherScore, GaussianMixtureMatchesDifferencesInEveryCovarianceForm) {
   std::mt19937_64 rng(14);
   for (CovarianceForm form : kForms) {
     const Parameters theta = random_mixture(3, 3, form, rng);
-    const FisherScorer scorer(*mixture_model(theta), AdaptedParameters{});
+    const FisherScorer scorer(mixture_fisher_scores(*mixture_model(theta), AdaptedParameters{}));
     for (long size : {1, 5, 50}) {
       const Eigen::MatrixXd x = random_vectors(size, 3, rng);
       expect_matches_differences(scorer.score(x), size, scorer.feature_names(), theta,
@@ -331,31 +334,31 @@ TEST(FisherScore, GaussianMixtureMatchesDifferencesInEveryCovarianceForm) {
 TEST(FisherScore, SelectedParametersOnlyInTheDocumentedOrder) {
   std::mt19937_64 rng(15);
   const std::unique_ptr<HmmModel> discrete = hmm_model(random_discrete_hmm(2, 2, rng), 0);
-  EXPECT_EQ(FisherScorer(*discrete, AdaptedParameters{}).feature_names(),
+  EXPECT_EQ(FisherScorer(hmm_fisher_scores(*discrete, AdaptedParameters{})).feature_names(),
             (std::vector<std::string>{"start[0]", "start[1]", "transitions[0][0]", "transitions[0][1]",
                                       "transitions[1][0]", "transitions[1][1]", "emissions[0][0]", "emissions[0][1]",
                                       "emissions[1][0]", "emissions[1][1]"}));
   AdaptedParameters emissions_only;
   emissions_only.start = emissions_only.transitions = false;
-  EXPECT_EQ(FisherScorer(*discrete, emissions_only).feature_names(),
+  EXPECT_EQ(FisherScorer(hmm_fisher_scores(*discrete, emissions_only)).feature_names(),
             (std::vector<std::string>{"emissions[0][0]", "emissions[0][1]", "emissions[1][0]", "emissions[1][1]"}));
 
   const std::unique_ptr<MixtureModel> full = mixture_model(random_mixture(2, 2, CovarianceForm::full, rng));
-  EXPECT_EQ(FisherScorer(*full, AdaptedParameters{}).feature_names(),
+  EXPECT_EQ(FisherScorer(mixture_fisher_scores(*full, AdaptedParameters{})).feature_names(),
             (std::vector<std::string>{"weights[0]", "weights[1]", "means[0][0]", "means[0][1]", "covariances[0][0][0]",
                                       "covariances[0][0][1]", "covariances[0][1][1]", "means[1][0]", "means[1][1]",
                                       "covariances[1][0][0]", "covariances[1][0][1]", "covariances[1][1][1]"}));
   AdaptedParameters transitions_and_covariances;
   transitions_and_covariances.start = transitions_and_covariances.means = false;
   const std::unique_ptr<HmmModel> diagonal = hmm_model(random_gaussian_hmm(2, 2, CovarianceForm::diagonal, rng), 0);
-  EXPECT_EQ(FisherScorer(*diagonal, transitions_and_covariances).feature_names(),
+  EXPECT_EQ(FisherScorer(hmm_fisher_scores(*diagonal, transitions_and_covariances)).feature_names(),
             (std::vector<std::string>{"transitions[0][0]", "transitions[0][1]", "transitions[1][0]", "transitions[1][1]",
                                       "covariances[0][0][0]", "covariances[0][1][1]", "covariances[1][0][0]",
                                       "covariances[1][1][1]"}));
   const std::unique_ptr<MixtureModel> isotropic = mixture_model(random_mixture(2, 3, CovarianceForm::isotropic, rng));
   AdaptedParameters covariances_only;
   covariances_only.weights = covariances_only.means = false;
-  EXPECT_EQ(FisherScorer(*isotropic, covariances_only).feature_names(),
+  EXPECT_EQ(FisherScorer(mixture_fisher_scores(*isotropic, covariances_only)).feature_names(),
             (std::vector<std::string>{"covariances[0]", "covariances[1]"}));
 }
 
@@ -366,12 +369,13 @@ TEST(FisherScore, SelectionsAreTheFullScoresEntries) {
   means_only.start = means_only.transitions = means_only.weights = means_only.covariances = false;
   const std::vector<long> sequence = random_sequence(30, 4, rng);
   const Eigen::MatrixXd x = random_vectors(20, 2, rng);
-  expect_selection_of_full_score(*hmm_model(random_discrete_hmm(3, 4, rng), 0), start_and_emissions,
+  const std::unique_ptr<Estimator> hmm = hmm_estimator({}), mixture = mixture_estimator({});
+  expect_selection_of_full_score(*hmm, *hmm_model(random_discrete_hmm(3, 4, rng), 0), start_and_emissions,
                                  [&](const FisherScorer& scorer) { return scorer.score(sequence); });
-  expect_selection_of_full_score(*hmm_model(random_gaussian_hmm(3, 2, CovarianceForm::full, rng), 0), means_only,
+  expect_selection_of_full_score(*hmm, *hmm_model(random_gaussian_hmm(3, 2, CovarianceForm::full, rng), 0), means_only,
                                  [&](const FisherScorer& scorer) { return scorer.score(x); });
-  expect_selection_of_full_score(*mixture_model(random_mixture(3, 2, CovarianceForm::diagonal, rng)), means_only,
-                                 [&](const FisherScorer& scorer) { return scorer.score(x); });
+  expect_selection_of_full_score(*mixture, *mixture_model(random_mixture(3, 2, CovarianceForm::diagonal, rng)),
+                                 means_only, [&](const FisherScorer& scorer) { return scorer.score(x); });
 }
 
 // The score has mean zero under the model: sum_x p(x) U(x) = grad sum_x p(x) = 0 over all O^n
@@ -379,7 +383,7 @@ TEST(FisherScore, SelectionsAreTheFullScoresEntries) {
 TEST(FisherScore, DiscreteHmmScoreHasMeanZeroOverAllSequences) {
   std::mt19937_64 rng(16);
   const Parameters theta = random_discrete_hmm(2, 3, rng);
-  const FisherScorer scorer(*hmm_model(theta, 0), AdaptedParameters{});
+  const FisherScorer scorer(hmm_fisher_scores(*hmm_model(theta, 0), AdaptedParameters{}));
   const long length = 4;
   Eigen::VectorXd mean = Eigen::VectorXd::Zero(scorer.size());
   double total_probability = 0.0;
@@ -405,7 +409,7 @@ TEST(FisherKernel, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
   std::uniform_int_distribution<long> length(5, 80);
   std::vector<Eigen::VectorXd> scores, differences;
   const Parameters discrete = random_discrete_hmm(4, 6, rng);
-  const FisherScorer discrete_scorer(*hmm_model(discrete, 0), AdaptedParameters{});
+  const FisherScorer discrete_scorer(hmm_fisher_scores(*hmm_model(discrete, 0), AdaptedParameters{}));
   for (int i = 0; i < 30; ++i) {
     const std::vector<long> x = random_sequence(length(rng), 6, rng);
     scores.push_back(discrete_scorer.score(x));
@@ -421,7 +425,7 @@ TEST(FisherKernel, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
     const bool hmm = what != "mixture";
     const std::unique_ptr<Model> pooled =
         hmm ? std::unique_ptr<Model>(hmm_model(theta, 0)) : std::unique_ptr<Model>(mixture_model(theta));
-    const FisherScorer scorer(*pooled, AdaptedParameters{});
+    const FisherScorer scorer(hmm ? *hmm_estimator({}) : *mixture_estimator({}), *pooled, AdaptedParameters{});
     scores.clear();
     differences.clear();
     for (int i = 0; i < 30; ++i) {
@@ -443,7 +447,7 @@ TEST(FisherKernel, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
 TEST(FisherScaling, InformationOfTheModelsSequencesIsTheExpectedNegativeHessian) {
   std::mt19937_64 rng(21);
   const Parameters theta = random_discrete_hmm(2, 3, rng);
-  const FisherScorer scorer(*hmm_model(theta, 0), AdaptedParameters{});
+  const FisherScorer scorer(hmm_fisher_scores(*hmm_model(theta, 0), AdaptedParameters{}));
   const long length = 4, features = scorer.size();
   Eigen::VectorXd expected = Eigen::VectorXd::Zero(features);
   std::vector<long> x(length, 0);
@@ -519,7 +523,7 @@ TEST(FisherScaling, RefusesBadScoresAndDiagonals) {
 
 TEST(FisherScore, RefusesBadExamples) {
   std::mt19937_64 rng(18);
-  const FisherScorer discrete(*hmm_model(random_discrete_hmm(2, 4, rng), 0), AdaptedParameters{});
+  const FisherScorer discrete(hmm_fisher_scores(*hmm_model(random_discrete_hmm(2, 4, rng), 0), AdaptedParameters{}));
   EXPECT_TRUE(mentions(estimation_error([&] {
                          discrete.score(std::vector<long>{0, 1, 4});
                        }),
@@ -530,15 +534,16 @@ TEST(FisherScore, RefusesBadExamples) {
   EXPECT_TRUE(mentions(estimation_error([&] { discrete.score(Eigen::MatrixXd::Zero(3, 4)); }),
                        {"discrete emissions", "sequence of symbols"}));
 
-  const FisherScorer gaussian(*hmm_model(random_gaussian_hmm(2, 2, CovarianceForm::diagonal, rng), 0),
-                              AdaptedParameters{});
+  const FisherScorer gaussian(
+      hmm_fisher_scores(*hmm_model(random_gaussian_hmm(2, 2, CovarianceForm::diagonal, rng), 0), AdaptedParameters{}));
   expect_refuses_bad_vectors(gaussian, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] {
                          gaussian.score(std::vector<long>{0, 1});
                        }),
                        {"HMM has Gaussian emissions", "rows of a matrix"}));
 
-  const FisherScorer mixture(*mixture_model(random_mixture(2, 2, CovarianceForm::full, rng)), AdaptedParameters{});
+  const FisherScorer mixture(
+      mixture_fisher_scores(*mixture_model(random_mixture(2, 2, CovarianceForm::full, rng)), AdaptedParameters{}));
   expect_refuses_bad_vectors(mixture, 2, 4, "set");
 }
 
@@ -550,7 +555,7 @@ TEST(FisherScore, RefusesSequencesOfProbabilityZero) {
   theta.transitions = Eigen::Matrix2d::Identity();
   theta.emissions.resize(2, 3);
   theta.emissions << 1.0, 0.0, 0.0, 0.0, 1.0, 0.0;
-  const FisherScorer scorer(*hmm_model(theta, 0), AdaptedParameters{});
+  const FisherScorer scorer(hmm_fisher_scores(*hmm_model(theta, 0), AdaptedParameters{}));
   EXPECT_TRUE(mentions(estimation_error([&] {
                          scorer.score(std::vector<long>{0, 2});
                        }),
@@ -569,7 +574,7 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
   std::vector<std::unique_ptr<Model>> poisson;
   for (double rate : {1.0, 3.0}) poisson.push_back(std::make_unique<PoissonModel>(std::vector<double>{rate}));
   const HmmModel poisson_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(poisson), 3);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(poisson_hmm, AdaptedParameters{}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(hmm_fisher_scores(poisson_hmm, AdaptedParameters{})); }),
                        {"pooled HMM's emission 1 is a poisson model", "one-event multinomial or a Gaussian"}));
 
   std::vector<std::unique_ptr<Model>> counts;
@@ -577,25 +582,26 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
     counts.push_back(
         std::make_unique<MultinomialModel>(SparseProbabilities::from_dense({0.5, 0.5}), Trials{Trials::fixed, 3}));
   const HmmModel counts_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(counts), 3);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(counts_hmm, AdaptedParameters{}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(hmm_fisher_scores(counts_hmm, AdaptedParameters{})); }),
                        {"pooled HMM's emission 1", "multinomial over counts"}));
 
   std::vector<std::unique_ptr<Model>> categories;
   categories.push_back(one_event(Eigen::Vector2d(0.3, 0.7)));
   categories.push_back(one_event(Eigen::Vector2d(0.6, 0.4)));
   const MixtureModel categorical_mixture({0.5, 0.5}, std::move(categories));
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(categorical_mixture, AdaptedParameters{}); }),
-                       {"pooled mixture's component 1 is a multinomial", "not a gaussian"}));
+  EXPECT_TRUE(
+      mentions(estimation_error([&] { FisherScorer(mixture_fisher_scores(categorical_mixture, AdaptedParameters{})); }),
+               {"pooled mixture's component 1 is a multinomial", "not a gaussian"}));
 
   std::vector<std::unique_ptr<Model>> two_forms;
   two_forms.push_back(GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0));
   two_forms.push_back(GaussianModel::full(Eigen::VectorXd::Zero(2), Eigen::Matrix2d::Identity()));
   const HmmModel two_forms_hmm(Eigen::Vector2d(0.5, 0.5), Eigen::Matrix2d::Constant(0.5), std::move(two_forms), 3);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(two_forms_hmm, AdaptedParameters{}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(hmm_fisher_scores(two_forms_hmm, AdaptedParameters{})); }),
                        {"pooled HMM's emission 2 differs in covariance form"}));
 
   const std::unique_ptr<Model> plain = GaussianModel::isotropic(Eigen::VectorXd::Zero(2), 1.0);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*plain, AdaptedParameters{}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*gaussian_estimator({}), *plain, AdaptedParameters{}); }),
                        {"pooled model is a gaussian model", "an HMM, a mixture of Gaussians, an LDS or a network"}));
 
   std::mt19937_64 rng(19);
@@ -603,14 +609,14 @@ TEST(FisherScore, RefusesModelsItCannotScore) {
   AdaptedParameters hmm_parameters_only;
   hmm_parameters_only.weights = hmm_parameters_only.means = hmm_parameters_only.covariances = false;
   try {
-    FisherScorer(*mixture, hmm_parameters_only);
+    FisherScorer(mixture_fisher_scores(*mixture, hmm_parameters_only));
     ADD_FAILURE() << "no error";
   } catch (const OptionError& e) {
     EXPECT_EQ(e.fields(), std::vector<std::string>{"adapt"});
     EXPECT_TRUE(mentions(e.what(), {"selects none", "weights, means, covariances"}));
   }
   try {
-    FisherScorer(*mixture, parse_adapted_parameters("start,means"));
+    FisherScorer(mixture_fisher_scores(*mixture, parse_adapted_parameters("start,means")));
     ADD_FAILURE() << "no error";
   } catch (const OptionError& e) {
     EXPECT_TRUE(mentions(e.what(), {"adapt", "'start'", "mixture", "weights, means, covariances"}));

@@ -98,7 +98,7 @@ Cpts shifted(Cpts cpts, std::size_t i, std::size_t e, long states, double step) 
 }
 
 // u(x) = U(x) / n from Richardson-extrapolated central differences of log p in each logit, node by
-// node and entry by entry (the order of fisher.hpp).
+// node and entry by entry (the order of fisher_bayesnet.cpp).
 const std::vector<long> kStates{2, 3, 2};
 Eigen::VectorXd difference_score(const Cpts& cpts, const std::vector<std::vector<long>>& xs) {
   std::vector<double> u;
@@ -117,7 +117,7 @@ Eigen::VectorXd difference_score(const Cpts& cpts, const std::vector<std::vector
 // u(x) against the differences, to 1e-6 relative (and 1e-6 / n absolute).
 void expect_matches_differences(const Cpts& cpts, bool hidden, const std::vector<std::vector<long>>& xs) {
   const std::unique_ptr<BayesNetModel> model = network(cpts, hidden);
-  const FisherScorer scorer(*model, AdaptedParameters{});
+  const FisherScorer scorer(bayesnet_fisher_scores(*model, AdaptedParameters{}));
   const Eigen::VectorXd score = scorer.score(xs), difference = difference_score(cpts, xs);
   ASSERT_EQ(score.size(), 2 + 6 + 12);
   Eigen::Index j = 0;
@@ -150,7 +150,7 @@ TEST(FisherScoreBayesNet, CountsOfAFullyObservedNetworkGiveTheSameScore) {
     counts[1](3 * x[2] + x[0]) += 1;
     counts[2](2 * (3 * x[2] + x[0]) + x[1]) += 1;
   }
-  const FisherScorer scorer(*model, AdaptedParameters{});
+  const FisherScorer scorer(bayesnet_fisher_scores(*model, AdaptedParameters{}));
   EXPECT_LE((scorer.score(counts, 25.0) - scorer.score(xs)).cwiseAbs().maxCoeff(), 1e-14);
 }
 
@@ -159,7 +159,7 @@ TEST(FisherScoreBayesNet, CountsOfAFullyObservedNetworkGiveTheSameScore) {
 TEST(FisherKernelBayesNet, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
   std::mt19937_64 rng(43);
   const Cpts cpts = random_cpts(rng);
-  const FisherScorer scorer(*network(cpts, true), AdaptedParameters{});
+  const FisherScorer scorer(bayesnet_fisher_scores(*network(cpts, true), AdaptedParameters{}));
   std::vector<Eigen::VectorXd> scores, differences;
   std::uniform_int_distribution<int> size(1, 30);
   for (int i = 0; i < 25; ++i) {
@@ -173,7 +173,7 @@ TEST(FisherKernelBayesNet, IsTheKernelOfTheDifferencesScaledByTheTrainingInforma
 TEST(FisherScoreBayesNet, RefusesBadObservationsAndParameters) {
   std::mt19937_64 rng(44);
   const std::unique_ptr<BayesNetModel> model = network(random_cpts(rng), true);
-  const FisherScorer scorer(*model, AdaptedParameters{});
+  const FisherScorer scorer(bayesnet_fisher_scores(*model, AdaptedParameters{}));
   EXPECT_THROW(
       try {
         scorer.score(std::vector<std::vector<long>>{{0, 1}, {3, 0}});
@@ -187,7 +187,7 @@ TEST(FisherScoreBayesNet, RefusesBadObservationsAndParameters) {
   EXPECT_THROW(scorer.score(std::vector<Eigen::VectorXd>{Eigen::VectorXd::Zero(2)}, 1.0), EstimationError);
   const AdaptedParameters means_only = parse_adapted_parameters("means");
   EXPECT_THROW(
-      try { FisherScorer(*model, means_only); } catch (const OptionError& e) {
+      try { FisherScorer(bayesnet_fisher_scores(*model, means_only)); } catch (const OptionError& e) {
         EXPECT_TRUE(mentions(e.what(), {"adapt", "means", "bayesnet"})) << e.what();
         throw;
       },

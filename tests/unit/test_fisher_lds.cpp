@@ -22,6 +22,7 @@
 #include "fisher_checks.hpp"
 #include "lds_sampling.hpp"
 #include "positive_family_checks.hpp"
+#include "ppk/estimate/estimate_lds.hpp"
 #include "ppk/estimate/fisher.hpp"
 
 namespace ppk {
@@ -88,7 +89,7 @@ Eigen::VectorXd difference_score(const Lds& s, const std::vector<std::string>& n
 // u(x) against the differences of the dense oracle, to 1e-6 relative.
 void expect_matches_differences(const Lds& s, const AdaptedParameters& selection, const Eigen::MatrixXd& x,
                                 const std::string& what) {
-  const FisherScorer scorer(*lds_model(s), selection);
+  const FisherScorer scorer(lds_fisher_scores(*lds_model(s), selection));
   const Eigen::VectorXd score = scorer.score(x);
   ASSERT_EQ(static_cast<std::size_t>(score.size()), scorer.feature_names().size()) << what;
   const Eigen::VectorXd difference = difference_score(s, scorer.feature_names(), x);
@@ -127,15 +128,16 @@ TEST(FisherScoreLds, SemidefiniteCov0ScoresTransitionsAndEmissions) {
   std::mt19937 rng(53);
   Lds s = random_lds(rng, 2, 3, 0);
   s.cov0 = Eigen::MatrixXd::Zero(2, 2);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*lds_model(s), AdaptedParameters{}); }),
+  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(lds_fisher_scores(*lds_model(s), AdaptedParameters{})); }),
                        {"pooled LDS's cov0 is not positive definite", "start (mean0, cov0)"}));
   expect_matches_differences(s, parse_adapted_parameters("transitions,emissions"), simulate_rows(s, 12, 9), "cov0 = 0");
   s.Q = Eigen::MatrixXd::Zero(2, 2);
-  EXPECT_TRUE(mentions(estimation_error([&] { FisherScorer(*lds_model(s), parse_adapted_parameters("transitions")); }),
-                       {"pooled LDS's Q is not positive definite", "transitions (A, Q)"}));
+  EXPECT_TRUE(mentions(
+      estimation_error([&] { FisherScorer(lds_fisher_scores(*lds_model(s), parse_adapted_parameters("transitions"))); }),
+      {"pooled LDS's Q is not positive definite", "transitions (A, Q)"}));
   // With cov0 = Q = 0 the states are not random: the smoother cannot run, and says so (an
   // EstimationError, not the fit's OptionError asking for a ridge).
-  const FisherScorer emissions(*lds_model(s), parse_adapted_parameters("emissions"));
+  const FisherScorer emissions(lds_fisher_scores(*lds_model(s), parse_adapted_parameters("emissions")));
   try {
     emissions.score(simulate_rows(random_lds(rng, 2, 3, 0), 5, 10));
     ADD_FAILURE() << "no error";
@@ -151,14 +153,14 @@ TEST(FisherScoreLds, SelectedParametersOnlyInTheDocumentedOrder) {
   const Lds s = random_lds(rng, 2, 1, 0);
   const std::unique_ptr<LdsModel> model = lds_model(s);
   EXPECT_EQ(
-      FisherScorer(*model, AdaptedParameters{}).feature_names(),
+      FisherScorer(lds_fisher_scores(*model, AdaptedParameters{})).feature_names(),
       (std::vector<std::string>{"mean0[0]", "mean0[1]", "cov0[0][0]", "cov0[0][1]", "cov0[1][1]", "A[0][0]", "A[0][1]",
                                 "A[1][0]", "A[1][1]", "Q[0][0]", "Q[0][1]", "Q[1][1]", "C[0][0]", "C[0][1]", "R[0][0]"}));
-  EXPECT_EQ(FisherScorer(*model, parse_adapted_parameters("transitions")).feature_names(),
+  EXPECT_EQ(FisherScorer(lds_fisher_scores(*model, parse_adapted_parameters("transitions"))).feature_names(),
             (std::vector<std::string>{"A[0][0]", "A[0][1]", "A[1][0]", "A[1][1]", "Q[0][0]", "Q[0][1]", "Q[1][1]"}));
   const Eigen::MatrixXd x = simulate_rows(s, 10, 3);
   for (const char* selection : {"start", "transitions", "emissions", "start,emissions"})
-    expect_selection_of_full_score(*model, parse_adapted_parameters(selection),
+    expect_selection_of_full_score(*lds_estimator({}), *model, parse_adapted_parameters(selection),
                                    [&](const FisherScorer& scorer) { return scorer.score(x); });
 }
 
@@ -167,7 +169,7 @@ TEST(FisherScoreLds, SelectedParametersOnlyInTheDocumentedOrder) {
 TEST(FisherKernelLds, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation) {
   std::mt19937 rng(55);
   const Lds s = random_lds(rng, 2, 3, 0);
-  const FisherScorer scorer(*lds_model(s), AdaptedParameters{});
+  const FisherScorer scorer(lds_fisher_scores(*lds_model(s), AdaptedParameters{}));
   std::uniform_int_distribution<long> length(2, 40);
   std::vector<Eigen::VectorXd> scores, differences;
   for (int i = 0; i < 30; ++i) {
@@ -181,7 +183,7 @@ TEST(FisherKernelLds, IsTheKernelOfTheDifferencesScaledByTheTrainingInformation)
 TEST(FisherScoreLds, RefusesBadSequencesAndParameters) {
   std::mt19937 rng(56);
   const std::unique_ptr<LdsModel> model = lds_model(random_lds(rng, 2, 2, 0));
-  const FisherScorer scorer(*model, AdaptedParameters{});
+  const FisherScorer scorer(lds_fisher_scores(*model, AdaptedParameters{}));
   expect_refuses_bad_vectors(scorer, 2, 3, "sequence");
   EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(Eigen::MatrixXd::Zero(1, 2)); }),
                        {"sequence has 1 vector", "at least 2 (one transition)"}));
@@ -194,7 +196,7 @@ TEST(FisherScoreLds, RefusesBadSequencesAndParameters) {
                        {"pooled model is an LDS", "rows of a matrix"}));
   EXPECT_TRUE(mentions(estimation_error([&] { scorer.score(std::vector<std::vector<long>>{{0}}); }), {"not a network"}));
   try {
-    FisherScorer(*model, parse_adapted_parameters("transitions,means"));
+    FisherScorer(lds_fisher_scores(*model, parse_adapted_parameters("transitions,means")));
     ADD_FAILURE() << "no error";
   } catch (const OptionError& e) {
     EXPECT_EQ(e.fields(), std::vector<std::string>{"adapt"});

@@ -519,7 +519,7 @@ void write_fisher_rows(const FitRun& run, RowSink& out) {
     std::string why = "Fisher features are offered for a pooled hmm, mixture, bayesnet or lds, saved by " +
                       run.request.command + " --pooled --save-pooled";
     try {
-      FisherScorer(*model_from_json(pool.model), AdaptedParameters{});
+      FisherScorer(run.estimator, *model_from_json(pool.model), AdaptedParameters{});
     } catch (const EstimationError& e) {
       why = "its pooled model has no Fisher score: " + message_of(e);
     }
@@ -528,8 +528,8 @@ void write_fisher_rows(const FitRun& run, RowSink& out) {
   const Dataset& data = run.input.data();
   std::vector<Row> rows;
   try {
-    rows = fisher_feature_rows(*model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt, data,
-                               example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
+    rows = fisher_feature_rows(run.estimator, *model_from_json(pool.model), pool.fisher, run.request.adaptation.adapt,
+                               data, example_statistics(run.estimator, data, run.dim), pool.path, run.request.threads);
   } catch (const OptionError& e) {
     throw UsageError(message_of(e));
   }
@@ -544,7 +544,7 @@ void write_pooled_row(const FitRun& run, PoolFile& saved, RowSink& out) {
   out.add(0.0, encode_row(*model));
   if (!run.request.save_pooled) return;
   saved.model = model_to_json(*model);
-  saved.fisher = fisher_information(*model, examples, run.request.threads);
+  saved.fisher = fisher_information(run.estimator, *model, examples, run.request.threads);
 }
 
 // --adapt-from: every example's adaptation of the pooled model of POOL.

@@ -9,31 +9,18 @@
 #include "cli.hpp"
 #include "parallel.hpp"
 #include "ppk/core/row.hpp"
-#include "ppk/estimate/estimate_bayesnet.hpp"
 #include "ppk/estimate/fisher.hpp"
-#include "ppk/families/bayesnet.hpp"
 
 namespace ppk::cli {
 namespace {
 
-// u(x) of one example from its statistics: a network's expected counts, the symbols of a
-// discrete-emission HMM, else the rows "x".
-Eigen::VectorXd score_of(const FisherScorer& scorer, const Model& pooled, const Statistics& example) {
-  if (const auto* network = dynamic_cast<const BayesNetModel*>(&pooled))
-    return scorer.score(bayesnet_expected_counts(*network, example).counts, example.count);
-  const auto symbols = example.sums.find("symbols");
-  if (symbols == example.sums.end()) return scorer.score(example.sums.at("x"));
-  const Eigen::MatrixXd& column = symbols->second;
-  return scorer.score(std::vector<long>(column.data(), column.data() + column.size()));
-}
-
 // Every example's u(x), in parallel; an example the pooled model cannot score is an error naming it.
-std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Model& pooled, const Dataset* data,
+std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Dataset* data,
                                        const std::vector<Statistics>& examples, unsigned threads) {
   std::vector<Eigen::VectorXd> scores(examples.size());
   for_each_index(examples.size(), threads, "scoring", [&](std::size_t i) {
     try {
-      scores[i] = score_of(scorer, pooled, examples[i]);
+      scores[i] = scorer.score(examples[i]);
     } catch (const EstimationError& e) {
       if (data == nullptr) throw;
       throw data->error_at(data->examples[i], message_of(e));
@@ -44,15 +31,15 @@ std::vector<Eigen::VectorXd> scores_of(const FisherScorer& scorer, const Model& 
 
 }  // namespace
 
-nlohmann::json fisher_information(const Model& pooled, const std::vector<Statistics>& training, unsigned threads) {
+nlohmann::json fisher_information(const Estimator& estimator, const Model& pooled,
+                                  const std::vector<Statistics>& training, unsigned threads) {
   std::optional<FisherScorer> scorer;
   try {
-    scorer.emplace(pooled, AdaptedParameters{});
+    scorer.emplace(estimator, pooled, AdaptedParameters{});
   } catch (const EstimationError&) {
     return nullptr;  // a model without Fisher scores: --fisher-from says so
   }
-  const FisherScaling scaling =
-      FisherScaling::from_training_scores(scores_of(*scorer, pooled, nullptr, training, threads));
+  const FisherScaling scaling = FisherScaling::from_training_scores(scores_of(*scorer, nullptr, training, threads));
   const Eigen::VectorXd& diagonal = scaling.information_diagonal();
   return {{"names", scorer->feature_names()},
           {"information", std::vector<double>(diagonal.data(), diagonal.data() + diagonal.size())}};
@@ -76,11 +63,11 @@ void check_fisher_information(const nlohmann::json& record, const std::string& p
       throw fail("\"information\" must be finite numbers >= 0");
 }
 
-std::vector<Row> fisher_feature_rows(const Model& pooled, const nlohmann::json& information,
+std::vector<Row> fisher_feature_rows(const Estimator& estimator, const Model& pooled, const nlohmann::json& information,
                                      const AdaptedParameters& parameters, const Dataset& data,
                                      const std::vector<Statistics>& examples, const std::string& pool_path,
                                      unsigned threads) {
-  const FisherScorer scorer(pooled, parameters);
+  const FisherScorer scorer(estimator, pooled, parameters);
   // The saved diagonal's entries of the selected features, by name.
   std::map<std::string, double> saved;
   for (std::size_t j = 0; j < information["names"].size(); ++j)
@@ -94,7 +81,7 @@ std::vector<Row> fisher_feature_rows(const Model& pooled, const nlohmann::json& 
     diagonal(j) = found->second;
   }
   const FisherScaling scaling(diagonal);
-  const std::vector<Eigen::VectorXd> scores = scores_of(scorer, pooled, &data, examples, threads);
+  const std::vector<Eigen::VectorXd> scores = scores_of(scorer, &data, examples, threads);
   std::vector<Row> rows(scores.size());
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const Eigen::VectorXd phi = scaling.features(scores[i]);

@@ -17,8 +17,10 @@
 namespace ppk::cli {
 
 // {"names": [every feature of every parameter], "information": [I_jj]} from the training examples'
-// statistics ("symbols" or "x"), or null when the pooled model has no Fisher scores (a network with emission leaves).
-nlohmann::json fisher_information(const Model& pooled, const std::vector<Statistics>& training, unsigned threads);
+// statistics (as `estimator`, the family's, makes them), or null when the pooled model has no Fisher
+// scores (a network with emission leaves).
+nlohmann::json fisher_information(const Estimator& estimator, const Model& pooled,
+                                  const std::vector<Statistics>& training, unsigned threads);
 
 // InputError naming `path` unless `record` is such an object (names unique strings, information
 // finite and >= 0, the two of one length).
@@ -27,7 +29,7 @@ void check_fisher_information(const nlohmann::json& record, const std::string& p
 // The feature rows "1:phi_1 2:phi_2 ..." of every example (its zeros left out): the score with
 // respect to the `parameters` (their features, by name, scaled by the saved diagonal). `pool_path`
 // names the pool file in messages.
-std::vector<Row> fisher_feature_rows(const Model& pooled, const nlohmann::json& information,
+std::vector<Row> fisher_feature_rows(const Estimator& estimator, const Model& pooled, const nlohmann::json& information,
                                      const AdaptedParameters& parameters, const Dataset& data,
                                      const std::vector<Statistics>& examples, const std::string& pool_path,
                                      unsigned threads);

@@ -42,6 +42,8 @@
 namespace ppk {
 
 struct AdaptationOptions;  // adaptation.hpp
+struct AdaptedParameters;  // adaptation.hpp
+class FisherScores;        // fisher.hpp
 
 // The example cannot give a model with these options (too few vectors for the covariance, a
 // singular covariance, counts that are negative...). The message says why and which option would
@@ -113,6 +115,9 @@ class Estimator {
   virtual std::unique_ptr<Model> fit_pooled(const std::vector<Statistics>& examples, unsigned threads) const;
   virtual std::unique_ptr<Model> adapt(const Model& pooled, const Statistics& example,
                                        const AdaptationOptions& options) const;
+  // The Fisher scores (fisher.hpp) of a pooled model of this family with respect to the selected
+  // parameters. The default throws the EstimationError that says the pooled model has none.
+  virtual std::unique_ptr<FisherScores> fisher_scores(const Model& pooled, const AdaptedParameters& parameters) const;
 };
 
 // Fits one example: its statistics, shrunk toward `pooled` with weight `lambda` when given.

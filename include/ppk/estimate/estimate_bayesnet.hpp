@@ -65,6 +65,10 @@ constexpr double kMaxHiddenConfigurations = 65536;  // 2^16
 // structure that is not a valid network (a cycle, bad parents, ...: the message names the node) or
 // that it cannot fit (emission leaves, too many hidden configurations), EstimationError for bad options.
 std::unique_ptr<Estimator> bayesnet_estimator(const nlohmann::json& structure, const BayesNetFitOptions& options);
+// Its Fisher scores (fisher.hpp, fisher_bayesnet.cpp; the estimator's fisher_scores): EstimationError
+// unless every node is discrete (naming the first emission leaf); OptionError naming {adapt} as
+// check_adapted_parameters.
+std::unique_ptr<FisherScores> bayesnet_fisher_scores(const BayesNetModel& pooled, const AdaptedParameters& parameters);
 
 // The EM fit of a structure with hidden nodes and L after each M-step of the kept restart (L[0]: the
 // starting point; the model is the one of the last entry). observations[v][j]: observed variable

@@ -72,6 +72,10 @@ struct HmmFitOptions {
   std::optional<CovariancePrior> prior;  // gaussian: the states' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> hmm_estimator(const HmmFitOptions& options);
+// Its Fisher scores (fisher.hpp, fisher_hmm.cpp; the estimator's fisher_scores): EstimationError
+// unless the emissions are all one-event multinomials (not leveled) or all Gaussians of one form
+// (naming the first that is not); OptionError naming {adapt} as check_adapted_parameters.
+std::unique_ptr<FisherScores> hmm_fisher_scores(const HmmModel& pooled, const AdaptedParameters& parameters);
 
 // The section 8.2 rule above for O symbols (or emission parameters per state), n symbols, ratio z.
 long hmm_auto_states(long symbols, long length, double param_ratio);

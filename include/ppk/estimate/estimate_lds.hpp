@@ -128,6 +128,10 @@ struct LdsFitOptions {
 // statistic "x", N x d, so it cannot pool statistics). Its fit_pooled and adapt are fit_pooled_lds
 // and adapt_lds (below, "Pooled fit and adaptation").
 std::unique_ptr<Estimator> lds_estimator(const LdsFitOptions& options);
+// Its Fisher scores (fisher.hpp, fisher_lds.cpp; the estimator's fisher_scores): EstimationError
+// unless cov0 resp. Q is positive definite when start resp. transitions is selected; OptionError
+// naming {adapt} as check_adapted_parameters.
+std::unique_ptr<FisherScores> lds_fisher_scores(const LdsModel& pooled, const AdaptedParameters& parameters);
 
 // The Kalman filter and Rauch-Tung-Striebel smoother of `model` on the rows of x (x_0..x_{N-1}; the
 // model's stored length is not used). Throws EstimationError when an innovation or predicted state

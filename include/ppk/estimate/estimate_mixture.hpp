@@ -53,6 +53,10 @@ struct MixtureFitOptions {
   std::optional<CovariancePrior> prior;  // the components' covariance prior (none by default)
 };
 std::unique_ptr<Estimator> mixture_estimator(const MixtureFitOptions& options);
+// Its Fisher scores (fisher.hpp, fisher_mixture.cpp; the estimator's fisher_scores): EstimationError
+// unless the components are Gaussians of one form (naming the first that is not); OptionError naming
+// {adapt} as check_adapted_parameters.
+std::unique_ptr<FisherScores> mixture_fisher_scores(const MixtureModel& pooled, const AdaptedParameters& parameters);
 // OptionError naming the option field (components, ridge, ...) unless the options are as above.
 void check_mixture_fit_options(const MixtureFitOptions& options);
 

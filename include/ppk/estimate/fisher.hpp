@@ -5,123 +5,121 @@
 // scaled by the diagonal of the empirical Fisher information of the training examples. The Fisher
 // kernel phi(x) . phi(x') is then a linear kernel (LIBSVM -t 0, LIBLINEAR) on these features.
 //
-// Models: an HmmModel whose emissions are all one-event multinomials (x a sequence of symbols
-// 0..O-1) or all Gaussians in one covariance form (x the rows x_0..x_{n-1} of an n x D matrix), and
-// a MixtureModel of Gaussians in one covariance form (x a set of vectors, the rows of an n x D matrix),
-// an LdsModel (x the sequence x_0..x_{N-1}, the rows of an N x d matrix, N >= 2) and a BayesNetModel
-// of discrete nodes (x a set of n joint observations of its observed variables).
+// A family offers Fisher scores by its Estimator's fisher_scores (estimate.hpp), which makes its
+// FisherScores below; each family's file fisher_F.cpp derives its scores and states their order
+// (an HMM's, a mixture's, an LDS's and a network's: src/estimate/fisher_hmm.cpp, fisher_mixture.cpp,
+// fisher_lds.cpp, fisher_bayesnet.cpp; the Gaussian states' blocks they share: fisher_gaussian.hpp).
 //
-// Parametrisation. A probability vector p (the HMM's start pi, each transition row A_p., each
-// discrete emission row E_q., the mixture's weights w) by its logits a, p = softmax(a); with
-// expected counts c_o of its outcomes given x and N = sum_o c_o,
-//     d log p(x) / d a_o = c_o - N p_o,
-// where, with gamma_t(q) = P(s_t = q | x) and xi_t(p, q) = P(s_t = p, s_{t+1} = q | x) from
-// forward-backward (the responsibilities r_t(q) for a mixture, with t running over the set):
-//     start        c_q = gamma_0(q), N = 1;
-//     transitions  c_pq = sum_{t < n-1} xi_t(p, q), N = sum_q c_pq;
-//     emissions    c_qo = sum_{t: x_t = o} gamma_t(q), N = sum_t gamma_t(q);
-//     weights      c_m = sum_t r_t(m), N = n.
-//     cpts         each row P(. | c) of node i's CPT: c_k = n(i, c, k), the expected count of node i in
-//                  state k with its parents in configuration c over the n observations (the E-step of
-//                  estimate_bayesnet.hpp, enumerating the hidden nodes), N = n(i, c).
-// A Gaussian state (component) q, N(mu_q, Sigma_q) with P_q = Sigma_q^-1, residuals
-// e_t = x_t - mu_q, N_q = sum_t gamma_t(q) and S_q = sum_t gamma_t(q) e_t e_t':
-//     means, by mu_q itself:  d log p / d mu_q = P_q sum_t gamma_t(q) e_t;
-//     covariances:
-//       isotropic (Sigma = v I), by log v:        (tr S_q / v - N_q D) / 2;
-//       diagonal (Sigma = diag v), by log v_d:    (S_q,dd / v_d - N_q) / 2 for each d;
-//       full, by the entries s_ij, i <= j, of the upper triangle of Sigma_q, each moving both
-//       Sigma_ij and Sigma_ji (the matrix stays symmetric): with G = (P_q S_q P_q - N_q P_q) / 2,
-//       the matrix derivative of log p, the score of s_ij is G_ii for i = j and 2 G_ij for i < j.
-// An LDS (lds.hpp: s_0 ~ N(mean0, cov0), s_t = A s_t-1 + N(0, Q), x_t = C s_t + N(0, R), t = 0..N-1,
-// all three covariances full and symmetric). By Fisher's identity U(x) = E[grad log p(x, s) | x], the
-// posterior expectation of the complete-data score, from the Kalman filter and RTS smoother at the
-// pooled LDS (estimate_lds.hpp): with E[s_t], V_t = Cov(s_t | x) and the sums
-// P- = sum_{t>=1} E[s_t-1 s_t-1'], P+ = sum_{t>=1} E[s_t s_t'], P1 = sum_{t>=1} E[s_t s_t-1'],
-// P = sum_t E[s_t s_t'], Sxs = sum_t x_t E[s_t]' and Sxx = sum_t x_t x_t',
-//     start        mean0 itself:  cov0^-1 e0,  e0 = E[s_0] - mean0;
-//                  cov0 by its upper-triangle entries as a full covariance above, with P_q = cov0^-1,
-//                  S_q = V_0 + e0 e0' and N_q = 1;
-//     transitions  A by its entries:  Q^-1 (P1 - A P-);
-//                  Q likewise with P_q = Q^-1, S_q = P+ - A P1' - P1 A' + A P- A', N_q = N - 1;
-//     emissions    C by its entries:  R^-1 (Sxs - C P);
-//                  R likewise with P_q = R^-1, S_q = Sxx - C Sxs' - Sxs C' + C P C', N_q = N.
-// (The pooled LDS's cov0 resp. Q must be positive definite when start resp. transitions is selected.)
+// Parametrisation. A probability vector p (a chain's start or transition row, a discrete emission
+// row, mixture weights, a CPT row) by its logits a, p = softmax(a); with expected counts c_o of its
+// outcomes given x and N = sum_o c_o,
+//     d log p(x) / d a_o = c_o - N p_o.
+// A full covariance Sigma with precision P, by the entries s_ij, i <= j, of its upper triangle, each
+// moving both Sigma_ij and Sigma_ji (the matrix stays symmetric): with the expected scatter S about
+// its mean and the expected count N, G = (P S P - N P) / 2 is the matrix derivative of log p, and
+// the score of s_ij is G_ii for i = j and 2 G_ij for i < j.
 //
-// Feature order (fixed; only the selected blocks, in this order):
-//   HMM:     start[q] (q = 0..M-1); transitions[p][q] (row by row); then state by state q = 0..M-1
-//            its emission block: discrete emissions[q][o] (o = 0..O-1), or Gaussian means[q][d]
-//            (d = 0..D-1) followed by its covariance block;
-//   mixture: weights[m]; then component by component its means[m][d] and covariance block.
-//   LDS:     mean0[i] (i = 0..n-1, n the state dimension), cov0[i][j]; A[i][j], Q[i][j]; C[i][j]
-//            (i = 0..d-1, d the observation dimension), R[i][j]: the row's matrix names (lds.hpp), A
-//            and C entry by entry row by row, the covariances by their upper triangles (j >= i) row
-//            by row.
-//   network: cpts[i][e] for node i = 0.. and its CPT entry e = c K_i + k (row c, state k), every node.
-//   A covariance block: isotropic covariances[q] (log v); diagonal covariances[q][d][d] (log v_d);
-//   full covariances[q][i][j] for i <= j, row by row of the upper triangle. Indices are 0-based,
-//   as the symbols are. The selection's names: start, transitions, emissions (discrete emissions;
-//   an LDS's (C, R)), means, covariances (Gaussian states), weights (mixtures), cpts (networks); an
-//   LDS's start is (mean0, cov0) and its transitions (A, Q) (adaptation.hpp); the others do not apply.
+// Features are named block[i][j]... ("emissions[2][17]"), indices 0-based as the symbols are, and
+// only the selected blocks appear, in the family's fixed order; a symmetric matrix's block names its
+// upper triangle (j >= i) row by row. The selection's names are those of adaptation.hpp; a name that
+// is not one of the family's parameters is refused.
 //
-// Normalisation: the score per observation u(x) = U(x) / n (n the sequence's length or the set's
-// size; an LDS's number of vectors N), so that examples of different sizes are on one scale. From
-// the training examples' scores u_i, the diagonal of the empirical Fisher information I_jj = mean_i u_ij^2
-// (FisherScaling), and the features phi_j(x) = u_j(x) / sqrt(I_jj) (0 where I_jj = 0: a parameter no training example
-// moves). The diagonal is the training file's: the caller saves it, and test files are scaled by it.
+// Normalisation: the score per observation u(x) = U(x) / n (n the example's size: a sequence's length,
+// a set's size, a network's number of joint observations), so that examples of different sizes are on
+// one scale. From the training examples' scores u_i, the diagonal of the empirical Fisher information
+// I_jj = mean_i u_ij^2 (FisherScaling), and the features phi_j(x) = u_j(x) / sqrt(I_jj) (0 where
+// I_jj = 0: a parameter no training example moves). The diagonal is the training file's: the caller
+// saves it, and test files are scaled by it.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "ppk/core/model.hpp"
 #include "ppk/estimate/adaptation.hpp"
+#include "ppk/estimate/estimate.hpp"
 
 namespace ppk {
 
-// The Fisher score function of one pooled model for the selected parameters: the model's
-// parameters are copied, so the scorer does not refer to the model afterwards.
+// The Fisher score function of one pooled model of a family for the selected parameters, as the
+// family makes it (Estimator::fisher_scores). It copies what it needs of the model, so it does not
+// refer to the model afterwards. Each kind of example has its score; a kind the model does not score
+// is an EstimationError saying which kind it scores (the defaults below).
+class FisherScores {
+ public:
+  virtual ~FisherScores() = default;
+
+  // The F features' names in the family's order.
+  const std::vector<std::string>& feature_names() const { return names_; }
+
+  // u(x) for a sequence of symbols 0..O-1.
+  virtual Eigen::VectorXd sequence_score(const std::vector<long>& sequence) const;
+  // u(x) for the rows of x (n x D): a sequence or a set of vectors.
+  virtual Eigen::VectorXd rows_score(const Eigen::MatrixXd& x) const;
+  // u(x) for n joint observations of a network's observed variables (observations[v][j]: variable j's
+  // 0-based state).
+  virtual Eigen::VectorXd observations_score(const std::vector<std::vector<long>>& observations) const;
+  // The same from the expected counts n(i, c, k) of n observations.
+  virtual Eigen::VectorXd counts_score(const std::vector<Eigen::VectorXd>& expected_counts, double observations) const;
+  // u(x) from one example's statistics as the family's estimator makes them; the default scores the
+  // statistic "symbols" as a sequence when there is one, else the rows "x".
+  virtual Eigen::VectorXd statistics_score(const Statistics& example) const;
+
+ protected:
+  // What the pooled model is, for the messages of the kinds it does not score ("the pooled mixture
+  // has Gaussian components").
+  virtual std::string pooled_model() const = 0;
+
+  std::vector<std::string> names_;
+};
+
+// The Fisher score function of one pooled model for the selected parameters: the scores
+// `estimator`, the family's estimator, makes of it.
 class FisherScorer {
  public:
-  // EstimationError unless `pooled` is an HmmModel with all emissions one-event multinomials
-  // (not leveled) or all Gaussians of one form, a MixtureModel of Gaussians of one form
-  // (naming the first emission or component that is not), an LdsModel (whose cov0 resp. Q is
-  // positive definite when start resp. transitions is selected), or a BayesNetModel of discrete nodes; OptionError naming
-  // {adapt} when `parameters` lists a parameter the model does not have or selects none of its parameters
-  // (check_adapted_parameters, adaptation.hpp).
-  FisherScorer(const Model& pooled, const AdaptedParameters& parameters);
-  ~FisherScorer();
-  FisherScorer(FisherScorer&&) noexcept;
-  FisherScorer& operator=(FisherScorer&&) noexcept;
+  // The EstimationError or OptionError of estimator.fisher_scores: EstimationError when `pooled` has
+  // no Fisher scores (a family without them, or a model of the family that the family cannot score,
+  // naming what it needs); OptionError naming {adapt} when `parameters` lists a parameter the model
+  // does not have or selects none of its parameters (check_adapted_parameters, adaptation.hpp).
+  FisherScorer(const Estimator& estimator, const Model& pooled, const AdaptedParameters& parameters);
+  // A family's scores of its pooled model (hmm_fisher_scores, ...: estimate_hmm.hpp, ...).
+  explicit FisherScorer(std::unique_ptr<FisherScores> scores) : scores_(std::move(scores)) {}
 
   // The number of features F.
-  long size() const;
-  // The F features' names in the order above, e.g. "emissions[2][17]".
-  const std::vector<std::string>& feature_names() const;
+  long size() const { return static_cast<long>(scores_->feature_names().size()); }
+  // The F features' names in the family's order, e.g. "emissions[2][17]".
+  const std::vector<std::string>& feature_names() const { return scores_->feature_names(); }
 
-  // u(x) = U(x) / n for a sequence of symbols under a discrete-emission HMM. EstimationError for
-  // an empty sequence, a symbol outside 0..O-1 (naming its position), a model with Gaussian
-  // emissions, or a sequence of probability 0 under the pooled model.
-  Eigen::VectorXd score(const std::vector<long>& sequence) const;
-  // u(x) = U(x) / n for the rows of x (n x D) under a Gaussian-emission HMM, a Gaussian mixture or
-  // an LDS. EstimationError for no rows (an LDS: fewer than 2), D other than the model's, a value
-  // that is not finite, a discrete-emission HMM or a network, or (an LDS) a covariance the Kalman
-  // filter finds not numerically positive definite.
-  Eigen::VectorXd score(const Eigen::MatrixXd& x) const;
-  // u(x) = U(x) / n for a network's n joint observations (observations[v][j]: observed variable j's
-  // 0-based state). EstimationError for no observations, a value that is not a state of its
-  // variable, an observation of probability 0, or a model that is not a network.
-  Eigen::VectorXd score(const std::vector<std::vector<long>>& observations) const;
+  // u(x) = U(x) / n for a sequence of symbols (a discrete-emission HMM). EstimationError for an empty
+  // sequence, a symbol outside 0..O-1 (naming its position), a model that scores other examples, or a
+  // sequence of probability 0 under the pooled model.
+  Eigen::VectorXd score(const std::vector<long>& sequence) const { return scores_->sequence_score(sequence); }
+  // u(x) = U(x) / n for the rows of x (n x D; a Gaussian-emission HMM, a Gaussian mixture, an LDS).
+  // EstimationError for no rows (an LDS: fewer than 2), D other than the model's, a value that is
+  // not finite, a model that scores other examples, an example of probability 0, or (an LDS) a
+  // covariance the Kalman filter finds not numerically positive definite.
+  Eigen::VectorXd score(const Eigen::MatrixXd& x) const { return scores_->rows_score(x); }
+  // u(x) = U(x) / n for a network's n joint observations. EstimationError for no observations, a
+  // value that is not a state of its variable, an observation of probability 0, or a model that is
+  // not a network.
+  Eigen::VectorXd score(const std::vector<std::vector<long>>& observations) const {
+    return scores_->observations_score(observations);
+  }
   // The same from the expected counts n(i, c, k) of n observations (a fully observed network's
   // counts, which are its sufficient statistics). EstimationError unless they have the CPTs' shapes.
-  Eigen::VectorXd score(const std::vector<Eigen::VectorXd>& expected_counts, double observations) const;
+  Eigen::VectorXd score(const std::vector<Eigen::VectorXd>& expected_counts, double observations) const {
+    return scores_->counts_score(expected_counts, observations);
+  }
+  // u(x) from one example's statistics as `estimator` makes them (the family says which of the
+  // above they are).
+  Eigen::VectorXd score(const Statistics& example) const { return scores_->statistics_score(example); }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<FisherScores> scores_;
 };
 
 // The diagonal of the empirical Fisher information of the training examples and the features it
