@@ -332,8 +332,7 @@ RouteChoice choose_exact_or_sparse(const std::vector<const PreparedModel*>& samp
   for (std::size_t i = 0; i < weights->size(); ++i) {
     std::vector<const Model*> parts;
     for (const PreparedModel* model : sample)
-      if (domain_of(*model, kind).space == domain.space)
-        parts.push_back(&model->model().part(i));
+      if (domain_of(*model, kind).space == domain.space) parts.push_back(&model->model().part(i));
     RouteChoice part;
     try {
       part = choose_for_models(parts, KernelKind::ppk_norm);

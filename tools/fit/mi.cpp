@@ -312,12 +312,12 @@ std::unique_ptr<MiMediator> parse_mediator(const MiLikelihood& likelihood, std::
 // after it.
 struct MiRequest {
   const MiLikelihood* likelihood = nullptr;
-  double lambda = 1.0;                         // --lambda L
-  std::optional<std::string> unlabeled;        // --unlabeled FILE
-  std::optional<std::string> mediator_from;    // --mediator-from FILE
-  std::optional<std::string> save_mediator;    // --save-mediator FILE
-  std::optional<long> dim;                     // --dim D
-  std::unique_ptr<MiFitOptions> fit;           // the likelihood's own
+  double lambda = 1.0;                       // --lambda L
+  std::optional<std::string> unlabeled;      // --unlabeled FILE
+  std::optional<std::string> mediator_from;  // --mediator-from FILE
+  std::optional<std::string> save_mediator;  // --save-mediator FILE
+  std::optional<long> dim;                   // --dim D
+  std::unique_ptr<MiFitOptions> fit;         // the likelihood's own
 };
 
 std::optional<std::string> path_option(const po::variables_map& values, const char* name) {
