@@ -18,26 +18,14 @@ step() { awk -v n="$1" '$1 == n { printf "%.2f", $2 }' steps.txt; }
 peak() { awk -v n="$1" '$1 == n { printf "%.0f", $3 / 1024 }' steps.txt; }
 accuracy() { sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$1"; }
 
-documents() {  # N SEED OUTPUT: N training documents drawn with document seed SEED
-  python3 "$here/../examples/make_documents.py" --seed 1 --document-seed "$2" --vocabulary 3000 --n-train "$1" \
-    --n-test 0 --train "$3" --test /dev/null
-}
-[[ -s test.txt ]] || python3 "$here/../examples/make_documents.py" --seed 1 --document-seed 0 --vocabulary 3000 \
-  --n-train 0 --n-test 2000 --train /dev/null --test test.txt
+scaling_documents 0 test.txt
 "$bin/ppk" fit multinomial --dim 3000 --alpha 0 test.txt -o test.ppk
 
 printf '%9s | %8s %8s %8s %8s %7s | %8s %8s %7s | %s\n' n fit map liblinear total accuracy svm-train total \
   accuracy "peak MB (fit, map, liblinear, svm-train)"
 svm_skipped=""
 for n in $SIZES; do
-  if [[ ! -s train_$n.txt ]]; then
-    chunks=$(((n + 99999) / 100000))
-    export -f documents
-    export here
-    seq "$chunks" | xargs -P 2 -I{} bash -c "documents $((n / chunks)) {} chunk_{}.txt"
-    for i in $(seq "$chunks"); do cat chunk_$i.txt; done > train_$n.txt
-    rm -f chunk_*.txt
-  fi
+  scaling_documents "$n" train_$n.txt
   rm -f steps.txt
   timed fit "$bin/ppk" fit multinomial --dim 3000 --alpha 0 train_$n.txt -o train.ppk
   timed map "$bin/ppk" map -t ppk -g 0.5 train.ppk --save-map train.map -o train.features

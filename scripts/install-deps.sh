@@ -14,6 +14,7 @@ packages=(
   octave octave-dev   # Octave and mkoctfile: LIBSVM's Octave interface (svmtrain, svmpredict) and its test
   liblinear-tools                     # ppk map's tests train LIBLINEAR on the feature maps
   python3-numpy python3-dask python3-distributed  # the feature maps' checks and the Dask pipeline
+  iproute2                            # cli.dask_cluster: the cluster's hosts in network namespaces (ip netns)
   clang-format                        # cli.format: the C++ sources follow .clang-format (clang-format 14)
   clang libclang-rt-14-dev            # the sanitize preset: clang, ASan/UBSan and libFuzzer (tests/fuzz/)
   python3-dev                         # Python.h, for the Python package's module ppk._ppk

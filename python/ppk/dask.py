@@ -11,14 +11,28 @@ alone, so the features written are byte for byte those of `ppk fit` and `ppk map
 machine.
 
 Written to --out-dir: train.features and test.features (LIBSVM rows, in input order, the labels
-kept) and train.map (the map, for `ppk map --map-from`); with --train-linear also linear.model
-and test.predictions. Files are written only if every row fitted and mapped: a bad row is named
-by its line in the input file, and the program exits with status 1 and no output.
+kept) and train.map (the map, for `ppk map --map-from`); with --train-linear or
+--train-partitioned also linear.model and test.predictions. Files are written only if every row
+fitted and mapped: a bad row is named by its line in the input file, and the program exits with
+status 1 and no output.
 
 Data flow: a partition's text travels to its task as task data and its feature rows come back to
 the client, which writes them in order; no shared file system is needed, only the ppk binary on
 every worker (--worker-ppk). At most --in-flight partitions are on the cluster at a time, so the
 client holds a bounded number of partitions whatever the file size.
+
+Losing workers: a task's data is an argument of the task in the graph the scheduler holds, and
+the map a task of that graph, so the tasks of a lost worker are rerun on the others with the same
+rows (at most distributed.scheduler.allowed-failures times each). Losing every worker for
+--worker-timeout seconds, or the scheduler, ends the run with one line of error and no output.
+--progress reports the partitions done and the rows per second. With --checkpoint DIR every
+partition's rows are kept in DIR as they come back, under the digest of everything they are a
+function of, so that the same command run again after a failure makes only what is missing.
+
+With --train-partitioned the training features stay on the workers that made them, and
+LIBLINEAR's L2-loss linear SVM (-s 2, its C) is trained on them where they are: scipy's L-BFGS
+on the client, each partition's term of the objective and its gradient a task on the worker that
+holds the partition; the model is written as a LIBLINEAR model file.
 
 Whatever a fit decides on the whole training file (--alpha auto or evidence, --base pooled,
 --prior pooled, an option set to auto, --shrink) is decided once here, on the whole training
@@ -38,7 +52,10 @@ Example (a LocalCluster of 2 worker processes):
 import argparse
 import asyncio
 import collections
+import contextlib
+import hashlib
 import itertools
+import json
 import logging
 import os
 import random
@@ -49,6 +66,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
+import warnings
+from concurrent.futures import CancelledError
 
 __all__ = ["main"]
 
@@ -59,8 +79,16 @@ RESERVED_FIT_OPTIONS = ("-o", "--output", "--save-pooled", "--save-alphabet", "-
 # Option values that make a fit decide on the whole file (the per-sequence --states auto does not).
 WHOLE_FILE_VALUES = ("auto", "evidence", "pooled")
 PER_EXAMPLE_AUTO_OPTIONS = ("--states",)
-# How long a client of a scheduler waits for its first worker, in seconds.
+# How long a client of a scheduler waits for a worker (its first, or a new one when every worker
+# has left), in seconds: --worker-timeout's default.
 WORKER_TIMEOUT = 120
+# --train-partitioned's L-BFGS iterations at most: --max-iterations' default (LIBLINEAR's -s 2
+# stops at 1000 Newton iterations).
+MAX_ITERATIONS = 1000
+# The name of a run's work folder in --out-dir starts with this, the host's name and the process id.
+WORK_PREFIX = ".ppk-dask-"
+# How often, in seconds, a client waiting for a result asks the scheduler whether it has workers.
+POLL_SECONDS = 1
 
 
 class PipelineError(Exception):
@@ -129,6 +157,27 @@ def run_partition(task, map_text):
             return {"rows": f.read()}
 
 
+def parsed_features(result, dimension):
+    """A task's feature rows, RESULT["rows"] (LIBSVM text, 1-based indices), as (X, y): a
+    scipy.sparse CSR matrix of DIMENSION columns and the labels."""
+    import io
+    from sklearn.datasets import load_svmlight_file
+    return load_svmlight_file(io.BytesIO(result["rows"].encode()), n_features=dimension,
+                              zero_based=False)
+
+
+def squared_hinge(part, weights, labels):
+    """The data term of LIBLINEAR's L2-loss SVM (-s 2) on the partition PART = (X, y) and its
+    gradient in WEIGHTS (features x the weight vectors): sum_i sum_k max(0, 1 - Y_ik w_k.x_i)^2,
+    where Y_ik is +1 when y_i is LABELS[k] and -1 otherwise (two classes: one weight vector, of
+    LABELS[0])."""
+    import numpy
+    X, y = part
+    Y = numpy.where(y[:, None] == numpy.asarray(labels[:weights.shape[1]])[None, :], 1.0, -1.0)
+    margins = numpy.maximum(1.0 - Y * (X @ weights), 0.0)
+    return float((margins * margins).sum()), -2.0 * (X.T @ (Y * margins))
+
+
 # ----- the client -------------------------------------------------------------------------------
 
 
@@ -187,9 +236,10 @@ def decides_on_whole_file(arguments):
     return False
 
 
-def fit_arguments(args, work):
+def fit_arguments(args, work, checkpoint):
     """The arguments of every partition's `ppk fit` and the files they name, {name: content}.
-    Decides on the whole training file here when the options need it."""
+    Decides on the whole training file here when the options need it (or takes the decision kept
+    in CHECKPOINT)."""
     arguments = shlex.split(args.fit_options)
     for argument in arguments:
         if argument == "--pooled":
@@ -204,11 +254,15 @@ def fit_arguments(args, work):
                             "cannot decide the alphabet of the whole training file")
     if decides_on_whole_file(arguments) and option_value(arguments, "--pooled-from") is None:
         pool = os.path.join(work, "decided.pool")
-        status = subprocess.run([args.ppk, "fit", args.family] + arguments +
-                                ["--save-pooled", pool, args.train, "-o", os.devnull],
-                                stdout=subprocess.DEVNULL).returncode
-        if status != 0:
-            raise PipelineError("deciding the fit options on the whole training file failed (above)")
+
+        def decide():
+            status = subprocess.run([args.ppk, "fit", args.family] + arguments +
+                                    ["--save-pooled", pool, args.train, "-o", os.devnull],
+                                    stdout=subprocess.DEVNULL).returncode
+            if status != 0:
+                raise PipelineError("deciding the fit options on the whole training file failed (above)")
+        checkpoint.files("pool", [args.family] + arguments + [file_digest(args.train)],
+                         {"pool": pool}, decide)
         arguments += ["--pooled-from", pool]
     files = {}
     shipped = []
@@ -238,24 +292,208 @@ def map_arguments(args):
     return arguments
 
 
-def run_in_order(client, tasks, map_future, in_flight):
-    """Runs TASKS on the cluster, at most IN_FLIGHT at a time; yields their rows in task order.
-    The first failed task raises PipelineError with its message."""
-    pending = collections.deque()  # (the task's data on the cluster, its result)
+def held_in_the_graph(value):
+    """VALUE itself: a task whose argument is VALUE, so that the scheduler holds VALUE in the task
+    graph and recomputes it on another worker when the worker that held it is lost (data scattered
+    to a worker is lost with it, and with it every task that needs it)."""
+    return value
+
+
+# The map the tasks read: a task of the graph (FUTURE) and the SHA-256 of its text (DIGEST).
+ShippedMap = collections.namedtuple("ShippedMap", "future digest")
+
+
+def partition_name(task):
+    return "%s, the partition from line %d" % (task["input"], task["first_line"])
+
+
+class Progress:
+    """A file's partitions done and rows per second, on standard error: one line per partition
+    (--progress lines), one line redrawn in place when standard error is a terminal (auto), or
+    nothing (none)."""
+
+    def __init__(self, mode, program, label, total):
+        self.mode = "lines" if mode == "lines" else \
+            "redrawn" if mode == "auto" and sys.stderr.isatty() else "none"
+        self.program, self.label, self.total = program, label, total
+        self.done, self.reused, self.rows, self.start = 0, 0, 0, time.monotonic()
+
+    def partition_done(self, rows, reused=False):
+        """A partition of ROWS rows came back (REUSED: was found in the checkpoint)."""
+        self.done += 1
+        self.reused += reused
+        self.rows += rows
+        if self.mode == "none":
+            return
+        seconds = max(time.monotonic() - self.start, 1e-9)
+        line = "%s: %s: %d/%d partitions, %d rows, %.0f rows/s" % (
+            self.program, self.label, self.done, self.total, self.rows, self.rows / seconds)
+        if self.reused:
+            line += ", %d reused" % self.reused
+        if self.mode == "lines":
+            print(line, file=sys.stderr, flush=True)
+        else:
+            print("\r" + line + ("\n" if self.done == self.total else ""), end="", file=sys.stderr,
+                  flush=True)
+
+
+class Checkpoint:
+    """Results kept in a folder (--checkpoint DIR) as they are made, so that a run stopped part-way
+    (a killed client, a lost scheduler) and run again does not make them again. Each result is a
+    file named by the SHA-256 of everything it is a function of (a partition's task data and the
+    map's digest; the map's options and rows; ppk's binary), so a rerun finds exactly the results
+    its own inputs would make, and results of other inputs are never taken. A file appears whole or
+    not at all (written beside, then renamed). Without a folder nothing is kept."""
+
+    def __init__(self, directory, ppk):
+        self.directory = directory
+        if directory is None:
+            return
+        os.makedirs(directory, exist_ok=True)
+        self.ppk_digest = file_digest(ppk)
+
+    def key(self, kind, *parts):
+        """The name of the result KIND made from PARTS (strings)."""
+        digest = hashlib.sha256(self.ppk_digest.encode())
+        for part in parts:
+            data = part.encode()
+            digest.update(b"%d:" % len(data) + data)
+        return "%s-%s" % (kind, digest.hexdigest())
+
+    def task_key(self, task, map_digest):
+        """The name of TASK's rows; MAP_DIGEST: the digest of the map it maps with."""
+        if self.directory is None:
+            return None
+        data = {name: value for name, value in task.items() if name != "threads"}
+        return self.key("rows", json.dumps(data, sort_keys=True), map_digest)
+
+    def get(self, key):
+        """The text kept under KEY, or None."""
+        if self.directory is None:
+            return None
+        try:
+            with open(os.path.join(self.directory, key)) as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def put(self, key, text):
+        """Keeps TEXT under KEY."""
+        if self.directory is None:
+            return
+        path = os.path.join(self.directory, key)
+        with open(path + ".partial", "w") as f:
+            f.write(text)
+        os.replace(path + ".partial", path)
+
+    def files(self, kind, parts, paths, make):
+        """Makes the files PATHS ({name: path}) with MAKE(), or copies them from the folder where
+        they were kept under KIND and PARTS, keeping them there once made."""
+        if self.directory is None:
+            make()
+            return
+        key = self.key(kind, *parts)
+        kept = {name: os.path.join(self.directory, "%s.%s" % (key, name)) for name in paths}
+        if not all(os.path.exists(path) for path in kept.values()):
+            make()
+            for name, path in paths.items():
+                shutil.copyfile(path, kept[name] + ".partial")
+                os.replace(kept[name] + ".partial", kept[name])
+        else:
+            for name, path in paths.items():
+                shutil.copyfile(kept[name], path)
+
+
+def file_digest(path):
+    """The SHA-256 of the file at PATH, in hexadecimal."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cluster_result(client, future, what, worker_timeout):
+    """FUTURE's result, waiting as long as the scheduler has a worker (dask reruns a task lost with
+    its worker on another one). Raises PipelineError when the scheduler is lost, when the scheduler
+    has had no worker for WORKER_TIMEOUT seconds, or when the task (WHAT names it) was lost with
+    more workers than the scheduler's distributed.scheduler.allowed-failures allows."""
+    from distributed import KilledWorker
+    from distributed.comm import CommClosedError
+    address = client.scheduler.address
+    alone_since = None
+    while True:
+        try:
+            return future.result(timeout=POLL_SECONDS)
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+        except KilledWorker:
+            raise PipelineError(
+                "%s: its task was lost with its worker more often than the scheduler's "
+                "distributed.scheduler.allowed-failures allows (dask's default: 3), so dask gave it "
+                "up; nothing is written: look for what kills the workers (their memory limit?) and "
+                "run again" % what)
+        except (CancelledError, CommClosedError, OSError):
+            if client.status == "running":
+                raise
+            raise PipelineError(lost_scheduler(address))
+        try:
+            workers = len(client.nthreads())
+        except (CommClosedError, OSError, TimeoutError, asyncio.TimeoutError):
+            raise PipelineError(lost_scheduler(address))
+        if workers:
+            alone_since = None
+            continue
+        alone_since = alone_since or time.monotonic()
+        if time.monotonic() - alone_since > worker_timeout:
+            raise PipelineError(
+                "every worker left the scheduler %s and none joined in %g s (--worker-timeout): "
+                "nothing is written; start workers (dask worker %s) and run again" % (
+                    address, worker_timeout, address))
+
+
+def lost_scheduler(address):
+    return ("lost the connection to the scheduler %s: nothing is written; restart the scheduler "
+            "and its workers and run again" % address)
+
+
+def run_in_order(client, tasks, shipped_map, args, progress, checkpoint, kept_on_cluster=None):
+    """Runs TASKS on the cluster, at most args.in_flight at a time; yields their rows in task order
+    and reports each to PROGRESS. A task is pure (its rows depend on its data alone) and holds its
+    partition in the task graph, so that dask reruns it elsewhere when its worker is lost. The rows
+    of a task found in CHECKPOINT are taken from it, and those of every task run are put in it as
+    they come back. With KEPT_ON_CLUSTER (a list), every task's result, {"rows": TEXT}, stays on
+    the cluster: its future is appended (a kept task's rows are given to the graph). The first
+    failed task raises PipelineError with its message."""
+    pending = collections.deque()  # (the task, its checkpoint key, its result or its kept rows)
 
     def next_result():
-        result = pending.popleft()[1].result()
+        task, key, result = pending.popleft()
+        if isinstance(result, str):
+            progress.partition_done(result.count("\n"), reused=True)
+            return result
+        result = cluster_result(client, result, partition_name(task), args.worker_timeout)
         if "error" in result:
-            for _, future in pending:
-                future.cancel()
+            for _, _, other in pending:
+                if not isinstance(other, str):
+                    other.cancel()
             raise PipelineError(result["error"])
+        checkpoint.put(key, result["rows"])
+        progress.partition_done(result["rows"].count("\n"))
         return result["rows"]
 
+    def running():
+        return sum(not isinstance(result, str) for _, _, result in pending)
+
     for task in tasks:
-        # Scattered, not embedded in the task graph: a partition is megabytes.
-        [data] = client.scatter([task])
-        pending.append((data, client.submit(run_partition, data, map_future, pure=False)))
-        if len(pending) >= in_flight:
+        key = checkpoint.task_key(task, shipped_map.digest if shipped_map else "")
+        kept = checkpoint.get(key)
+        pending.append((task, key, kept if kept is not None else client.submit(
+            run_partition, task, shipped_map.future if shipped_map else None, pure=False)))
+        if kept_on_cluster is not None:
+            kept_on_cluster.append(client.submit(held_in_the_graph, {"rows": kept}, pure=False)
+                                   if kept is not None else pending[-1][2])
+        while running() >= args.in_flight:
             yield next_result()
     while pending:
         yield next_result()
@@ -293,11 +531,12 @@ def start_client(args, work):
     if args.scheduler or args.scheduler_file:
         client = Client(args.scheduler, scheduler_file=args.scheduler_file)
         try:
-            client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
+            client.wait_for_workers(1, timeout=args.worker_timeout)
         except (TimeoutError, asyncio.TimeoutError):
             address = client.scheduler.address
             client.close()
-            raise PipelineError("no worker joined the scheduler %s in %d s" % (address, WORKER_TIMEOUT))
+            raise PipelineError("no worker joined the scheduler %s in %g s (--worker-timeout)" % (
+                address, args.worker_timeout))
         return client
     # No dashboard, and the scheduler's HTTP server on a free port (not 8787, perhaps taken).
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
@@ -305,6 +544,49 @@ def start_client(args, work):
                            local_directory=os.path.join(work, "workers"),
                            scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"})
     return Client(cluster)
+
+
+def remove_leftovers(out_dir):
+    """Removes the work folders left in OUT_DIR by runs of this host that were killed (their
+    process is gone): .ppk-dask-HOST-PID-*."""
+    for name in os.listdir(out_dir):
+        found = re.fullmatch(re.escape(WORK_PREFIX) + r"(.+)-(\d+)-[^-]+", name)
+        if not found or found.group(1) != socket.gethostname():
+            continue
+        try:
+            os.kill(int(found.group(2)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(out_dir, name), ignore_errors=True)
+        except PermissionError:
+            pass  # another user's process: alive
+
+
+@contextlib.contextmanager
+def dask_logs_silenced():
+    """Within: dask's logs of the client are not shown, nor its warning about large task
+    arguments. The pipeline reports what it lost in one line of its own; dask would log the same
+    events as tracebacks (a client that loses its scheduler logs the closed connection and, while
+    closing, the cancelled reconnection, on the logger of whichever module the stack shows:
+    Python's last-resort handler prints those unless the root logger has a handler). Loggers a
+    program has given handlers keep them. The partitions are task arguments on purpose (a scattered
+    partition is lost with its worker), which dask warns about from 1 MB on."""
+    import distributed  # noqa: F401 (its loggers, with their handlers)
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+               if name == "distributed" or name.startswith("distributed.")]
+    levels = [log.level for log in loggers]
+    for log in loggers:
+        log.setLevel(logging.CRITICAL + 1)
+    no_handler = logging.NullHandler()
+    if not logging.root.handlers:
+        logging.root.addHandler(no_handler)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Large object of size", category=UserWarning)
+            yield
+    finally:
+        logging.root.removeHandler(no_handler)
+        for log, level in zip(loggers, levels):
+            log.setLevel(level)
 
 
 def train_linear(args, work):
@@ -322,8 +604,149 @@ def train_linear(args, work):
     print("%s: %s" % (args.program, done.stdout.strip()))
 
 
-def run(args, client, work, arguments, files):
-    """The pipeline, writing its files into WORK; ARGUMENTS and FILES: every partition's fit."""
+def labels_counted(rows, labels):
+    """ROWS (texts of feature rows), each passed on once its rows' labels are counted in LABELS (a
+    Counter)."""
+    for text in rows:
+        labels.update(line.split(None, 1)[0] for line in text.splitlines())
+        yield text
+
+
+# A linear SVM: LIBLINEAR's labels (in its model's order) and WEIGHTS, features x (1 for two
+# classes, the weight vector of LABELS[0]; else one per label, one-vs-rest).
+LinearModel = collections.namedtuple("LinearModel", "labels weights")
+
+
+def write_liblinear_model(model, path):
+    """MODEL (a LinearModel) as the LIBLINEAR model file of an L2-loss SVM without bias (-s 2),
+    which liblinear-predict reads."""
+    with open(path, "w") as f:
+        f.write("solver_type L2R_L2LOSS_SVC\nnr_class %d\nlabel %s\nnr_feature %d\nbias -1\nw\n" % (
+            len(model.labels), " ".join("%d" % label for label in model.labels), model.weights.shape[0]))
+        for row in model.weights:
+            f.write("".join("%.17g " % value for value in row) + "\n")
+
+
+def predict_linear(model, features, predictions, chunk_rows):
+    """MODEL's labels (LinearModel) of the rows of the file FEATURES, as liblinear-predict gives
+    them (two classes: LABELS[0] where the decision value is > 0; else the label of the largest,
+    the first of equal ones), written to PREDICTIONS, reading CHUNK_ROWS rows at a time; returns
+    (correct, total)."""
+    import io
+    import numpy
+    from sklearn.datasets import load_svmlight_file
+    labels = numpy.asarray(model.labels, dtype=float)
+    correct = total = 0
+    with open(features) as rows, open(predictions, "w") as out:
+        while True:
+            chunk = "".join(itertools.islice(rows, chunk_rows))
+            if not chunk:
+                return correct, total
+            X, y = load_svmlight_file(io.BytesIO(chunk.encode()), n_features=model.weights.shape[0],
+                                      zero_based=False)
+            decisions = X @ model.weights
+            predicted = numpy.where(decisions[:, 0] > 0, labels[0], labels[1]) if len(labels) == 2 \
+                else labels[numpy.argmax(decisions, axis=1)]
+            out.write("".join("%.17g\n" % label for label in predicted))
+            correct += int((predicted == y).sum())
+            total += len(y)
+
+
+def map_dimension(path):
+    """The number of features of the map saved at PATH (its 'dimension' line)."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("dimension "):
+                return int(line.split()[1])
+    raise PipelineError("%s: no 'dimension' line (not a map of ppk map --save-map)" % path)
+
+
+def training_labels(labels):
+    """The training file's labels (LABELS: a Counter of their texts) in LIBLINEAR's model order
+    (here ascending), as integers; refuses fewer than two, or one that is not an integer."""
+    values = []
+    for text in labels:
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or value != int(value):
+            raise PipelineError("--train-partitioned: the training label '%s' is not an integer "
+                                "(LIBLINEAR's classes are)" % text)
+        values.append(int(value))
+    if len(values) < 2:
+        raise PipelineError("--train-partitioned: the training file holds one label (%s): a "
+                            "classifier needs two" % next(iter(labels)))
+    return sorted(values)
+
+
+def train_partitioned(args, client, work, kept, labels):
+    """LIBLINEAR's L2-loss linear SVM (-s 2: 1/2 |w|^2 + C sum_i max(0, 1 - y_i w.x_i)^2, no bias;
+    one-vs-rest for more than two classes) trained on the training features KEPT on the cluster:
+    scipy's L-BFGS-B minimises the objective on the client, whose value and gradient are sums over
+    the partitions, each term a task on the worker that holds its partition. The features never
+    come together; the weights travel, once per evaluation. Writes linear.model (LIBLINEAR's
+    format) and test.predictions, and prints the test accuracy. LABELS: the count of each training
+    label."""
+    import numpy
+    import scipy.optimize
+    dimension = map_dimension(os.path.join(work, "train.map"))
+    classes = training_labels(labels)
+    columns = 1 if len(classes) == 2 else len(classes)
+    parts = [client.submit(parsed_features, rows, dimension, pure=False) for rows in kept]
+    del kept[:]  # each partition's text is released once parsed
+    evaluations = 0
+
+    def objective(flat):
+        nonlocal evaluations
+        evaluations += 1
+        weights = flat.reshape(dimension, columns)
+        shipped = client.submit(held_in_the_graph, weights, pure=False)
+        terms = [client.submit(squared_hinge, part, shipped, classes, pure=False) for part in parts]
+        value, gradient = 0.5 * float(flat @ flat), flat.copy()
+        for term in terms:  # summed in partition order: the same model from every run
+            loss, loss_gradient = cluster_result(client, term, "a term of the linear SVM's objective",
+                                                 args.worker_timeout)
+            value += args.linear_c * loss
+            gradient += args.linear_c * loss_gradient.ravel()
+        return value, gradient
+
+    solution = scipy.optimize.minimize(objective, numpy.zeros(dimension * columns), jac=True,
+                                       method="L-BFGS-B", options={"maxiter": args.max_iterations})
+    partition_count = len(parts)
+    parts.clear()  # the features are released
+    if solution.success:
+        print("%s: the linear SVM converged in %d L-BFGS iterations (%d evaluations, each a task per partition of %d)" % (
+            args.program, solution.nit, evaluations, partition_count), file=sys.stderr)
+    else:
+        print("%s: the linear SVM's solver stopped after %d iterations without converging "
+              "(--max-iterations %d): %s" % (args.program, solution.nit, args.max_iterations,
+                                             solution.message), file=sys.stderr)
+    model = LinearModel(classes, solution.x.reshape(dimension, columns))
+    write_liblinear_model(model, os.path.join(work, "linear.model"))
+    correct, total = predict_linear(model, os.path.join(work, "test.features"),
+                                    os.path.join(work, "test.predictions"), args.partition_rows)
+    print("%s: Accuracy = %g%% (%d/%d)" % (args.program, 100.0 * correct / total, correct, total))
+
+
+def run(args, client, work, arguments, files, checkpoint):
+    """The pipeline, writing its files into WORK; ARGUMENTS and FILES: every partition's fit;
+    CHECKPOINT: where results are kept as they are made, and found when made before."""
+
+    def file_tasks(path, steps, rows_path=None, first_only=False):
+        """The tasks of the file at PATH (only its first partition's: FIRST_ONLY), and their
+        Progress."""
+        total = sum(1 for _, _, examples, _ in partitions(path, args.partition_rows) if examples)
+        label = "%s (%s)" % (path, steps)
+        found = tasks(path, steps, rows_path)
+        if first_only:
+            total, found = min(total, 1), itertools.islice(found, 1)
+        return found, Progress(args.progress, args.program, label, total)
+
+    def on_cluster(path, steps, rows_path=None, first_only=False, kept=None):
+        """The rows of the file at PATH's tasks, in order (KEPT: run_in_order's kept_on_cluster)."""
+        found, progress = file_tasks(path, steps, rows_path, first_only)
+        return run_in_order(client, found, shipped_map, args, progress, checkpoint, kept)
 
     def tasks(path, steps, rows_path=None):
         """The tasks of the file at PATH; for steps "map", with the model rows of its examples,
@@ -345,6 +768,7 @@ def run(args, client, work, arguments, files):
                 rows.close()
 
     map_path = os.path.join(work, "train.map")
+    shipped_map = None
     if args.map_from:
         shutil.copyfile(args.map_from, map_path)
         train_steps = "fit+map"
@@ -353,10 +777,7 @@ def run(args, client, work, arguments, files):
         # maps (they keep the rows' family and sample space, no rows), all of them, or
         # --map-sample of them, for Nystrom's landmarks.
         rows_path = os.path.join(work, "train.ppk")
-        fit_tasks = tasks(args.train, "fit")
-        if args.map != "nystrom":
-            fit_tasks = itertools.islice(fit_tasks, 1)
-        write_rows(run_in_order(client, fit_tasks, None, args.in_flight), rows_path)
+        write_rows(on_cluster(args.train, "fit", first_only=args.map != "nystrom"), rows_path)
         map_rows = rows_path
         if args.map == "nystrom" and args.map_sample:
             map_rows = os.path.join(work, "sample.ppk")
@@ -369,22 +790,32 @@ def run(args, client, work, arguments, files):
         else:
             features = os.devnull
             train_steps = "map" if args.map == "nystrom" else "fit+map"
-        status = subprocess.run([args.ppk, "map"] + map_arguments(args) +
-                                ["--save-map", map_path, map_rows,
-                                 "-o", features]).returncode
-        if status != 0:
-            raise PipelineError("fitting the map on the training rows failed (above)")
+
+        def fit_map():
+            status = subprocess.run([args.ppk, "map"] + map_arguments(args) +
+                                    ["--save-map", map_path, map_rows, "-o", features]).returncode
+            if status != 0:
+                raise PipelineError("fitting the map on the training rows failed (above)")
+        made = {"map": map_path}
+        if features != os.devnull:
+            made["features"] = features
+        checkpoint.files("map", map_arguments(args) + [file_digest(map_rows)], made, fit_map)
     with open(map_path) as f:
-        map_future = client.scatter(f.read(), broadcast=True)
+        text = f.read()
+    shipped_map = ShippedMap(client.submit(held_in_the_graph, text, pure=True),
+                             hashlib.sha256(text.encode()).hexdigest())
+    kept = [] if args.train_partitioned else None
+    labels = collections.Counter()
     if train_steps:
-        write_rows(run_in_order(client, tasks(args.train, train_steps,
-                                              rows_path if train_steps == "map" else None),
-                                map_future, args.in_flight),
+        write_rows(labels_counted(on_cluster(args.train, train_steps,
+                                             rows_path if train_steps == "map" else None, kept=kept),
+                                  labels),
                    os.path.join(work, "train.features"))
-    write_rows(run_in_order(client, tasks(args.test, "fit+map"), map_future, args.in_flight),
-               os.path.join(work, "test.features"))
+    write_rows(on_cluster(args.test, "fit+map"), os.path.join(work, "test.features"))
     if args.train_linear:
         train_linear(args, work)
+    if args.train_partitioned:
+        train_partitioned(args, client, work, kept, labels)
 
 
 def parse_arguments(argv, program, command):
@@ -432,19 +863,47 @@ def parse_arguments(argv, program, command):
                        help="partitions on the cluster at a time (default: 2 per worker thread)")
     group.add_argument("--task-threads", metavar="N", type=int, default=1,
                        help="ppk's --threads in each task (default 1)")
+    group.add_argument("--worker-timeout", metavar="SECONDS", type=float, default=WORKER_TIMEOUT,
+                       help="how long to wait for a worker: the first, or a new one when every "
+                            "worker has left (default %d)" % WORKER_TIMEOUT)
+    group.add_argument("--checkpoint", metavar="DIR",
+                       help="keep every partition's rows (and the map) in DIR as they come back, so "
+                            "that the same command run again after a failure makes only what is "
+                            "missing (default: keep nothing)")
+    group.add_argument("--progress", choices=("auto", "lines", "none"), default="auto",
+                       help="partitions done and rows per second on standard error: one line redrawn "
+                            "on a terminal (auto, the default), a line per partition, or none")
     group = ap.add_argument_group("the linear SVM")
     group.add_argument("--train-linear", metavar='"COMMAND"',
                        help="train on train.features with this command (\"liblinear-train -s 2 -c 1\"), "
                             "report the test accuracy")
+    group.add_argument("--train-partitioned", action="store_true",
+                       help="train LIBLINEAR's L2-loss SVM (-s 2) on the training features where they "
+                            "are, on the workers (scipy's L-BFGS on the client, the objective's terms "
+                            "on the workers); writes linear.model (LIBLINEAR's format) and "
+                            "test.predictions")
+    group.add_argument("--linear-c", metavar="C", type=float, default=1.0,
+                       help="--train-partitioned: LIBLINEAR's cost C (default 1)")
+    group.add_argument("--max-iterations", metavar="N", type=int, default=MAX_ITERATIONS,
+                       help="--train-partitioned: the L-BFGS iterations at most (default %d)" % MAX_ITERATIONS)
     group.add_argument("--predict-linear", metavar='"COMMAND"',
                        help="the prediction command (default: --train-linear's program with 'train' "
                             "replaced by 'predict')")
     args = ap.parse_args(argv)
     args.program = program
+    if args.train_partitioned and args.train_linear:
+        ap.error("--train-partitioned and --train-linear both write linear.model: give one")
+    if args.train_partitioned and args.map == "nystrom" and not (args.map_sample or args.map_from):
+        ap.error("--train-partitioned trains where the training features are made, on the workers: "
+                 "with --map nystrom they are made on the client unless --map-sample N or --map-from MAP")
+    if not (args.linear_c > 0 and args.max_iterations >= 1):
+        ap.error("--linear-c must be positive and --max-iterations at least 1")
     if not args.map_from and (args.kernel_type is None or args.rho is None):
         ap.error("-t and -g are required (or --map-from)")
     if args.partition_rows < 1 or args.workers < 1 or args.map_sample < 0:
         ap.error("--partition-rows and --workers must be at least 1, --map-sample at least 0")
+    if not args.worker_timeout > 0:
+        ap.error("--worker-timeout must be positive")
     if args.map_sample and args.map != "nystrom":
         ap.error("--map-sample is for --map nystrom (the other maps keep no training rows)")
     if not (os.path.isfile(args.ppk) and os.access(args.ppk, os.X_OK)):
@@ -484,33 +943,37 @@ def main(argv=None, program=None, command=None):
     args = parse_arguments(argv, program, command or program)
     created = not os.path.isdir(args.out_dir)
     os.makedirs(args.out_dir, exist_ok=True)
-    work = tempfile.mkdtemp(prefix=".ppk-dask-", dir=args.out_dir)
+    remove_leftovers(args.out_dir)
+    work = tempfile.mkdtemp(prefix="%s%s-%d-" % (WORK_PREFIX, socket.gethostname(), os.getpid()),
+                            dir=args.out_dir)
     client = None
     status = 1
-    try:
-        for path in (args.train, args.test):
-            check_one_example_per_line(path)
-        arguments, files = fit_arguments(args, work)
-        client = start_client(args, work)
-        if not args.in_flight:
-            args.in_flight = 2 * sum(client.nthreads().values())
-        run(args, client, work, arguments, files)
-        outputs = ["train.features", "test.features", "train.map"]
-        if args.train_linear:
-            outputs += ["linear.model", "test.predictions"]
-        for name in outputs:
-            os.replace(os.path.join(work, name), os.path.join(args.out_dir, name))
-        status = 0
-    except (PipelineError, OSError, subprocess.CalledProcessError) as error:
-        print("%s: %s" % (args.program, error), file=sys.stderr)
-    finally:
-        if client is not None:
-            client.close()
-            if not (args.scheduler or args.scheduler_file):
-                client.cluster.close()
-        shutil.rmtree(work, ignore_errors=True)
-        if status != 0 and created:
-            os.rmdir(args.out_dir)
+    with dask_logs_silenced():
+        try:
+            for path in (args.train, args.test):
+                check_one_example_per_line(path)
+            checkpoint = Checkpoint(args.checkpoint, args.ppk)
+            arguments, files = fit_arguments(args, work, checkpoint)
+            client = start_client(args, work)
+            if not args.in_flight:
+                args.in_flight = 2 * sum(client.nthreads().values())
+            run(args, client, work, arguments, files, checkpoint)
+            outputs = ["train.features", "test.features", "train.map"]
+            if args.train_linear or args.train_partitioned:
+                outputs += ["linear.model", "test.predictions"]
+            for name in outputs:
+                os.replace(os.path.join(work, name), os.path.join(args.out_dir, name))
+            status = 0
+        except (PipelineError, OSError, subprocess.CalledProcessError) as error:
+            print("%s: %s" % (args.program, error), file=sys.stderr)
+        finally:
+            if client is not None:
+                client.close()
+                if not (args.scheduler or args.scheduler_file):
+                    client.cluster.close()
+            shutil.rmtree(work, ignore_errors=True)
+            if status != 0 and created:
+                os.rmdir(args.out_dir)
     return status
 
 
