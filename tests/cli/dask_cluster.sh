@@ -6,7 +6,8 @@
 # the training features are (--train-partitioned):
 # - without faults the files are those of one machine (ppk map --map-from on ppk fit's rows);
 # - with one worker killed (kill -9, every process of its host) part-way through, the files are the
-#   same bytes, the model too (the features the worker held are made again on the other);
+#   same bytes, the model too, and so with one worker killed as the SVM starts to train on the
+#   features the workers hold (those the worker held are made again on the other);
 # - with every worker killed, or the scheduler, the run ends with exit status 1, one line of error
 #   (what was lost, what to do), no traceback and no output folder;
 # - a run with --checkpoint killed part-way through (its client kill -9'd, or its scheduler lost),
@@ -108,12 +109,12 @@ settled() {
     sleep 2
   done
 }
-# run_killing OUT PARTITIONS TARGETS... [-- OPTIONS...]: the pipeline into OUT in the background,
-# with OPTIONS; once it has reported PARTITIONS partitions of the training file's fits, every process
+# run_killing OUT PROGRESS TARGETS... [-- OPTIONS...]: the pipeline into OUT in the background,
+# with OPTIONS; once its standard error (OUT.stderr) holds PROGRESS (a fixed string), every process
 # of the hosts TARGETS is killed (kill -9), or the pipeline itself (the target "client"). Its status
-# is $status, its standard error OUT.stderr.
+# is $status.
 run_killing() {
-  local out=$1 after=" (fit): $2/" targets=() target
+  local out=$1 after=$2 targets=() target
   shift 2
   while (($#)) && [[ $1 != -- ]]; do targets+=("$1") && shift; done
   (($#)) && shift
@@ -184,28 +185,41 @@ grep -qE '^ppk_dask\.py: docs_test\.txt \(fit\+map\): 6/6 partitions, 60 rows, '
 pass
 
 # One worker lost part-way through: the same bytes, its tasks rerun on the other worker.
-run_killing lost1 1 worker1
+run_killing lost1 "docs.txt (fit): 1/" worker1
 [[ $status == 0 ]] || fail "the run with one worker lost failed: $(cat lost1.stderr)"
 for file in train.features test.features train.map linear.model test.predictions; do
   cmp clean/$file lost1/$file || fail "one worker lost: $file differs from the run without faults"
 done
 pass
 
-# Every worker lost: one line, after --worker-timeout.
+# One worker lost once every feature row is made, as the SVM starts to train on the features the
+# workers hold: those of the lost worker are made again on the other, and the model is the same.
 cluster 2
-run_killing lost2 1 worker1 worker2
+before=$(calls)
+run_killing lost5 "docs_test.txt (fit+map): 6/6" worker1
+[[ $status == 0 ]] || fail "the run with a worker lost in training failed: $(cat lost5.stderr)"
+(($(calls) - before > clean_calls)) ||
+  fail "a worker lost in training: no feature rows were made again ($(($(calls) - before)) runs of ppk, a whole run $clean_calls)"
+for file in linear.model test.predictions; do
+  cmp clean/$file lost5/$file || fail "a worker lost in training: $file differs from the run without faults"
+done
+pass
+
+# Every worker lost: one line, after --worker-timeout.
+cluster 3
+run_killing lost2 "docs.txt (fit): 1/" worker1 worker2
 expect_lost lost2 "every worker left the scheduler $scheduler and none joined in 10 s"
 
 # The scheduler lost.
 # The scheduler lost, with a checkpoint: the error, then a rerun on a new cluster reuses it.
-cluster 3
-run_killing lost3 3 scheduler -- --checkpoint checkpoint3
-expect_lost lost3 "lost the connection to the scheduler $scheduler"
 cluster 4
+run_killing lost3 "docs.txt (fit): 3/" scheduler -- --checkpoint checkpoint3
+expect_lost lost3 "lost the connection to the scheduler $scheduler"
+cluster 5
 expect_resumed lost3 checkpoint3
 
 # The client killed (kill -9) with a checkpoint, then run again on the same cluster.
-run_killing lost4 3 client -- --checkpoint checkpoint4
+run_killing lost4 "docs.txt (fit): 3/" client -- --checkpoint checkpoint4
 [[ $status == 137 ]] || fail "lost4: the killed client's status is $status"
 expect_resumed lost4 checkpoint4
 finish
