@@ -157,13 +157,17 @@ def run_partition(task, map_text):
             return {"rows": f.read()}
 
 
-def parsed_features(result, dimension):
-    """A task's feature rows, RESULT["rows"] (LIBSVM text, 1-based indices), as (X, y): a
-    scipy.sparse CSR matrix of DIMENSION columns and the labels."""
+def feature_matrix(text, dimension):
+    """Feature rows TEXT (LIBSVM rows, 1-based indices) as (X, y): a scipy.sparse CSR matrix of
+    DIMENSION columns and the labels."""
     import io
     from sklearn.datasets import load_svmlight_file
-    return load_svmlight_file(io.BytesIO(result["rows"].encode()), n_features=dimension,
-                              zero_based=False)
+    return load_svmlight_file(io.BytesIO(text.encode()), n_features=dimension, zero_based=False)
+
+
+def parsed_features(result, dimension):
+    """A task's feature rows, RESULT["rows"], as feature_matrix gives them."""
+    return feature_matrix(result["rows"], dimension)
 
 
 def squared_hinge(part, weights, labels):
@@ -261,8 +265,7 @@ def fit_arguments(args, work, checkpoint):
                                     stdout=subprocess.DEVNULL).returncode
             if status != 0:
                 raise PipelineError("deciding the fit options on the whole training file failed (above)")
-        checkpoint.files("pool", [args.family] + arguments + [file_digest(args.train)],
-                         {"pool": pool}, decide)
+        checkpoint.files("pool", [args.family] + arguments, [args.train], {"pool": pool}, decide)
         arguments += ["--pooled-from", pool]
     files = {}
     shipped = []
@@ -386,13 +389,14 @@ class Checkpoint:
             f.write(text)
         os.replace(path + ".partial", path)
 
-    def files(self, kind, parts, paths, make):
+    def files(self, kind, parts, inputs, paths, make):
         """Makes the files PATHS ({name: path}) with MAKE(), or copies them from the folder where
-        they were kept under KIND and PARTS, keeping them there once made."""
+        they were kept under KIND, PARTS (strings) and the contents of the files INPUTS, keeping
+        them there once made. The inputs are read only when there is a folder."""
         if self.directory is None:
             make()
             return
-        key = self.key(kind, *parts)
+        key = self.key(kind, *parts, *[file_digest(path) for path in inputs])
         kept = {name: os.path.join(self.directory, "%s.%s" % (key, name)) for name in paths}
         if not all(os.path.exists(path) for path in kept.values()):
             make()
@@ -632,9 +636,7 @@ def predict_linear(model, features, predictions, chunk_rows):
     them (two classes: LABELS[0] where the decision value is > 0; else the label of the largest,
     the first of equal ones), written to PREDICTIONS, reading CHUNK_ROWS rows at a time; returns
     (correct, total)."""
-    import io
     import numpy
-    from sklearn.datasets import load_svmlight_file
     labels = numpy.asarray(model.labels, dtype=float)
     correct = total = 0
     with open(features) as rows, open(predictions, "w") as out:
@@ -642,8 +644,7 @@ def predict_linear(model, features, predictions, chunk_rows):
             chunk = "".join(itertools.islice(rows, chunk_rows))
             if not chunk:
                 return correct, total
-            X, y = load_svmlight_file(io.BytesIO(chunk.encode()), n_features=model.weights.shape[0],
-                                      zero_based=False)
+            X, y = feature_matrix(chunk, model.weights.shape[0])
             decisions = X @ model.weights
             predicted = numpy.where(decisions[:, 0] > 0, labels[0], labels[1]) if len(labels) == 2 \
                 else labels[numpy.argmax(decisions, axis=1)]
@@ -799,7 +800,7 @@ def run(args, client, work, arguments, files, checkpoint):
         made = {"map": map_path}
         if features != os.devnull:
             made["features"] = features
-        checkpoint.files("map", map_arguments(args) + [file_digest(map_rows)], made, fit_map)
+        checkpoint.files("map", map_arguments(args), [map_rows], made, fit_map)
     with open(map_path) as f:
         text = f.read()
     shipped_map = ShippedMap(client.submit(held_in_the_graph, text, pure=True),
